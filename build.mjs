@@ -1,0 +1,155 @@
+// Builds the one bundle and lays it, byte for byte, into every package.
+//   node build.mjs           build dist/hooks.js, write every package, verify the copies
+//   node build.mjs --check   the same, then fail if the build changed a committed file
+import { build } from 'esbuild'
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = dirname(fileURLToPath(import.meta.url))
+const template = JSON.parse(readFileSync(join(root, 'plugin.json'), 'utf8'))
+const bundlePath = join(root, 'dist/hooks.js')
+
+const result = await build({
+  entryPoints: [join(root, 'src/main.ts')],
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  target: 'es2022',
+  external: ['claude-code'],
+  jsxFactory: 'h',
+  jsxFragment: 'Fragment',
+  treeShaking: true,
+  minify: false,
+  legalComments: 'none',
+  outfile: bundlePath,
+  write: false,
+  logLevel: 'warning',
+})
+
+// esbuild ends an ESM bundle with `export { register }`. Spell it `export function register`, the
+// form the engine's loader documents and the before-stop check looks for.
+const emitted = result.outputFiles[0].text
+const tail = /\nexport \{\n  register\n\};\n$/
+if (!tail.test(emitted) || !/^function register\(/m.test(emitted)) throw new Error('the bundle does not end with the export of register that build.mjs rewrites')
+const bundle = Buffer.from(emitted.replace(tail, '\n').replace(/^function register\(/m, 'export function register('))
+mkdirSync(dirname(bundlePath), { recursive: true })
+writeFileSync(bundlePath, bundle)
+const sha = (bytes) => createHash('sha256').update(bytes).digest('hex')
+
+/** The manifest of one package: the template's shared fields and the userConfig of the features it carries. */
+export function manifestFor(name) {
+  const profile = template.packages[name]
+  const userConfig = {}
+  for (const [feature, isOnByDefault] of Object.entries(profile.features)) {
+    const def = template.features[feature]
+    if (!def) throw new Error(`package ${name} names an unknown feature: ${feature}`)
+    userConfig[feature] = {
+      type: 'boolean',
+      title: def.title,
+      description: def.description,
+      default: isOnByDefault,
+    }
+    for (const [key, field] of Object.entries(def.userConfig ?? {})) {
+      const override = profile.defaults?.[key]
+      userConfig[key] = override === undefined ? field : { ...field, default: override }
+    }
+  }
+  return {
+    name,
+    displayName: profile.displayName,
+    version: template.version,
+    description: profile.description,
+    author: template.author,
+    license: template.license,
+    keywords: template.keywords,
+    engines: template.engines,
+    ...(Object.keys(userConfig).length ? { userConfig } : {}),
+  }
+}
+
+const written = []
+function write(path, text) {
+  mkdirSync(dirname(path), { recursive: true })
+  writeFileSync(path, text)
+  written.push(path)
+}
+
+/** The package's README, from the template: what it runs and every option, so it cannot drift. */
+function readmeFor(name) {
+  const profile = template.packages[name]
+  const lines = [`# ${name}`, '', profile.description, '', `Part of keel: one hooks module shared byte for byte by several packages. Install with`, '', '```', `/plugin install ${name} --marketplace <owner>/<repo>`, '```', '', `Then \`/${name} status\` says which features run in the session and why.`, '']
+  const carried = Object.entries(profile.features)
+  if (carried.length === 0) lines.push('This package carries no features yet.', '')
+  for (const [feature, isOnByDefault] of carried) {
+    const def = template.features[feature]
+    lines.push(`## ${def.title} (\`${feature}\`, ${isOnByDefault ? 'on' : 'off'} by default)`, '', def.description, '')
+    const fields = Object.entries(def.userConfig ?? {})
+    if (fields.length) {
+      lines.push('| option | meaning | default |', '| --- | --- | --- |')
+      for (const [key, field] of fields) {
+        const value = profile.defaults?.[key] ?? field.default
+        lines.push(`| \`${key}\` | ${field.description} | ${value === undefined ? '' : `\`${JSON.stringify(value)}\``} |`)
+      }
+      lines.push('')
+    }
+  }
+  lines.push('Options are set in `/config` (rows `' + name + '.<option>`). License: MIT.', '')
+  return lines.join('\n')
+}
+
+const license = readFileSync(join(root, 'LICENSE'))
+
+/** Files a feature ships inside every package that carries it (skills, commands): src/features/<f>/package/. */
+function featureFiles(feature) {
+  const dir = join(root, 'src/features', feature, 'package')
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath ?? entry.path, entry.name)))
+    .map((path) => ({ path, bytes: readFileSync(join(dir, path)) }))
+}
+
+for (const name of Object.keys(template.packages)) {
+  const dir = join(root, 'packages', name)
+  rmSync(dir, { recursive: true, force: true })
+  write(join(dir, '.claude-plugin/plugin.json'), JSON.stringify(manifestFor(name), null, 2) + '\n')
+  write(join(dir, 'README.md'), readmeFor(name))
+  write(join(dir, 'LICENSE'), license)
+  for (const feature of Object.keys(template.packages[name].features)) {
+    for (const file of featureFiles(feature)) write(join(dir, file.path), file.bytes)
+  }
+  write(join(dir, 'hooks/hooks.json'), JSON.stringify({ modules: ['./hooks.js'] }, null, 2) + '\n')
+  write(join(dir, 'hooks/hooks.js'), bundle)
+}
+
+const marketplace = {
+  name: 'keel',
+  description: 'keel: one mod, three packages, for Claude Code sessions that run all day.',
+  owner: template.author,
+  plugins: Object.entries(template.packages).map(([name, profile]) => ({
+    name,
+    source: `./packages/${name}`,
+    description: profile.description,
+  })),
+}
+write(join(root, '.claude-plugin/marketplace.json'), JSON.stringify(marketplace, null, 2) + '\n')
+
+// Every copy must carry the same bytes as dist/hooks.js.
+const want = sha(bundle)
+for (const name of Object.keys(template.packages)) {
+  const got = sha(readFileSync(join(root, 'packages', name, 'hooks/hooks.js')))
+  if (got !== want) throw new Error(`packages/${name}/hooks/hooks.js differs from dist/hooks.js`)
+}
+console.log(`built dist/hooks.js (${bundle.length} bytes, sha256 ${want.slice(0, 12)}) into ${Object.keys(template.packages).join(', ')}`)
+
+if (process.argv.includes('--check')) {
+  // A fresh build must leave the committed outputs as they are.
+  const changed = execFileSync('git', ['status', '--porcelain', '--', 'dist', 'packages', '.claude-plugin'], { cwd: root, encoding: 'utf8' })
+  if (changed.trim()) {
+    console.error(`a fresh build changed committed files (rebuild and commit them):\n${changed}`)
+    process.exit(1)
+  }
+}

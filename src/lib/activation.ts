@@ -1,0 +1,82 @@
+// Which features a package runs, and why: pure rules over the template manifest and the options.
+import type { FieldDef, OptionValue } from './options.ts'
+
+export type FeatureDef = {
+  title: string
+  description: string
+  sessionActing: boolean
+  userConfig?: Readonly<Record<string, FieldDef>>
+}
+
+export type PackageProfile = {
+  displayName: string
+  description: string
+  /** feature name -> on by default; a feature absent here is not carried by the package. */
+  features: Readonly<Record<string, boolean>>
+  /** Option defaults this package ships instead of the feature's own. */
+  defaults?: Readonly<Record<string, OptionValue>>
+}
+
+export type Template = {
+  version: string
+  precedence: readonly string[]
+  packages: Readonly<Record<string, PackageProfile>>
+  features: Readonly<Record<string, FeatureDef>>
+}
+
+/**
+ * Every option field a copy of the bundle may receive: each feature's switch (named after the
+ * feature) and its own fields. Which of them a package carries is read off the options it is given.
+ */
+export function allFields(template: Template): Record<string, FieldDef> {
+  const fields: Record<string, FieldDef> = {}
+  for (const [name, def] of Object.entries(template.features)) {
+    fields[name] = { type: 'boolean', title: def.title, description: def.description, default: false }
+    Object.assign(fields, def.userConfig)
+  }
+  return fields
+}
+
+export type Activation = {
+  feature: string
+  /** The package's manifest declares the feature's switch. */
+  carried: boolean
+  on: boolean
+  /** `profile` when the switch holds the package's default, `option` when the person changed it. */
+  why: 'profile' | 'option' | 'not carried'
+}
+
+/**
+ * A feature runs where the package's options carry its switch and it is on. The switch arrives with
+ * the package's default filled in by the engine, so the options alone decide at register time; the
+ * profile (known once `$.plugin.name` is) only explains why.
+ */
+export function activationOf(template: Template, raw: Readonly<Record<string, unknown>>, pkg: string | undefined, feature: string, on: boolean): Activation {
+  if (!(feature in raw)) return { feature, carried: false, on: false, why: 'not carried' }
+  const profileDefault = pkg === undefined ? undefined : template.packages[pkg]?.features[feature]
+  return { feature, carried: true, on, why: profileDefault === on ? 'profile' : 'option' }
+}
+
+/**
+ * The rule that keeps two packages of the bundle in one session from both running a session-acting
+ * feature: among the packages that run it, the first in `precedence` owns it; a package the
+ * precedence does not name ranks after every one it does. Every copy computes the same answer from
+ * the same claims, so exactly one runs it.
+ */
+export function ownerOf(feature: string, precedence: readonly string[], pkg: string, claims: Readonly<Record<string, readonly string[] | undefined>>): string {
+  const rank = (name: string) => {
+    const at = precedence.indexOf(name)
+    return at < 0 ? precedence.length : at
+  }
+  let owner = pkg
+  for (const [other, features] of Object.entries(claims)) {
+    if (other !== pkg && features?.includes(feature) && rank(other) < rank(owner)) owner = other
+  }
+  return owner
+}
+
+/** The packages a copy must ask before running a session-acting feature: those ranked above it. */
+export function ranksAbove(precedence: readonly string[], pkg: string): string[] {
+  const at = precedence.indexOf(pkg)
+  return at < 0 ? [...precedence] : precedence.slice(0, at)
+}
