@@ -99,14 +99,14 @@ const layerRunners = {
     }
   },
 
-  async unit() {
+  unit() {
     const files = filesUnder(join(root, 'test/unit'), '.test.ts')
-    const built = await compile(files, join(root, '.build/unit'))
-    const entry = join(root, '.build/unit/all.mjs')
-    writeFileSync(entry, built.map((f) => `import ${JSON.stringify('./' + relative(dirname(entry), f))}`).join('\n') + '\n')
+    const entry = join(root, '.build/unit/all.ts')
+    mkdirSync(dirname(entry), { recursive: true })
+    writeFileSync(entry, files.map((f) => `import ${JSON.stringify(relative(dirname(entry), f))}`).join('\n') + '\n')
     const r = run(join(root, 'node_modules/.bin/c8'), [
-      '--reporter=text-summary', '--reporter=json-summary', '--reports-dir=coverage',
-      '--include=src/**', '--exclude-after-remap', 'node', entry,
+      '--reporter=text', '--reporter=json-summary', '--reports-dir=coverage', '--all', '--include=src/**', '--exclude=**/*.d.ts',
+      'node', '--enable-source-maps', '--import', './test/tools/ts-loader.mjs', entry,
     ])
     process.stdout.write(r.output)
     const counted = countUvu(r.output, r.code)
@@ -123,8 +123,8 @@ const layerRunners = {
       rmSync(stage, { recursive: true, force: true })
       cpSync(join(root, 'packages', pkg), stage, { recursive: true })
       mkdirSync(join(stage, 'test'), { recursive: true })
-      writeFileSync(join(stage, 'test/package.ts'), `// Written by test/run.mjs: the package these tests run against.\nexport const PKG = ${JSON.stringify(pkg)}\n`)
       for (const helper of helpers) cpSync(helper, join(stage, 'test', relative(join(root, 'test/engine'), helper)))
+      writeFileSync(join(stage, 'test/package.ts'), `// Written by test/run.mjs: the package these tests run against.\nexport const PKG: string = ${JSON.stringify(pkg)}\n`)
       let staged = 0
       for (const file of tests) {
         // A first line `// packages: a, b` limits a test file to those packages.

@@ -1,42 +1,63 @@
 // The claims the packages of the bundle publish for the session: which session-acting features
-// each runs. They travel in one environment variable of the engine's process: `$.state` cannot carry
-// them (a bundle shared by several packages may not name another package's state, even in a branch
-// it never takes), while the process environment is one for every plugin the process loads.
-// The value names the session it belongs to, so a `claude` started from a Bash tool, which inherits
-// the variable, does not take its parent's claims for its own.
+// each runs. They travel in environment variables of the engine's process, one per package:
+// `$.state` cannot carry them (a bundle shared by several packages may not name another package's
+// state, even in a branch it never takes), while the process environment is one for every plugin
+// the process loads, and a package writing only its own variable needs no read-modify-write.
+// Each value names the session it belongs to, so a `claude` started from a Bash tool, which inherits
+// the variables, does not take its parent's claims for its own. Names must be literals (the loader's
+// rule), so each package has its branch; a package this table does not know publishes nothing.
 import type { EngineInterface } from 'claude-code'
 
 export type Claims = Record<string, readonly string[] | undefined>
 
-type Published = { session: string; claims: Claims }
+type Published = { session: string; features: readonly string[] }
 
-/** Reads a published value; anything unreadable or of another session reads as no claims. */
-export function parseClaims(raw: string | undefined, session: string): Claims {
-  if (!raw) return {}
+/** Reads one published value; anything unreadable or of another session reads as no claim. */
+export function parseClaim(raw: string | undefined, session: string): readonly string[] | undefined {
+  if (!raw) return undefined
   try {
     const parsed = JSON.parse(raw) as Partial<Published>
-    if (parsed.session !== session || typeof parsed.claims !== 'object' || parsed.claims === null) return {}
-    const claims: Claims = {}
-    for (const [pkg, features] of Object.entries(parsed.claims)) {
-      if (Array.isArray(features)) claims[pkg] = features.filter((f): f is string => typeof f === 'string')
-    }
-    return claims
+    if (parsed.session !== session || !Array.isArray(parsed.features)) return undefined
+    return parsed.features.filter((f): f is string => typeof f === 'string')
   } catch {
-    return {}
+    return undefined
   }
 }
 
-export function withClaim(claims: Claims, session: string, pkg: string, features: readonly string[]): string {
-  return JSON.stringify({ session, claims: { ...claims, [pkg]: features } } satisfies Published)
+export function claimText(session: string, features: readonly string[]): string {
+  return JSON.stringify({ session, features } satisfies Published)
 }
 
-export async function readClaims($: EngineInterface): Promise<Claims> {
-  return parseClaims(await $.env.get('KEEL_CLAIMS'), await $.session.id())
+export async function publishClaims($: EngineInterface, session: string, features: readonly string[]): Promise<void> {
+  const text = claimText(session, features)
+  switch ($.plugin.name) {
+    case 'keel':
+      await $.env.set('KEEL_CLAIMS_KEEL', text)
+      return
+    case 'superheroes':
+      await $.env.set('KEEL_CLAIMS_SUPERHEROES', text)
+      return
+    case 'ws':
+      await $.env.set('KEEL_CLAIMS_WS', text)
+      return
+  }
 }
 
-/** Adds this package's claims to the others'. */
-export async function publishClaims($: EngineInterface, features: readonly string[]): Promise<void> {
-  const session = await $.session.id()
-  const claims = parseClaims(await $.env.get('KEEL_CLAIMS'), session)
-  await $.env.set('KEEL_CLAIMS', withClaim(claims, session, $.plugin.name, features))
+async function rawClaim($: EngineInterface, pkg: string): Promise<string | undefined> {
+  switch (pkg) {
+    case 'keel':
+      return $.env.get('KEEL_CLAIMS_KEEL')
+    case 'superheroes':
+      return $.env.get('KEEL_CLAIMS_SUPERHEROES')
+    case 'ws':
+      return $.env.get('KEEL_CLAIMS_WS')
+    default:
+      return undefined
+  }
+}
+
+/** The claims of the named packages, read at once; a package not loaded in this session reads as none. */
+export async function readClaims($: EngineInterface, session: string, pkgs: readonly string[]): Promise<Claims> {
+  const raws = await Promise.all(pkgs.map((pkg) => rawClaim($, pkg)))
+  return Object.fromEntries(pkgs.map((pkg, i) => [pkg, parseClaim(raws[i], session)]))
 }

@@ -13,8 +13,10 @@ export type Port = {
   /** A line in the debug log, under the plugin's name. */
   log(line: string): void
   registerCommand(spec: CommandSpec): Promise<unknown>
-  publishClaims(features: readonly string[]): Promise<void>
-  readClaims(): Promise<Claims>
+  /** The session's id: the key of everything kept per session. */
+  sessionId(): Promise<string>
+  publishClaims(session: string, features: readonly string[]): Promise<void>
+  readClaims(session: string, pkgs: readonly string[]): Promise<Claims>
 }
 
 export function portOf($: EngineInterface): Port {
@@ -22,7 +24,8 @@ export function portOf($: EngineInterface): Port {
     pkg: $.plugin.name,
     log: (line) => $.ui.log(line, { to: 'debug' }),
     registerCommand: (spec) => $.command.register(spec),
-    publishClaims: (features) => publishClaims($, features),
-    readClaims: () => readClaims($),
+    sessionId: () => $.session.id(),
+    publishClaims: (session, features) => publishClaims($, session, features),
+    readClaims: (session, pkgs) => readClaims($, session, pkgs),
   }
 }

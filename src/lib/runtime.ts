@@ -38,16 +38,25 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     }
   }
 
+  /** The session's id, read once per load (each read is a trip to the host). */
+  let session: Promise<string> | undefined
+  function sessionOf(port: Port): Promise<string> {
+    if (!session) {
+      session = port.sessionId()
+      session.catch(() => (session = undefined)) // a failed read is tried again next time
+    }
+    return session
+  }
+
   async function yieldsOf(port: Port): Promise<Map<string, string>> {
     if (yields) return yields
     const found = new Map<string, string>()
-    const pkg = port.pkg
-    const above = ranksAbove(template.precedence, pkg)
+    const above = ranksAbove(template.precedence, port.pkg)
     if (actingOn.length && above.length) {
-      const claims = await guarded(port, 'reading the other packages\' claims', {}, () => port.readClaims())
+      const claims = await guarded(port, 'reading the other packages\' claims', {}, async () => port.readClaims(await sessionOf(port), above))
       for (const feature of actingOn) {
-        const owner = ownerOf(feature, template.precedence, pkg, claims)
-        if (owner !== pkg) {
+        const owner = ownerOf(feature, template.precedence, port.pkg, claims)
+        if (owner !== port.pkg) {
           found.set(feature, owner)
           port.log(`${feature}: yields to ${owner}, which runs it in this session`)
         }
@@ -57,6 +66,7 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     return found
   }
 
+  /** The runtime's own start: claims and the package command. It runs beside the features' chain. */
   async function startSession(port: Port): Promise<void> {
     if (!problemsLogged) {
       problemsLogged = true
@@ -64,17 +74,19 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     }
     // A (re)start may follow a change of options in another package: read the claims afresh.
     yields = undefined
-    await guarded(port, 'publishing claims', undefined, () => port.publishClaims(actingOn))
+    session = undefined
+    await Promise.all([
+      actingOn.length && guarded(port, 'publishing claims', undefined, async () => port.publishClaims(await sessionOf(port), actingOn)),
+      guarded(port, 'registering the package command', undefined, async () => {
+        await port.registerCommand({ name: port.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
+      }),
+    ])
   }
 
   async function dispatch<E extends HookedEvent>(event: E, port: Port, e: Args<E>, next: Next<E>): Promise<EventResult<E>> {
     const ctx = contextOf(port)
     if (event === 'session.start') {
-      await startSession(port)
-      const result = await registry.dispatch(event, port, e, next, ctx)
-      await guarded(port, 'registering the package command', undefined, async () => {
-        await port.registerCommand({ name: ctx.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
-      })
+      const [, result] = await Promise.all([startSession(port), registry.dispatch(event, port, e, next, ctx)])
       return result
     }
     const yielded = await yieldsOf(port)

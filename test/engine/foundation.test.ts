@@ -2,7 +2,8 @@
 import { expect, test } from 'claude-code/testing'
 import { PKG } from './package.ts'
 
-const TERMINAL = { isFullscreen: false, columns: 100 }
+/** What the engine stamps on a command typed at the prompt. */
+const TYPED = { origin: { kind: 'composer' }, presentation: { isFullscreen: false, columns: 100 } } as const
 
 test('the package command is registered at session start and answers status', async ($, on) => {
   const registered: string[] = []
@@ -13,7 +14,7 @@ test('the package command is registered at session start and answers status', as
   on('session.id', () => ({ value: 'session-1' }))
   await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
   expect(registered).toEqual([PKG])
-  const r = await $.command.run({ command: PKG, args: 'status' })
+  const r = await $.command.run({ command: PKG, args: 'status', ...TYPED })
   expect(r.text).toStartWith(`${PKG} 0.1.0`)
   expect(r.text).toContain('Skipped hooks: none')
 })
@@ -22,7 +23,7 @@ test('an unknown verb answers with the usage', async ($, on) => {
   on('command.register', (_, e) => ({ value: { command: e.name } }))
   on('session.start', (_, e) => ({ cwd: e.cwd }))
   await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
-  const r = await $.command.run({ command: PKG, args: 'frobnicate' })
+  const r = await $.command.run({ command: PKG, args: 'frobnicate', ...TYPED })
   expect(r.text).toContain(`unknown verb "frobnicate"`)
   expect(r.text).toContain(`/${PKG} status`)
 })

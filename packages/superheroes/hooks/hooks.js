@@ -31,30 +31,48 @@ var plugin_default = {
 var FEATURES = [];
 
 // src/lib/claims.ts
-function parseClaims(raw, session) {
-  if (!raw) return {};
+function parseClaim(raw, session) {
+  if (!raw) return void 0;
   try {
     const parsed = JSON.parse(raw);
-    if (parsed.session !== session || typeof parsed.claims !== "object" || parsed.claims === null) return {};
-    const claims = {};
-    for (const [pkg, features] of Object.entries(parsed.claims)) {
-      if (Array.isArray(features)) claims[pkg] = features.filter((f) => typeof f === "string");
-    }
-    return claims;
+    if (parsed.session !== session || !Array.isArray(parsed.features)) return void 0;
+    return parsed.features.filter((f) => typeof f === "string");
   } catch {
-    return {};
+    return void 0;
   }
 }
-function withClaim(claims, session, pkg, features) {
-  return JSON.stringify({ session, claims: { ...claims, [pkg]: features } });
+function claimText(session, features) {
+  return JSON.stringify({ session, features });
 }
-async function readClaims($) {
-  return parseClaims(await $.env.get("KEEL_CLAIMS"), await $.session.id());
+async function publishClaims($, session, features) {
+  const text = claimText(session, features);
+  switch ($.plugin.name) {
+    case "keel":
+      await $.env.set("KEEL_CLAIMS_KEEL", text);
+      return;
+    case "superheroes":
+      await $.env.set("KEEL_CLAIMS_SUPERHEROES", text);
+      return;
+    case "ws":
+      await $.env.set("KEEL_CLAIMS_WS", text);
+      return;
+  }
 }
-async function publishClaims($, features) {
-  const session = await $.session.id();
-  const claims = parseClaims(await $.env.get("KEEL_CLAIMS"), session);
-  await $.env.set("KEEL_CLAIMS", withClaim(claims, session, $.plugin.name, features));
+async function rawClaim($, pkg) {
+  switch (pkg) {
+    case "keel":
+      return $.env.get("KEEL_CLAIMS_KEEL");
+    case "superheroes":
+      return $.env.get("KEEL_CLAIMS_SUPERHEROES");
+    case "ws":
+      return $.env.get("KEEL_CLAIMS_WS");
+    default:
+      return void 0;
+  }
+}
+async function readClaims($, session, pkgs) {
+  const raws = await Promise.all(pkgs.map((pkg) => rawClaim($, pkg)));
+  return Object.fromEntries(pkgs.map((pkg, i) => [pkg, parseClaim(raws[i], session)]));
 }
 
 // src/lib/port.ts
@@ -63,8 +81,9 @@ function portOf($) {
     pkg: $.plugin.name,
     log: (line) => $.ui.log(line, { to: "debug" }),
     registerCommand: (spec) => $.command.register(spec),
-    publishClaims: (features) => publishClaims($, features),
-    readClaims: () => readClaims($)
+    sessionId: () => $.session.id(),
+    publishClaims: (session, features) => publishClaims($, session, features),
+    readClaims: (session, pkgs) => readClaims($, session, pkgs)
   };
 }
 
@@ -495,16 +514,23 @@ function createRuntime(features, template, raw) {
       return fallback;
     }
   }
+  let session;
+  function sessionOf(port) {
+    if (!session) {
+      session = port.sessionId();
+      session.catch(() => session = void 0);
+    }
+    return session;
+  }
   async function yieldsOf(port) {
     if (yields) return yields;
     const found = /* @__PURE__ */ new Map();
-    const pkg = port.pkg;
-    const above = ranksAbove(template.precedence, pkg);
+    const above = ranksAbove(template.precedence, port.pkg);
     if (actingOn.length && above.length) {
-      const claims = await guarded(port, "reading the other packages' claims", {}, () => port.readClaims());
+      const claims = await guarded(port, "reading the other packages' claims", {}, async () => port.readClaims(await sessionOf(port), above));
       for (const feature of actingOn) {
-        const owner = ownerOf(feature, template.precedence, pkg, claims);
-        if (owner !== pkg) {
+        const owner = ownerOf(feature, template.precedence, port.pkg, claims);
+        if (owner !== port.pkg) {
           found.set(feature, owner);
           port.log(`${feature}: yields to ${owner}, which runs it in this session`);
         }
@@ -519,16 +545,18 @@ function createRuntime(features, template, raw) {
       for (const problem of problems) port.log(`keel: ${problem}`);
     }
     yields = void 0;
-    await guarded(port, "publishing claims", void 0, () => port.publishClaims(actingOn));
+    session = void 0;
+    await Promise.all([
+      actingOn.length && guarded(port, "publishing claims", void 0, async () => port.publishClaims(await sessionOf(port), actingOn)),
+      guarded(port, "registering the package command", void 0, async () => {
+        await port.registerCommand({ name: port.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
+      })
+    ]);
   }
   async function dispatch2(event, port, e, next) {
     const ctx = contextOf(port);
     if (event === "session.start") {
-      await startSession(port);
-      const result = await registry.dispatch(event, port, e, next, ctx);
-      await guarded(port, "registering the package command", void 0, async () => {
-        await port.registerCommand({ name: ctx.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
-      });
+      const [, result] = await Promise.all([startSession(port), registry.dispatch(event, port, e, next, ctx)]);
       return result;
     }
     const yielded = await yieldsOf(port);

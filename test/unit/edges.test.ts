@@ -1,0 +1,62 @@
+// The edges: main.ts's registrations and portOf's closures, against a fake `$` and a fake `on`.
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { portOf } from '../../src/lib/port.ts'
+import { register } from '../../src/main.ts'
+
+/** A fake `$`: records calls, keeps env in a map. */
+function fakeDollar(name = 'keel') {
+  const calls: string[] = []
+  const env = new Map<string, string | undefined>()
+  const $ = {
+    plugin: { name, root: '/p' },
+    ui: { log: (text: string, o?: { to?: string }) => void calls.push(`log ${o?.to}: ${text}`) },
+    command: { register: async (spec: { name: string }) => { calls.push(`register ${spec.name}`); return { command: spec.name } } },
+    env: { get: async (k: string) => env.get(k), set: async (k: string, v: string | undefined) => { env.set(k, v); return {} } },
+    session: { id: async () => 'sess-1' },
+  }
+  return { $: $ as never, calls, env }
+}
+
+test('portOf: every edge reaches its $ call', async () => {
+  const { $, calls, env } = fakeDollar('superheroes')
+  const port = portOf($)
+  assert.is(port.pkg, 'superheroes')
+  port.log('hello')
+  await port.registerCommand({ name: 'superheroes', description: 'd' })
+  const session = await port.sessionId()
+  await port.publishClaims(session, ['checkpoint'])
+  assert.equal(calls, ['log debug: hello', 'register superheroes'])
+  assert.equal(JSON.parse(env.get('KEEL_CLAIMS_SUPERHEROES')!), { session: 'sess-1', features: ['checkpoint'] })
+  env.set('KEEL_CLAIMS_KEEL', JSON.stringify({ session: 'sess-1', features: ['timing'] }))
+  env.set('KEEL_CLAIMS_WS', JSON.stringify({ session: 'another', features: ['timing'] }))
+  assert.equal(await port.readClaims(session, ['keel', 'superheroes', 'ws', 'stranger']), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, stranger: undefined })
+})
+
+test('claims: each package writes only its own variable; an unknown package writes none', async () => {
+  for (const [pkg, name] of [['keel', 'KEEL_CLAIMS_KEEL'], ['ws', 'KEEL_CLAIMS_WS'], ['stranger', undefined]] as const) {
+    const { $, env } = fakeDollar(pkg)
+    await portOf($).publishClaims('s', ['x'])
+    assert.equal([...env.keys()], name ? [name] : [])
+  }
+})
+
+test('register: one on() per hooked event, session.start and the package command always', async () => {
+  const registered: { event: string; matcher?: unknown; hook: Function }[] = []
+  const on = (event: string, a: unknown, b?: unknown) => {
+    registered.push(b ? { event, matcher: a, hook: b as Function } : { event, hook: a as Function })
+    return { catch() {} }
+  }
+  register(on as never, {})
+  assert.equal(registered.map((r) => r.event), ['session.start', 'command.run'])
+  assert.equal(registered[1]!.matcher, { command: ['keel', 'superheroes', 'ws'] })
+
+  const { $, calls } = fakeDollar('ws')
+  const started = await registered[0]!.hook($, { cwd: '/w' }, async (e: unknown) => e)
+  assert.equal(started, { cwd: '/w' })
+  assert.ok(calls.includes('register ws'))
+  const status = await registered[1]!.hook($, { command: 'ws', args: 'status' }, async () => ({ text: 'engine' }))
+  assert.match(status.text, /^ws /)
+})
+
+test.run()

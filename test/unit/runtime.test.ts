@@ -1,0 +1,175 @@
+// The package runtime: activation from options, the session-acting rule, the package command.
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { activationOf, allFields, ownerOf, ranksAbove, type Template } from '../../src/lib/activation.ts'
+import { claimText, parseClaim } from '../../src/lib/claims.ts'
+import { formatStatus, parseCommandArgs } from '../../src/lib/command.ts'
+import { parseOptions } from '../../src/lib/options.ts'
+import { createRuntime } from '../../src/lib/runtime.ts'
+import type { Feature } from '../../src/registry.ts'
+import { fakeNext, fakePort } from './fakes.ts'
+
+const TEMPLATE: Template = {
+  version: '9.9.9',
+  precedence: ['keel', 'superheroes', 'ws'],
+  packages: {
+    keel: { displayName: 'keel', description: '', features: { acting: false, quiet: true } },
+    superheroes: { displayName: 'superheroes', description: '', features: { acting: true } },
+    ws: { displayName: 'ws', description: '', features: {} },
+  },
+  features: {
+    acting: { title: 'Acting', description: 'acts', sessionActing: true, userConfig: { actingLevel: { type: 'number', title: 'L', description: 'level', default: 3, min: 1, max: 5 } } },
+    quiet: { title: 'Quiet', description: 'observes', sessionActing: false },
+  },
+}
+
+function recorder(name: string, sessionActing: boolean, seen: string[]): Feature {
+  return {
+    name,
+    sessionActing,
+    hooks: { 'turn.complete': (_port, e, next) => { seen.push(name); return next(e) } },
+    verbs: name === 'acting' ? { level: { usage: 'level', run: (_port, args, ctx) => `level ${ctx.options.actingLevel} ${args}` } } : undefined,
+    status: () => [`${name} is fine`],
+  }
+}
+
+const COMPLETE = { answer: 'a', durationMs: 1, isAborted: false, turnId: 't', reason: 'answer' } as never
+const engine = () => fakeNext(() => ({ text: 'done' }))
+const command = (args: string, name = 'superheroes') => ({ command: name, args, origin: { kind: 'composer' }, presentation: { isFullscreen: false, columns: 80 } }) as never
+
+test('options: valid values pass, bad ones fall back to the default and are named', () => {
+  const fields = allFields(TEMPLATE)
+  const good = parseOptions(fields, { acting: true, actingLevel: 5 })
+  assert.equal(good.problems, [])
+  assert.is(good.values.actingLevel, 5)
+  const bad = parseOptions(fields, { acting: 'yes', actingLevel: 9 })
+  assert.is(bad.values.acting, false)
+  assert.is(bad.values.actingLevel, 3)
+  assert.is(bad.problems.length, 2)
+  assert.match(bad.problems[1]!, /option actingLevel: 9 is not valid/)
+})
+
+test('options: a picker refuses a value outside its list; empty strings and numbers default sensibly', () => {
+  const fields = { mode: { type: 'string', title: 'M', description: 'm', default: 'auto', options: ['auto', 'off'] }, n: { type: 'number', title: 'N', description: 'n' }, s: { type: 'string', title: 'S', description: 's' } } as const
+  const parsed = parseOptions(fields, { mode: 'sideways' })
+  assert.equal(parsed.values, { mode: 'auto', n: 0, s: '' })
+  assert.is(parsed.problems.length, 1)
+})
+
+test('activation: carried or not, and whether the switch is the profile or the person', () => {
+  assert.equal(activationOf(TEMPLATE, {}, 'superheroes', 'acting', false), { feature: 'acting', carried: false, on: false, why: 'not carried' })
+  assert.is(activationOf(TEMPLATE, { acting: true }, 'superheroes', 'acting', true).why, 'profile')
+  assert.is(activationOf(TEMPLATE, { acting: false }, 'superheroes', 'acting', false).why, 'option')
+  assert.is(activationOf(TEMPLATE, { acting: true }, 'stranger', 'acting', true).why, 'option')
+})
+
+test('the session-acting rule: the first package in precedence that runs the feature owns it', () => {
+  const P = TEMPLATE.precedence
+  assert.is(ownerOf('acting', P, 'superheroes', {}), 'superheroes')
+  assert.is(ownerOf('acting', P, 'superheroes', { keel: ['acting'] }), 'keel')
+  assert.is(ownerOf('acting', P, 'superheroes', { keel: [] }), 'superheroes')
+  assert.is(ownerOf('acting', P, 'keel', { superheroes: ['acting'] }), 'keel')
+  assert.is(ownerOf('acting', P, 'stranger', { ws: ['acting'] }), 'ws')
+  assert.equal(ranksAbove(P, 'ws'), ['keel', 'superheroes'])
+  assert.equal(ranksAbove(P, 'keel'), [])
+  assert.equal(ranksAbove(P, 'stranger'), ['keel', 'superheroes', 'ws'])
+})
+
+test('claims: published per session; another session\'s or a torn value reads as none', () => {
+  const raw = claimText('s1', ['acting'])
+  assert.equal(parseClaim(raw, 's1'), ['acting'])
+  assert.equal(parseClaim(raw, 's2'), undefined)
+  assert.equal(parseClaim('{"session":"s1","features":', 's1'), undefined)
+  assert.equal(parseClaim(undefined, 's1'), undefined)
+  assert.equal(parseClaim('{"session":"s1","features":"acting"}', 's1'), undefined)
+  assert.equal(parseClaim('{"session":"s1","features":["x",3]}', 's1'), ['x'])
+})
+
+test('command args: the verb is the first word, status by default', () => {
+  assert.equal(parseCommandArgs(''), { verb: 'status', rest: '' })
+  assert.equal(parseCommandArgs('  Window   reset now '), { verb: 'window', rest: 'reset now' })
+})
+
+test('runtime: only switched-on features run, and only hooked events are registered', async () => {
+  const seen: string[] = []
+  const rt = createRuntime([recorder('acting', true, seen), recorder('quiet', false, seen)], TEMPLATE, { acting: true })
+  assert.ok(rt.hooks('turn.complete'))
+  assert.ok(rt.hooks('session.start'))
+  assert.not.ok(rt.hooks('session.compact'))
+  await rt.dispatch('turn.complete', fakePort('superheroes').port, COMPLETE, engine())
+  assert.equal(seen, ['acting'])
+})
+
+test('runtime: a session-acting feature yields to a package above that claims it; the other runs on', async () => {
+  const seen: string[] = []
+  const { port, lines, claims } = fakePort('superheroes')
+  claims.keel = ['acting']
+  const rt = createRuntime([recorder('acting', true, seen), recorder('quiet', false, seen)], TEMPLATE, { acting: true, quiet: true })
+  await rt.dispatch('session.start', port, { cwd: '/w', surface: 'terminal', isInteractive: true } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.equal(claims.superheroes, ['acting'])
+  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  assert.equal(seen, ['quiet'])
+  assert.ok(lines.includes('acting: yields to keel, which runs it in this session'), lines.join('\n'))
+  const status = (await rt.command(port, command('status'), engine())).text!
+  assert.match(status, /acting: on \(profile\), yields to keel/)
+})
+
+test('runtime: the top package never yields and does not need to read claims', async () => {
+  const seen: string[] = []
+  let reads = 0
+  const { port } = fakePort('keel', { readClaims: async () => { reads++; return { superheroes: ['acting'] } } })
+  const rt = createRuntime([recorder('acting', true, seen)], TEMPLATE, { acting: true })
+  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  assert.equal(seen, ['acting'])
+  assert.is(reads, 0)
+})
+
+test('runtime: session start registers the package command and logs option problems once', async () => {
+  const { port, lines, commands } = fakePort('superheroes')
+  const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true, actingLevel: 42 })
+  const start = { cwd: '/w', surface: 'terminal', isInteractive: true } as never
+  await rt.dispatch('session.start', port, start, fakeNext(() => ({ cwd: '/w' })))
+  await rt.dispatch('session.start', port, start, fakeNext(() => ({ cwd: '/w' })))
+  assert.equal(commands, ['superheroes', 'superheroes'])
+  assert.is(lines.filter((l) => l.includes('option actingLevel')).length, 1)
+})
+
+test('runtime: a failing edge at session start is logged and the session goes on', async () => {
+  const { port, lines } = fakePort('superheroes', {
+    publishClaims: async () => { throw new Error('env refused') },
+    registerCommand: async () => { throw new Error('not bound') },
+  })
+  const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true })
+  const r = await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.equal(r, { cwd: '/w' })
+  assert.ok(lines.some((l) => l.includes('publishing claims failed (env refused)')))
+  assert.ok(lines.some((l) => l.includes('registering the package command failed (not bound)')))
+})
+
+test('package command: status, verbs, another package\'s command, unknown verbs, failing verbs', async () => {
+  const failing: Feature = { name: 'quiet', sessionActing: false, hooks: {}, verbs: { boom: { usage: 'boom', run: () => { throw new Error('kaput') } } }, status: () => { throw new Error('no status') } }
+  const rt = createRuntime([recorder('acting', true, []), failing], TEMPLATE, { acting: true, actingLevel: 4, quiet: true })
+  const { port, lines } = fakePort('keel')
+  const status = (await rt.command(port, command('', 'keel'), engine())).text!
+  assert.match(status, /^keel 9\.9\.9/)
+  assert.match(status, /acting: runs \(option\)/)
+  assert.match(status, /options: actingLevel=4/)
+  assert.match(status, /acting is fine/)
+  assert.match(status, /quiet: runs \(profile\)\n {2}\(status unavailable/)
+  assert.is((await rt.command(port, command('level high', 'keel'), engine())).text, 'level 4 high')
+  assert.match((await rt.command(port, command('nope', 'keel'), engine())).text!, /unknown verb "nope"[\s\S]*\/keel level/)
+  assert.match((await rt.command(port, command('boom', 'keel'), engine())).text!, /boom failed; the debug log says why/)
+  assert.ok(lines.some((l) => l.includes('kaput')))
+  assert.equal(await rt.command(port, command('status', 'ws'), engine()), { text: 'done' })
+})
+
+test('status: skip counts, problems, and a package that carries nothing', () => {
+  const text = formatStatus('ws', '1.0.0', [], ['option x: bad'])
+  assert.match(text, /No features are carried by this package\./)
+  assert.match(text, /Skipped hooks: none/)
+  assert.match(text, /Problem: option x: bad/)
+  const row = { feature: 'a', carried: true, on: false, why: 'profile' as const, options: {}, skips: 2, lines: [] }
+  assert.match(formatStatus('ws', '1', [row], []), /a: off \(profile\)\n {2}skipped hooks: 2\nSkipped hooks: a 2/)
+})
+
+test.run()
