@@ -63,6 +63,9 @@ function isSettledShape(event: HookedEvent, result: unknown): boolean {
   return check ? check(result) : true
 }
 
+/** The features a dispatch leaves out, by name (a Set, or a Map keyed by name). */
+export type LeftOut = { has(name: string): boolean }
+
 const NEXT_TWICE = 'next() called twice'
 const NO_ERROR = Symbol('no error')
 
@@ -86,31 +89,51 @@ export class Registry {
    * The engine hook for `event`: each feature's hook in turn, each `next` running the features
    * beneath it and then the engine. `runs` says whether a feature takes part in this dispatch.
    */
+  /** The chain of each event for one set of left-out features, built once and reused. */
+  private chains = new Map<string, readonly Feature[]>()
+  private chainsLeavingOut: LeftOut | undefined
+
+  private chainOf(event: HookedEvent, leftOut: LeftOut | undefined): readonly Feature[] {
+    if (leftOut !== this.chainsLeavingOut) {
+      this.chains.clear()
+      this.chainsLeavingOut = leftOut
+    }
+    let chain = this.chains.get(event)
+    if (!chain) {
+      chain = this.features.filter((f) => f.hooks[event] !== undefined && !leftOut?.has(f.name))
+      this.chains.set(event, chain)
+    }
+    return chain
+  }
+
+  /**
+   * Runs `event` through each active feature's hook in turn, each `next` running the features
+   * beneath it and then the engine. Features named in `leftOut` take no part.
+   */
   dispatch<E extends HookedEvent>(
     event: E,
     port: Port,
     e: Args<E>,
     next: Next<E>,
     ctx: FeatureContext,
-    runs: (f: Feature) => boolean = () => true,
+    leftOut?: LeftOut,
   ): Promise<EventResult<E>> {
-    const chain = this.features.filter((f) => f.hooks[event] !== undefined && runs(f))
+    const chain = this.chainOf(event, leftOut)
     const step = (i: number, input: Args<E>): Promise<EventResult<E>> => {
       const feature = chain[i]
       if (feature === undefined) return next(input) as Promise<EventResult<E>>
       const hook = feature.hooks[event] as FeatureHook<E>
       let beneath: Promise<EventResult<E>> | undefined
       let beneathError: unknown = NO_ERROR
-      const featureNext = Object.assign(
-        (rewritten: Args<E>) => {
-          if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE))
-          beneath = step(i + 1, rewritten)
-          beneath.catch((err) => (beneathError = err))
-          return beneath
-        },
-        // The engine's own facts about this dispatch (signal, budget, origin) stay readable.
-        { signal: next.signal, budget: next.budget, origin: next.origin, event: next.event, is: next.is, trace: next.trace },
-      ) as unknown as Next<E>
+      const featureNext = ((rewritten: Args<E>) => {
+        if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE))
+        beneath = step(i + 1, rewritten)
+        beneath.catch((err) => (beneathError = err))
+        return beneath
+      }) as unknown as { -readonly [K in keyof Next<E>]: Next<E>[K] }
+      // The engine's facts about this dispatch a feature may need: its abort signal and budget.
+      featureNext.signal = next.signal
+      featureNext.budget = next.budget
       const skip = (why: string): Promise<EventResult<E>> => {
         this.noteSkip(feature.name, event, why, port)
         // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
@@ -118,14 +141,14 @@ export class Registry {
       }
       let answer: EventResult<E> | Promise<EventResult<E>>
       try {
-        answer = hook(port, input, featureNext, ctx)
+        answer = hook(port, input, featureNext as unknown as Next<E>, ctx)
       } catch (err) {
         return skip(describe(err))
       }
       return Promise.resolve(answer).then(
         (result) => {
           if (!isSettledShape(event, result)) return skip(result === undefined ? 'answered undefined' : `answered a wrong shape: ${preview(result)}`)
-          this.failing.delete(`${feature.name} ${event}`)
+          if (this.failing.size) this.failing.delete(`${feature.name} ${event}`)
           return result
         },
         // A failure that came up from beneath is not this feature's: it goes on up unchanged.

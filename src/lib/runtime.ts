@@ -23,8 +23,8 @@ export function createRuntime(features: readonly Feature[], template: Template, 
   const isOn = (f: Feature) => f.name in raw && options[f.name] === true
   const registry = new Registry(features.filter(isOn))
   const actingOn = registry.features.filter((f) => f.sessionActing).map((f) => f.name)
-  /** feature -> the package that runs it instead; undefined until read for this load. */
-  let yields: Map<string, string> | undefined
+  /** feature -> the package that runs it instead; undefined until read for this session. */
+  let yields: ReadonlyMap<string, string> | undefined
   let problemsLogged = false
 
   const contextOf = (port: Port): FeatureContext => ({ pkg: port.pkg, options })
@@ -48,7 +48,7 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     return session
   }
 
-  async function yieldsOf(port: Port): Promise<Map<string, string>> {
+  async function yieldsOf(port: Port): Promise<ReadonlyMap<string, string>> {
     if (yields) return yields
     const found = new Map<string, string>()
     const above = ranksAbove(template.precedence, port.pkg)
@@ -89,8 +89,8 @@ export function createRuntime(features: readonly Feature[], template: Template, 
       const [, result] = await Promise.all([startSession(port), registry.dispatch(event, port, e, next, ctx)])
       return result
     }
-    const yielded = await yieldsOf(port)
-    return registry.dispatch(event, port, e, next, ctx, (f) => !yielded.has(f.name))
+    const yielded = yields ?? (await yieldsOf(port))
+    return registry.dispatch(event, port, e, next, ctx, yielded)
   }
 
   function usages(): string[] {

@@ -124,11 +124,13 @@ test('session.compact answers must carry messages or a skip reason', async () =>
   assert.is(registry.skips.get('w'), 1)
 })
 
-test('runs() leaves a feature out of one dispatch; hooks() names only hooked events', async () => {
+test('leftOut leaves a feature out of a dispatch; hooks() names only hooked events', async () => {
   const seen: string[] = []
   const registry = new Registry([passer('a', seen), passer('b', seen)])
-  await registry.dispatch('turn.complete', fakePort().port, COMPLETE, fakeNext(() => ({ text: '' })), ctx, (f) => f.name !== 'a')
+  await registry.dispatch('turn.complete', fakePort().port, COMPLETE, fakeNext(() => ({ text: '' })), ctx, new Set(['a']))
   assert.equal(seen, ['b in', 'b out'])
+  await registry.dispatch('turn.complete', fakePort().port, COMPLETE, fakeNext(() => ({ text: '' })), ctx)
+  assert.equal(seen, ['b in', 'b out', 'a in', 'b in', 'b out', 'a out'])
   assert.ok(registry.hooks('turn.complete'))
   assert.not.ok(registry.hooks('session.compact' as HookedEvent))
 })

@@ -152,7 +152,7 @@ function formatStatus(pkg, version, rows, problems) {
   return out.join("\n");
 }
 
-// node_modules/valibot/dist/index.mjs
+// ../../work/main/node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
   lang: void 0,
@@ -440,24 +440,41 @@ var Registry = class {
    * The engine hook for `event`: each feature's hook in turn, each `next` running the features
    * beneath it and then the engine. `runs` says whether a feature takes part in this dispatch.
    */
-  dispatch(event, port, e, next, ctx, runs = () => true) {
-    const chain = this.features.filter((f) => f.hooks[event] !== void 0 && runs(f));
+  /** The chain of each event for one set of left-out features, built once and reused. */
+  chains = /* @__PURE__ */ new Map();
+  chainsLeavingOut;
+  chainOf(event, leftOut) {
+    if (leftOut !== this.chainsLeavingOut) {
+      this.chains.clear();
+      this.chainsLeavingOut = leftOut;
+    }
+    let chain = this.chains.get(event);
+    if (!chain) {
+      chain = this.features.filter((f) => f.hooks[event] !== void 0 && !leftOut?.has(f.name));
+      this.chains.set(event, chain);
+    }
+    return chain;
+  }
+  /**
+   * Runs `event` through each active feature's hook in turn, each `next` running the features
+   * beneath it and then the engine. Features named in `leftOut` take no part.
+   */
+  dispatch(event, port, e, next, ctx, leftOut) {
+    const chain = this.chainOf(event, leftOut);
     const step = (i, input) => {
       const feature = chain[i];
       if (feature === void 0) return next(input);
       const hook = feature.hooks[event];
       let beneath;
       let beneathError = NO_ERROR;
-      const featureNext = Object.assign(
-        (rewritten) => {
-          if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
-          beneath = step(i + 1, rewritten);
-          beneath.catch((err) => beneathError = err);
-          return beneath;
-        },
-        // The engine's own facts about this dispatch (signal, budget, origin) stay readable.
-        { signal: next.signal, budget: next.budget, origin: next.origin, event: next.event, is: next.is, trace: next.trace }
-      );
+      const featureNext = ((rewritten) => {
+        if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
+        beneath = step(i + 1, rewritten);
+        beneath.catch((err) => beneathError = err);
+        return beneath;
+      });
+      featureNext.signal = next.signal;
+      featureNext.budget = next.budget;
       const skip = (why) => {
         this.noteSkip(feature.name, event, why, port);
         return beneath ?? step(i + 1, input);
@@ -471,7 +488,7 @@ var Registry = class {
       return Promise.resolve(answer).then(
         (result) => {
           if (!isSettledShape(event, result)) return skip(result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
-          this.failing.delete(`${feature.name} ${event}`);
+          if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
           return result;
         },
         // A failure that came up from beneath is not this feature's: it goes on up unchanged.
@@ -559,8 +576,8 @@ function createRuntime(features, template, raw) {
       const [, result] = await Promise.all([startSession(port), registry.dispatch(event, port, e, next, ctx)]);
       return result;
     }
-    const yielded = await yieldsOf(port);
-    return registry.dispatch(event, port, e, next, ctx, (f) => !yielded.has(f.name));
+    const yielded = yields ?? await yieldsOf(port);
+    return registry.dispatch(event, port, e, next, ctx, yielded);
   }
   function usages() {
     const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage));
