@@ -2,8 +2,10 @@
 // The engine's loader lets `$` be passed only to functions declared at the top of the module, so
 // nothing that dispatches dynamically (the registry, a feature's hook) may ever hold `$` itself:
 // `portOf` is the one place `$` is turned into edges, and feature logic never sees `$`.
-import type { EngineInterface } from 'claude-code'
+import type { ApiMessage, Elements, EngineInterface, McpConnectResult, ToolSpec, ModelCompleteRequest, ModelCompleteResult, RenderInput, RenderSurface, SessionCompactResult, SessionUsage } from 'claude-code'
 import { publishClaims, readClaims, type Claims } from './claims.ts'
+import { announceCheckpointPresence, readDesktopSignal } from './session-env.ts'
+import { readHomeDir, readWindowEnv, setWindowEnv } from './harness-window.ts'
 
 export type CommandSpec = { name: string; description: string; argumentHint?: string }
 
@@ -17,6 +19,64 @@ export type Port = {
   sessionId(): Promise<string>
   publishClaims(session: string, features: readonly string[]): Promise<void>
   readClaims(session: string, pkgs: readonly string[]): Promise<Claims>
+  /** The main conversation in Messages API form, as the next request is built from it. */
+  apiMessages(): Promise<readonly ApiMessage[]>
+  /** A side call to a model (`$.model.complete`): what the provider did never rejects it. */
+  complete(request: ModelCompleteRequest): Promise<ModelCompleteResult>
+  /** Asks every ui.render site to draw again: a hook's own drawing state changed. */
+  redrawRenders(): void
+  /** Calls `fn` every `ms` on the engine's clock (mockable, stopped by a reload); returns what stops it. */
+  every(ms: number, fn: () => void): () => void
+  /** The element table of the surface a ui.render event draws on. */
+  elements(e: RenderInput): Elements[RenderSurface]
+  // ---- checkpoint ----
+  /** The context fill; with `summary`, the harness's own threshold in `context.breakdown` too. */
+  usage(breakdown?: 'summary'): Promise<SessionUsage>
+  /** The surfaces drawing the session (`desktop` among them when the app is attached). */
+  surfaces(): Promise<readonly string[]>
+  /** `$.session.compact()` with no instructions: the session.compact hooks compose them. */
+  compactSession(): Promise<SessionCompactResult>
+  /** Queues a slash command (`$.command.run`); settles with its turn. */
+  runCommand(command: string, args: string): Promise<unknown>
+  /** Queues a prompt as its own turn once the session is idle. */
+  submitPrompt(text: string): Promise<unknown>
+  toast(text: string): void
+  now(): Promise<number>
+  /** Calls `fn` once after `ms` on the engine's clock. */
+  after(ms: number, fn: () => void): void
+  readFile(path: string): Promise<string>
+  /** Replaces a file's whole content, creating its folders. */
+  writeFile(path: string, text: string): Promise<void>
+  storeGet(key: string): Promise<unknown>
+  storeSet(key: string, value: unknown): Promise<void>
+  storeKeys(): Promise<string[]>
+  storeDelete(key: string): Promise<void>
+  /** This plugin's data folder, kept across updates (CLI only: rejects elsewhere). */
+  pluginDataDir(): Promise<string>
+  desktopSignal(): Promise<{ entrypoint: string | undefined; child: string | undefined }>
+  /** Exports the checkpoint presence signal; resolves `{ deny }` when refused. */
+  announceCheckpointPresence(sessionId: string): Promise<{ deny?: string }>
+  // ---- reconnect ----
+  /** Declares a tool the mod serves at tool.call; resolves its full name `mcp__<pkg>__<name>`. */
+  registerTool(spec: ToolSpec): Promise<string>
+  /** The tools the model can call now (built-in and MCP), by name. */
+  listTools(): Promise<string[]>
+  /** `$.mcp.connect`: the server as /mcp lists it when connected, or why not. */
+  connectMcp(server: string): Promise<McpConnectResult>
+  /** A dim transcript row the model never reads. */
+  notice(line: string): void
+  // ---- window ----
+  /** The session's project root, absolute. */
+  projectRoot(): Promise<string>
+  fileExists(path: string): Promise<boolean>
+  /** Where a path lands, every link followed; undefined when it leads nowhere. */
+  realPath(path: string): Promise<string | undefined>
+  /** The person's home folder (HOME, else USERPROFILE). */
+  homeDir(): Promise<string | undefined>
+  /** The harness's window override as the running process holds it (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`). */
+  windowEnv(): Promise<string | undefined>
+  /** Sets (undefined: unsets) that override for the running session; resolves `{ deny }` when refused. */
+  setWindowEnv(value: string | undefined): Promise<{ deny?: string }>
 }
 
 export function portOf($: EngineInterface): Port {
@@ -27,5 +87,48 @@ export function portOf($: EngineInterface): Port {
     sessionId: () => $.session.id(),
     publishClaims: (session, features) => publishClaims($, session, features),
     readClaims: (session, pkgs) => readClaims($, session, pkgs),
+    // Without an agentId the answer is always the messages; anything else reads as none.
+    apiMessages: async () => {
+      const messages = await $.session.messages({ as: 'api' })
+      return Array.isArray(messages) ? messages : []
+    },
+    complete: (request) => $.model.complete(request),
+    redrawRenders: () => $.ui.invalidate('ui.render'),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn)
+      return () => timer.cancel()
+    },
+    elements: (e) => $.ui.resolve(e),
+    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
+    surfaces: () => $.session.surfaces(),
+    compactSession: () => $.session.compact(),
+    runCommand: (command, args) => $.command.run({ command, args }),
+    submitPrompt: (text) => $.prompt.submit({ text }),
+    toast: (text) => $.ui.toast(text),
+    now: () => $.clock.now(),
+    after: (ms, fn) => void $.clock.after(ms, fn),
+    readFile: (path) => $.fs.read(path),
+    writeFile: (path, text) => $.fs.write(path, text),
+    storeGet: (key) => $.store.get(key),
+    storeSet: (key, value) => $.store.set(key, value),
+    storeKeys: () => $.store.keys(),
+    storeDelete: (key) => $.store.delete(key),
+    pluginDataDir: async () => {
+      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA
+      if (!dir) throw new Error('no plugin data folder')
+      return dir
+    },
+    desktopSignal: () => readDesktopSignal($),
+    announceCheckpointPresence: async (sessionId) => (await announceCheckpointPresence($, sessionId)) as { deny?: string },
+    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+    listTools: async () => (await $.tool.list()).map((t) => t.name),
+    connectMcp: (server) => $.mcp.connect(server),
+    notice: (line) => $.ui.log(line),
+    projectRoot: () => $.session.root(),
+    fileExists: (path) => $.fs.exists(path),
+    realPath: async (path) => (await $.fs.stat(path, { resolve: true })).realPath,
+    homeDir: () => readHomeDir($),
+    windowEnv: () => readWindowEnv($),
+    setWindowEnv: async (value) => (await setWindowEnv($, value)) as { deny?: string },
   }
 }

@@ -71,7 +71,7 @@ export interface RunResult {
 }
 
 // Parent variables that could point the engine at a real account, another server or a parent session.
-function cleanEnv(): Record<string, string> {
+export function cleanEnv(): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
     if (v === undefined) continue

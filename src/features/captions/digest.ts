@@ -1,0 +1,133 @@
+// Pure text helpers: what a call, a result or a message looks like to the caption model, and how
+// its reply is read back. No port, no state.
+import { SUBTITLE_CAP, TARGET_FIELDS, TEXT_CAP, TRAFFIC_CAP, FIELD_CAP } from './constants.ts'
+import { cutNote, NO_TEXT_OUTPUT } from './strings.ts'
+
+type Json = Record<string, unknown>
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+export function nonBlank(v: unknown): string | undefined {
+  return typeof v === 'string' && v.trim() !== '' ? v : undefined
+}
+
+/** Keeps both ends of a long text: a call's head says what it did, its tail how it ended. */
+export function clip(text: string, cap: number = FIELD_CAP): string {
+  if (text.length <= cap) return text
+  const half = cap / 2
+  return `${text.slice(0, half)}\n${cutNote(text.length - cap)}\n${text.slice(-half)}`
+}
+
+export function stringify(v: unknown): string {
+  if (typeof v === 'string') return v
+  try {
+    return JSON.stringify(v) ?? ''
+  } catch {
+    return String(v)
+  }
+}
+
+/**
+ * The file-change digest: an Edit/Write record holds the whole file, so the caption model is sent
+ * the head (`edit <path>  +a -r (notes)`) and the hunks instead.
+ */
+export function fileChange(result: unknown): string | undefined {
+  if (!isObject(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return undefined
+  const kind = result.type === 'create' || result.type === 'update' ? result.type : 'edit'
+  const hunks: string[] = []
+  let added = 0
+  let removed = 0
+  for (const hunk of result.structuredPatch as unknown[]) {
+    if (!isObject(hunk)) continue
+    const lines = Array.isArray(hunk.lines) ? hunk.lines.filter((l): l is string => typeof l === 'string') : []
+    hunks.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...lines)
+    added += lines.filter((l) => l.startsWith('+')).length
+    removed += lines.filter((l) => l.startsWith('-')).length
+  }
+  if (kind === 'create' && hunks.length === 0 && typeof result.content === 'string' && result.content !== '') {
+    added = result.content.replace(/\n$/, '').split('\n').length
+  }
+  const notes = [result.replaceAll && 'all occurrences', result.userModified && 'user modified', result.staged && 'held for review, file unchanged'].filter(Boolean)
+  const head = `${kind} ${result.filePath}  +${added} -${removed}${notes.length ? ` (${notes.join(', ')})` : ''}`
+  return [head, ...hunks].join('\n')
+}
+
+/** The subtitle cut: the first target field's first line, cut in the middle past 60 characters. */
+export function inputSubtitle(input: unknown): string {
+  if (!isObject(input)) return ''
+  for (const field of TARGET_FIELDS) {
+    const value = nonBlank(input[field])
+    if (value === undefined) continue
+    const line = (value.trim().split('\n')[0] ?? '').trim()
+    if (line.length <= SUBTITLE_CAP) return line
+    const head = Math.floor(SUBTITLE_CAP / 2)
+    return `${line.slice(0, head)}…${line.slice(-(SUBTITLE_CAP - head - 1))}`
+  }
+  return ''
+}
+
+/** Reply parsing: the JSON array between the first `[` and the last `]`, its object items only. */
+export function parseReply(text: string): Json[] {
+  const from = text.indexOf('[')
+  const to = text.lastIndexOf(']')
+  if (from < 0 || to < from) return []
+  try {
+    const parsed: unknown = JSON.parse(text.slice(from, to + 1))
+    return Array.isArray(parsed) ? parsed.filter(isObject) : []
+  } catch {
+    return []
+  }
+}
+
+/** `mcp__plugin_ws_ws__tickets_release` -> `plugin:ws:ws/tickets.release`; anything else unchanged. */
+export function displayToolName(tool: string): string {
+  const m = /^mcp__(.+?)__(.+)$/.exec(tool)
+  if (!m) return tool
+  const server = m[1]!.replace(/^plugin_([^_]+)_(.+)$/, 'plugin:$1:$2')
+  return `${server}/${m[2]!.replace('_', '.')}`
+}
+
+/** A tool_result's content as the lead read it. */
+export function resultText(content: unknown): string {
+  if (!Array.isArray(content)) return stringify(content)
+  const texts = content.filter((b): b is { type: 'text'; text: string } => isObject(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
+  if (texts.length) return texts.join('\n')
+  return content.length ? NO_TEXT_OUTPUT : ''
+}
+
+export type ApiMessageLike = { role: string; content: readonly unknown[] | string }
+
+/** One message of the mirror: `[role]` and its blocks, each clipped to what a caption needs. */
+export function serializeMessage(m: ApiMessageLike): string {
+  const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
+  const parts: string[] = []
+  for (const b of blocks) {
+    if (!isObject(b)) continue
+    if (b.type === 'text' && typeof b.text === 'string') parts.push(clip(b.text, TEXT_CAP))
+    else if (b.type === 'thinking' && nonBlank(b.thinking)) parts.push(`(thinking) ${clip(b.thinking as string, TEXT_CAP)}`)
+    else if (b.type === 'tool_use') parts.push(`(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}`)
+    else if (b.type === 'tool_result') parts.push(`(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}`)
+  }
+  const body = parts.filter((p) => p !== '').join('\n')
+  return body ? `[${m.role}]\n${body}` : ''
+}
+
+export type SeenCall = { input: string; output: string; bytes: number }
+
+/** The transcript's calls by id: the fallback for a call captured before a reload. */
+export function transcriptCalls(api: readonly ApiMessageLike[]): Map<string, SeenCall> {
+  const inputs = new Map<string, string>()
+  const calls = new Map<string, SeenCall>()
+  for (const m of api) {
+    if (typeof m.content === 'string') continue
+    for (const b of m.content) {
+      if (!isObject(b)) continue
+      if (b.type === 'tool_use' && typeof b.id === 'string') inputs.set(b.id, stringify(b.input))
+      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
+        const input = inputs.get(b.tool_use_id) ?? ''
+        const output = resultText(b.content)
+        calls.set(b.tool_use_id, { input, output, bytes: input.length + output.length })
+      }
+    }
+  }
+  return calls
+}

@@ -1,0 +1,89 @@
+// Tool-call captions (wsflow spec §6): a finished tool row drawn as a short caption a second, cheap
+// model call wrote. Display only: the model reads the raw result, and the expanded view, a running
+// call and the live group draw raw. This file binds the core's edges to the port; nothing else.
+import type { Args, EventResult, Next } from 'claude-code'
+import type { Feature } from '../../registry.ts'
+import type { Port } from '../../lib/port.ts'
+import { createCaptions, settingsOf, type CaptionEdges } from './core.ts'
+import { drawCall, drawEmpty, drawRun } from './draw.tsx'
+import { STATUS } from './strings.ts'
+import { groupUnit, isRun, toolUseUnit } from './units.ts'
+
+/** One per module instance: a reload starts it over, and a drawn unit is asked once more. */
+const captions = createCaptions()
+
+const edgesOf = (port: Port): CaptionEdges => ({
+  messages: () => port.apiMessages(),
+  complete: (req) => port.complete(req),
+  redraw: () => port.redrawRenders(),
+  every: (ms, fn) => port.every(ms, fn),
+  log: (line) => port.log(line),
+})
+
+/** The row hooks never wait on the model: a unit with no caption draws raw and is queued. */
+function render(port: Port, e: Args<'ui.render'>, next: Next<'ui.render'>): EventResult<'ui.render'> | Promise<EventResult<'ui.render'>> {
+  const columns = e.viewport?.columns
+  switch (e.component) {
+    case 'ToolGroup': {
+      const unit = groupUnit(e.props)
+      if (!unit) return next(e)
+      const lone = !isRun(unit) && captions.toolCaption(unit.key)
+      if (lone) return drawCall(port.elements(e), unit.calls[0]!, lone, columns)
+      const run = isRun(unit) && captions.runCaption(unit.key)
+      if (run) return drawRun(port.elements(e), unit.calls, run, columns)
+      captions.request(unit)
+      return next(e)
+    }
+    case 'ToolUse': {
+      const unit = toolUseUnit(e.props)
+      if (!unit) return next(e)
+      const caption = captions.toolCaption(unit.key)
+      if (caption) return drawCall(port.elements(e), unit.calls[0]!, caption, columns)
+      captions.request(unit)
+      return next(e)
+    }
+    case 'ToolResult': {
+      // Only a lone call's caption draws its result; an expanded or failed result draws raw.
+      const { props } = e
+      if (props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id)) return next(e)
+      return drawEmpty(port.elements(e))
+    }
+    default:
+      return next(e)
+  }
+}
+
+export const captionsFeature: Feature = {
+  name: 'captions',
+  // Two packages captioning the same rows would double the model calls and fight over the drawing.
+  sessionActing: true,
+  hooks: {
+    'session.start': (port, e, next, ctx) => {
+      const { settings, problems } = settingsOf(ctx.options)
+      for (const problem of problems) port.log(problem)
+      captions.start(edgesOf(port), settings)
+      return next(e)
+    },
+    // Outside the rewrite hooks beneath, so what is captured is the result the lead reads.
+    'tool.call': async (_port, e, next) => {
+      const res = await next(e)
+      captions.captured(e, res)
+      return res
+    },
+    'session.compact': async (_port, e, next) => {
+      const res = await next(e)
+      captions.compacted(e.trigger, e.agentId, res)
+      return res
+    },
+    'session.end': (_port, e, next) => {
+      captions.end()
+      return next(e)
+    },
+    'ui.render': render,
+  },
+  status(_port, ctx) {
+    const { settings, problems } = settingsOf(ctx.options)
+    const s = captions.stats()
+    return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems]
+  },
+}

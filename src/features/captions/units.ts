@@ -1,0 +1,37 @@
+// Units: what one caption covers. A lone call (a ToolUse row, or a group of one) or a finished run
+// the engine folded into one ToolGroup. Each unit costs one caption; a run is never captioned call
+// by call as well. A row that is running, expanded or live draws raw and makes no unit.
+import type { RenderPropsOf } from 'claude-code'
+
+export type UnitCall = { id: string; tool: string; input: unknown; isErrored: boolean }
+/** `key`: the lone call's id, or a run's ids joined with ','. */
+export type Unit = { key: string; calls: readonly UnitCall[] }
+
+type DrawnCall = { tool_use_id?: string; tool: string; input: unknown; isRunning: boolean; isErrored: boolean; isInterrupted: boolean; output?: unknown }
+
+/** A row is drawn before its call runs (input streaming, a permission prompt): that is not resolved. */
+export const isResolved = (call: Pick<DrawnCall, 'isRunning' | 'output'>): boolean => !call.isRunning && call.output !== undefined
+
+export const isRun = (unit: Unit): boolean => unit.calls.length > 1
+
+const unitCall = (call: DrawnCall & { tool_use_id: string }): UnitCall => ({
+  id: call.tool_use_id,
+  tool: call.tool,
+  input: call.input,
+  isErrored: call.isErrored || call.isInterrupted,
+})
+
+export function groupUnit(props: RenderPropsOf['ToolGroup']): Unit | undefined {
+  const { calls } = props
+  if (props.isExpanded || props.isActive || calls.length === 0) return undefined
+  // Not calls only: other rows (recalled memory, hook timing) unless the reason is a failed call.
+  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored || c.isInterrupted)) return undefined
+  if (!calls.every((c): c is typeof c & { tool_use_id: string } => typeof c.tool_use_id === 'string' && isResolved(c))) return undefined
+  const unitCalls = calls.map(unitCall)
+  return { key: unitCalls.map((c) => c.id).join(','), calls: unitCalls }
+}
+
+export function toolUseUnit(props: RenderPropsOf['ToolUse']): Unit | undefined {
+  if (props.isExpanded || !isResolved(props)) return undefined
+  return { key: props.tool_use_id, calls: [unitCall(props)] }
+}

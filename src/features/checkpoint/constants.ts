@@ -1,0 +1,40 @@
+// The checkpoint feature's numbers and names, each with the reason it has that value (spec B.2, B.18.4).
+
+/** The skill the automatic checkpoint runs, as `/<pkg>:checkpoint`: every package that carries the feature ships it. */
+export const CHECKPOINT_SKILL = 'checkpoint'
+/** The argument the automatic run passes, so the skill can tell it from a person's own `/…:checkpoint`. */
+export const CHECKPOINT_ARGS = 'auto'
+/** The command the mod's headless path runs to compact: `$.session.compact()` is refused there (B.8.11). */
+export const COMPACT_COMMAND = 'compact'
+/** The pause between a checkpoint's turn ending and its compaction, and between the two attempts (B.8.11). */
+export const COMPACT_DELAY_MS = 1000
+/** A checkpoint older than this lost its turn: it no longer counts as running (B.8.3). */
+export const STALE_CHECKPOINT_MS = 30 * 60 * 1000
+/** How far below the trigger the band appears (B.4.3 row 4). */
+export const HEADS_UP_TOKENS = 50_000
+/** How far past the fill a Snooze or a re-arm pushes the next automatic run (B.4.4). */
+export const SNOOZE_STEP_TOKENS = 100_000
+/** The trigger never sits below this: a checkpoint on a nearly empty context is noise (B.4.1). */
+export const MIN_TRIGGER_TOKENS = 50_000
+/** The surface whose presence on the roster makes a session attended (B.4.2). */
+export const DESKTOP_SURFACE = 'desktop'
+/** Entrypoints of a session the desktop app started: attended though not interactive (B.4.2). */
+export const DESKTOP_ENTRYPOINTS: readonly string[] = ['claude-desktop', 'claude-desktop-3p']
+/** The modes of `autoCheckpointMode`; any mode but these two is band-only, like `click-only` (B.3.1). */
+export const AUTO_MODE = 'auto'
+export const OFF_MODE = 'off'
+export const CLICK_ONLY_MODE = 'click-only'
+/** The largest block one save keeps, in UTF-8 bytes: a bigger one fails the save (B.18.4). */
+export const NOTES_CAP_BYTES = 256 * 1024
+/** Sessions whose notes and charter the store keeps; the oldest beyond it are evicted (B.18.4). */
+export const SESSIONS_KEPT = 50
+/**
+ * The longest charter kept, in characters. Decision: a first prompt can be a pasted file; the
+ * charter rides on every compaction's instructions, so it is held to a size a summary can carry.
+ */
+export const CHARTER_CAP_CHARS = 16_000
+/** The notes folder under the plugin's data folder (B.18.2). */
+export const NOTES_FOLDER = 'checkpoints'
+/** Store keys, one per session: the committed notes slot and the charter. */
+export const NOTES_KEY_PREFIX = 'notes:'
+export const CHARTER_KEY_PREFIX = 'charter:'

@@ -1,0 +1,365 @@
+// One session's checkpoint, as a state machine driven through edges (spec B.6-B.13):
+//   idle --fire / Now--> STARTED --its command's turn starts--> BOUND
+//   BOUND --turn ends, notes changed--> COMPACTING --compacted--> idle (the hook submits the resume prompt)
+//   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
+// Every value a step writes is carried forward by the step itself, never read back (part C.10):
+// the state lives in this object, which is not snapshotted.
+import {
+  CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, COMPACT_DELAY_MS, SESSIONS_KEPT, STALE_CHECKPOINT_MS,
+} from './constants.ts'
+import {
+  decide, isAttended, notesChanged, rearmTo, resumesAfter, skipKey, snooze, triggerOf,
+  type Breakdown, type Decision, type Settings, type TriggerSource,
+} from './decide.ts'
+import { composeInstructions } from './compose.ts'
+import { extractCheckpointBlock } from './fence.ts'
+import { Notes, oldestBeyond, type NotesEdges, type NotesRead } from './notes.ts'
+import {
+  CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_TURN_RUNNING,
+  NOTES_NOT_SAVED, NOTES_SAVED, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
+} from './strings.ts'
+
+/** What a session's checkpoint needs of the world, besides its notes'. */
+export type Edges = NotesEdges & {
+  log(line: string): void
+  toast(text: string): void
+  /** The fill and the harness's own threshold: a summary usage read. */
+  usage(): Promise<{ tokens?: number; breakdown?: Breakdown }>
+  /** The fill alone: the plain usage read, which costs nothing. */
+  fill(): Promise<number | undefined>
+  surfaces(): Promise<readonly string[]>
+  /** Queues `/<pkg>:checkpoint auto`; settles with that command's turn. */
+  runCheckpoint(): Promise<unknown>
+  /** `$.session.compact()` with no instructions: the hook composes them (B.0 F1). */
+  compact(): Promise<{ skip?: string }>
+  /** `/compact`, for a session where `$.session.compact()` is refused. */
+  compactCommand(): Promise<unknown>
+  submit(text: string): Promise<unknown>
+  redraw(): void
+  after(ms: number, fn: () => Promise<void>): void
+}
+
+export type Running = { startedAt: number; fill?: number; turnId?: string; notesBefore?: string | null; compacting?: boolean }
+
+export type Charter = { text: string; source: 'verb' | 'first prompt' }
+
+export type SkipRecord = {
+  at: string
+  reason: Decision['reason']
+  tokens: number
+  trigger: number
+  isInteractive: boolean
+  isDesktopStarted: boolean
+  surfaces: readonly string[] | null
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+function isCharter(value: unknown): value is Charter {
+  const c = value as Partial<Charter> | null
+  return typeof c === 'object' && c !== null && typeof c.text === 'string' && (c.source === 'verb' || c.source === 'first prompt')
+}
+
+export class CheckpointSession {
+  isInteractive = false
+  isDesktopStarted = false
+  /** The running main turn's id: a live mirror, read by every decision (B.8.0). */
+  activeTurn: string | null = null
+  checkpoint: Running | null = null
+  snoozeUntil: number | null = null
+  band = false
+  lastSkip: string | null = null
+  /** The last skip record written, kept for the status after `lastSkip` clears. */
+  lastRecorded: { key: string; at: string } | null = null
+  rearmAfterCompact = false
+  compactionsDone = 0
+  lastTrigger: { tokens: number; source: TriggerSource; harnessAt?: number } | null = null
+  private isStarting = false
+  private isResumePending = false
+  /** The charter as last written or read here; undefined until known. */
+  private charterKnown: Charter | null | undefined
+
+  constructor(
+    readonly sessionId: string,
+    /** The skill's command, `<pkg>:checkpoint`, and the fence its reply ends with. */
+    readonly command: string,
+    readonly fence: string,
+  ) {}
+
+  // ---- the charter ----
+
+  async charter(io: Edges): Promise<Charter | null> {
+    if (this.charterKnown !== undefined) return this.charterKnown
+    const value = await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId)
+    this.charterKnown = isCharter(value) ? value : null
+    return this.charterKnown
+  }
+
+  async setCharter(io: Edges, text: string, source: Charter['source']): Promise<Charter> {
+    const charter: Charter = { text: text.slice(0, CHARTER_CAP_CHARS), source }
+    await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, charter)
+    this.charterKnown = charter
+    for (const key of oldestBeyond(await io.storeKeys(), CHARTER_KEY_PREFIX, SESSIONS_KEPT)) await io.storeDelete(key)
+    return charter
+  }
+
+  // ---- steering (B.8.7) ----
+
+  /** The compaction's instructions; throws when a part cannot be read, and the caller steers nothing. */
+  async instructions(io: Edges, owner: string | undefined): Promise<string> {
+    const notes = new Notes(io)
+    const charter = await this.charter(io)
+    const text = await notes.read(this.sessionId)
+    if (text === undefined) throw new Error('the notes could not be read')
+    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner })
+  }
+
+  /** A main-conversation compaction completed (not skipped). A precompute installs nothing: no bookkeeping (part C.6). */
+  compacted(io: Edges, trigger: string): void {
+    if (trigger === 'precompute') return
+    this.compactionsDone += 1
+    this.snoozeUntil = null
+    this.setBand(io, false)
+    this.rearmAfterCompact = true
+    if (this.checkpoint?.compacting) this.checkpoint = null
+    if (resumesAfter(trigger)) this.submitResume(io)
+  }
+
+  private submitResume(io: Edges): void {
+    if (this.isResumePending) return
+    this.isResumePending = true
+    try {
+      io.submit(RESUME_PROMPT)
+        .catch((err) => io.log(`resume prompt: ${message(err)}`))
+        .finally(() => (this.isResumePending = false))
+    } catch (err) {
+      this.isResumePending = false
+      io.log(`resume prompt: ${message(err)}`)
+    }
+  }
+
+  // ---- turns (B.7) ----
+
+  /** A main turn starts: the session is busy, and the checkpoint's own command binds it. */
+  async turnStarted(io: Edges, turnId: string, text: string): Promise<void> {
+    this.activeTurn = turnId
+    const running = this.running(await io.now())
+    if (running !== null && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
+      this.checkpoint = { ...running, turnId }
+    }
+    if ((await this.charter(io)) === null) await this.setCharter(io, text, 'first prompt')
+  }
+
+  /**
+   * A main turn ended: its block, if it ends with one, replaces the notes, and the checkpoint bound
+   * to it finishes. Returns the line to put beneath the answer when the save failed, else null.
+   */
+  async turnCompleted(io: Edges, settings: Settings | null, e: { answer: string; isAborted: boolean; turnId: string }): Promise<string | null> {
+    this.activeTurn = null
+    const block = extractCheckpointBlock(e.answer, this.fence)
+    let warning: string | null = null
+    let saved: string | undefined
+    if (block !== null) {
+      try {
+        await new Notes(io).save(this.sessionId, block)
+        saved = block
+        io.toast(NOTES_SAVED)
+      } catch (err) {
+        io.log(`save: ${message(err)}`)
+        warning = NOTES_NOT_SAVED
+        io.toast(NOTES_NOT_SAVED)
+      }
+      if (saved !== undefined) await new Notes(io).evict().catch((err) => io.log(`notes eviction: ${message(err)}`))
+    }
+    try {
+      await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved)
+    } catch (err) {
+      this.abandon(io, err)
+    }
+    return warning
+  }
+
+  // ---- the automatic checkpoint (B.8.3-B.8.12) ----
+
+  /** The checkpoint in force, or null; a stale one frees the busy mark of the turn it lost. */
+  running(now: number): Running | null {
+    const value = this.checkpoint
+    if (!value) return null
+    if (now - value.startedAt < STALE_CHECKPOINT_MS) return value
+    if (value.turnId !== undefined && this.activeTurn === value.turnId) this.activeTurn = null
+    return null
+  }
+
+  /** A measurement: re-arm after a compaction, decide, start or record why not. */
+  async evaluate(io: Edges, settings: Settings | null): Promise<void> {
+    if (settings === null) return this.setBand(io, false)
+    const { tokens, breakdown } = await io.usage()
+    if (tokens === undefined) return
+    const trigger = triggerOf(settings, breakdown)
+    this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold }
+    let snoozed = this.snoozeUntil
+    if (this.rearmAfterCompact) {
+      snoozed = this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown)
+      this.rearmAfterCompact = false
+    }
+    const isRunning = this.running(await io.now()) !== null
+    const surfaces = await io.surfaces().then(
+      (s) => (Array.isArray(s) ? s : null),
+      (err) => (io.log(`surfaces: ${message(err)}`), null),
+    )
+    const decision = decide({
+      tokens,
+      trigger: trigger.tokens,
+      mode: settings.mode,
+      isIdle: this.activeTurn === null,
+      isAttended: isAttended(this.isInteractive, this.isDesktopStarted, surfaces),
+      isRunning,
+      snoozeUntilTokens: snoozed,
+    })
+    this.setBand(io, decision.showBand)
+    if (decision.fire) await this.start(io, false)
+    await this.recordSkip(io, decision, tokens, trigger.tokens, surfaces)
+  }
+
+  /** Starts a checkpoint: the automatic run, or Now (`isNow`), which says why it waits. */
+  async start(io: Edges, isNow: boolean): Promise<void> {
+    if (this.isStarting) return
+    this.isStarting = true
+    try {
+      const now = await io.now()
+      if (this.running(now) !== null) return
+      const notesBefore: NotesRead = await new Notes(io).read(this.sessionId)
+      // An unread fill only costs the fallback snooze.
+      const fill = await io.fill().catch(() => undefined)
+      if (this.activeTurn !== null) {
+        if (isNow) io.toast(WAIT_FOR_TURN)
+        return
+      }
+      this.checkpoint = { startedAt: now, ...(fill === undefined ? {} : { fill }), ...(notesBefore === undefined ? {} : { notesBefore }) }
+      this.setBand(io, false)
+      // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
+      io.runCheckpoint().catch((err) => this.abandon(io, err))
+    } catch (err) {
+      this.abandon(io, err)
+    } finally {
+      this.isStarting = false
+    }
+  }
+
+  /** The band's Snooze: one step past the fill, and the band goes. */
+  async snoozeNow(io: Edges): Promise<void> {
+    try {
+      this.snoozeUntil = snooze((await io.fill()) ?? 0)
+      this.setBand(io, false)
+    } catch (err) {
+      io.log(`snooze: ${message(err)}`)
+    }
+  }
+
+  private async finish(io: Edges, settings: Settings | null, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | undefined): Promise<void> {
+    const value = this.checkpoint
+    if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return
+    if (isAborted) return this.endWithoutCompacting(io, settings, value.fill, CHECKPOINT_CANCELLED)
+    // The block just saved is the notes now: carried, not read back.
+    const notesAfter = saveFailed ? null : saved ?? (await new Notes(io).read(this.sessionId))
+    const why = saveFailed
+      ? WHY_SAVE_FAILED
+      : value.notesBefore === undefined
+        ? WHY_BASELINE_UNREADABLE
+        : notesChanged(value.notesBefore, notesAfter ?? null)
+          ? null
+          : WHY_UNCHANGED
+    if (why !== null) return this.endWithoutCompacting(io, settings, value.fill, skipped(why))
+    this.checkpoint = { ...value, compacting: true }
+    this.compactSoon(io, settings, value.startedAt, false)
+  }
+
+  /** Compacts a second after the checkpoint's turn; one retry, then a toast and a re-arm. */
+  private compactSoon(io: Edges, settings: Settings | null, startedAt: number, isRetry: boolean): void {
+    io.after(COMPACT_DELAY_MS, async () => {
+      const pending = this.checkpoint
+      // Another compaction satisfied it, or a new checkpoint replaced it: nothing to do.
+      if (!pending?.compacting || pending.startedAt !== startedAt) return
+      let isLast = isRetry
+      let skipReason = ''
+      let didFail = false
+      try {
+        if (this.activeTurn !== null) {
+          if (this.running(await io.now()) !== null) return this.compactSoon(io, settings, startedAt, isRetry)
+          isLast = true
+          throw new Error(ERR_TURN_RUNNING)
+        }
+        if (this.isInteractive) {
+          const res = await io.compact()
+          if (typeof res?.skip === 'string') {
+            skipReason = ` (${res.skip})`
+            throw new Error(res.skip)
+          }
+        } else {
+          const before = this.compactionsDone
+          await io.compactCommand()
+          if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND)
+        }
+      } catch (err) {
+        if (!isLast) return this.compactSoon(io, settings, startedAt, true)
+        io.log(`compact: ${message(err)}`)
+        io.toast(COULD_NOT_COMPACT + skipReason)
+        didFail = true
+      }
+      const value = this.checkpoint
+      this.checkpoint = null
+      if (didFail) await this.rearmFromEnd(io, settings, value?.fill)
+      else io.toast(CHECKPOINTED)
+    })
+  }
+
+  private async endWithoutCompacting(io: Edges, settings: Settings | null, startFill: number | undefined, text: string): Promise<void> {
+    this.checkpoint = null
+    await this.rearmFromEnd(io, settings, startFill)
+    io.toast(text)
+  }
+
+  /** Re-arms from the fill now, which includes the checkpoint's own turn; else from the fill it started at. */
+  private async rearmFromEnd(io: Edges, settings: Settings | null, startFill: number | undefined): Promise<void> {
+    let until: number | null | undefined = typeof startFill === 'number' ? snooze(startFill) : undefined
+    try {
+      const { tokens, breakdown } = await io.usage()
+      if (tokens !== undefined) until = rearmTo(tokens, settings === null ? 0 : triggerOf(settings, breakdown).tokens, breakdown)
+    } catch {
+      // The fallback stands.
+    }
+    if (until !== undefined) this.snoozeUntil = until
+  }
+
+  private abandon(io: Edges, err: unknown): void {
+    io.log(`checkpoint: ${message(err)}`)
+    this.checkpoint = null
+    io.toast(CHECKPOINT_FAILED)
+  }
+
+  private setBand(io: Edges, band: boolean): void {
+    if (this.band === band) return
+    this.band = band
+    io.redraw()
+  }
+
+  /** One record per change of reason and side; advanced only once written, so a failed write is retried. */
+  private async recordSkip(io: Edges, decision: Decision, tokens: number, trigger: number, surfaces: readonly string[] | null): Promise<void> {
+    const key = skipKey(decision, tokens, trigger)
+    if (key === null) {
+      this.lastSkip = null
+      return
+    }
+    if (key === this.lastSkip) return
+    try {
+      const at = new Date(await io.now()).toISOString()
+      const record: SkipRecord = { at, reason: decision.reason, tokens, trigger, isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces }
+      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + '\n')
+      this.lastSkip = key
+      this.lastRecorded = { key, at }
+      io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`)
+    } catch (err) {
+      io.log(`skip record: ${message(err)}`)
+    }
+  }
+}

@@ -1,0 +1,111 @@
+// When the automatic checkpoint runs, shows its band, or records why it did not (spec B.3, B.4). Pure.
+import type { Options } from '../../lib/options.ts'
+import {
+  AUTO_MODE, DESKTOP_ENTRYPOINTS, DESKTOP_SURFACE, HEADS_UP_TOKENS, MIN_TRIGGER_TOKENS, OFF_MODE, SNOOZE_STEP_TOKENS,
+} from './constants.ts'
+
+export type Settings = { thresholdTokens: number; allowanceTokens: number; mode: string }
+
+/** What the harness says about its own compaction: `context.breakdown` of a summary usage read. */
+export type Breakdown = { autoCompactThreshold?: number; isAutoCompactEnabled?: boolean }
+
+/**
+ * The feature's settings from the package's options, or null (fail safe: no band, no automatic run)
+ * when one is missing or of the wrong kind. The options arrive checked against their fields, bounds
+ * and picker included, so this only guards against a manifest that lost a field.
+ */
+export function settingsFrom(options: Options): Settings | null {
+  const { autoCheckpointTokens: thresholdTokens, autoCheckpointAllowance: allowanceTokens, autoCheckpointMode: mode } = options
+  if (typeof thresholdTokens !== 'number' || !Number.isFinite(thresholdTokens)) return null
+  if (typeof allowanceTokens !== 'number' || !Number.isFinite(allowanceTokens)) return null
+  if (typeof mode !== 'string' || mode === '') return null
+  return { thresholdTokens, allowanceTokens, mode }
+}
+
+/** Why the trigger has the value it has: the owner's threshold, the harness's less the allowance, or the floor. */
+export type TriggerSource = 'threshold' | 'harness' | 'floor'
+
+export function triggerOf(settings: Settings, bd: Breakdown | undefined): { tokens: number; source: TriggerSource } {
+  const harness = bd?.isAutoCompactEnabled === true && bd.autoCompactThreshold !== undefined && Number.isFinite(bd.autoCompactThreshold)
+    ? bd.autoCompactThreshold - settings.allowanceTokens
+    : Infinity
+  const below = Math.min(settings.thresholdTokens, harness)
+  if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: 'floor' }
+  return { tokens: below, source: harness < settings.thresholdTokens ? 'harness' : 'threshold' }
+}
+
+/** B.4.1, as the spec spells it. */
+export function effectiveTrigger(settings: Settings, autoCompactThreshold: number | undefined, isAutoCompactEnabled: boolean): number {
+  return triggerOf(settings, { autoCompactThreshold, isAutoCompactEnabled }).tokens
+}
+
+/** The desktop app started this session, and it is not a `-p` builder a launcher spawned. */
+export function isDesktopStarted(entrypoint: string | undefined, child: string | undefined): boolean {
+  return typeof entrypoint === 'string' && DESKTOP_ENTRYPOINTS.includes(entrypoint) && (child === undefined || child === '')
+}
+
+export function isAttended(isInteractive: boolean, desktopStarted: boolean, surfaces: readonly string[] | null): boolean {
+  return isInteractive || desktopStarted || (Array.isArray(surfaces) && surfaces.includes(DESKTOP_SURFACE))
+}
+
+export type Reason = 'off' | 'headless' | 'running' | 'below-heads-up' | 'snoozed' | 'click-only' | 'busy' | 'below-trigger' | 'fire'
+
+export type DecideInput = {
+  tokens: number
+  trigger: number
+  mode: string
+  isIdle: boolean
+  isAttended: boolean
+  isRunning: boolean
+  snoozeUntilTokens: number | null
+}
+
+export type Decision = { showBand: boolean; fire: boolean; reason: Reason }
+
+const quiet = (reason: Reason): Decision => ({ showBand: false, fire: false, reason })
+const band = (reason: Reason): Decision => ({ showBand: true, fire: false, reason })
+
+/** B.4.3: the first row that matches wins. */
+export function decide({ tokens, trigger, mode, isIdle, isAttended: attended, isRunning, snoozeUntilTokens }: DecideInput): Decision {
+  const snoozedUntil = snoozeUntilTokens ?? 0
+  if (mode === OFF_MODE) return quiet('off')
+  if (!attended) return quiet('headless')
+  if (isRunning) return quiet('running')
+  if (tokens < trigger - HEADS_UP_TOKENS) return quiet('below-heads-up')
+  // Every mode but auto and off is band-only; a snooze hides its band.
+  if (mode !== AUTO_MODE) return tokens < snoozedUntil ? quiet('snoozed') : band('click-only')
+  if (!isIdle) return band('busy')
+  if (tokens < trigger) return band('below-trigger')
+  // In auto mode a snooze keeps the band up, so Now stays one press away.
+  if (tokens < snoozedUntil) return band('snoozed')
+  return { showBand: true, fire: true, reason: 'fire' }
+}
+
+/** The key a skip record is written under, once per change: reason and side of the trigger. */
+export function skipKey(decision: Decision, tokens: number, trigger: number): string | null {
+  if (decision.fire || tokens < trigger - HEADS_UP_TOKENS) return null
+  return `${decision.reason}:${tokens >= trigger ? 'past' : 'near'}`
+}
+
+export const snooze = (tokens: number) => tokens + SNOOZE_STEP_TOKENS
+
+/** One snooze step past the fill, but never beyond the middle of the headroom before the harness compacts. */
+export function rearmAt(fill: number, harnessAt?: number): number {
+  if (harnessAt !== undefined && harnessAt > fill) return Math.min(fill + SNOOZE_STEP_TOKENS, fill + Math.max(1, Math.floor((harnessAt - fill) / 2)))
+  return fill + SNOOZE_STEP_TOKENS
+}
+
+/** The snooze after a compaction or a checkpoint that ended: none below the trigger, which governs alone there. */
+export function rearmTo(tokens: number, trigger: number, bd: Breakdown | undefined): number | null {
+  if (tokens < trigger) return null
+  return rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : undefined)
+}
+
+export function notesChanged(before: string | null, after: string | null | undefined): boolean {
+  return typeof after === 'string' && after !== '' && after !== before
+}
+
+/** `auto` carries on by itself mid-turn; `precompute` installs nothing yet. */
+export function resumesAfter(trigger: string): boolean {
+  return trigger === 'plugin' || trigger === 'manual'
+}

@@ -1,0 +1,217 @@
+// The checkpoint feature: binds each hook to one session's state machine (core.ts) over the port's
+// edges. Every hook fails open: a failure is logged and the event goes on as it came.
+import type { Feature, FeatureContext } from '../../registry.ts'
+import type { Port } from '../../lib/port.ts'
+import { bandTree, type BandElements } from './band.ts'
+import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND } from './constants.ts'
+import { CheckpointSession, type Edges } from './core.ts'
+import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
+import { fenceInfo } from './fence.ts'
+import { byteLength, Notes } from './notes.ts'
+import { statusLines } from './status.ts'
+import { CHARTER_NONE, CHARTER_USAGE, charterSet } from './strings.ts'
+
+/** Each session this process has seen, by id: a /clear starts another in the same process. */
+const sessions = new Map<string, CheckpointSession>()
+/** The session the presence signal names now. */
+let announcedFor: string | undefined
+/** The plugin's data folder: it does not move while the process lives. */
+let dataDir: Promise<string> | undefined
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+function edgesOf(port: Port): Edges {
+  const log = (line: string) => port.log(`checkpoint: ${line}`)
+  return {
+    log,
+    toast: (text) => port.toast(text),
+    usage: async () => {
+      const { context } = await port.usage('summary')
+      return { tokens: context.tokens, breakdown: context.breakdown }
+    },
+    fill: async () => (await port.usage()).context.tokens,
+    surfaces: () => port.surfaces(),
+    runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
+    compact: () => port.compactSession(),
+    compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
+    submit: (text) => port.submitPrompt(text),
+    redraw: () => port.redrawRenders(),
+    after: (ms, fn) => port.after(ms, () => void fn().catch((err) => log(`compact state: ${message(err)}`))),
+    dataDir: () => {
+      // A failed read is not kept: the next call asks again.
+      dataDir ??= port.pluginDataDir().catch((err) => {
+        dataDir = undefined
+        throw err
+      })
+      return dataDir
+    },
+    read: (path) => port.readFile(path),
+    write: (path, text) => port.writeFile(path, text),
+    storeGet: (key) => port.storeGet(key),
+    storeSet: (key, value) => port.storeSet(key, value),
+    storeKeys: () => port.storeKeys(),
+    storeDelete: (key) => port.storeDelete(key),
+    now: () => port.now(),
+  }
+}
+
+async function sessionOf(port: Port): Promise<CheckpointSession> {
+  const id = await port.sessionId()
+  let session = sessions.get(id)
+  if (!session) {
+    session = new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, fenceInfo(port.pkg))
+    sessions.set(id, session)
+  }
+  return session
+}
+
+/** B.14: the skill reads the signal to know its block is saved here. A deny is logged (part C.9). */
+async function announce(port: Port, sessionId: string): Promise<void> {
+  announcedFor = sessionId
+  const result = await port.announceCheckpointPresence(sessionId)
+  if (typeof result?.deny === 'string') port.log(`checkpoint: presence signal refused (${result.deny}); the skill will not know its block is saved`)
+}
+
+async function statusOf(port: Port, ctx: FeatureContext): Promise<string[]> {
+  const session = await sessionOf(port)
+  const io = edgesOf(port)
+  const notes = new Notes(io)
+  const settings = settingsFrom(ctx.options)
+  const charter = await session.charter(io).catch(() => undefined)
+  const folder = await notes.folder().catch(() => undefined)
+  const text = await notes.read(session.sessionId)
+  const path = await notes.path(session.sessionId).catch(() => null)
+  const fill = await io.fill().catch(() => undefined)
+  const surfaces = await io.surfaces().catch(() => null)
+  return statusLines({
+    pkg: port.pkg,
+    charter,
+    notes: typeof text === 'string' && path !== null ? { bytes: byteLength(text), path } : text === null ? null : undefined,
+    folder,
+    settings,
+    trigger: session.lastTrigger,
+    fill,
+    attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
+    lastSkip: session.lastRecorded,
+  })
+}
+
+export const checkpoint: Feature = {
+  name: 'checkpoint',
+  sessionActing: true,
+  hooks: {
+    'session.start': async (port, e, next) => {
+      try {
+        const session = await sessionOf(port)
+        session.isInteractive = e.isInteractive
+        try {
+          const { entrypoint, child } = await port.desktopSignal()
+          session.isDesktopStarted = isDesktopStarted(entrypoint, child)
+        } catch (err) {
+          port.log(`checkpoint: session.start desktop signal: ${message(err)}`)
+          session.isDesktopStarted = false
+        }
+        await announce(port, session.sessionId)
+      } catch (err) {
+        port.log(`checkpoint: session.start: ${message(err)}`)
+      }
+      return next(e)
+    },
+
+    // L0: every main-conversation compaction is steered; a subagent's is left alone.
+    'session.compact': async (port, e, next) => {
+      if (e.agentId !== undefined) return next(e)
+      const io = edgesOf(port)
+      let session: CheckpointSession | undefined
+      let steered = e
+      try {
+        session = await sessionOf(port)
+        steered = { ...e, instructions: await session.instructions(io, e.instructions) }
+      } catch (err) {
+        // The compaction goes on with the owner's own text.
+        port.log(`checkpoint: session.compact: ${message(err)}`)
+      }
+      const result = await next(steered)
+      if (session && typeof result.skip !== 'string') {
+        try {
+          session.compacted(io, e.trigger)
+        } catch (err) {
+          port.log(`checkpoint: session.compact state: ${message(err)}`)
+        }
+      }
+      return result
+    },
+
+    'turn.start': async (port, e, next) => {
+      if (e.agentId === undefined) {
+        try {
+          const session = await sessionOf(port)
+          // A /clear starts a new session id with no session.start: the signal follows it here.
+          if (announcedFor !== session.sessionId) await announce(port, session.sessionId)
+          await session.turnStarted(edgesOf(port), e.turnId, e.text)
+        } catch (err) {
+          port.log(`checkpoint: turn.start: ${message(err)}`)
+        }
+      }
+      return next(e)
+    },
+
+    // L1: a main reply ending with the block replaces the notes; a subagent's never does.
+    'turn.complete': async (port, e, next, ctx) => {
+      const result = await next(e)
+      if (e.agentId !== undefined) return result
+      let warning: string | null = null
+      try {
+        warning = await (await sessionOf(port)).turnCompleted(edgesOf(port), settingsFrom(ctx.options), e)
+      } catch (err) {
+        port.log(`checkpoint: turn.complete: ${message(err)}`)
+      }
+      // Headless output shows no toast: the failed save is said beneath the answer too.
+      return warning === null ? result : { ...result, text: `${result.text}\n\n${warning}` }
+    },
+
+    'session.measure': async (port, e, next, ctx) => {
+      try {
+        await (await sessionOf(port)).evaluate(edgesOf(port), settingsFrom(ctx.options))
+      } catch (err) {
+        port.log(`checkpoint: session.measure: ${message(err)}`)
+      }
+      return next(e)
+    },
+
+    'ui.render': async (port, e, next, ctx) => {
+      if (e.component !== 'AbovePrompt') return next(e)
+      try {
+        const session = await sessionOf(port)
+        const props = e.props as { hasSurvey?: boolean }
+        if (!session.band || props.hasSurvey) return next(e)
+        const io = edgesOf(port)
+        const tree = bandTree(
+          port.elements(e) as unknown as BandElements,
+          settingsFrom(ctx.options)?.mode,
+          () => void session.start(io, true),
+          () => void session.snoozeNow(io),
+        )
+        return tree as Awaited<ReturnType<typeof next>>
+      } catch (err) {
+        port.log(`checkpoint: ui.render: ${message(err)}`)
+        return next(e)
+      }
+    },
+  },
+
+  verbs: {
+    charter: {
+      usage: CHARTER_USAGE,
+      async run(port, args) {
+        const session = await sessionOf(port)
+        const io = edgesOf(port)
+        if (args === '') return (await session.charter(io))?.text ?? CHARTER_NONE
+        const charter = await session.setCharter(io, args, 'verb')
+        return charterSet(charter.text.split('\n')[0] ?? '')
+      },
+    },
+  },
+
+  status: statusOf,
+}

@@ -1,0 +1,115 @@
+// The session's checkpoint notes, saved crash-safely without rename (spec B.18.2): two slot files
+// per session, and a store pointer naming the committed one. A save writes the other slot, reads it
+// back, then moves the pointer: the pointer's write is the commit, so a crash or a torn write
+// before it leaves the previous notes in force. Readers check the pointer's length and digest.
+import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT } from './constants.ts'
+import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK } from './strings.ts'
+
+export type Slot = 'a' | 'b'
+export type Pointer = { slot: Slot; length: number; digest: string; savedAt: number }
+
+/** What the notes need of the world: the plugin's data folder, files, the store and the clock. */
+export type NotesEdges = {
+  dataDir(): Promise<string>
+  read(path: string): Promise<string>
+  write(path: string, text: string): Promise<void>
+  storeGet(key: string): Promise<unknown>
+  storeSet(key: string, value: unknown): Promise<void>
+  storeKeys(): Promise<string[]>
+  storeDelete(key: string): Promise<void>
+  now(): Promise<number>
+}
+
+/** Unreadable notes are `undefined`, no notes `null`: the checkpoint tells the two apart (B.8.3). */
+export type NotesRead = string | null | undefined
+
+/** FNV-1a, 32 bits, over the UTF-16 code units: a cheap check that a slot holds what was committed. */
+export function fnv1a32(text: string): string {
+  let hash = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i)
+    hash = Math.imul(hash, 0x01000193) >>> 0
+  }
+  return hash.toString(16).padStart(8, '0')
+}
+
+export function isPointer(value: unknown): value is Pointer {
+  const p = value as Partial<Pointer> | null
+  return typeof p === 'object' && p !== null && (p.slot === 'a' || p.slot === 'b') &&
+    typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number'
+}
+
+export const byteLength = (text: string) => new TextEncoder().encode(text).length
+
+/** The oldest keys under `prefix` beyond the `kept` newest, in the store's insertion order. */
+export function oldestBeyond(keys: readonly string[], prefix: string, kept: number): string[] {
+  const under = keys.filter((k) => k.startsWith(prefix))
+  return under.slice(0, Math.max(0, under.length - kept))
+}
+
+export class Notes {
+  constructor(private readonly edges: NotesEdges) {}
+
+  /** The notes folder, under the plugin's data folder. */
+  async folder(): Promise<string> {
+    return `${await this.edges.dataDir()}/${NOTES_FOLDER}`
+  }
+
+  async slotPath(sessionId: string, slot: Slot): Promise<string> {
+    return `${await this.folder()}/${sessionId}.notes.${slot}.md`
+  }
+
+  async skipPath(sessionId: string): Promise<string> {
+    return `${await this.folder()}/${sessionId}.skip`
+  }
+
+  /** The committed pointer, null when nothing was saved; throws when the store cannot be read. */
+  async pointer(sessionId: string): Promise<Pointer | null> {
+    const value = await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId)
+    return isPointer(value) ? value : null
+  }
+
+  /** Where the committed notes are, or null when none were saved. */
+  async path(sessionId: string): Promise<string | null> {
+    const pointer = await this.pointer(sessionId)
+    return pointer ? this.slotPath(sessionId, pointer.slot) : null
+  }
+
+  /** The committed notes; `undefined` when the store, the file or the check fails. */
+  async read(sessionId: string): Promise<NotesRead> {
+    try {
+      const pointer = await this.pointer(sessionId)
+      if (!pointer) return null
+      const text = await this.edges.read(await this.slotPath(sessionId, pointer.slot))
+      return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : undefined
+    } catch {
+      return undefined
+    }
+  }
+
+  /** Replaces the notes, or throws with the previous notes still in force. Returns the pointer committed. */
+  async save(sessionId: string, body: string): Promise<Pointer> {
+    if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE)
+    const committed = await this.pointer(sessionId)
+    const slot: Slot = committed?.slot === 'a' ? 'b' : 'a'
+    const path = await this.slotPath(sessionId, slot)
+    await this.edges.write(path, body)
+    if ((await this.edges.read(path)) !== body) throw new Error(ERR_READ_BACK)
+    const pointer: Pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() }
+    await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer)
+    return pointer
+  }
+
+  /**
+   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the oldest saved first evicted. Their
+   * slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
+   */
+  async evict(): Promise<string[]> {
+    const evicted = oldestBeyond(await this.edges.storeKeys(), NOTES_KEY_PREFIX, SESSIONS_KEPT).map((k) => k.slice(NOTES_KEY_PREFIX.length))
+    for (const sessionId of evicted) {
+      await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId)
+      for (const slot of ['a', 'b'] as const) await this.edges.write(await this.slotPath(sessionId, slot), '')
+    }
+    return evicted
+  }
+}

@@ -1,0 +1,45 @@
+// Every word the checkpoint feature shows or sends, one home each (spec B.12, B.17, B.18.2).
+
+/** Sent once after a compaction the mod started, or a manual `/compact`, completes (B.12, exact). */
+export const RESUME_PROMPT =
+  'Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.'
+
+export const NOTES_SAVED = 'Checkpoint notes saved'
+/** Toasted, and appended to the turn's text after a blank line, because a headless run shows no toast. */
+export const NOTES_NOT_SAVED = 'Checkpoint notes NOT saved: the previous notes are still in place'
+export const CHECKPOINT_FAILED = 'Auto-checkpoint failed'
+export const WAIT_FOR_TURN = 'Auto-checkpoint: wait for the current turn to finish'
+export const CHECKPOINT_CANCELLED = 'Auto-checkpoint cancelled: the turn was interrupted'
+export const CHECKPOINTED = 'Checkpointed and compacted'
+export const COULD_NOT_COMPACT = 'Auto-checkpoint saved the notes but could not compact'
+
+/** Why a finished checkpoint did not compact; each goes into `skipped(why)`. */
+export const WHY_SAVE_FAILED = 'the notes could not be saved'
+export const WHY_BASELINE_UNREADABLE = 'the notes could not be read before the checkpoint'
+export const WHY_UNCHANGED = 'the notes file did not change'
+export const skipped = (why: string) => `Auto-checkpoint skipped: ${why}; next try after more context`
+
+/** The band's words: its text has a trailing space so the buttons do not touch it (B.11). */
+export const BAND_CLICK_ONLY = 'Context is near the checkpoint threshold '
+export const BAND_AUTO = 'Auto-checkpoint soon '
+export const BUTTON_NOW = 'Now'
+export const BUTTON_SNOOZE = 'Snooze'
+
+/** Internal error texts (B.17). */
+export const ERR_TURN_RUNNING = 'a turn is still running'
+export const ERR_COMPACT_COMMAND = 'the /compact command did not compact'
+export const ERR_NOTES_TOO_LARGE = 'the block is over the notes cap'
+export const ERR_READ_BACK = 'the notes read back differ from what was written'
+
+/** The compaction instructions (B.18.2 `instructions`): a preamble, then one section per part present. */
+export const preamble = (notesPath: string | null) =>
+  'Keep the charter and the checkpoint notes below in the summary verbatim: they are the session\'s task and its resume point.' +
+  (notesPath ? ` The notes are kept in ${notesPath}; name that file in the summary so the session can re-read it.` : '')
+export const CHARTER_HEADING = '## Charter'
+export const NOTES_HEADING = '## Checkpoint notes'
+export const OWNER_HEADING = "## Owner's instructions"
+
+/** The charter verb. */
+export const CHARTER_USAGE = 'charter [<text>]'
+export const charterSet = (firstLine: string) => `Charter set: ${firstLine}`
+export const CHARTER_NONE = 'No charter yet: set one with the charter verb; until then the session\'s first prompt stands in.'

@@ -1,0 +1,150 @@
+// The reconnect lever: the model brings a dead MCP server back with `request_mcp_reconnect`.
+// Binds the hooks to port edges; the rules live in targets.ts, the state machine in machine.ts.
+import type { Feature } from '../../registry.ts'
+import type { Port } from '../../lib/port.ts'
+import { MCP_COMMAND, TOOL_NAME } from './constants.ts'
+import { createReconnect, type ReconnectEdges } from './machine.ts'
+import {
+  CONTINUE_PARAM, debugPrefix, HOOK_FAILED, NO_TARGET_EMPTY, notRegisteredLine, reconnectDescription,
+  registeredLine, SERVER_PARAM, serversUnread, setupFailed, STATUS_NOT_STARTED, statusLast, statusNotRegistered,
+  seenPhrase, statusPending, statusRegistered,
+} from './strings.ts'
+import { allowedServers, checkCall, describeAllowed, hasTarget, parseServerRule, toolPrefix, withSeen, type Targets } from './targets.ts'
+
+/** The option naming the servers beyond the package's own. */
+export const OPTION = 'reconnectServers'
+
+// Per-session state: one module instance per package load (a reload starts it over).
+let reconnect = createReconnect('')
+let targets: Targets | undefined
+/** The registered tool's full name, once registered. */
+let tool: string | undefined
+/** Why the tool is not registered this session. */
+let unregistered: string | undefined
+
+function logOf(port: Port): (text: string) => void {
+  const prefix = debugPrefix(port.pkg)
+  return (text) => port.log(prefix + text)
+}
+
+function edgesOf(port: Port): ReconnectEdges {
+  return {
+    reconnect: async (server) => (await port.runCommand(MCP_COMMAND, `reconnect ${server}`)) as { text?: string } | undefined,
+    toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
+    submit: async (text) => (await port.submitPrompt(text)) as { drop?: string } | undefined,
+    notice: (text) => port.notice(text),
+    after: (fn) => port.after(0, fn),
+    sleep: (ms) => new Promise<void>((resolve) => port.after(ms, resolve)),
+    now: () => port.now(),
+    log: logOf(port),
+  }
+}
+
+/** The MCP servers the session lists now, by the name /mcp shows (from the context breakdown). */
+async function sessionServers(port: Port): Promise<string[]> {
+  const tools = (await port.usage('summary')).context.breakdown?.mcpTools ?? []
+  return [...new Set(tools.map((t) => t.serverName))]
+}
+
+/** The package's own server: a key of its manifest named after it, when it declares one. */
+async function ownServer(port: Port): Promise<string | undefined> {
+  const conn = await port.connectMcp(port.pkg)
+  // Only a server the package itself ships counts; a user server that happens to share the name does not.
+  return conn.isConnected && conn.server.startsWith(`plugin:${port.pkg}:`) ? conn.server : undefined
+}
+
+/** `*` keeps every server the session has listed, so a server that went down can still be named. */
+async function noteSessionServers(port: Port): Promise<void> {
+  if (!targets?.rule.any) return
+  const listed = await sessionServers(port)
+  if (targets) targets = withSeen(targets, listed)
+}
+
+async function setup(port: Port, option: string): Promise<void> {
+  const log = logOf(port)
+  const rule = parseServerRule(option)
+  const [own, seen] = await Promise.all([
+    ownServer(port).catch(() => undefined),
+    rule.any ? sessionServers(port).catch((err) => (log(serversUnread(err)), [] as string[])) : Promise.resolve([] as string[]),
+  ])
+  targets = { rule, own, seen }
+  if (!hasTarget(targets, port.pkg)) {
+    unregistered = NO_TARGET_EMPTY
+    return log(notRegisteredLine(unregistered))
+  }
+  const allowed = describeAllowed(targets, port.pkg)
+  tool = await port.registerTool({
+    name: TOOL_NAME,
+    description: reconnectDescription(allowed),
+    inputSchema: {
+      type: 'object',
+      properties: { server: { type: 'string', description: SERVER_PARAM }, continue: { type: 'boolean', description: CONTINUE_PARAM } },
+    },
+    isDeferred: false,
+  })
+  log(registeredLine(tool, allowed))
+}
+
+export const reconnectFeature: Feature = {
+  name: 'reconnect',
+  sessionActing: true,
+  hooks: {
+    'session.start': async (port, e, next, ctx) => {
+      reconnect = createReconnect(port.pkg)
+      reconnect.start(edgesOf(port))
+      targets = undefined
+      tool = undefined
+      unregistered = undefined
+      try {
+        await setup(port, String(ctx.options[OPTION] ?? ''))
+      } catch (err) {
+        unregistered = setupFailed(err)
+        logOf(port)(unregistered)
+      }
+      return next(e)
+    },
+
+    // Served here, ahead of the permission check, so it answers while the server itself is gone.
+    'tool.call': async (port, e, next) => {
+      if (tool === undefined || e.tool !== tool || targets === undefined) return next(e)
+      try {
+        const input = e as { server?: unknown; continue?: unknown }
+        // `*` allows a server that joined after the start too: read the session's list afresh.
+        await noteSessionServers(port).catch(() => undefined)
+        const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any)
+        return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
+      } catch (err) {
+        logOf(port)(String(err))
+        return { deny: HOOK_FAILED }
+      }
+    },
+
+    'turn.start': (port, e, next) => {
+      reconnect.turnStarted(e.agentId)
+      // Servers connect in the background after the start: note them while they are up, not awaited.
+      if (e.agentId === undefined) noteSessionServers(port).catch((err) => logOf(port)(serversUnread(err)))
+      return next(e)
+    },
+
+    'turn.complete': (_port, e, next) => {
+      reconnect.turnComplete(e.agentId, e.reason)
+      return next(e)
+    },
+
+    'session.end': (_port, e, next) => {
+      reconnect.end(e.reason)
+      return next(e)
+    },
+  },
+
+  status(port) {
+    const lines = [tool !== undefined && targets !== undefined ? statusRegistered(tool, describeAllowed(targets, port.pkg))
+      : unregistered !== undefined ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
+    if (targets?.rule.any) lines.push(seenPhrase(targets.seen))
+    const pending = reconnect.pending()
+    if (pending) lines.push(statusPending(pending.servers, pending.resume))
+    const last = reconnect.lastOutcome()
+    if (last) lines.push(statusLast(last))
+    return lines
+  },
+}

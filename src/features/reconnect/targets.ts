@@ -1,0 +1,77 @@
+// Which MCP servers the lever may reconnect, and what a call asks for. Pure.
+//
+// The targets are the package's own MCP server (when it declares one) plus what the option
+// `reconnectServers` names: a comma-separated list of server names as /mcp lists them, or `*` for
+// any server of the session. Names are settled at session start and kept while a server is down,
+// because a dead server can no longer be read from the session.
+import { ANY_SERVER } from './constants.ts'
+import { allowedPhrase, badServer, NO_SERVER_SEEN, notAllowed, serverNeeded, subagentDenied } from './strings.ts'
+
+export type ServerRule = { readonly any: true } | { readonly any: false; readonly names: readonly string[] }
+
+/** `"*"` (alone or in the list) allows any server of the session; otherwise the trimmed, de-duplicated names. */
+export function parseServerRule(option: string): ServerRule {
+  const names = [...new Set(option.split(',').map((n) => n.trim()).filter(Boolean))]
+  return names.includes(ANY_SERVER) ? { any: true } : { any: false, names }
+}
+
+export type Targets = {
+  readonly rule: ServerRule
+  /** The package's own server, as /mcp lists it, when it declares one. */
+  readonly own?: string
+  /** Servers the session listed (at its start, and since): what `*` allows. Only grows. */
+  readonly seen: readonly string[]
+}
+
+/**
+ * The servers a call may name, the own server first. `hostName` is the server the engine runs the
+ * package's registered tools on (named after the package): never a target, since the mod serves
+ * this very tool from it.
+ */
+export function allowedServers(t: Targets, hostName: string): string[] {
+  const fromRule = t.rule.any ? t.seen : t.rule.names
+  return [...new Set([...(t.own ? [t.own] : []), ...fromRule])].filter((s) => s !== hostName)
+}
+
+/**
+ * Whether the package has a target: its own server, a named one, or `*`. `*` counts by itself,
+ * because the session's servers connect in the background and are not listed yet at its start
+ * (measured: NOTES.md); which servers it allows is read as the session goes.
+ */
+export function hasTarget(t: Targets, hostName: string): boolean {
+  return t.rule.any || allowedServers(t, hostName).length > 0
+}
+
+/** Adds servers the session lists now to those seen; the same object when nothing is new. */
+export function withSeen(t: Targets, listed: readonly string[]): Targets {
+  const fresh = listed.filter((s) => !t.seen.includes(s))
+  return fresh.length ? { ...t, seen: [...t.seen, ...fresh] } : t
+}
+
+export function describeAllowed(t: Targets, hostName: string): string {
+  return allowedPhrase(allowedServers(t, hostName), t.rule.any)
+}
+
+export type Call = { readonly server: string; readonly resume: boolean }
+
+/**
+ * A call's request, or its refusal: a subagent is refused, a named server must be allowed, and an
+ * unnamed one is the only allowed server. `continue` counts only as the boolean true.
+ */
+export function checkCall(agentId: string | undefined, input: { server?: unknown; continue?: unknown }, allowed: readonly string[], any: boolean): Call | { deny: string } {
+  if (agentId !== undefined) return { deny: subagentDenied(agentId) }
+  if (allowed.length === 0) return { deny: NO_SERVER_SEEN }
+  const resume = input.continue === true
+  if (input.server === undefined) {
+    const only = allowed.length === 1 ? allowed[0] : undefined
+    return only === undefined ? { deny: serverNeeded(allowed) } : { server: only, resume }
+  }
+  if (typeof input.server !== 'string' || !input.server.trim()) return { deny: badServer }
+  const server = input.server.trim()
+  return allowed.includes(server) ? { server, resume } : { deny: notAllowed(server, allowed, any) }
+}
+
+/** The prefix of a server's tool names as the model sees them: `mcp__<name, sanitised>__`. */
+export function toolPrefix(server: string): string {
+  return `mcp__${server.replace(/[^A-Za-z0-9_-]/g, '_')}__`
+}

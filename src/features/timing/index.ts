@@ -1,0 +1,141 @@
+// The timing feature: advisory and milestone wake prompts before the harness's auto-compaction,
+// and the request_compaction lever (wsflow §3). Binds the state machine to the port's edges; the
+// thresholds divide by the window the harness really compacts on (its usage breakdown).
+import type { Feature, FeatureContext } from '../../registry.ts'
+import type { Port } from '../../lib/port.ts'
+import { DEFAULT_ADVISORY, describeAdvisory, parseAdvisory, type AdvisorySpec, type HarnessWindow } from './core.ts'
+import { createTiming, type Edges, type Timing, type Usage } from './machine.ts'
+import * as s from './strings.ts'
+
+let timing: Timing | undefined
+/** Set from a main-thread turn.start until its turn.complete; a reload starts it false. */
+let mainTurn = false
+/** The lever's registered full name (`mcp__<pkg>__request_compaction`), once registered. */
+let leverTool: string | undefined
+
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err))
+
+/** The advisory option, read through its grammar; a bad value keeps the default and says why. */
+export function advisoryOf(ctx: FeatureContext): { spec: AdvisorySpec; problem?: string } {
+  const raw = String(ctx.options[s.ADVISORY_OPTION] ?? '')
+  const spec = parseAdvisory(raw)
+  return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: s.ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) }
+}
+
+/**
+ * The key of the window the harness compacts on, short of reading the breakdown: the model's
+ * window and the override in force (the window feature, a settings file or `/config` change it).
+ */
+async function usageOf(port: Port, context: { tokens?: number; window: number }): Promise<Usage> {
+  const override = await port.windowEnv().catch(() => undefined)
+  return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ''}` }
+}
+
+function edgesOf(port: Port): Edges {
+  return {
+    submit: (text) => port.submitPrompt(text),
+    compact: () => port.compactSession(),
+    after: (fn) => port.after(0, fn),
+    delay: (ms, fn) => port.after(ms, fn),
+    log: (text) => port.log(`timing: ${text}`),
+    notice: (text) => port.notice(`${s.noticePrefixOf(port.pkg)}${text}`),
+    turnRunning: () => mainTurn,
+    readUsage: async () => usageOf(port, (await port.usage()).context),
+  }
+}
+
+async function readBreakdown(port: Port): Promise<HarnessWindow | undefined> {
+  return (await port.usage('summary')).context.breakdown
+}
+
+/** The machine, made at the first hook that needs it (the package's name comes with the port). */
+function machineFor(port: Port): Timing {
+  timing ??= createTiming(port.pkg)
+  return timing
+}
+
+export const timingFeature: Feature = {
+  name: 'timing',
+  sessionActing: true,
+  hooks: {
+    'session.start': async (port, e, next, ctx) => {
+      mainTurn = false
+      const { spec, problem } = advisoryOf(ctx)
+      const t = machineFor(port)
+      t.start(edgesOf(port), spec)
+      port.log(`timing: ${problem ?? s.ADVISORY_IN_FORCE(String(ctx.options[s.ADVISORY_OPTION]), describeAdvisory(spec))}`)
+      try {
+        leverTool = await port.registerTool({ name: s.TOOL_NAME, description: s.LEVER_DESCRIPTION, inputSchema: s.LEVER_SCHEMA, isDeferred: false })
+      } catch (err) {
+        leverTool = undefined
+        port.log(`timing: ${s.SETUP_FAILED(messageOf(err))}`)
+      }
+      return next(e)
+    },
+    'session.end': (port, e, next) => {
+      mainTurn = false
+      timing?.bind(edgesOf(port))
+      timing?.end(e.reason)
+      return next(e)
+    },
+    'session.measure': async (port, e, next) => {
+      const r = await next(e)
+      if (timing) {
+        const t = timing
+        t.bind(edgesOf(port))
+        try {
+          await t.measure(await usageOf(port, e.context), () => readBreakdown(port))
+        } catch (err) {
+          port.log(`timing: ${s.BREAKDOWN_FAILED(messageOf(err))}`)
+        }
+      }
+      return r
+    },
+    'turn.start': (port, e, next) => {
+      if (e.agentId === undefined) mainTurn = true
+      timing?.bind(edgesOf(port))
+      timing?.turnStarted(e.agentId)
+      return next(e)
+    },
+    'turn.complete': async (port, e, next) => {
+      let r
+      try {
+        r = await next(e)
+      } finally {
+        if (e.agentId === undefined) mainTurn = false
+      }
+      timing?.bind(edgesOf(port))
+      timing?.turnComplete(e.agentId, e.reason)
+      return r
+    },
+    'session.compact': async (port, e, next) => {
+      const r = await next(e)
+      timing?.bind(edgesOf(port))
+      timing?.compacted(e.trigger, e.agentId, r)
+      return r
+    },
+    'tool.call': (port, e, next) => {
+      // Only the registered name: an MCP server's tool of the same short name passes through.
+      if (leverTool === undefined || e.tool !== leverTool) return next(e)
+      try {
+        const t = machineFor(port)
+        t.bind(edgesOf(port))
+        return t.lever(e.agentId, (e as { continue?: unknown }).continue)
+      } catch (err) {
+        port.log(`timing: ${messageOf(err)}`)
+        return { deny: s.LEVER_FAILED }
+      }
+    },
+  },
+  status: (port, ctx) => {
+    const { spec, problem } = advisoryOf(ctx)
+    const state = timing?.inspect()
+    const lines = [problem ? `advisory point: ${describeAdvisory(spec)} (${problem})` : `advisory point: ${describeAdvisory(spec)}`]
+    lines.push(state?.thresholds ? s.THRESHOLDS_LINE(state.thresholds) : 'thresholds: not read yet (read at the first turn end) or off')
+    if (state?.latch !== undefined) lines.push(`messages delivered up to level ${state.latch} of 3`)
+    lines.push(leverTool ? `${s.TOOL_NAME}: registered as ${leverTool}` : `${s.TOOL_NAME}: not registered`)
+    if (state?.requested) lines.push('a compaction request waits for the turn end')
+    if (state?.held) lines.push('a resume prompt is held in the continuation window')
+    return lines
+  },
+}

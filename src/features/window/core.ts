@@ -1,0 +1,234 @@
+// The window feature's pure core (spec part A): parse the project's settings file, and decide what
+// sync, reset, disable and enable do to it. Each decision returns its result and, when the file must
+// change, the whole new text; index.ts does the reading and writing.
+import { MAX_WINDOW_TOKENS, MIN_WINDOW_TOKENS, OPTOUT_KEY, OPTOUT_VALUE, WINDOW_KEY, WRITTEN_KEY } from './constants.ts'
+
+type JsonObject = Record<string, unknown>
+
+/** The settings file as read: absent (reads as `{}`), not safely editable, or an object. */
+export type SettingsFile =
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'unreadable'; readonly why: string }
+  | { readonly kind: 'object'; readonly root: JsonObject; readonly env: JsonObject }
+
+/** Where the file lives, and whether the project root is the home folder (then sync and disable refuse). */
+export type WindowLocation = { readonly settingsPath: string; readonly projectIsHome: boolean }
+
+export type SkipReason = 'opted-out' | 'unreadable-settings' | 'not-owned' | 'unsafe-project-root' | 'out-of-band'
+
+export type SyncResult = {
+  readonly settingsPath: string
+  readonly action: 'written' | 'unchanged' | 'skipped'
+  readonly reason?: SkipReason
+  /** Why the file could not be edited, for `unreadable-settings`. */
+  readonly why?: string
+  /** The file's parsed value after the call: what the harness carries next. */
+  readonly tokens: number | null
+  /** The file's parsed value before the call (null: absent, unparseable or not read). */
+  readonly previousTokens: number | null
+  /** The window asked for (the option). */
+  readonly requestedTokens: number
+  /** The file's raw value before the call; undefined when absent. */
+  readonly previousRawValue: unknown
+  /** After the call, the file's value is this feature's own (the marker matches it). */
+  readonly owned: boolean
+}
+
+export type Decision<R> = { readonly result: R; readonly write?: string }
+
+export type ResetResult = {
+  readonly settingsPath: string
+  readonly action: 'removed' | 'absent' | 'unreadable-settings'
+  readonly previousTokens: number | null
+  /** Whether this call turned sync off (a row added). */
+  readonly optedOut: boolean
+  readonly why?: string
+}
+
+export type DisableResult = {
+  readonly settingsPath: string
+  readonly action: 'disabled' | 'already-opted-out' | 'unreadable-settings' | 'refused-unsafe-project-root'
+  /** The window key's value, left as it was. */
+  readonly fileRaw: unknown
+  readonly why?: string
+}
+
+export type EnableResult = {
+  readonly settingsPath: string
+  readonly action: 'reenabled' | 'absent' | 'unreadable-settings'
+  readonly why?: string
+}
+
+export type WindowRead = {
+  /** The value in force in the running session: the process environment first, then the file. */
+  readonly tokens: number | null
+  readonly raw: unknown
+  readonly source: 'process-env' | 'settings-file' | null
+  readonly fileTokens: number | null
+  readonly fileRaw: unknown
+  readonly optedOut: boolean
+  readonly owned: boolean
+}
+
+export function isWindowInBand(tokens: number | null): boolean {
+  return tokens !== null && Number.isInteger(tokens) && tokens >= MIN_WINDOW_TOKENS && tokens <= MAX_WINDOW_TOKENS
+}
+
+/** A positive whole token count, as a number or a plain digit string (the harness takes no `850k`). */
+export function parseWindowTokens(raw: unknown): number | null {
+  if (typeof raw === 'number') return Number.isInteger(raw) && raw > 0 ? raw : null
+  if (typeof raw !== 'string') return null
+  const trimmed = raw.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '')
+  if (!/^[0-9]+$/.test(trimmed)) return null
+  const n = Number(trimmed)
+  return n > 0 && Number.isSafeInteger(n) ? n : null
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+/** The file's text (undefined when there is no file) as this feature may edit it. */
+export function parseSettings(text: string | undefined): SettingsFile {
+  if (text === undefined) return { kind: 'missing' }
+  let root: unknown
+  try {
+    root = JSON.parse(text)
+  } catch {
+    return { kind: 'unreadable', why: 'not valid JSON' }
+  }
+  if (!isPlainObject(root)) return { kind: 'unreadable', why: 'not a JSON object' }
+  if (root.env === undefined) return { kind: 'object', root, env: {} }
+  if (!isPlainObject(root.env)) return { kind: 'unreadable', why: 'its "env" is not an object' }
+  return { kind: 'object', root, env: root.env }
+}
+
+function envOf(file: SettingsFile): JsonObject {
+  return file.kind === 'object' ? file.env : {}
+}
+
+/**
+ * The file with some `env` rows set or (undefined) removed, every other key kept in place and order.
+ * Values in `env` are strings: the block is the process environment.
+ */
+export function withEnvRows(file: SettingsFile, rows: Readonly<Record<string, string | undefined>>): string {
+  const root: JsonObject = file.kind === 'object' ? { ...file.root } : {}
+  const env: JsonObject = { ...envOf(file) }
+  for (const [key, value] of Object.entries(rows)) {
+    if (value === undefined) delete env[key]
+    else env[key] = value
+  }
+  root.env = env
+  return JSON.stringify(root, null, 2) + '\n'
+}
+
+/** Whether the file's value is this feature's own: the marker names the same number. */
+function isOwned(env: JsonObject): boolean {
+  const value = parseWindowTokens(env[WINDOW_KEY])
+  return value !== null && parseWindowTokens(env[WRITTEN_KEY]) === value
+}
+
+/** What is in force now (the process environment, then the file) and what the file holds. */
+export function readWindow(file: SettingsFile, processValue: string | undefined): WindowRead {
+  const env = envOf(file)
+  const fileRaw = env[WINDOW_KEY]
+  const fileTokens = parseWindowTokens(fileRaw)
+  const fromEnv = processValue !== undefined && processValue !== ''
+  const source = fromEnv ? 'process-env' : fileRaw !== undefined ? 'settings-file' : null
+  const raw = fromEnv ? processValue : fileRaw
+  return {
+    tokens: source === null ? null : parseWindowTokens(raw),
+    raw,
+    source,
+    fileTokens,
+    fileRaw,
+    optedOut: env[OPTOUT_KEY] === OPTOUT_VALUE,
+    // Decided from the file, never from the process copy: a running session keeps its start-up value.
+    owned: isOwned(env),
+  }
+}
+
+/**
+ * Sync: make the file carry `tokens` as the harness's window, with the marker, unless the person
+ * opted out or pinned another value. The order: the home guard before any file access, then the
+ * file's state, then the number; an equal value is `unchanged` whoever set it.
+ */
+export function decideSync(location: WindowLocation, file: SettingsFile | undefined, tokens: number): Decision<SyncResult> {
+  const base = { settingsPath: location.settingsPath, requestedTokens: tokens }
+  if (location.projectIsHome || file === undefined) {
+    return { result: { ...base, action: 'skipped', reason: 'unsafe-project-root', tokens: null, previousTokens: null, previousRawValue: undefined, owned: false } }
+  }
+  if (file.kind === 'unreadable') {
+    return { result: { ...base, action: 'skipped', reason: 'unreadable-settings', why: file.why, tokens: null, previousTokens: null, previousRawValue: undefined, owned: false } }
+  }
+  const env = envOf(file)
+  const previousRawValue = env[WINDOW_KEY]
+  const previousTokens = parseWindowTokens(previousRawValue)
+  const owned = isOwned(env)
+  const as = (action: SyncResult['action'], reason?: SkipReason): SyncResult => ({ ...base, action, ...(reason ? { reason } : {}), tokens: previousTokens, previousTokens, previousRawValue, owned })
+  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as('skipped', 'opted-out') }
+  if (!isWindowInBand(tokens)) return { result: as('skipped', 'out-of-band') }
+  if (previousTokens === tokens) return { result: as('unchanged') }
+  if (previousRawValue !== undefined && !owned) return { result: as('skipped', 'not-owned') }
+  const value = String(tokens)
+  return {
+    result: { ...base, action: 'written', tokens, previousTokens, previousRawValue, owned: true },
+    write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value }),
+  }
+}
+
+/**
+ * Reset, the rollback: remove the window key (whoever wrote it: a release before the marker wrote
+ * none) and turn sync off, in one write. Allowed at the home folder: removing is the way out.
+ */
+export function decideReset(settingsPath: string, file: SettingsFile): Decision<ResetResult> {
+  if (file.kind === 'unreadable') return { result: { settingsPath, action: 'unreadable-settings', previousTokens: null, optedOut: false, why: file.why } }
+  const env = envOf(file)
+  if (env[WINDOW_KEY] !== undefined) {
+    return {
+      result: { settingsPath, action: 'removed', previousTokens: parseWindowTokens(env[WINDOW_KEY]), optedOut: env[OPTOUT_KEY] !== OPTOUT_VALUE },
+      write: withEnvRows(file, { [WINDOW_KEY]: undefined, [WRITTEN_KEY]: undefined, [OPTOUT_KEY]: OPTOUT_VALUE }),
+    }
+  }
+  const hasOwnRow = env[WRITTEN_KEY] !== undefined || env[OPTOUT_KEY] !== undefined
+  // A file with nothing of this feature's stays as it is: reset only undoes.
+  if (!hasOwnRow || env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: { settingsPath, action: 'absent', previousTokens: null, optedOut: false } }
+  return {
+    result: { settingsPath, action: 'absent', previousTokens: null, optedOut: true },
+    write: withEnvRows(file, { [WRITTEN_KEY]: undefined, [OPTOUT_KEY]: OPTOUT_VALUE }),
+  }
+}
+
+/** Disable: record the opt-out, touching nothing else and claiming nothing (no marker). */
+export function decideDisable(location: WindowLocation, file: SettingsFile | undefined): Decision<DisableResult> {
+  const settingsPath = location.settingsPath
+  if (location.projectIsHome || file === undefined) return { result: { settingsPath, action: 'refused-unsafe-project-root', fileRaw: undefined } }
+  if (file.kind === 'unreadable') return { result: { settingsPath, action: 'unreadable-settings', fileRaw: undefined, why: file.why } }
+  const env = envOf(file)
+  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: { settingsPath, action: 'already-opted-out', fileRaw: env[WINDOW_KEY] } }
+  return { result: { settingsPath, action: 'disabled', fileRaw: env[WINDOW_KEY] }, write: withEnvRows(file, { [OPTOUT_KEY]: OPTOUT_VALUE }) }
+}
+
+/** Enable: remove the opt-out row only; the key and the marker stay as they are. */
+export function decideEnable(settingsPath: string, file: SettingsFile): Decision<EnableResult> {
+  if (file.kind === 'unreadable') return { result: { settingsPath, action: 'unreadable-settings', why: file.why } }
+  if (envOf(file)[OPTOUT_KEY] === undefined) return { result: { settingsPath, action: 'absent' } }
+  return { result: { settingsPath, action: 'reenabled' }, write: withEnvRows(file, { [OPTOUT_KEY]: undefined }) }
+}
+
+/** Path spelling folded for comparison: one separator, none trailing, any case on Windows. */
+function normalPath(path: string): string {
+  const unified = path.replace(/\\/g, '/').replace(/\/+/g, '/')
+  const trimmed = unified.length > 1 ? unified.replace(/\/+$/, '') : unified
+  return /^[A-Za-z]:/.test(trimmed) ? trimmed.toLowerCase() : trimmed
+}
+
+/**
+ * Whether the project root is the home folder itself (not a folder beneath it): then the settings
+ * file would be the person's own, shared by every project. Real paths, when known, settle links.
+ */
+export function isHomeRoot(root: string, home: string | undefined, real: { root?: string; home?: string } = {}): boolean {
+  if (!home) return false
+  if (normalPath(root) === normalPath(home)) return true
+  return real.root !== undefined && real.home !== undefined && normalPath(real.root) === normalPath(real.home)
+}

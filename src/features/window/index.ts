@@ -1,0 +1,185 @@
+// The window feature: keeps the harness's auto-compact window (CLAUDE_CODE_AUTO_COMPACT_WINDOW in
+// the project's .claude/settings.local.json) on the number the person chose, with provenance,
+// opt-out, reset and the home-folder guard (spec part A). Binds the core to the port's edges.
+import type { Feature, FeatureContext } from '../../registry.ts'
+import type { Port } from '../../lib/port.ts'
+import { SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
+import {
+  decideDisable, decideEnable, decideReset, decideSync, isHomeRoot, parseSettings, parseWindowTokens, readWindow,
+  type SettingsFile, type SyncResult, type WindowLocation,
+} from './core.ts'
+import {
+  describeDisable, describeEnable, describeReset, describeState, describeSync, ENV_SET_REFUSED, NOT_MANAGED,
+  RESET_ENV_CLEARED, RESET_ENV_KEPT, SYNC_FAILED, syncWarning, UNKNOWN_SUBVERB, VERB_USAGE, WRITE_NOT_VERIFIED, type HarnessWindow, type Names,
+} from './strings.ts'
+
+/** The latest sync of this module instance, for the status lines. */
+let lastSync: SyncResult | undefined
+/** Notices already shown by this module instance: a warning that stands is shown once. */
+const noticed = new Set<string>()
+
+const namesOf = (port: Port): Names => ({ who: port.pkg, cmd: `/${port.pkg} window` })
+const requestedOf = (ctx: FeatureContext): number => Number(ctx.options[WINDOW_OPTION] ?? 0)
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err))
+
+async function locate(port: Port): Promise<WindowLocation> {
+  const root = await port.projectRoot()
+  const home = await port.homeDir()
+  // Real paths settle a link to the home folder; where one cannot be read, the spelling decides.
+  const real = async (path: string | undefined) => (path === undefined ? undefined : port.realPath(path).catch(() => undefined))
+  const [rootReal, homeReal] = await Promise.all([real(root), real(home)])
+  return {
+    settingsPath: `${root.replace(/[\\/]+$/, '')}/${SETTINGS_RELATIVE_PATH}`,
+    projectIsHome: isHomeRoot(root, home, { root: rootReal, home: homeReal }),
+  }
+}
+
+async function readSettings(port: Port, path: string): Promise<SettingsFile> {
+  if (!(await port.fileExists(path))) return parseSettings(undefined)
+  try {
+    return parseSettings(await port.readFile(path))
+  } catch (err) {
+    return { kind: 'unreadable', why: `not readable: ${messageOf(err)}` }
+  }
+}
+
+/** Writes, then reads back: `$.fs` has no rename, so a verified write stands in for an atomic one. */
+async function writeChecked(port: Port, path: string, text: string): Promise<string | undefined> {
+  try {
+    await port.writeFile(path, text)
+  } catch (err) {
+    return SYNC_FAILED(path, messageOf(err))
+  }
+  const back = await port.readFile(path).catch(() => undefined)
+  return back === text ? undefined : WRITE_NOT_VERIFIED(path)
+}
+
+function report(port: Port, text: string, notify: boolean): void {
+  port.log(`window: ${text}`)
+  if (notify && !noticed.has(text)) {
+    noticed.add(text)
+    port.notice(text)
+  }
+}
+
+/** Sync at every session start (a change of the option reloads the module, so it starts again). */
+async function sync(port: Port, ctx: FeatureContext): Promise<string> {
+  const names = namesOf(port)
+  const requested = requestedOf(ctx)
+  if (requested === 0) {
+    lastSync = undefined
+    const text = NOT_MANAGED(names)
+    port.log(`window: ${text}`)
+    return text
+  }
+  const location = await locate(port)
+  // The home guard comes before any file access.
+  const file = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
+  const { result, write } = decideSync(location, file, requested)
+  if (write !== undefined) {
+    const problem = await writeChecked(port, location.settingsPath, write)
+    if (problem) {
+      lastSync = undefined
+      report(port, problem, true)
+      return problem
+    }
+  }
+  lastSync = result
+  let text = describeSync(result, names)
+  if (result.action === 'written') {
+    // Measured: the harness applies a changed settings file a second or two later, but a set
+    // variable at once, so the running session compacts on the new window from its first turn.
+    const set = await port.setWindowEnv(String(requested)).catch((err: unknown) => ({ deny: messageOf(err) }))
+    if (set.deny) text += ` (${ENV_SET_REFUSED(set.deny)})`
+  }
+  const warning = syncWarning(result, names)
+  report(port, text, result.action === 'written' || warning !== null)
+  if (warning) port.log(`window: ${warning}`)
+  return text
+}
+
+async function harnessWindow(port: Port): Promise<HarnessWindow | undefined> {
+  try {
+    const b = (await port.usage('summary')).context.breakdown
+    return b && { rawMaxTokens: b.rawMaxTokens, source: b.autocompactSource, autoCompactThreshold: b.autoCompactThreshold, isAutoCompactEnabled: b.isAutoCompactEnabled }
+  } catch {
+    return undefined
+  }
+}
+
+async function status(port: Port, ctx: FeatureContext): Promise<string> {
+  const location = await locate(port)
+  const file = await readSettings(port, location.settingsPath)
+  const read = file.kind === 'unreadable' ? undefined : readWindow(file, await port.windowEnv())
+  const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port), namesOf(port))
+  if (file.kind === 'unreadable') lines.push(describeSync({ settingsPath: location.settingsPath, action: 'skipped', reason: 'unreadable-settings', why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: undefined, owned: false }, namesOf(port)))
+  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(lastSync, namesOf(port))}`)
+  return lines.join('\n')
+}
+
+async function reset(port: Port): Promise<string> {
+  const location = await locate(port)
+  const { result, write } = decideReset(location.settingsPath, await readSettings(port, location.settingsPath))
+  const problem = write === undefined ? undefined : await writeChecked(port, location.settingsPath, write)
+  if (problem) return problem
+  lastSync = undefined
+  let text = describeReset(result, namesOf(port))
+  if (result.action === 'removed') {
+    // The harness does not unset a variable whose row left the file: the running session keeps
+    // it until it restarts, unless it is the value just removed, which this feature unsets.
+    const running = await port.windowEnv()
+    if (running !== undefined && running !== '') {
+      const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens
+      const unset = ours ? await port.setWindowEnv(undefined).catch((err: unknown) => ({ deny: messageOf(err) })) : undefined
+      text += ' ' + (ours && !unset?.deny ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running))
+    }
+  }
+  return text
+}
+
+async function disable(port: Port): Promise<string> {
+  const location = await locate(port)
+  const file = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
+  const { result, write } = decideDisable(location, file)
+  const problem = write === undefined ? undefined : await writeChecked(port, location.settingsPath, write)
+  return problem ?? describeDisable(result, namesOf(port))
+}
+
+async function enable(port: Port, ctx: FeatureContext): Promise<string> {
+  const location = await locate(port)
+  const { result, write } = decideEnable(location.settingsPath, await readSettings(port, location.settingsPath))
+  const problem = write === undefined ? undefined : await writeChecked(port, location.settingsPath, write)
+  if (problem) return problem
+  const text = describeEnable(result, requestedOf(ctx), namesOf(port))
+  // Sync at once rather than at the next start: enabling means "manage it again".
+  return result.action === 'reenabled' && requestedOf(ctx) !== 0 ? `${text}\n${await sync(port, ctx)}` : text
+}
+
+export const window: Feature = {
+  name: 'window',
+  sessionActing: true,
+  hooks: {
+    'session.start': async (port, e, next, ctx) => {
+      try {
+        await sync(port, ctx)
+      } catch (err) {
+        port.log(`window: sync failed (${messageOf(err)}); the harness window is left as it was`)
+      }
+      return next(e)
+    },
+  },
+  verbs: {
+    window: {
+      usage: VERB_USAGE,
+      run: async (port, args, ctx) => {
+        const action = args.trim().toLowerCase() || 'status'
+        if (action === 'status') return status(port, ctx)
+        if (action === 'reset') return reset(port)
+        if (action === 'disable') return disable(port)
+        if (action === 'enable') return enable(port, ctx)
+        return UNKNOWN_SUBVERB(namesOf(port).cmd, action)
+      },
+    },
+  },
+  status: (port, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(lastSync, namesOf(port))],
+}

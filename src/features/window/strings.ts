@@ -1,0 +1,135 @@
+// Every sentence the window feature shows: one wording per outcome (spec A.3.9), so no call site
+// composes its own. `who` is the package name, `cmd` its window verb (`/ws window`).
+import { MAX_WINDOW_TOKENS, MIN_WINDOW_TOKENS, OPTOUT_KEY, OPTOUT_VALUE, WINDOW_KEY, WINDOW_OPTION } from './constants.ts'
+import { parseWindowTokens, type DisableResult, type EnableResult, type ResetResult, type SyncResult, type WindowRead } from './core.ts'
+
+export type Names = { readonly who: string; readonly cmd: string }
+
+const BAND = `${MIN_WINDOW_TOKENS}..${MAX_WINDOW_TOKENS}`
+
+export const VERB_USAGE = 'window status|reset|disable|enable'
+export const UNKNOWN_SUBVERB = (cmd: string, given: string) => `${cmd}: unknown action "${given}". Usage: ${cmd} status|reset|disable|enable`
+export const NOT_MANAGED = (names: Names) => `Harness auto-compact window: not managed (${WINDOW_OPTION} is 0); ${names.who} leaves ${WINDOW_KEY} alone.`
+export const SYNC_NOT_RUN = 'Harness window sync did not run in this session.'
+export const SYNC_FAILED = (path: string, err: string) => `Harness window not written: writing ${path} failed (${err}).`
+export const WRITE_NOT_VERIFIED = (path: string) => `Harness window: ${path} did not read back as written; check the file.`
+/** After a reset: the harness keeps a variable whose row left the file, so the feature says what runs now. */
+export const RESET_ENV_CLEARED = `The running session compacts on the model's own window again.`
+export const RESET_ENV_KEPT = (raw: string) => `The running session keeps ${WINDOW_KEY}=${raw} (from its environment) until it restarts.`
+export const ENV_SET_REFUSED = (deny: string) => `the running session's ${WINDOW_KEY} was not set (${deny}); the harness reads the file when it next loads its settings`
+
+/** Both numbers when the file pins a different one, or the raw value quoted when it is no number at all. */
+function conflictClause(result: SyncResult, names: Names): string {
+  const raw = result.previousRawValue
+  if (raw === undefined) return ''
+  if (parseWindowTokens(raw) === null) return ` ${result.settingsPath} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`
+  if (result.previousTokens !== result.requestedTokens) return ` ${result.settingsPath} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`
+  return ''
+}
+
+/** The one wording of what a sync did (A.3.9). */
+export function describeSync(result: SyncResult | undefined, names: Names): string {
+  if (!result) return SYNC_NOT_RUN
+  const { settingsPath: p, requestedTokens: n } = result
+  const undo = `Undo: ${names.cmd} reset`
+  switch (result.action) {
+    case 'written':
+      return `Harness auto-compact window: wrote ${WINDOW_KEY}=${n} to ${p} (was ${result.previousTokens ?? (result.previousRawValue === undefined ? 'unset' : JSON.stringify(result.previousRawValue))}). ${undo}`
+    case 'unchanged':
+      return result.owned
+        ? `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} already (managed by ${names.who}).`
+        : `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} was set outside ${names.who}; ${names.who} does not manage it.`
+    case 'skipped':
+      switch (result.reason) {
+        case 'not-owned':
+          return `Harness window not managed (set outside ${names.who}):${conflictClause(result, names)} To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`
+        case 'opted-out':
+          return `Harness window sync is off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written.${conflictClause(result, names)} Re-enable: ${names.cmd} enable`
+        case 'unsafe-project-root':
+          return `Harness window not written: the project root is your home folder, so ${p} would be your personal settings for every project. Start the session in the project's folder.`
+        case 'unreadable-settings':
+          return `Harness window not written: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+        default:
+          return `Harness window not written: ${WINDOW_OPTION} ${n} is not a whole number in the harness's accepted ${BAND}; the harness would not compact on it.`
+      }
+  }
+}
+
+/**
+ * The same disagreement as one line, or null when there is none: the file compacts on another
+ * number than the one asked for, holds an unusable value, or the number is out of band.
+ */
+export function syncWarning(result: SyncResult | undefined, names: Names): string | null {
+  if (!result) return null
+  const raw = result.previousRawValue
+  if (result.reason === 'out-of-band') return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`
+  if (result.action === 'skipped' && raw !== undefined && parseWindowTokens(raw) === null) return `harness window disagreement: ${WINDOW_KEY} in ${result.settingsPath} is ${JSON.stringify(raw)}, not a token count, but ${names.who} asked for ${result.requestedTokens}`
+  if (result.tokens !== null && result.tokens !== result.requestedTokens) return `harness window disagreement: ${WINDOW_KEY} in ${result.settingsPath} is ${result.tokens} but ${names.who} asked for ${result.requestedTokens}`
+  return null
+}
+
+/** `window reset`: what was removed, the value before, the file, and how to undo it. */
+export function describeReset(result: ResetResult, names: Names): string {
+  const p = result.settingsPath
+  switch (result.action) {
+    case 'removed':
+      return `Harness auto-compact window: removed ${WINDOW_KEY} (was ${result.previousTokens ?? 'not a token count'}) from ${p} and turned sync off there (${OPTOUT_KEY}=${OPTOUT_VALUE}), so it is not written back. Undo: ${names.cmd} enable`
+    case 'absent':
+      return result.optedOut
+        ? `Harness auto-compact window: ${p} holds no ${WINDOW_KEY}; turned sync off there (${OPTOUT_KEY}=${OPTOUT_VALUE}). Undo: ${names.cmd} enable`
+        : `Harness auto-compact window: ${p} holds nothing of ${names.who}'s window sync to remove; nothing written.`
+    case 'unreadable-settings':
+      return `Harness window not reset: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+  }
+}
+
+function valueClause(raw: unknown): string {
+  return raw === undefined ? 'unset' : JSON.stringify(raw)
+}
+
+/** `window disable`: the opt-out recorded, the key left as it was. */
+export function describeDisable(result: DisableResult, names: Names): string {
+  const p = result.settingsPath
+  switch (result.action) {
+    case 'disabled':
+      return `Harness window sync is now off: wrote ${OPTOUT_KEY}=${OPTOUT_VALUE} to ${p}; ${WINDOW_KEY} left as it was (${valueClause(result.fileRaw)}). Undo: ${names.cmd} enable`
+    case 'already-opted-out':
+      return `Harness window sync was already off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written. Re-enable: ${names.cmd} enable`
+    case 'refused-unsafe-project-root':
+      return `Harness window sync not turned off here: the project root is your home folder, so ${p} would be your personal settings, and ${names.who} never writes there anyway; nothing written.`
+    case 'unreadable-settings':
+      return `Harness window sync not turned off: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+  }
+}
+
+/** `window enable`: the opt-out removed; what the next sync will do. */
+export function describeEnable(result: EnableResult, requested: number, names: Names): string {
+  const p = result.settingsPath
+  const next = requested === 0 ? `${WINDOW_OPTION} is 0, so nothing is written` : `the next session start writes ${WINDOW_KEY}=${requested} unless a value set outside ${names.who} is there`
+  switch (result.action) {
+    case 'reenabled':
+      return `Harness window sync is on again: removed ${OPTOUT_KEY} from ${p}; ${next}. Undo: ${names.cmd} disable`
+    case 'absent':
+      return `Harness window sync was not off in ${p}; nothing written.`
+    case 'unreadable-settings':
+      return `Harness window sync not re-enabled: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+  }
+}
+
+/** The harness's own window, as its usage breakdown reports it. */
+export type HarnessWindow = { readonly rawMaxTokens: number; readonly source: string; readonly autoCompactThreshold?: number; readonly isAutoCompactEnabled: boolean }
+
+/** `window status` and the status lines: the option, the file, the running session, the harness. */
+export function describeState(requested: number, read: WindowRead | undefined, settingsPath: string, harness: HarnessWindow | undefined, names: Names): string[] {
+  const lines = [requested === 0 ? `${WINDOW_OPTION}: 0 (not managed)` : `${WINDOW_OPTION}: ${requested}`]
+  if (read) {
+    const owner = read.fileRaw === undefined ? 'unset' : `${JSON.stringify(read.fileRaw)}, ${read.owned ? `written by ${names.who}` : `set outside ${names.who}`}`
+    lines.push(`${settingsPath}: ${WINDOW_KEY} ${owner}; sync ${read.optedOut ? `off (${OPTOUT_KEY}=${OPTOUT_VALUE})` : 'on'}`)
+    lines.push(`running session: ${WINDOW_KEY} ${read.source === 'process-env' ? JSON.stringify(read.raw) : 'unset in its environment'}`)
+  }
+  if (harness) {
+    const auto = harness.isAutoCompactEnabled && harness.autoCompactThreshold !== undefined ? `auto-compaction at ${harness.autoCompactThreshold} tokens` : 'auto-compaction off'
+    lines.push(`the harness compacts on a window of ${harness.rawMaxTokens} tokens (source: ${harness.source}); ${auto}`)
+  }
+  return lines
+}

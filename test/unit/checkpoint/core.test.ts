@@ -1,0 +1,297 @@
+// The session's checkpoint as a state machine (B.7-B.13), pinned by the acceptance tests.
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { CheckpointSession } from '../../../src/features/checkpoint/core.ts'
+import { Notes } from '../../../src/features/checkpoint/notes.ts'
+import * as S from '../../../src/features/checkpoint/strings.ts'
+import { fakeEdges } from './fake-edges.ts'
+
+const SETTINGS = { thresholdTokens: 150000, allowanceTokens: 20000, mode: 'auto' }
+const TAG = '<command-name>/superheroes:checkpoint</command-name>'
+/** Lets the promise chains started without await run to their end. */
+const settle = async () => { for (let i = 0; i < 10; i++) await Promise.resolve() }
+const block = (body: string) => `done\n\`\`\`superheroes-checkpoint\n${body}\n\`\`\`\n`
+
+function setup(over: Parameters<typeof fakeEdges>[0] = {}) {
+  const w = fakeEdges(over)
+  const s = new CheckpointSession('S1', 'superheroes:checkpoint', 'superheroes-checkpoint')
+  s.isInteractive = true
+  return { ...w, s }
+}
+
+/** A checkpoint started at 147000 and bound to turn t9, with notes 'old' before it. */
+async function bound(over: Parameters<typeof fakeEdges>[0] = {}) {
+  const x = setup(over)
+  await new Notes(x.io).save('S1', 'old')
+  x.world.tokens = 147000
+  await x.s.evaluate(x.io, SETTINGS)
+  await x.s.turnStarted(x.io, 't9', `run ${TAG}`)
+  return x
+}
+
+test('#7 at the trigger, idle: the checkpoint starts, the band goes, the command runs once', async () => {
+  const { s, io, seen, world } = setup()
+  world.tokens = 147000
+  await s.evaluate(io, SETTINGS)
+  assert.equal(s.checkpoint, { startedAt: 1_000_000, fill: 147000, notesBefore: null })
+  assert.is(s.band, false)
+  assert.equal(seen.commands, ['checkpoint'])
+  assert.is(s.lastSkip, null)
+})
+
+test('#3 headless: no band, no command, one skip record per change of key', async () => {
+  const { s, io, seen, files, world } = setup()
+  s.isInteractive = false
+  world.surfaces = []
+  await s.evaluate(io, SETTINGS)
+  assert.is(s.band, false)
+  assert.equal(seen.commands, [])
+  assert.is(s.lastSkip, 'headless:past')
+  const record = JSON.parse(files.get('/data/checkpoints/S1.skip')!)
+  assert.equal(record, { at: new Date(1_000_000).toISOString(), reason: 'headless', tokens: 150000, trigger: 147000, isInteractive: false, isDesktopStarted: false, surfaces: [] })
+  files.delete('/data/checkpoints/S1.skip')
+  await s.evaluate(io, SETTINGS)
+  assert.is(files.has('/data/checkpoints/S1.skip'), false, 'the same key is not written again')
+  // #4: the desktop app on the roster makes it attended, and it fires.
+  world.surfaces = ['terminal', 'desktop']
+  await s.evaluate(io, SETTINGS)
+  assert.equal(seen.commands, ['checkpoint'])
+  assert.is(s.lastSkip, null)
+})
+
+test('a failed skip write is retried at the next measurement', async () => {
+  let fails = true
+  const { s, io, world } = setup({ write: async () => { if (fails) throw new Error('disk full') } })
+  s.isInteractive = false
+  world.surfaces = []
+  await s.evaluate(io, SETTINGS)
+  assert.is(s.lastSkip, null)
+  fails = false
+  await s.evaluate(io, SETTINGS)
+  assert.is(s.lastSkip, 'headless:past')
+  assert.is(s.lastRecorded?.key, 'headless:past')
+})
+
+test('no settings: no band, nothing read; a usage without tokens changes nothing', async () => {
+  const { s, io, seen, world } = setup()
+  await s.evaluate(io, null)
+  assert.is(s.band, false)
+  world.tokens = undefined
+  await s.evaluate(io, SETTINGS)
+  assert.equal(seen.commands, [])
+  assert.is(s.lastTrigger, null)
+})
+
+test('#8 busy; #10 Snooze; #11 Now while a turn runs', async () => {
+  const { s, io, seen, world } = setup()
+  await s.turnStarted(io, 't1', 'hi')
+  await s.evaluate(io, SETTINGS)
+  assert.is(s.band, true)
+  assert.equal(seen.commands, [])
+  await s.start(io, true)
+  assert.equal(seen.toasts, [S.WAIT_FOR_TURN])
+  assert.is(s.checkpoint, null)
+  world.tokens = 160000
+  await s.snoozeNow(io)
+  assert.is(s.snoozeUntil, 260000)
+  assert.is(s.band, false)
+})
+
+test('#13 binding: only the command turn binds; #14 changed notes compact after 1 s', async () => {
+  const x = setup()
+  await new Notes(x.io).save('S1', 'old')
+  x.world.tokens = 147000
+  await x.s.evaluate(x.io, SETTINGS)
+  await x.s.turnStarted(x.io, 't8', 'hi')
+  assert.is(x.s.checkpoint?.turnId, undefined)
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: 'x', isAborted: false, turnId: 't8' })
+  await x.s.turnStarted(x.io, 't9', `run ${TAG}`)
+  assert.is(x.s.checkpoint?.turnId, 't9')
+  const warning = await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  assert.is(warning, null)
+  assert.equal(x.seen.toasts, [S.NOTES_SAVED])
+  assert.is(x.s.checkpoint?.compacting, true)
+  await x.tick(999)
+  assert.is(x.seen.compacts, 0)
+  await x.tick(1)
+  assert.is(x.seen.compacts, 1)
+  assert.equal(x.seen.toasts, [S.NOTES_SAVED, S.CHECKPOINTED])
+  assert.is(x.s.checkpoint, null)
+})
+
+test('#15/#16 after a compaction: re-arm, one resume prompt for plugin and manual, none for auto or precompute', async () => {
+  const { s, io, seen } = setup()
+  s.snoozeUntil = 5
+  s.compacted(io, 'precompute')
+  assert.is(s.compactionsDone, 0)
+  assert.is(s.snoozeUntil, 5)
+  s.compacted(io, 'auto')
+  assert.equal(seen.submitted, [])
+  assert.is(s.rearmAfterCompact, true)
+  assert.is(s.snoozeUntil, null)
+  s.compacted(io, 'plugin')
+  s.compacted(io, 'plugin')
+  await Promise.resolve()
+  assert.equal(seen.submitted, [S.RESUME_PROMPT], 'one prompt while one is pending')
+  await settle()
+  s.compacted(io, 'manual')
+  assert.equal(seen.submitted, [S.RESUME_PROMPT, S.RESUME_PROMPT])
+  assert.is(s.compactionsDone, 4)
+})
+
+test('a resume submit that fails is logged and frees the next', async () => {
+  const { s, io, seen } = setup({ submit: async () => { throw new Error('busy') } })
+  s.compacted(io, 'manual')
+  await settle()
+  assert.equal(seen.logs, ['resume prompt: busy'])
+  const sync = setup({ submit: () => { throw new Error('sync') } })
+  sync.s.compacted(sync.io, 'manual')
+  assert.equal(sync.seen.logs, ['resume prompt: sync'])
+})
+
+test('#17 the first measurement after a compaction re-arms and decides with it', async () => {
+  const { s, io, seen } = setup()
+  s.compacted(io, 'auto')
+  await s.evaluate(io, SETTINGS)
+  assert.is(s.snoozeUntil, 158500)
+  assert.is(s.rearmAfterCompact, false)
+  assert.is(s.band, true)
+  assert.equal(seen.commands, [], 'snoozed, not fired')
+  const low = setup()
+  low.s.compacted(low.io, 'auto')
+  low.world.tokens = 30000
+  await low.s.evaluate(low.io, SETTINGS)
+  assert.is(low.s.snoozeUntil, null)
+})
+
+test('#18 notes unchanged: skipped, re-armed from the fill now', async () => {
+  const x = await bound()
+  x.world.tokens = 150000
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: 'no block', isAborted: false, turnId: 't9' })
+  assert.equal(x.seen.toasts, [S.skipped(S.WHY_UNCHANGED)])
+  assert.is(x.s.checkpoint, null)
+  assert.is(x.s.snoozeUntil, 158500)
+})
+
+test('#19 notes unreadable before: skipped, no compaction', async () => {
+  const x = setup()
+  await new Notes(x.io).save('S1', 'old')
+  x.files.set('/data/checkpoints/S1.notes.a.md', 'torn')
+  x.world.tokens = 147000
+  await x.s.evaluate(x.io, SETTINGS)
+  assert.is('notesBefore' in x.s.checkpoint!, false)
+  await x.s.turnStarted(x.io, 't9', TAG)
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  assert.equal(x.seen.toasts, [S.NOTES_SAVED, S.skipped(S.WHY_BASELINE_UNREADABLE)])
+  await x.tick(5000)
+  assert.is(x.seen.compacts, 0)
+})
+
+test('#20 aborted: cancelled and re-armed', async () => {
+  const x = await bound()
+  x.world.tokens = 90000
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: true, turnId: 't9' })
+  assert.equal(x.seen.toasts, [S.NOTES_SAVED, S.CHECKPOINT_CANCELLED])
+  assert.is(x.s.checkpoint, null)
+  assert.is(x.s.snoozeUntil, null, 'below the trigger the trigger alone governs')
+})
+
+test('#21 the block fails to save: the warning, the toast, and a skipped checkpoint', async () => {
+  const x = await bound()
+  x.io.write = async () => { throw new Error('disk full') }
+  const warning = await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  assert.is(warning, S.NOTES_NOT_SAVED)
+  assert.equal(x.seen.toasts, [S.NOTES_NOT_SAVED, S.skipped(S.WHY_SAVE_FAILED)])
+  assert.is(await new Notes(x.io).read('S1'), 'old')
+})
+
+test('#22 vetoed twice: two compacts 1 s apart, then the toast with the reason, and a re-arm', async () => {
+  const x = await bound()
+  x.world.compactAnswer = { skip: 'vetoed' }
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await x.tick(1000)
+  assert.is(x.seen.compacts, 1)
+  await x.tick(1000)
+  assert.is(x.seen.compacts, 2)
+  assert.equal(x.seen.toasts.slice(-1), [`${S.COULD_NOT_COMPACT} (vetoed)`])
+  assert.is(x.s.checkpoint, null)
+  assert.is(x.s.snoozeUntil, 157000, 'rearmAt(147000, 167000)')
+})
+
+test('#23 not interactive: /compact, and success only when the hook counted one', async () => {
+  const x = await bound()
+  x.s.isInteractive = false
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await x.tick(2000)
+  assert.equal(x.seen.commands, ['checkpoint', 'compact', 'compact'])
+  assert.equal(x.seen.toasts.slice(-1), [S.COULD_NOT_COMPACT])
+  const y = await bound()
+  y.s.isInteractive = false
+  y.io.compactCommand = async () => y.s.compacted(y.io, 'manual')
+  await y.s.turnCompleted(y.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await y.tick(1000)
+  assert.equal(y.seen.toasts.slice(-1), [S.CHECKPOINTED])
+  assert.equal(y.seen.submitted, [S.RESUME_PROMPT])
+})
+
+test('a compaction waits while its own checkpoint turn still runs, and gives up once stale', async () => {
+  const x = await bound()
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  x.s.activeTurn = 't10'
+  await x.tick(3000)
+  assert.is(x.seen.compacts, 0, 'waiting costs no attempt')
+  x.world.now += 30 * 60 * 1000
+  await x.tick(1000)
+  assert.is(x.seen.compacts, 0)
+  assert.equal(x.seen.toasts.slice(-1), [S.COULD_NOT_COMPACT])
+  assert.equal(x.seen.logs.slice(-1), [`compact: ${S.ERR_TURN_RUNNING}`])
+})
+
+test('#24 a stale checkpoint frees its lost turn and the same evaluation starts anew', async () => {
+  const x = await bound()
+  x.world.now += 30 * 60 * 1000 + 1
+  x.world.tokens = 150000
+  x.s.snoozeUntil = null
+  await x.s.evaluate(x.io, SETTINGS)
+  assert.is(x.s.activeTurn, null)
+  assert.is(x.s.checkpoint?.startedAt, x.world.now)
+  assert.equal(x.seen.commands, ['checkpoint', 'checkpoint'])
+  const y = await bound()
+  y.world.now += 30 * 60 * 1000 - 1
+  await y.s.evaluate(y.io, SETTINGS)
+  assert.is(y.s.band, false)
+  assert.is(y.s.lastSkip, 'running:past')
+})
+
+test('a rejected checkpoint command abandons the checkpoint', async () => {
+  const x = setup({ runCheckpoint: async () => { throw new Error('refused') } })
+  x.world.tokens = 147000
+  await x.s.evaluate(x.io, SETTINGS)
+  await settle()
+  assert.is(x.s.checkpoint, null)
+  assert.equal(x.seen.toasts, [S.CHECKPOINT_FAILED])
+  assert.equal(x.seen.logs, ['checkpoint: refused'])
+})
+
+test('charter: the first prompt stands in until the verb sets one; carried, not read back', async () => {
+  const x = setup()
+  await x.s.turnStarted(x.io, 't1', 'Build the parser')
+  await x.s.turnStarted(x.io, 't2', 'later prompt')
+  assert.equal(await x.s.charter(x.io), { text: 'Build the parser', source: 'first prompt' })
+  await x.s.setCharter(x.io, 'y'.repeat(20_000), 'verb')
+  assert.is((x.store.get('charter:S1') as { text: string }).text.length, 16_000)
+  const fresh = new CheckpointSession('S1', 'superheroes:checkpoint', 'superheroes-checkpoint')
+  assert.is((await fresh.charter(x.io))?.source, 'verb')
+  assert.match(await fresh.instructions(x.io, 'owner'), /## Charter\ny+\n\n## Owner's instructions\nowner$/)
+})
+
+test('steering refuses when the notes cannot be read', async () => {
+  const x = setup()
+  await new Notes(x.io).save('S1', 'n')
+  x.files.set('/data/checkpoints/S1.notes.a.md', 'x')
+  let err: Error | undefined
+  await x.s.instructions(x.io, 'o').catch((e: Error) => (err = e))
+  assert.match(err!.message, 'could not be read')
+})
+
+test.run()

@@ -1,0 +1,76 @@
+// B.18.2 double-buffer commit, B.18.4 caps, B.19 #30.
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { Notes, fnv1a32, oldestBeyond, byteLength } from '../../../src/features/checkpoint/notes.ts'
+import { fakeEdges } from './fake-edges.ts'
+
+async function rejects(work: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  const err = await work().then(() => undefined, (e: Error) => e)
+  assert.ok(err, 'it rejects')
+  assert.match(err!.message, pattern)
+}
+
+test('no pointer: no notes, no path', async () => {
+  const { io } = fakeEdges()
+  const notes = new Notes(io)
+  assert.is(await notes.read('s'), null)
+  assert.is(await notes.path('s'), null)
+  assert.is(await notes.folder(), '/data/checkpoints')
+})
+
+test('saves alternate slots; the pointer commits', async () => {
+  const { io, files, store } = fakeEdges()
+  const notes = new Notes(io)
+  await notes.save('s', 'old')
+  assert.equal(store.get('notes:s'), { slot: 'a', length: 3, digest: fnv1a32('old'), savedAt: 1_000_000 })
+  await notes.save('s', 'new')
+  assert.is((store.get('notes:s') as { slot: string }).slot, 'b')
+  assert.is(files.get('/data/checkpoints/s.notes.a.md'), 'old')
+  assert.is(await notes.read('s'), 'new')
+  assert.is(await notes.path('s'), '/data/checkpoints/s.notes.b.md')
+})
+
+test('#30: a read-back that differs leaves the old pointer and the old notes in force', async () => {
+  const w = fakeEdges()
+  const notes = new Notes(w.io)
+  await notes.save('s', 'old')
+  const torn = new Notes({ ...w.io, write: async (path, text) => void w.files.set(path, text.slice(0, 1)) })
+  await rejects(() => torn.save('s', 'new'), /read back differ/)
+  assert.is((w.store.get('notes:s') as { slot: string }).slot, 'a')
+  assert.is(await notes.read('s'), 'old')
+})
+
+test('a slot that does not match its pointer reads as unreadable, as does a failing store', async () => {
+  const w = fakeEdges()
+  const notes = new Notes(w.io)
+  await notes.save('s', 'old')
+  w.files.set('/data/checkpoints/s.notes.a.md', 'olD')
+  assert.is(await notes.read('s'), undefined)
+  w.files.set('/data/checkpoints/s.notes.a.md', 'older')
+  assert.is(await notes.read('s'), undefined)
+  const broken = new Notes({ ...w.io, storeGet: async () => { throw new Error('store down') } })
+  assert.is(await broken.read('s'), undefined)
+})
+
+test('the cap: 256 KiB of UTF-8 saves, one byte more fails before anything is written', async () => {
+  const w = fakeEdges()
+  const notes = new Notes(w.io)
+  await notes.save('s', 'x'.repeat(256 * 1024))
+  await rejects(() => notes.save('t', 'é'.repeat(128 * 1024) + 'x'), /over the notes cap/)
+  assert.is(w.files.has('/data/checkpoints/t.notes.a.md'), false)
+  assert.is(byteLength('é'), 2)
+})
+
+test('eviction keeps the 50 newest sessions and empties the slots of the rest', async () => {
+  const w = fakeEdges()
+  const notes = new Notes(w.io)
+  for (let i = 0; i < 52; i++) await notes.save(`s${i}`, `n${i}`)
+  assert.equal(await notes.evict(), ['s0', 's1'])
+  assert.is(w.store.has('notes:s0'), false)
+  assert.is(w.files.get('/data/checkpoints/s0.notes.a.md'), '')
+  assert.is(await notes.read('s51'), 'n51')
+  assert.equal(await notes.evict(), [])
+  assert.equal(oldestBeyond(['charter:a', 'notes:x', 'charter:b'], 'charter:', 1), ['charter:a'])
+})
+
+test.run()

@@ -1,0 +1,132 @@
+// The feature's hooks over a fake port: registration, the call, the turn-end step, the status.
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { Port } from '../../../src/lib/port.ts'
+import type { FeatureContext } from '../../../src/registry.ts'
+import { reconnectFeature } from '../../../src/features/reconnect/index.ts'
+
+type Fake = {
+  servers: string[]
+  own?: string
+  registerFails?: boolean
+  usageFails?: boolean
+  listed: string[]
+  commandAnswer: { text?: string }
+}
+
+function fakePort(pkg: string, fake: Fake) {
+  const seen = { registered: [] as { name: string; description: string }[], commands: [] as string[], submitted: [] as string[], logs: [] as string[], notices: [] as string[] }
+  const timers: (() => void)[] = []
+  const port = {
+    pkg,
+    log: (l: string) => seen.logs.push(l),
+    notice: (l: string) => seen.notices.push(l),
+    usage: async () => {
+      if (fake.usageFails) throw new Error('usage down')
+      return { context: { breakdown: { mcpTools: fake.servers.map((s) => ({ name: `mcp__${s}__t`, serverName: s })) } } }
+    },
+    connectMcp: async (server: string) => (fake.own ? { isConnected: true, server: fake.own } : { isConnected: false, reason: 'unlisted', message: `no ${server}` }),
+    registerTool: async (spec: { name: string; description: string }) => {
+      if (fake.registerFails) throw new Error('not bound')
+      seen.registered.push(spec)
+      return `mcp__${pkg}__${spec.name}`
+    },
+    listTools: async () => fake.listed,
+    runCommand: async (command: string, args: string) => (seen.commands.push(`${command} ${args}`), fake.commandAnswer),
+    submitPrompt: async (text: string) => (seen.submitted.push(text), { text }),
+    now: async () => 0,
+    after: (_ms: number, fn: () => void) => { timers.push(fn) },
+  } as unknown as Port
+  const fire = async () => {
+    for (let round = 0; round < 30 && timers.length; round++) {
+      for (const fn of timers.splice(0)) fn()
+      for (let i = 0; i < 50; i++) await Promise.resolve()
+    }
+  }
+  return { port, seen, fire }
+}
+
+const ctx = (pkg: string, reconnectServers: string): FeatureContext => ({ pkg, options: { reconnect: true, reconnectServers } })
+const hooks = reconnectFeature.hooks
+const next = ((e: unknown) => Promise.resolve({ passed: e })) as never
+
+async function started(pkg: string, option: string, fake: Partial<Fake> = {}) {
+  const f: Fake = { servers: ['fixture'], listed: ['mcp__fixture__t'], commandAnswer: {}, ...fake }
+  const h = fakePort(pkg, f)
+  await hooks['session.start']!(h.port, { cwd: '/w' } as never, next, ctx(pkg, option))
+  return { ...h, fake: f }
+}
+
+const call = (h: { port: Port }, input: object) => hooks['tool.call']!(h.port, { tool_use_id: 'u', ...input } as never, next, ctx('ws', '*'))
+const status = (h: { port: Port }, pkg = 'ws') => reconnectFeature.status!(h.port, ctx(pkg, '*')) as string[]
+
+test('"*": registered at start; a call is recorded and the step runs at the turn end', async () => {
+  const h = await started('ws', '*')
+  assert.is(h.seen.registered.length, 1)
+  assert.ok(h.seen.registered[0]!.description.includes('any MCP server of this session, e.g. "fixture"'))
+  const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', continue: true })
+  assert.ok(String((r as { result: string }).result).startsWith('Reconnect requested.'))
+  assert.ok(status(h).includes('pending: "fixture" at the next turn end, then resume'), status(h).join('\n'))
+  await hooks['turn.start']!(h.port, { text: 'x', turnId: 't' } as never, next, ctx('ws', '*'))
+  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctx('ws', '*'))
+  await h.fire()
+  assert.equal(h.seen.commands, ['mcp reconnect fixture'])
+  assert.equal(h.seen.submitted, ['[ws mcp] The MCP server "fixture" reconnected; its tools are available again. Resume the interrupted work.'])
+  assert.ok(status(h).some((l) => l.startsWith('last step: reconnected "fixture"')), status(h).join('\n'))
+  assert.ok(status(h).includes('servers seen: "fixture"'))
+})
+
+test('another tool, and calls before a start, pass through', async () => {
+  const h = await started('ws', '*')
+  const r = await call(h, { tool: 'mcp__other__request_mcp_reconnect' })
+  assert.equal(r, { passed: { tool_use_id: 'u', tool: 'mcp__other__request_mcp_reconnect' } })
+})
+
+test('empty option and no own server: not registered, and the status says why', async () => {
+  const h = await started('superheroes', '')
+  assert.equal(h.seen.registered, [])
+  assert.ok(status(h, 'superheroes').includes('tool: not registered: reconnectServers is empty and the package declares no MCP server of its own'))
+  assert.ok(h.seen.logs.includes('superheroes mcp reconnect: request_mcp_reconnect not registered: reconnectServers is empty and the package declares no MCP server of its own'))
+  const r = await call(h, { tool: 'mcp__superheroes__request_mcp_reconnect' })
+  assert.ok('passed' in (r as object), 'no tool, no answer: the call goes on beneath')
+})
+
+test('the package\'s own server is a target even with an empty option', async () => {
+  const h = await started('superheroes', '', { own: 'plugin:superheroes:mail' })
+  assert.ok(h.seen.registered[0]!.description.includes('allowed: "plugin:superheroes:mail"'))
+  const r = await call(h, { tool: 'mcp__superheroes__request_mcp_reconnect' })
+  assert.ok('result' in (r as object))
+})
+
+test('a user server that merely shares the package name is not the own server', async () => {
+  const h = await started('superheroes', '', { own: 'superheroes' })
+  assert.equal(h.seen.registered, [])
+})
+
+test('a registration that fails is written in the status; a failing server read leaves "*" with none seen', async () => {
+  const h = await started('ws', 'a', { registerFails: true })
+  assert.ok(status(h).includes('tool: not registered: setup failed (Error: not bound); request_mcp_reconnect not registered'), status(h).join('\n'))
+  const u = await started('ws', '*', { usageFails: true })
+  assert.ok(u.seen.logs.includes('ws mcp reconnect: the session\'s MCP servers were not read (Error: usage down)'))
+  assert.ok(status(u).includes('servers seen: none yet'))
+})
+
+test('a hook that throws refuses the call instead of leaving it unanswered', async () => {
+  const h = await started('ws', 'a')
+  const e = Object.defineProperty({ tool: 'mcp__ws__request_mcp_reconnect', tool_use_id: 'u' }, 'server', { get() { throw new Error('bad input') } })
+  const r = await hooks['tool.call']!(h.port, e as never, next, ctx('ws', 'a'))
+  assert.ok(h.seen.logs.includes('ws mcp reconnect: Error: bad input'))
+  assert.equal(r, { deny: 'request_mcp_reconnect: the reconnect request hook failed; see the debug log.' })
+})
+
+test('session.end drops the pending request', async () => {
+  const h = await started('ws', 'a')
+  await call(h, { tool: 'mcp__ws__request_mcp_reconnect' })
+  await hooks['session.end']!(h.port, { reason: 'clear', sessionId: 's' } as never, next, ctx('ws', 'a'))
+  assert.not.ok(status(h).some((l) => l.startsWith('pending')))
+  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctx('ws', 'a'))
+  await h.fire()
+  assert.equal(h.seen.commands, [])
+})
+
+test.run()

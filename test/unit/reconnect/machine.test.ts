@@ -1,0 +1,302 @@
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { commandRefusal, createReconnect, type ReconnectEdges } from '../../../src/features/reconnect/machine.ts'
+import { RECONNECT_RESULT, RECONNECT_RESULT_NO_RESUME } from '../../../src/features/reconnect/strings.ts'
+
+type Script = {
+  reconnect?: (server: string) => Promise<{ text?: string } | undefined>
+  /** Answers of the tool-list checks in order; the last repeats. A function may throw. */
+  listed?: (check: number) => boolean
+  submit?: (text: string) => Promise<{ drop?: string } | undefined>
+  after?: (fn: () => void) => void
+  now?: () => Promise<number>
+}
+
+/** Fake edges recording every call; `after` queues until `fire()`; sleeps advance a fake clock. */
+function harness(script: Script = {}) {
+  const calls = { reconnect: [] as string[], listed: 0, sleeps: [] as number[], submitted: [] as string[], notices: [] as string[], logs: [] as string[] }
+  const queued: (() => void)[] = []
+  let clock = 1000
+  const edges: ReconnectEdges = {
+    reconnect: (server) => { calls.reconnect.push(server); return script.reconnect ? script.reconnect(server) : Promise.resolve({}) },
+    toolsListed: async () => (script.listed ?? (() => true))(++calls.listed),
+    submit: (text) => { calls.submitted.push(text); return script.submit ? script.submit(text) : Promise.resolve({}) },
+    notice: (text) => { calls.notices.push(text) },
+    after: script.after ?? ((fn) => { queued.push(fn) }),
+    sleep: async (ms) => { calls.sleeps.push(ms); clock += ms },
+    now: script.now ?? (async () => clock),
+    log: (text) => { calls.logs.push(text) },
+  }
+  const machine = createReconnect('ws')
+  machine.start(edges)
+  const settle = async () => { for (let i = 0; i < 200; i++) await Promise.resolve() }
+  const fire = async () => { for (const fn of queued.splice(0)) fn(); await settle() }
+  return { machine, calls, edges, queued, fire, settle }
+}
+
+const SUCCESS = '[ws mcp] The MCP server "plugin:ws:ws" reconnected; its tools are available again. Resume the interrupted work.'
+
+test('the result names the resume only with continue (acceptance 2)', () => {
+  const h = harness()
+  assert.equal(h.machine.lever('a', false), { result: RECONNECT_RESULT_NO_RESUME })
+  assert.equal(h.machine.lever('a', true), { result: RECONNECT_RESULT })
+  assert.equal(h.machine.pending(), { servers: ['a'], resume: true })
+  assert.ok(h.calls.logs.includes('reconnect requested for "a"; resume: true'))
+})
+
+test('a main turn end runs /mcp reconnect once, after the hook returned (acceptance 3)', async () => {
+  const h = harness()
+  h.machine.lever('plugin:ws:ws', false)
+  h.machine.turnComplete(undefined, 'answer')
+  assert.equal(h.calls.reconnect, [], 'nothing runs inside the hook')
+  await h.fire()
+  assert.equal(h.calls.reconnect, ['plugin:ws:ws'])
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.reconnect, ['plugin:ws:ws'], 'the request was taken')
+})
+
+test('tools back on the 3rd check: two sleeps, and the success text with continue (acceptance 4)', async () => {
+  const h = harness({ listed: (n) => n >= 3 })
+  h.machine.lever('plugin:ws:ws', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.sleeps, [500, 500])
+  assert.equal(h.calls.submitted, [SUCCESS])
+  assert.ok(h.calls.logs.includes('reconnected "plugin:ws:ws" in 1000 ms'), h.calls.logs.join('\n'))
+  assert.is(h.machine.lastOutcome(), 'reconnected "plugin:ws:ws" in 1000 ms')
+})
+
+test('a success without continue submits nothing (acceptance 5)', async () => {
+  const h = harness({ listed: (n) => n >= 3 })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.reconnect.length, 1)
+  assert.equal(h.calls.submitted, [])
+})
+
+test('a main turn that starts during the step keeps the success prompt back (acceptance 6)', async () => {
+  let machine: ReturnType<typeof createReconnect> | undefined
+  const h = harness({ listed: (n) => { if (n === 1) { machine!.turnStarted(undefined) } return n >= 2 } })
+  machine = h.machine
+  h.machine.lever('s', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.submitted, [])
+  assert.ok(h.calls.logs.includes('a turn started during the reconnect step; the resume prompt is not submitted'))
+})
+
+test('a subagent turn start during the step does not count', async () => {
+  let machine: ReturnType<typeof createReconnect> | undefined
+  const h = harness({ listed: (n) => { if (n === 1) machine!.turnStarted('A1'); return n >= 2 } })
+  machine = h.machine
+  h.machine.lever('s', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.submitted.length, 1)
+})
+
+test('a rejected command is reported, with the resume sentence only with continue (acceptance 7)', async () => {
+  for (const resume of [true, false]) {
+    const h = harness({ reconnect: () => Promise.reject(new Error('nope')) })
+    h.machine.lever('plugin:ws:ws', resume)
+    h.machine.turnComplete(undefined, 'answer')
+    await h.fire()
+    const text = h.calls.submitted[0] ?? ''
+    assert.ok(text.startsWith('[ws mcp] The MCP server "plugin:ws:ws" did not come back (the reconnect command failed: Error: nope). Do not call request_mcp_reconnect again for this drop: '), text)
+    assert.ok(resume ? text.endsWith('restart the session. Resume the interrupted work.') : text.endsWith('restart the session.'), text)
+    assert.is(h.calls.listed, 0, 'no poll after a failed command')
+  }
+})
+
+test('a headless refusal is a failure even though the tools are listed (acceptance 8)', async () => {
+  const h = harness({ reconnect: async () => ({ text: "Reconnect, enable, and disable aren't available in this session." }) })
+  h.machine.lever('fixture', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.listed, 0)
+  assert.ok(h.calls.submitted[0]?.includes("(the reconnect command answered: Reconnect, enable, and disable aren't available in this session.)"), h.calls.submitted[0])
+})
+
+test('an answer that says it reconnected is a success (acceptance 9)', async () => {
+  const h = harness({ reconnect: async () => ({ text: 'Reconnected "plugin:ws:ws".' }) })
+  h.machine.lever('plugin:ws:ws', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.submitted, [SUCCESS])
+})
+
+test('commandRefusal reads empty and "reconnected" answers as no refusal', () => {
+  assert.is(commandRefusal(undefined), undefined)
+  assert.is(commandRefusal({}), undefined)
+  assert.is(commandRefusal({ text: '  ' }), undefined)
+  assert.is(commandRefusal({ text: 'Reconnected to fixture' }), undefined)
+  assert.is(commandRefusal({ text: 'Couldn\'t reconnect "x" (failed).' }), 'Couldn\'t reconnect "x" (failed).')
+  assert.is(commandRefusal({ text: '"x" is already reconnecting' }), '"x" is already reconnecting')
+})
+
+test('tools that never come back: 21 checks, 20 sleeps, reported without continue (acceptance 10)', async () => {
+  const h = harness({ listed: () => false })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.listed, 21)
+  assert.is(h.calls.sleeps.length, 20)
+  assert.ok(h.calls.sleeps.every((ms) => ms === 500))
+  assert.ok(h.calls.submitted[0]?.includes('(its tools were not back within 10 s)'), h.calls.submitted[0])
+  assert.ok(h.calls.logs.some((l) => l.startsWith('not reconnected "s" (its tools were not back within 10 s) after 10000 ms')), h.calls.logs.join('\n'))
+})
+
+test('an aborted or a subagent turn end leaves the request pending (acceptance 12)', async () => {
+  const h = harness()
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'aborted')
+  h.machine.turnComplete('A1', 'answer')
+  assert.is(h.queued.length, 0)
+  assert.ok(h.machine.pending())
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.reconnect, ['s'])
+})
+
+test('a session end during the step drops its report (acceptance 13)', async () => {
+  let release: (v: { text?: string }) => void = () => {}
+  const h = harness({ reconnect: () => new Promise((r) => { release = r }) })
+  h.machine.lever('s', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  h.machine.end('other')
+  release({ text: 'cannot' })
+  await h.settle()
+  assert.equal(h.calls.submitted, [])
+  assert.ok(h.calls.logs.includes('the session ended during the reconnect step; its report is dropped'))
+})
+
+test('session.end drops a pending request: the next turn end runs nothing (acceptance 14)', async () => {
+  const h = harness()
+  h.machine.lever('s', true)
+  h.machine.end('clear')
+  assert.ok(h.calls.logs.includes('session.end clear dropped a pending reconnect request'))
+  assert.is(h.machine.pending(), undefined)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.reconnect, [])
+})
+
+test('a dropped or rejected prompt becomes a transcript notice (acceptance 15)', async () => {
+  for (const [submit, why] of [[async () => ({ drop: 'x' }), 'dropped: x'], [() => Promise.reject(new Error('busy')), 'Error: busy']] as const) {
+    const h = harness({ reconnect: () => Promise.reject(new Error('nope')), submit })
+    h.machine.lever('s', false)
+    h.machine.turnComplete(undefined, 'answer')
+    await h.fire()
+    assert.is(h.calls.notices.length, 1)
+    assert.ok(h.calls.notices[0]!.startsWith(`ws mcp reconnect: a prompt was not submitted (${why}):\n[ws mcp] The MCP server "s" did not come back`), h.calls.notices[0])
+  }
+})
+
+test('two calls in one turn: one step, the latest continue wins (acceptance 16)', async () => {
+  const h = harness()
+  h.machine.lever('s', true)
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.reconnect, ['s'])
+  assert.equal(h.calls.submitted, [])
+})
+
+test('calls naming two servers reconnect both; a mixed outcome reports the failure and names the success', async () => {
+  const h = harness({ reconnect: async (s) => (s === 'b' ? { text: 'no such server' } : {}) })
+  h.machine.lever('a', false)
+  h.machine.lever('b', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.reconnect, ['a', 'b'])
+  assert.ok(h.calls.submitted[0]?.startsWith('[ws mcp] The MCP server "b" did not come back (the reconnect command answered: no such server). "a" reconnected. Do not call'), h.calls.submitted[0])
+})
+
+test('several servers back: one success prompt naming them all', async () => {
+  const h = harness()
+  h.machine.lever('a', true)
+  h.machine.lever('b', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.equal(h.calls.submitted, ['[ws mcp] The MCP servers "a", "b" reconnected; their tools are available again. Resume the interrupted work.'])
+})
+
+test('a call made while the step runs is a new request for a later turn end (acceptance 17)', async () => {
+  let release: (v: { text?: string }) => void = () => {}
+  const h = harness({ reconnect: () => new Promise((r) => { release = r }) })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  h.machine.lever('s', true)
+  release({})
+  await h.settle()
+  assert.equal(h.calls.reconnect, ['s'])
+  assert.equal(h.machine.pending(), { servers: ['s'], resume: true })
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  release({})
+  await h.settle()
+  assert.equal(h.calls.reconnect, ['s', 's'])
+})
+
+test('a tool-list read that throws is logged and polled again (acceptance 19)', async () => {
+  const h = harness({ listed: (n) => { if (n === 1) throw new Error('list down'); return true } })
+  h.machine.lever('s', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.ok(h.calls.logs.includes('tool list read failed: Error: list down'))
+  assert.is(h.calls.sleeps.length, 1)
+  assert.is(h.calls.submitted.length, 1)
+  assert.ok(h.calls.submitted[0]!.includes('reconnected; its tools'))
+})
+
+test('an after that throws is logged, and the next turn end schedules again (acceptance 20)', async () => {
+  let fail = true
+  const queued: (() => void)[] = []
+  const h = harness({ after: (fn) => { if (fail) throw new Error('no clock'); queued.push(fn) } })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  assert.ok(h.calls.logs.includes('the reconnect step was not scheduled (Error: no clock); retrying at the next turn end'))
+  fail = false
+  h.machine.turnComplete(undefined, 'answer')
+  assert.not.ok(h.calls.logs.includes('the scheduled reconnect step did not run; scheduling it again'))
+  queued.splice(0).forEach((fn) => fn())
+  await h.settle()
+  assert.equal(h.calls.reconnect, ['s'])
+})
+
+test('a step scheduled twice runs once: the older token is stale', async () => {
+  const h = harness()
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  h.machine.turnComplete(undefined, 'answer')
+  assert.ok(h.calls.logs.includes('the scheduled reconnect step did not run; scheduling it again'))
+  await h.fire()
+  assert.equal(h.calls.reconnect, ['s'])
+})
+
+test('a clock that fails costs only the timing, not the report', async () => {
+  const h = harness({ now: () => Promise.reject(new Error('clock')), reconnect: () => Promise.reject(new Error('nope')) })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.submitted.length, 1)
+  assert.ok(h.calls.logs.some((l) => l.endsWith('after NaN ms')))
+})
+
+test('a start drops the previous session\'s request; no edges means nothing runs', async () => {
+  const h = harness()
+  h.machine.lever('s', false)
+  h.machine.start(h.edges)
+  assert.is(h.machine.pending(), undefined)
+  const bare = createReconnect('ws')
+  bare.lever('s', false)
+  bare.turnComplete(undefined, 'answer')
+  assert.ok(bare.pending(), 'without edges the request just waits')
+  bare.end('other')
+})
+
+test.run()
