@@ -15,11 +15,6 @@ var plugin_default = {
   engines: {
     "claude-code": ">=2.1.328"
   },
-  precedence: [
-    "keel",
-    "superheroes",
-    "ws"
-  ],
   packages: {
     keel: {
       displayName: "keel",
@@ -2906,6 +2901,7 @@ var FEATURES = [
 ];
 
 // src/lib/claims.ts
+var CLAIMING_PACKAGES = ["keel", "superheroes", "ws"];
 function parseClaim(raw, session) {
   if (!raw) return void 0;
   try {
@@ -3039,20 +3035,8 @@ function activationOf(template, raw, pkg, feature, on) {
   const profileDefault = pkg === void 0 ? void 0 : template.packages[pkg]?.features[feature];
   return { feature, carried: true, on, why: profileDefault === on ? "profile" : "option" };
 }
-function ownerOf(feature, precedence, pkg, claims) {
-  const rank = (name) => {
-    const at = precedence.indexOf(name);
-    return at < 0 ? precedence.length : at;
-  };
-  let owner = pkg;
-  for (const [other, features] of Object.entries(claims)) {
-    if (other !== pkg && features?.includes(feature) && rank(other) < rank(owner)) owner = other;
-  }
-  return owner;
-}
-function ranksAbove(precedence, pkg) {
-  const at = precedence.indexOf(pkg);
-  return at < 0 ? [...precedence] : precedence.slice(0, at);
+function ownerOf(feature, claims) {
+  return Object.keys(claims).sort().find((pkg) => claims[pkg]?.includes(feature));
 }
 
 // src/lib/command.ts
@@ -3259,12 +3243,12 @@ function createRuntime(features, template, raw) {
   async function yieldsOf(port) {
     if (yields) return yields;
     const found = /* @__PURE__ */ new Map();
-    const above = ranksAbove(template.precedence, port.pkg);
-    if (actingOn.length && above.length) {
-      const claims = await guarded(port, "reading the other packages' claims", {}, async () => port.readClaims(await sessionOf2(port), above));
+    const others = CLAIMING_PACKAGES.filter((pkg) => pkg !== port.pkg);
+    if (actingOn.length) {
+      const claims = await guarded(port, "reading the other packages' claims", {}, async () => port.readClaims(await sessionOf2(port), others));
       for (const feature of actingOn) {
-        const owner = ownerOf(feature, template.precedence, port.pkg, claims);
-        if (owner !== port.pkg) {
+        const owner = ownerOf(feature, claims);
+        if (owner !== void 0) {
           found.set(feature, owner);
           port.log(`${feature}: yields to ${owner}, which runs it in this session`);
         }
@@ -3273,24 +3257,28 @@ function createRuntime(features, template, raw) {
     yields = found;
     return found;
   }
-  async function startSession(port) {
+  async function claimAtStart(port) {
     if (!problemsLogged) {
       problemsLogged = true;
       for (const problem of problems) port.log(`keel: ${problem}`);
     }
     yields = void 0;
     session = void 0;
-    await Promise.all([
-      actingOn.length && guarded(port, "publishing claims", void 0, async () => port.publishClaims(await sessionOf2(port), actingOn)),
-      guarded(port, "registering the package command", void 0, async () => {
-        await port.registerCommand({ name: port.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
-      })
-    ]);
+    const yielded = await yieldsOf(port);
+    const owned = actingOn.filter((feature) => !yielded.has(feature));
+    if (owned.length) await guarded(port, "publishing claims", void 0, async () => port.publishClaims(await sessionOf2(port), owned));
+    return yielded;
+  }
+  async function registerCommand(port) {
+    await guarded(port, "registering the package command", void 0, async () => {
+      await port.registerCommand({ name: port.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
+    });
   }
   async function dispatch2(event, port, e, next) {
     const ctx = contextOf(port);
     if (event === "session.start") {
-      const [, result] = await Promise.all([startSession(port), registry.dispatch(event, port, e, next, ctx)]);
+      const startFeatures = async () => registry.dispatch(event, port, e, next, ctx, await claimAtStart(port));
+      const [, result] = await Promise.all([registerCommand(port), startFeatures()]);
       return result;
     }
     const yielded = yields ?? await yieldsOf(port);

@@ -19,7 +19,6 @@ export type PackageProfile = {
 
 export type Template = {
   version: string
-  precedence: readonly string[]
   packages: Readonly<Record<string, PackageProfile>>
   features: Readonly<Record<string, FeatureDef>>
 }
@@ -58,25 +57,10 @@ export function activationOf(template: Template, raw: Readonly<Record<string, un
 }
 
 /**
- * The rule that keeps two packages of the bundle in one session from both running a session-acting
- * feature: among the packages that run it, the first in `precedence` owns it; a package the
- * precedence does not name ranks after every one it does. Every copy computes the same answer from
- * the same claims, so exactly one runs it.
+ * The package that already runs a session-acting feature in this session, from the claims the
+ * others published (the first to claim a feature owns it: lib/runtime.ts). Should two claims ever
+ * stand together, the first by name wins, so every copy names the same owner.
  */
-export function ownerOf(feature: string, precedence: readonly string[], pkg: string, claims: Readonly<Record<string, readonly string[] | undefined>>): string {
-  const rank = (name: string) => {
-    const at = precedence.indexOf(name)
-    return at < 0 ? precedence.length : at
-  }
-  let owner = pkg
-  for (const [other, features] of Object.entries(claims)) {
-    if (other !== pkg && features?.includes(feature) && rank(other) < rank(owner)) owner = other
-  }
-  return owner
-}
-
-/** The packages a copy must ask before running a session-acting feature: those ranked above it. */
-export function ranksAbove(precedence: readonly string[], pkg: string): string[] {
-  const at = precedence.indexOf(pkg)
-  return at < 0 ? [...precedence] : precedence.slice(0, at)
+export function ownerOf(feature: string, claims: Readonly<Record<string, readonly string[] | undefined>>): string | undefined {
+  return Object.keys(claims).sort().find((pkg) => claims[pkg]?.includes(feature))
 }

@@ -10,6 +10,9 @@ import type { EngineInterface } from 'claude-code'
 
 export type Claims = Record<string, readonly string[] | undefined>
 
+/** The packages with a claims variable of their own (below). */
+export const CLAIMING_PACKAGES = ['keel', 'superheroes', 'ws'] as const
+
 type Published = { session: string; features: readonly string[] }
 
 /** Reads one published value; anything unreadable or of another session reads as no claim. */

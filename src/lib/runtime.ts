@@ -2,7 +2,8 @@
 // keep two packages of the bundle from both acting on a session, and the package command.
 // main.ts binds each event to `dispatcher(event)`; everything here fails open.
 import type { Args, CommandRunResult, EventResult, Next } from 'claude-code'
-import { activationOf, allFields, ownerOf, ranksAbove, type Template } from './activation.ts'
+import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
+import { CLAIMING_PACKAGES } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
 import { parseOptions, type Options } from './options.ts'
 import { Registry, type Feature, type FeatureContext, type HookedEvent } from '../registry.ts'
@@ -48,15 +49,20 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     return session
   }
 
+  /**
+   * Which of this package's session-acting features another package of the bundle already runs in
+   * this session, read from the claims the others published. Read once per session: at session
+   * start (claimsAtStart), or at the first event where no session start was seen.
+   */
   async function yieldsOf(port: Port): Promise<ReadonlyMap<string, string>> {
     if (yields) return yields
     const found = new Map<string, string>()
-    const above = ranksAbove(template.precedence, port.pkg)
-    if (actingOn.length && above.length) {
-      const claims = await guarded(port, 'reading the other packages\' claims', {}, async () => port.readClaims(await sessionOf(port), above))
+    const others = CLAIMING_PACKAGES.filter((pkg) => pkg !== port.pkg)
+    if (actingOn.length) {
+      const claims = await guarded(port, 'reading the other packages\' claims', {}, async () => port.readClaims(await sessionOf(port), others))
       for (const feature of actingOn) {
-        const owner = ownerOf(feature, template.precedence, port.pkg, claims)
-        if (owner !== port.pkg) {
+        const owner = ownerOf(feature, claims)
+        if (owner !== undefined) {
           found.set(feature, owner)
           port.log(`${feature}: yields to ${owner}, which runs it in this session`)
         }
@@ -66,8 +72,15 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     return found
   }
 
-  /** The runtime's own start: claims and the package command. It runs beside the features' chain. */
-  async function startSession(port: Port): Promise<void> {
+  /**
+   * The runtime's own start. The rule that keeps two packages of the bundle from both running a
+   * session-acting feature is "the first to claim it owns it": this package reads the claims
+   * already published in this session, yields what another package claimed, and claims the rest,
+   * before any feature's session-start work (a tool registered, a file written) runs. The engine
+   * raises session.start as one dispatch through every plugin, outermost first, so the outer
+   * package has claimed before the inner one reads, and both copies agree on the owner.
+   */
+  async function claimAtStart(port: Port): Promise<ReadonlyMap<string, string>> {
     if (!problemsLogged) {
       problemsLogged = true
       for (const problem of problems) port.log(`keel: ${problem}`)
@@ -75,18 +88,23 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     // A (re)start may follow a change of options in another package: read the claims afresh.
     yields = undefined
     session = undefined
-    await Promise.all([
-      actingOn.length && guarded(port, 'publishing claims', undefined, async () => port.publishClaims(await sessionOf(port), actingOn)),
-      guarded(port, 'registering the package command', undefined, async () => {
-        await port.registerCommand({ name: port.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
-      }),
-    ])
+    const yielded = await yieldsOf(port)
+    const owned = actingOn.filter((feature) => !yielded.has(feature))
+    if (owned.length) await guarded(port, 'publishing claims', undefined, async () => port.publishClaims(await sessionOf(port), owned))
+    return yielded
+  }
+
+  async function registerCommand(port: Port): Promise<void> {
+    await guarded(port, 'registering the package command', undefined, async () => {
+      await port.registerCommand({ name: port.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
+    })
   }
 
   async function dispatch<E extends HookedEvent>(event: E, port: Port, e: Args<E>, next: Next<E>): Promise<EventResult<E>> {
     const ctx = contextOf(port)
     if (event === 'session.start') {
-      const [, result] = await Promise.all([startSession(port), registry.dispatch(event, port, e, next, ctx)])
+      const startFeatures = async () => registry.dispatch(event, port, e, next, ctx, await claimAtStart(port))
+      const [, result] = await Promise.all([registerCommand(port), startFeatures()])
       return result
     }
     const yielded = yields ?? (await yieldsOf(port))

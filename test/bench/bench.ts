@@ -37,7 +37,7 @@ async function nodeDispatch(): Promise<void> {
   for (const n of [1, 4, 8]) {
     const names = Array.from({ length: n }, (_, i) => `f${i}`)
     const features: Feature[] = names.map((name) => ({ name, sessionActing: false, hooks: { 'turn.complete': (_p, e, next) => next(e) } }))
-    const t: Template = { version: '0', precedence: [], packages: {}, features: Object.fromEntries(names.map((f) => [f, { title: f, description: f, sessionActing: false }])) }
+    const t: Template = { version: '0', packages: {}, features: Object.fromEntries(names.map((f) => [f, { title: f, description: f, sessionActing: false }])) }
     const rt = createRuntime(features, t, Object.fromEntries(names.map((f) => [f, true])))
     const { port } = fakePort('bench')
     const through = await time(() => rt.dispatch('turn.complete', port, input, engine))

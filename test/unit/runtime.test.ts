@@ -1,7 +1,7 @@
 // The package runtime: activation from options, the session-acting rule, the package command.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { activationOf, allFields, ownerOf, ranksAbove, type Template } from '../../src/lib/activation.ts'
+import { activationOf, allFields, ownerOf, type Template } from '../../src/lib/activation.ts'
 import { claimText, parseClaim } from '../../src/lib/claims.ts'
 import { formatStatus, parseCommandArgs } from '../../src/lib/command.ts'
 import { parseOptions } from '../../src/lib/options.ts'
@@ -11,7 +11,6 @@ import { fakeNext, fakePort } from './fakes.ts'
 
 const TEMPLATE: Template = {
   version: '9.9.9',
-  precedence: ['keel', 'superheroes', 'ws'],
   packages: {
     keel: { displayName: 'keel', description: '', features: { acting: false, quiet: true } },
     superheroes: { displayName: 'superheroes', description: '', features: { acting: true } },
@@ -63,16 +62,11 @@ test('activation: carried or not, and whether the switch is the profile or the p
   assert.is(activationOf(TEMPLATE, { acting: true }, 'stranger', 'acting', true).why, 'option')
 })
 
-test('the session-acting rule: the first package in precedence that runs the feature owns it', () => {
-  const P = TEMPLATE.precedence
-  assert.is(ownerOf('acting', P, 'superheroes', {}), 'superheroes')
-  assert.is(ownerOf('acting', P, 'superheroes', { keel: ['acting'] }), 'keel')
-  assert.is(ownerOf('acting', P, 'superheroes', { keel: [] }), 'superheroes')
-  assert.is(ownerOf('acting', P, 'keel', { superheroes: ['acting'] }), 'keel')
-  assert.is(ownerOf('acting', P, 'stranger', { ws: ['acting'] }), 'ws')
-  assert.equal(ranksAbove(P, 'ws'), ['keel', 'superheroes'])
-  assert.equal(ranksAbove(P, 'keel'), [])
-  assert.equal(ranksAbove(P, 'stranger'), ['keel', 'superheroes', 'ws'])
+test('the session-acting rule: the package that already claimed a feature owns it', () => {
+  assert.is(ownerOf('acting', {}), undefined)
+  assert.is(ownerOf('acting', { keel: ['acting'] }), 'keel')
+  assert.is(ownerOf('acting', { keel: [], ws: undefined }), undefined)
+  assert.is(ownerOf('acting', { ws: ['acting'], superheroes: ['acting'] }), 'superheroes')
 })
 
 test('claims: published per session; another session\'s or a torn value reads as none', () => {
@@ -100,28 +94,46 @@ test('runtime: only switched-on features run, and only hooked events are registe
   assert.equal(seen, ['acting'])
 })
 
-test('runtime: a session-acting feature yields to a package above that claims it; the other runs on', async () => {
-  const seen: string[] = []
+test('runtime: at session start a feature another package claimed is yielded, before any feature hook runs', async () => {
   const { port, lines, claims } = fakePort('superheroes')
-  claims.keel = ['acting']
-  const rt = createRuntime([recorder('acting', true, seen), recorder('quiet', false, seen)], TEMPLATE, { acting: true, quiet: true })
-  await rt.dispatch('session.start', port, { cwd: '/w', surface: 'terminal', isInteractive: true } as never, fakeNext(() => ({ cwd: '/w' })))
-  assert.equal(claims.superheroes, ['acting'])
+  claims.ws = ['acting']
+  const startHooks: string[] = []
+  const seen: string[] = []
+  const starting: Feature = { ...recorder('acting', true, seen), hooks: { ...recorder('acting', true, seen).hooks, 'session.start': (_p, e, next) => { startHooks.push('acting'); return next(e) } } }
+  const rt = createRuntime([starting, recorder('quiet', false, seen)], TEMPLATE, { acting: true, quiet: true })
+  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.equal(startHooks, [], 'the yielded feature did no session-start work')
+  assert.is(claims.superheroes, undefined, 'nothing owned, nothing claimed')
   await rt.dispatch('turn.complete', port, COMPLETE, engine())
   assert.equal(seen, ['quiet'])
-  assert.ok(lines.includes('acting: yields to keel, which runs it in this session'), lines.join('\n'))
+  assert.ok(lines.includes('acting: yields to ws, which runs it in this session'), lines.join('\n'))
   const status = (await rt.command(port, command('status'), engine())).text!
-  assert.match(status, /acting: on \(profile\), yields to keel/)
+  assert.match(status, /acting: on \(profile\), yields to ws/)
 })
 
-test('runtime: the top package never yields and does not need to read claims', async () => {
+test('runtime: the first package to start claims what it runs, and the next one yields it', async () => {
+  const shared = fakePort('keel')
+  const inner = fakePort('ws', { readClaims: shared.port.readClaims, publishClaims: async (_s, f) => void (shared.claims.ws = f) })
+  const seen: string[] = []
+  const mk = () => createRuntime([recorder('acting', true, seen)], TEMPLATE, { acting: true })
+  const [keel, ws] = [mk(), mk()]
+  await keel.dispatch('session.start', shared.port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await ws.dispatch('session.start', inner.port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.equal(shared.claims, { keel: ['acting'] })
+  await keel.dispatch('turn.complete', shared.port, COMPLETE, engine())
+  await ws.dispatch('turn.complete', inner.port, COMPLETE, engine())
+  assert.equal(seen, ['acting'], 'exactly one package ran it')
+})
+
+test('runtime: with no session start seen, the claims are read once, at the first event', async () => {
   const seen: string[] = []
   let reads = 0
   const { port } = fakePort('keel', { readClaims: async () => { reads++; return { superheroes: ['acting'] } } })
   const rt = createRuntime([recorder('acting', true, seen)], TEMPLATE, { acting: true })
   await rt.dispatch('turn.complete', port, COMPLETE, engine())
-  assert.equal(seen, ['acting'])
-  assert.is(reads, 0)
+  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  assert.equal(seen, [])
+  assert.is(reads, 1)
 })
 
 test('runtime: session start registers the package command and logs option problems once', async () => {
