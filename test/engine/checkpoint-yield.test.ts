@@ -1,6 +1,8 @@
 // packages: superheroes
 // The session-acting rule with two plugins: an inline plugin named `keel` publishes its claims the
-// way src/lib/claims.ts does; when it claims checkpoint, superheroes yields and steers nothing.
+// way src/lib/claims.ts does. Standing outside superheroes (the prepend tier), it starts first, so
+// when it claims checkpoint superheroes yields and steers nothing; one that starts after
+// superheroes finds checkpoint already claimed and cannot take it (the first to claim owns it).
 import { expect, test, type TestBody } from 'claude-code/testing'
 
 type On = Parameters<TestBody>[1]
@@ -10,6 +12,7 @@ const TYPED = { origin: { kind: 'composer' }, presentation: { isFullscreen: fals
 /** `keel` as another package of the bundle publishes: its own variable, naming the session. `register` is stringified, so each is spelled out. */
 const KEEL_CLAIMING = {
   name: 'keel',
+  tier: 'prepend' as const,
   register(on: On) {
     on('session.start', async ($: any, e: any, next: any) => {
       await $.env.set('KEEL_CLAIMS_KEEL', JSON.stringify({ session: await $.session.id(), features: ['checkpoint'] }))
@@ -19,6 +22,7 @@ const KEEL_CLAIMING = {
 }
 const KEEL_CLAIMING_NOTHING = {
   name: 'keel',
+  tier: 'prepend' as const,
   register(on: On) {
     on('session.start', async ($: any, e: any, next: any) => {
       await $.env.set('KEEL_CLAIMS_KEEL', JSON.stringify({ session: await $.session.id(), features: [] }))
@@ -58,4 +62,12 @@ test('keel claims nothing: superheroes steers', { plugins: [KEEL_CLAIMING_NOTHIN
   await $.session.compact({ trigger: 'manual', instructions: 'owner words', messages: MESSAGES })
   expect(instructions[0]).toStartWith('Keep the charter and the checkpoint notes')
   expect(instructions[0]).toEndWith("## Owner's instructions\nowner words")
+})
+
+test('keel starting after superheroes finds checkpoint claimed: superheroes steers', { plugins: [{ ...KEEL_CLAIMING, tier: 'append' as const }], options: { checkpoint: true } }, async ($, on) => {
+  const { env, instructions } = world(on)
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  expect(JSON.parse(env.get('KEEL_CLAIMS_SUPERHEROES')!).features).toContain('checkpoint')
+  await $.session.compact({ trigger: 'manual', instructions: 'owner words', messages: MESSAGES })
+  expect(instructions[0]).toStartWith('Keep the charter and the checkpoint notes')
 })
