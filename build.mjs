@@ -12,6 +12,30 @@ const root = dirname(fileURLToPath(import.meta.url))
 const template = JSON.parse(readFileSync(join(root, 'plugin.json'), 'utf8'))
 const bundlePath = join(root, 'dist/hooks.js')
 
+/**
+ * The bundle reads plugin.json for the profiles and the option fields' types and bounds; the texts
+ * (titles, descriptions, keywords) are for the manifests and READMEs only, so the bundle gets the
+ * template without them.
+ */
+function runtimeTemplate() {
+  const fieldOf = ({ title, description, ...rule }) => rule
+  return {
+    version: template.version,
+    packages: Object.fromEntries(Object.entries(template.packages).map(([name, p]) => [name, { features: p.features, defaults: p.defaults }])),
+    features: Object.fromEntries(Object.entries(template.features).map(([name, f]) => [name, {
+      sessionActing: f.sessionActing,
+      userConfig: Object.fromEntries(Object.entries(f.userConfig ?? {}).map(([key, field]) => [key, fieldOf(field)])),
+    }])),
+  }
+}
+
+const templateForBundle = {
+  name: 'template-for-bundle',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]plugin\.json$/ }, () => ({ contents: JSON.stringify(runtimeTemplate()), loader: 'json' }))
+  },
+}
+
 const result = await build({
   entryPoints: [join(root, 'src/main.ts')],
   bundle: true,
@@ -25,6 +49,7 @@ const result = await build({
   minify: false,
   legalComments: 'none',
   outfile: bundlePath,
+  plugins: [templateForBundle],
   write: false,
   logLevel: 'warning',
 })

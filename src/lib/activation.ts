@@ -1,16 +1,13 @@
 // Which features a package runs, and why: pure rules over the template manifest and the options.
 import type { FieldDef, OptionValue } from './options.ts'
 
+/** A feature as the bundle reads it from plugin.json (build.mjs leaves the texts out of the bundle). */
 export type FeatureDef = {
-  title: string
-  description: string
   sessionActing: boolean
   userConfig?: Readonly<Record<string, FieldDef>>
 }
 
 export type PackageProfile = {
-  displayName: string
-  description: string
   /** feature name -> on by default; a feature absent here is not carried by the package. */
   features: Readonly<Record<string, boolean>>
   /** Option defaults this package ships instead of the feature's own. */
@@ -30,7 +27,7 @@ export type Template = {
 export function allFields(template: Template): Record<string, FieldDef> {
   const fields: Record<string, FieldDef> = {}
   for (const [name, def] of Object.entries(template.features)) {
-    fields[name] = { type: 'boolean', title: def.title, description: def.description, default: false }
+    fields[name] = { type: 'boolean', default: false }
     Object.assign(fields, def.userConfig)
   }
   return fields

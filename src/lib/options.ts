@@ -6,10 +6,9 @@ import * as v from 'valibot'
 export type OptionValue = string | number | boolean
 export type Options = Readonly<Record<string, OptionValue>>
 
+/** A userConfig field as the bundle reads it: its rule, without the texts the manifest shows. */
 export type FieldDef = {
   type: 'string' | 'number' | 'boolean'
-  title: string
-  description: string
   default?: OptionValue
   min?: number
   max?: number

@@ -12,13 +12,13 @@ import { fakeNext, fakePort } from './fakes.ts'
 const TEMPLATE: Template = {
   version: '9.9.9',
   packages: {
-    keel: { displayName: 'keel', description: '', features: { acting: false, quiet: true } },
-    superheroes: { displayName: 'superheroes', description: '', features: { acting: true } },
-    ws: { displayName: 'ws', description: '', features: {} },
+    keel: { features: { acting: false, quiet: true } },
+    superheroes: { features: { acting: true } },
+    ws: { features: {} },
   },
   features: {
-    acting: { title: 'Acting', description: 'acts', sessionActing: true, userConfig: { actingLevel: { type: 'number', title: 'L', description: 'level', default: 3, min: 1, max: 5 } } },
-    quiet: { title: 'Quiet', description: 'observes', sessionActing: false },
+    acting: { sessionActing: true, userConfig: { actingLevel: { type: 'number', default: 3, min: 1, max: 5 } } },
+    quiet: { sessionActing: false },
   },
 }
 
@@ -49,7 +49,7 @@ test('options: valid values pass, bad ones fall back to the default and are name
 })
 
 test('options: a picker refuses a value outside its list; empty strings and numbers default sensibly', () => {
-  const fields = { mode: { type: 'string', title: 'M', description: 'm', default: 'auto', options: ['auto', 'off'] }, n: { type: 'number', title: 'N', description: 'n' }, s: { type: 'string', title: 'S', description: 's' } } as const
+  const fields = { mode: { type: 'string', default: 'auto', options: ['auto', 'off'] }, n: { type: 'number' }, s: { type: 'string' } } as const
   const parsed = parseOptions(fields, { mode: 'sideways' })
   assert.equal(parsed.values, { mode: 'auto', n: 0, s: '' })
   assert.is(parsed.problems.length, 1)
