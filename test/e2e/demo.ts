@@ -1,26 +1,70 @@
-// `npm run demo`: a real headless session of the pinned engine with a keel package loaded, against
-// the bundled mock model, printing what the mod did. No network, no account: the mock answers.
+// `npm run demo`: real headless sessions of the pinned engine with keel packages loaded, against the
+// bundled mock model, printing what the mod did. No network, no account: the mock answers.
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanupTmp, debugLines, loadedModules, loadRefusals, repoRoot, runClaude, skippedHooks } from './engine.ts'
-import { startMockModel } from './mock-model.ts'
+import { cleanupTmp, debugLines, loadedModules, loadRefusals, repoRoot, runClaude, skippedHooks, type RunResult } from './engine.ts'
+import { byKind, requestText, startMockModel } from './mock-model.ts'
 
 const say = (text = '') => console.log(text)
+const indent = (text: string) => text.trim().split('\n').map((l) => `    ${l}`).join('\n')
+const dir = (pkg: string) => join(repoRoot(), 'packages', pkg)
 
+function report(run: RunResult, pkg: string): void {
+  const loaded = loadedModules(run.debugLog).find((m) => m.plugin === pkg)
+  say(loaded ? `  ${pkg} loaded (${loaded.host}, tier ${loaded.tier}); hooks: ${loaded.events.join(', ')}` : `  ${pkg} NOT LOADED`)
+  for (const r of loadRefusals(run.debugLog)) say(`  load refused: ${r.plugin}: ${r.reason}`)
+  for (const s of skippedHooks(run.debugLog)) say(`  hook skipped: ${s.plugin} ${s.event}: ${s.reason}`)
+  const lines = debugLines(run.debugLog, pkg)
+  if (lines.length) say(`  what ${pkg} logged:\n${indent(lines.join('\n'))}`)
+}
+
+function filesUnder(root: string, suffix: string): string[] {
+  return readdirSync(root).flatMap((name) => {
+    const path = join(root, name)
+    return statSync(path).isDirectory() ? filesUnder(path, suffix) : name.endsWith(suffix) ? [path] : []
+  })
+}
+
+const NOTES = 'Task: the config parser\nNow: lexer tests fail on CRLF\nNext: fix the tokenizer, then run npm test'
 const mock = await startMockModel()
 try {
-  for (const pkg of ['superheroes', 'ws', 'keel']) {
-    const dir = join(repoRoot(), 'packages', pkg)
-    say(`\n=== ${pkg}: claude -p "/${pkg} status" --plugin-dir packages/${pkg}`)
-    const run = await runClaude({ prompt: `/${pkg} status`, pluginDirs: [dir], mock })
-    const loaded = loadedModules(run.debugLog).find((m) => m.plugin === pkg)
-    say(loaded ? `loaded by the engine (${loaded.host}, tier ${loaded.tier}); hooks: ${loaded.events.join(', ')}` : 'NOT LOADED')
-    for (const refusal of loadRefusals(run.debugLog)) say(`load refused: ${refusal.plugin}: ${refusal.reason}`)
-    for (const skip of skippedHooks(run.debugLog)) say(`hook skipped: ${skip.plugin} ${skip.event}: ${skip.reason}`)
-    say(String(run.json?.result ?? run.stdout).trim())
-    const lines = debugLines(run.debugLog, pkg)
-    if (lines.length) say(`debug log (${pkg}):\n  ${lines.join('\n  ')}`)
-    say(`(${run.durationMs} ms)`)
+  say('=== superheroes: a checkpoint survives a compaction')
+  mock.setScript(byKind({ main: { text: `I will start with the lexer.\n\n\`\`\`superheroes-checkpoint\n${NOTES}\n\`\`\`\n` } }))
+  say('\n$ claude -p "Build the parser for the config format" --plugin-dir packages/superheroes')
+  const t1 = await runClaude({ prompt: 'Build the parser for the config format', pluginDirs: [dir('superheroes')], mock })
+  report(t1, 'superheroes')
+  const saved = filesUnder(t1.home, '.notes.a.md').concat(filesUnder(t1.home, '.notes.b.md'))
+  say(saved.length ? `  the reply's checkpoint block was saved as the session's notes:\n${indent(readFileSync(saved[0]!, 'utf8'))}` : '  NO NOTES SAVED')
+
+  const before = mock.messages().length
+  mock.setScript(byKind({ main: { text: 'Resuming: fixing the tokenizer.' } }))
+  say(`\n$ claude -p "/compact keep the failing test names" --resume ${t1.sessionId} --plugin-dir packages/superheroes`)
+  const t2 = await runClaude({ prompt: '/compact keep the failing test names', pluginDirs: [dir('superheroes')], mock, home: t1.home, cwd: t1.cwd, resume: t1.sessionId })
+  report(t2, 'superheroes')
+  const after = mock.messages().slice(before)
+  const summary = after.find((r) => r.kind === 'summarize')
+  if (summary) {
+    const text = requestText(summary.body)
+    say(`  the summarizer request the model received was steered with:\n${indent(text.slice(text.indexOf('Additional Instructions:'), text.indexOf('REMINDER:')))}`)
   }
+  const resume = after.find((r) => r.kind === 'main')
+  const resumeLine = resume && requestText(resume.body).split('\n').find((l) => l.startsWith('Resume:'))
+  say(resumeLine ? `  then the mod resumed the session; the next request the model received says:\n${indent(resumeLine)}` : '  NO RESUME PROMPT')
+
+  say('\n$ claude -p "/superheroes status" --resume … --plugin-dir packages/superheroes')
+  const t3 = await runClaude({ prompt: '/superheroes status', pluginDirs: [dir('superheroes')], mock, home: t1.home, cwd: t1.cwd, resume: t1.sessionId })
+  say(indent(String(t3.json?.result ?? t3.stdout)))
+
+  for (const pkg of ['ws', 'keel']) {
+    say(`\n=== ${pkg}\n$ claude -p "/${pkg} status" --plugin-dir packages/${pkg}`)
+    const run = await runClaude({ prompt: `/${pkg} status`, pluginDirs: [dir(pkg)], mock })
+    report(run, pkg)
+    say(indent(String(run.json?.result ?? run.stdout)))
+  }
+
+  say('\n=== keel and ws in one session: each session-acting feature runs in one package')
+  const both = await runClaude({ prompt: '/ws status', pluginDirs: [dir('keel'), dir('ws')], mock })
+  say(indent(String(both.json?.result ?? '').split('\n').filter((l) => /yields|^ws:? /.test(l)).join('\n')))
 } finally {
   await mock.close()
   cleanupTmp()
