@@ -5,23 +5,26 @@ import type { Args, EngineInterface, EventResult, Next, On, PluginOptions } from
 import template from '../plugin.json'
 import { FEATURES } from './features/index.ts'
 import type { Template } from './lib/activation.ts'
-import { portOf } from './lib/port.ts'
+import { portOf, type Port } from './lib/port.ts'
 import { createRuntime, type Runtime } from './lib/runtime.ts'
 import type { HookedEvent } from './registry.ts'
 
 let runtime: Runtime
+/** Built at the first dispatch of this load: `$` is the same object at every invocation. */
+let port: Port | undefined
 
 /** Every hook's body: `$` becomes the port here, the one place the loader lets it be handed on. */
 function dispatch<E extends HookedEvent>(event: E, $: EngineInterface, e: Args<E>, next: Next<E>): Promise<EventResult<E>> {
-  return runtime.dispatch(event, portOf($), e, next)
+  return runtime.dispatch(event, (port ??= portOf($)), e, next)
 }
 
 function packageCommand($: EngineInterface, e: Args<'command.run'>, next: Next<'command.run'>) {
-  return runtime.command(portOf($), e, next)
+  return runtime.command((port ??= portOf($)), e, next)
 }
 
 export function register(on: On, options: PluginOptions): void {
   runtime = createRuntime(FEATURES, template as Template, options)
+  port = undefined
   const rt = runtime
   on('session.start', ($, e, next) => dispatch('session.start', $, e, next))
   // The package command: the matcher names every package of the bundle, the hook checks `$.plugin.name`.

@@ -56,8 +56,8 @@ function bareModule(events: string[]): string {
   return `export function register(on) {\n${events.map((e) => `  on(${JSON.stringify(e)}, ($, e, next) => next(e))`).join('\n')}\n}\n`
 }
 
-/** Events raised once per engine process: reported apart from the per-turn hooks. */
-const ONCE_PER_PROCESS = new Set(['session.start'])
+/** Events raised once per engine process (a headless run is one process): reported apart from the per-turn hooks. */
+const ONCE_PER_PROCESS = new Set(['session.start', 'session.end'])
 type Samples = Record<string, number[]>
 
 /** One configuration of the package against a bare module hooking the same events, alternating runs. */

@@ -148,10 +148,12 @@ test('a failed save toasts, and says so beneath the answer', ON, async ($, on) =
 
 for (const surface of ['terminal', 'desktop'] as const) {
   test(`the band draws on ${surface} near the trigger; Snooze hides it, Now starts the checkpoint`, ON, async ($, on) => {
-    const { seen, state } = world(on, { fill: 120_000 })
+    const { clock, seen, state } = world(on, { fill: 120_000 })
     await $.session.start({ cwd: '/w', surface, isInteractive: true })
     const measure = { context: { tokens: 120_000, window: 200_000, percent: 60 }, rateLimits: [], changed: [] }
     await $.session.measure(measure)
+    // The decision runs from the clock, off the measure's path.
+    await clock.settle()
     const props = { hasSurvey: false, isCollapsed: false, isWorking: false, maxRows: 10, bodyColumns: 80, scroll: { bodyRows: 9, offset: 0 }, view: {} }
     const band = await $.ui.mount({ plugin: PKG, surface, component: 'AbovePrompt', props } as never)
     expect(await band.find({ type: 'Text', text: /Auto-checkpoint soon/ })).toBeDefined()
@@ -167,8 +169,24 @@ for (const surface of ['terminal', 'desktop'] as const) {
     state.session = 'session-2'
     await $.session.start({ cwd: '/w', surface, isInteractive: true })
     await $.session.measure(measure)
+    await clock.settle()
     const fresh = await $.ui.mount({ plugin: PKG, surface, component: 'AbovePrompt', props } as never)
     await fresh.press({ key: 'now' })
     expect(seen.commands).toEqual([`${PKG}:checkpoint auto`])
   })
 }
+
+test('a measure decides off its path, after the turn it saw: busy while a main turn runs, a checkpoint once it ended', ON, async ($, on) => {
+  const { clock, seen } = world(on, { fill: 160_000 })
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  const measure = { context: { tokens: 160_000, window: 200_000, percent: 80 }, rateLimits: [], changed: ['context' as const] }
+  await $.turn.start({ text: 'work', turnId: 't1' })
+  await $.session.measure(measure)
+  await clock.settle()
+  expect(seen.commands).toEqual([])
+  await $.turn.complete({ ...TURN, answer: 'no block here', turnId: 't1' })
+  await $.session.measure(measure)
+  expect(seen.commands).toEqual([])
+  await clock.settle()
+  expect(seen.commands).toEqual([`${PKG}:checkpoint auto`])
+})

@@ -39,6 +39,11 @@ function world(on: On) {
 
 const start = ($: Engine) => $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
 const measure = ($: Engine, tokens: number) => $.session.measure({ context: { tokens, window: 200_000, percent: Math.round(tokens / 2000) }, rateLimits: [], changed: ['context'] })
+/** A measurement and the work it defers to the clock (the hook answers before its reads). */
+const observe = async ($: Engine, w: ReturnType<typeof world>, tokens: number) => {
+  await measure($, tokens)
+  await w.clock.settle()
+}
 
 test('the lever is registered at session start, eager, and the status lines say so', ON, async ($, on) => {
   const w = world(on)
@@ -53,14 +58,16 @@ test('the lever is registered at session start, eager, and the status lines say 
 test('usage past the advisory point wakes the session with fresh figures', ON, async ($, on) => {
   const w = world(on)
   await start($)
-  await measure($, 50_000)
+  await observe($, w, 50_000)
   expect(w.seen.submitted).toEqual([])
   w.seen.tokens = 112_000
   await measure($, 110_000)
+  expect(w.seen.submitted).toEqual([]) // the measure answered at once; its reads wait for the clock
+  await w.clock.settle()
   expect(w.seen.submitted).toHaveLength(1)
   expect(w.seen.submitted[0]).toStartWith(`[${PKG} compaction] Context window at the end of the last turn: 56% (112k / 200k tokens) / 80% (automatic compaction point). This is past the advisory point (50%).`)
   w.seen.tokens = 125_000
-  await measure($, 125_000)
+  await observe($, w, 125_000)
   expect(w.seen.submitted[1]).toContain('Past 80%, Claude Code compacts automatically')
   const status = await $.command.run({ command: PKG, args: 'status', ...RUN })
   expect(status.text).toContain('  compaction window 200000: advisory 50%, milestones 60% and 70%, auto compaction 80%')
@@ -70,10 +77,10 @@ test('usage past the advisory point wakes the session with fresh figures', ON, a
 test('a crossing during a main turn is delivered after its end', ON, async ($, on) => {
   const w = world(on)
   await start($)
-  await measure($, 50_000)
+  await observe($, w, 50_000)
   await $.turn.start({ text: 'work', turnId: 't1' })
   w.seen.tokens = 112_000
-  await measure($, 110_000)
+  await observe($, w, 110_000)
   expect(w.seen.submitted).toEqual([])
   await $.turn.complete(TURN)
   await w.clock.advance(0)
@@ -127,8 +134,8 @@ test('a token advisory point from the option', { options: { timing: true, compac
   const w = world(on)
   await start($)
   expect(w.seen.logs).toContain('timing: advisory point "50%|60k" read as 50% or 60000 tokens')
-  await measure($, 50_000)
+  await observe($, w, 50_000)
   w.seen.tokens = 62_000
-  await measure($, 61_000)
+  await observe($, w, 61_000)
   expect(w.seen.submitted[0]).toContain('This is past the advisory point (30%).')
 })

@@ -59,4 +59,20 @@ test('register: one on() per hooked event, session.start and the package command
   assert.match(status.text, /^ws /)
 })
 
+test('register: the port is built once per load, at the first dispatch, and again after another register', async () => {
+  const registered: { event: string; hook: Function }[] = []
+  const on = (event: string, a: unknown, b?: unknown) => (registered.push({ event, hook: (b ?? a) as Function }), { catch() {} })
+  const { $ } = fakeDollar('ws')
+  let reads = 0
+  const counted = Object.defineProperty({ ...($ as object) }, 'plugin', { get: () => (reads++, { name: 'ws', root: '/p' }) }) as never
+  register(on as never, {})
+  const start = registered[0]!.hook
+  await start(counted, { cwd: '/w' }, async (e: unknown) => e)
+  await start(counted, { cwd: '/w' }, async (e: unknown) => e)
+  assert.is(reads, 1)
+  register(on as never, {})
+  await registered[2]!.hook(counted, { cwd: '/w' }, async (e: unknown) => e)
+  assert.is(reads, 2)
+})
+
 test.run()

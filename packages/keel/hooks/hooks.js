@@ -440,23 +440,23 @@ function drawEmpty(ui) {
 
 // src/features/captions/index.ts
 var captions = createCaptions();
-var edgesOf = (port) => ({
-  messages: () => port.apiMessages(),
-  complete: (req) => port.complete(req),
-  redraw: () => port.redrawRenders(),
-  every: (ms, fn) => port.every(ms, fn),
-  log: (line) => port.log(line)
+var edgesOf = (port2) => ({
+  messages: () => port2.apiMessages(),
+  complete: (req) => port2.complete(req),
+  redraw: () => port2.redrawRenders(),
+  every: (ms, fn) => port2.every(ms, fn),
+  log: (line) => port2.log(line)
 });
-function render(port, e, next) {
+function render(port2, e, next) {
   const columns = e.viewport?.columns;
   switch (e.component) {
     case "ToolGroup": {
       const unit = groupUnit(e.props);
       if (!unit) return next(e);
       const lone = !isRun(unit) && captions.toolCaption(unit.key);
-      if (lone) return drawCall(port.elements(e), unit.calls[0], lone, columns);
+      if (lone) return drawCall(port2.elements(e), unit.calls[0], lone, columns);
       const run = isRun(unit) && captions.runCaption(unit.key);
-      if (run) return drawRun(port.elements(e), unit.calls, run, columns);
+      if (run) return drawRun(port2.elements(e), unit.calls, run, columns);
       captions.request(unit);
       return next(e);
     }
@@ -464,14 +464,14 @@ function render(port, e, next) {
       const unit = toolUseUnit(e.props);
       if (!unit) return next(e);
       const caption = captions.toolCaption(unit.key);
-      if (caption) return drawCall(port.elements(e), unit.calls[0], caption, columns);
+      if (caption) return drawCall(port2.elements(e), unit.calls[0], caption, columns);
       captions.request(unit);
       return next(e);
     }
     case "ToolResult": {
       const { props } = e;
       if (props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id)) return next(e);
-      return drawEmpty(port.elements(e));
+      return drawEmpty(port2.elements(e));
     }
     default:
       return next(e);
@@ -482,10 +482,10 @@ var captionsFeature = {
   // Two packages captioning the same rows would double the model calls and fight over the drawing.
   sessionActing: true,
   hooks: {
-    "session.start": (port, e, next, ctx) => {
+    "session.start": (port2, e, next, ctx) => {
       const { settings, problems } = settingsOf(ctx.options);
-      for (const problem of problems) port.log(problem);
-      captions.start(edgesOf(port), settings);
+      for (const problem of problems) port2.log(problem);
+      captions.start(edgesOf(port2), settings);
       return next(e);
     },
     // Outside the rewrite hooks beneath, so what is captured is the result the lead reads.
@@ -511,6 +511,41 @@ var captionsFeature = {
     return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems];
   }
 };
+
+// src/lib/lane.ts
+var messageOf = (err) => err instanceof Error ? err.message : String(err);
+function createLane() {
+  const queue = [];
+  let running;
+  async function runQueue() {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      try {
+        await next.task();
+      } catch (err) {
+        next.log(`${next.what}: ${messageOf(err)}`);
+      }
+    }
+  }
+  function run() {
+    running ??= runQueue().finally(() => running = void 0);
+    return running;
+  }
+  return {
+    defer(port2, what, task) {
+      queue.push({ what, task, log: (line) => port2.log(line) });
+      try {
+        port2.after(0, () => void run());
+      } catch (err) {
+        port2.log(`${what}: no timer (${messageOf(err)}); run at once`);
+        void run();
+      }
+    },
+    async drain() {
+      while (running || queue.length) await run();
+    },
+    idle: () => !running && queue.length === 0
+  };
+}
 
 // src/features/checkpoint/strings.ts
 var RESUME_PROMPT = "Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.";
@@ -838,6 +873,16 @@ var CheckpointSession = class {
     if (await this.charter(io) === null) await this.setCharter(io, text, "first prompt");
   }
   /**
+   * A main turn that ended with no block while no checkpoint is bound: the busy mark clears, and
+   * nothing is read or written. False, changing nothing, when the turn is not the one this session
+   * runs or a checkpoint is in force: `turnCompleted` has the rest to do.
+   */
+  endQuietTurn(turnId) {
+    if (this.activeTurn !== turnId || this.checkpoint !== null) return false;
+    this.activeTurn = null;
+    return true;
+  }
+  /**
    * A main turn ended: its block, if it ends with one, replaces the notes, and the checkpoint bound
    * to it finishes. Returns the line to put beneath the answer when the save failed, else null.
    */
@@ -874,10 +919,15 @@ var CheckpointSession = class {
     if (value.turnId !== void 0 && this.activeTurn === value.turnId) this.activeTurn = null;
     return null;
   }
-  /** A measurement: re-arm after a compaction, decide, start or record why not. */
-  async evaluate(io, settings) {
+  /**
+   * A measurement: re-arm after a compaction, decide, start or record why not. The fill is read
+   * afresh; `measured`, the fill the measurement carried, stands in when the read answers none (a
+   * print-mode session unbinds right after its last measurement, before a deferred decision runs).
+   */
+  async evaluate(io, settings, measured) {
     if (settings === null) return this.setBand(io, false);
-    const { tokens, breakdown } = await io.usage();
+    const { tokens: read, breakdown } = await io.usage();
+    const tokens = read ?? measured;
     if (tokens === void 0) return;
     const trigger = triggerOf(settings, breakdown);
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
@@ -1061,57 +1111,59 @@ function statusLines(facts) {
 var sessions = /* @__PURE__ */ new Map();
 var announcedFor;
 var dataDir;
+var lane = createLane();
+var current;
 var message2 = (err) => err instanceof Error ? err.message : String(err);
-function edgesOf2(port) {
-  const log = (line) => port.log(`checkpoint: ${line}`);
+function edgesOf2(port2) {
+  const log = (line) => port2.log(`checkpoint: ${line}`);
   return {
     log,
-    toast: (text) => port.toast(text),
+    toast: (text) => port2.toast(text),
     usage: async () => {
-      const { context } = await port.usage("summary");
+      const { context } = await port2.usage("summary");
       return { tokens: context.tokens, breakdown: context.breakdown };
     },
-    fill: async () => (await port.usage()).context.tokens,
-    surfaces: () => port.surfaces(),
-    runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: () => port.compactSession(),
-    compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
-    submit: (text) => port.submitPrompt(text),
-    redraw: () => port.redrawRenders(),
-    after: (ms, fn) => port.after(ms, () => void fn().catch((err) => log(`compact state: ${message2(err)}`))),
+    fill: async () => (await port2.usage()).context.tokens,
+    surfaces: () => port2.surfaces(),
+    runCheckpoint: () => port2.runCommand(`${port2.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
+    compact: () => port2.compactSession(),
+    compactCommand: () => port2.runCommand(COMPACT_COMMAND, ""),
+    submit: (text) => port2.submitPrompt(text),
+    redraw: () => port2.redrawRenders(),
+    after: (ms, fn) => port2.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${message2(err)}`))),
     dataDir: () => {
-      dataDir ??= port.pluginDataDir().catch((err) => {
+      dataDir ??= port2.pluginDataDir().catch((err) => {
         dataDir = void 0;
         throw err;
       });
       return dataDir;
     },
-    read: (path) => port.readFile(path),
-    write: (path, text) => port.writeFile(path, text),
-    storeGet: (key) => port.storeGet(key),
-    storeSet: (key, value) => port.storeSet(key, value),
-    storeKeys: () => port.storeKeys(),
-    storeDelete: (key) => port.storeDelete(key),
-    now: () => port.now()
+    read: (path) => port2.readFile(path),
+    write: (path, text) => port2.writeFile(path, text),
+    storeGet: (key) => port2.storeGet(key),
+    storeSet: (key, value) => port2.storeSet(key, value),
+    storeKeys: () => port2.storeKeys(),
+    storeDelete: (key) => port2.storeDelete(key),
+    now: () => port2.now()
   };
 }
-async function sessionOf(port) {
-  const id = await port.sessionId();
+async function sessionOf(port2) {
+  const id = await port2.sessionId();
   let session = sessions.get(id);
   if (!session) {
-    session = new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, fenceInfo(port.pkg));
+    session = new CheckpointSession(id, `${port2.pkg}:${CHECKPOINT_SKILL}`, fenceInfo(port2.pkg));
     sessions.set(id, session);
   }
   return session;
 }
-async function announce(port, sessionId) {
+async function announce(port2, sessionId) {
   announcedFor = sessionId;
-  const result = await port.announceCheckpointPresence(sessionId);
-  if (typeof result?.deny === "string") port.log(`checkpoint: presence signal refused (${result.deny}); the skill will not know its block is saved`);
+  const result = await port2.announceCheckpointPresence(sessionId);
+  if (typeof result?.deny === "string") port2.log(`checkpoint: presence signal refused (${result.deny}); the skill will not know its block is saved`);
 }
-async function statusOf(port, ctx) {
-  const session = await sessionOf(port);
-  const io = edgesOf2(port);
+async function statusOf(port2, ctx) {
+  const session = await sessionOf(port2);
+  const io = edgesOf2(port2);
   const notes = new Notes(io);
   const settings = settingsFrom(ctx.options);
   const charter = await session.charter(io).catch(() => void 0);
@@ -1121,7 +1173,7 @@ async function statusOf(port, ctx) {
   const fill = await io.fill().catch(() => void 0);
   const surfaces = await io.surfaces().catch(() => null);
   return statusLines({
-    pkg: port.pkg,
+    pkg: port2.pkg,
     charter,
     notes: typeof text === "string" && path !== null ? { bytes: byteLength(text), path } : text === null ? null : void 0,
     folder,
@@ -1136,95 +1188,105 @@ var checkpoint = {
   name: "checkpoint",
   sessionActing: true,
   hooks: {
-    "session.start": async (port, e, next) => {
+    "session.start": async (port2, e, next) => {
       try {
-        const session = await sessionOf(port);
+        const session = await sessionOf(port2);
         session.isInteractive = e.isInteractive;
         try {
-          const { entrypoint, child } = await port.desktopSignal();
+          const { entrypoint, child } = await port2.desktopSignal();
           session.isDesktopStarted = isDesktopStarted(entrypoint, child);
         } catch (err) {
-          port.log(`checkpoint: session.start desktop signal: ${message2(err)}`);
+          port2.log(`checkpoint: session.start desktop signal: ${message2(err)}`);
           session.isDesktopStarted = false;
         }
-        await announce(port, session.sessionId);
+        await announce(port2, session.sessionId);
       } catch (err) {
-        port.log(`checkpoint: session.start: ${message2(err)}`);
+        port2.log(`checkpoint: session.start: ${message2(err)}`);
       }
       return next(e);
     },
     // L0: every main-conversation compaction is steered; a subagent's is left alone.
-    "session.compact": async (port, e, next) => {
+    "session.compact": async (port2, e, next) => {
       if (e.agentId !== void 0) return next(e);
-      const io = edgesOf2(port);
+      const io = edgesOf2(port2);
       let session;
       let steered = e;
       try {
-        session = await sessionOf(port);
+        await lane.drain();
+        session = await sessionOf(port2);
         steered = { ...e, instructions: await session.instructions(io, e.instructions) };
       } catch (err) {
-        port.log(`checkpoint: session.compact: ${message2(err)}`);
+        port2.log(`checkpoint: session.compact: ${message2(err)}`);
       }
       const result = await next(steered);
       if (session && typeof result.skip !== "string") {
         try {
           session.compacted(io, e.trigger);
         } catch (err) {
-          port.log(`checkpoint: session.compact state: ${message2(err)}`);
+          port2.log(`checkpoint: session.compact state: ${message2(err)}`);
         }
       }
       return result;
     },
-    "turn.start": async (port, e, next) => {
+    // Observes only: the turn goes on at once, the busy mark and the binding follow from the lane.
+    "turn.start": (port2, e, next) => {
       if (e.agentId === void 0) {
-        try {
-          const session = await sessionOf(port);
-          if (announcedFor !== session.sessionId) await announce(port, session.sessionId);
-          await session.turnStarted(edgesOf2(port), e.turnId, e.text);
-        } catch (err) {
-          port.log(`checkpoint: turn.start: ${message2(err)}`);
-        }
+        lane.defer(port2, "checkpoint: turn.start", async () => {
+          const session = current = await sessionOf(port2);
+          if (announcedFor !== session.sessionId) await announce(port2, session.sessionId);
+          await session.turnStarted(edgesOf2(port2), e.turnId, e.text);
+        });
       }
       return next(e);
     },
     // L1: a main reply ending with the block replaces the notes; a subagent's never does.
-    "turn.complete": async (port, e, next, ctx) => {
+    "turn.complete": async (port2, e, next, ctx) => {
+      if (e.agentId !== void 0) return next(e);
+      const turnCompleted = async () => (await sessionOf(port2)).turnCompleted(edgesOf2(port2), settingsFrom(ctx.options), e);
+      if (extractCheckpointBlock(e.answer, fenceInfo(port2.pkg)) === null) {
+        if (!(lane.idle() && current?.endQuietTurn(e.turnId))) lane.defer(port2, "checkpoint: turn.complete", turnCompleted);
+        return next(e);
+      }
       const result = await next(e);
-      if (e.agentId !== void 0) return result;
       let warning = null;
       try {
-        warning = await (await sessionOf(port)).turnCompleted(edgesOf2(port), settingsFrom(ctx.options), e);
+        await lane.drain();
+        warning = await turnCompleted();
       } catch (err) {
-        port.log(`checkpoint: turn.complete: ${message2(err)}`);
+        port2.log(`checkpoint: turn.complete: ${message2(err)}`);
       }
       return warning === null ? result : { ...result, text: `${result.text}
 
 ${warning}` };
     },
-    "session.measure": async (port, e, next, ctx) => {
-      try {
-        await (await sessionOf(port)).evaluate(edgesOf2(port), settingsFrom(ctx.options));
-      } catch (err) {
-        port.log(`checkpoint: session.measure: ${message2(err)}`);
-      }
+    // Observes only: the decision reads the usage afresh when it runs, after the turns before it.
+    "session.measure": (port2, e, next, ctx) => {
+      const measured = e.context.tokens;
+      lane.defer(port2, "checkpoint: session.measure", async () => (await sessionOf(port2)).evaluate(edgesOf2(port2), settingsFrom(ctx.options), measured));
       return next(e);
     },
-    "ui.render": async (port, e, next, ctx) => {
+    // What the last measurement started lands before the session ends: a print-mode run ends right after it.
+    "session.end": async (_port, e, next) => {
+      await lane.drain();
+      return next(e);
+    },
+    "ui.render": async (port2, e, next, ctx) => {
       if (e.component !== "AbovePrompt") return next(e);
       try {
-        const session = await sessionOf(port);
+        const session = await sessionOf(port2);
         const props = e.props;
         if (!session.band || props.hasSurvey) return next(e);
-        const io = edgesOf2(port);
+        const io = edgesOf2(port2);
         const tree = bandTree(
-          port.elements(e),
+          port2.elements(e),
           settingsFrom(ctx.options)?.mode,
-          () => void session.start(io, true),
+          // Now waits for a turn start still in the lane: a running turn makes it wait.
+          () => void lane.drain().then(() => session.start(io, true)),
           () => void session.snoozeNow(io)
         );
         return tree;
       } catch (err) {
-        port.log(`checkpoint: ui.render: ${message2(err)}`);
+        port2.log(`checkpoint: ui.render: ${message2(err)}`);
         return next(e);
       }
     }
@@ -1232,9 +1294,9 @@ ${warning}` };
   verbs: {
     charter: {
       usage: CHARTER_USAGE,
-      async run(port, args) {
-        const session = await sessionOf(port);
-        const io = edgesOf2(port);
+      async run(port2, args) {
+        const session = await sessionOf(port2);
+        const io = edgesOf2(port2);
         if (args === "") return (await session.charter(io))?.text ?? CHARTER_NONE;
         const charter = await session.setCharter(io, args, "verb");
         return charterSet(charter.text.split("\n")[0] ?? "");
@@ -1483,49 +1545,50 @@ var reconnect = createReconnect("");
 var targets;
 var tool;
 var unregistered;
-function logOf(port) {
-  const prefix = debugPrefix(port.pkg);
-  return (text) => port.log(prefix + text);
+var lane2 = createLane();
+function logOf(port2) {
+  const prefix = debugPrefix(port2.pkg);
+  return (text) => port2.log(prefix + text);
 }
-function edgesOf3(port) {
+function edgesOf3(port2) {
   return {
-    reconnect: async (server) => await port.runCommand(MCP_COMMAND, `reconnect ${server}`),
-    toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
-    submit: async (text) => await port.submitPrompt(text),
-    notice: (text) => port.notice(text),
-    after: (fn) => port.after(0, fn),
-    sleep: (ms) => new Promise((resolve) => port.after(ms, resolve)),
-    now: () => port.now(),
-    log: logOf(port)
+    reconnect: async (server) => await port2.runCommand(MCP_COMMAND, `reconnect ${server}`),
+    toolsListed: async (server) => (await port2.listTools()).some((name) => name.startsWith(toolPrefix(server))),
+    submit: async (text) => await port2.submitPrompt(text),
+    notice: (text) => port2.notice(text),
+    after: (fn) => port2.after(0, fn),
+    sleep: (ms) => new Promise((resolve) => port2.after(ms, resolve)),
+    now: () => port2.now(),
+    log: logOf(port2)
   };
 }
-async function sessionServers(port) {
-  const tools = (await port.usage("summary")).context.breakdown?.mcpTools ?? [];
+async function sessionServers(port2) {
+  const tools = (await port2.usage("summary")).context.breakdown?.mcpTools ?? [];
   return [...new Set(tools.map((t) => t.serverName))];
 }
-async function ownServer(port) {
-  const conn = await port.connectMcp(port.pkg);
-  return conn.isConnected && conn.server.startsWith(`plugin:${port.pkg}:`) ? conn.server : void 0;
+async function ownServer(port2) {
+  const conn = await port2.connectMcp(port2.pkg);
+  return conn.isConnected && conn.server.startsWith(`plugin:${port2.pkg}:`) ? conn.server : void 0;
 }
-async function noteSessionServers(port) {
+async function noteSessionServers(port2) {
   if (!targets?.rule.any) return;
-  const listed = await sessionServers(port);
+  const listed = await sessionServers(port2);
   if (targets) targets = withSeen(targets, listed);
 }
-async function setup(port, option) {
-  const log = logOf(port);
+async function setup(port2, option) {
+  const log = logOf(port2);
   const rule = parseServerRule(option);
   const [own, seen] = await Promise.all([
-    ownServer(port).catch(() => void 0),
-    rule.any ? sessionServers(port).catch((err) => (log(serversUnread(err)), [])) : Promise.resolve([])
+    ownServer(port2).catch(() => void 0),
+    rule.any ? sessionServers(port2).catch((err) => (log(serversUnread(err)), [])) : Promise.resolve([])
   ]);
   targets = { rule, own, seen };
-  if (!hasTarget(targets, port.pkg)) {
+  if (!hasTarget(targets, port2.pkg)) {
     unregistered = NO_TARGET_EMPTY;
     return log(notRegisteredLine(unregistered));
   }
-  const allowed = describeAllowed(targets, port.pkg);
-  tool = await port.registerTool({
+  const allowed = describeAllowed(targets, port2.pkg);
+  tool = await port2.registerTool({
     name: TOOL_NAME,
     description: reconnectDescription(allowed),
     inputSchema: {
@@ -1540,36 +1603,39 @@ var reconnectFeature = {
   name: "reconnect",
   sessionActing: true,
   hooks: {
-    "session.start": async (port, e, next, ctx) => {
-      reconnect = createReconnect(port.pkg);
-      reconnect.start(edgesOf3(port));
+    "session.start": async (port2, e, next, ctx) => {
+      reconnect = createReconnect(port2.pkg);
+      reconnect.start(edgesOf3(port2));
       targets = void 0;
       tool = void 0;
       unregistered = void 0;
       try {
-        await setup(port, String(ctx.options[OPTION2] ?? ""));
+        await setup(port2, String(ctx.options[OPTION2] ?? ""));
       } catch (err) {
         unregistered = setupFailed(err);
-        logOf(port)(unregistered);
+        logOf(port2)(unregistered);
       }
       return next(e);
     },
     // Served here, ahead of the permission check, so it answers while the server itself is gone.
-    "tool.call": async (port, e, next) => {
+    "tool.call": async (port2, e, next) => {
       if (tool === void 0 || e.tool !== tool || targets === void 0) return next(e);
       try {
         const input = e;
-        await noteSessionServers(port).catch(() => void 0);
-        const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any);
+        await lane2.drain();
+        await noteSessionServers(port2).catch(() => void 0);
+        const call = checkCall(e.agentId, input, allowedServers(targets, port2.pkg), targets.rule.any);
         return "deny" in call ? call : reconnect.lever(call.server, call.resume);
       } catch (err) {
-        logOf(port)(String(err));
+        logOf(port2)(String(err));
         return { deny: HOOK_FAILED };
       }
     },
-    "turn.start": (port, e, next) => {
+    "turn.start": (port2, e, next) => {
       reconnect.turnStarted(e.agentId);
-      if (e.agentId === void 0) noteSessionServers(port).catch((err) => logOf(port)(serversUnread(err)));
+      if (e.agentId === void 0 && targets?.rule.any) {
+        lane2.defer(port2, `${debugPrefix(port2.pkg)}turn.start`, () => noteSessionServers(port2).catch((err) => logOf(port2)(serversUnread(err))));
+      }
       return next(e);
     },
     "turn.complete": (_port, e, next) => {
@@ -1581,8 +1647,8 @@ var reconnectFeature = {
       return next(e);
     }
   },
-  status(port) {
-    const lines = [tool !== void 0 && targets !== void 0 ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
+  status(port2) {
+    const lines = [tool !== void 0 && targets !== void 0 ? statusRegistered(tool, describeAllowed(targets, port2.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
     if (targets?.rule.any) lines.push(seenPhrase(targets.seen));
     const pending = reconnect.pending();
     if (pending) lines.push(statusPending(pending.servers, pending.resume));
@@ -2005,7 +2071,7 @@ function checkLeverCall(agentId, flag) {
 }
 
 // src/features/timing/machine.ts
-var messageOf = (err) => err instanceof Error ? err.message : String(err);
+var messageOf2 = (err) => err instanceof Error ? err.message : String(err);
 function createTiming(pkg) {
   const label = labelOf(pkg);
   let edges;
@@ -2043,7 +2109,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
         const drop = r?.drop;
         if (drop !== void 0) lost(`dropped: ${String(drop)}`);
       },
-      (err) => lost(messageOf(err))
+      (err) => lost(messageOf2(err))
     );
   }
   async function deliver() {
@@ -2058,7 +2124,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
     try {
       fresh = await e.readUsage();
     } catch (err) {
-      e.log(USAGE_NOT_READ(messageOf(err)));
+      e.log(USAGE_NOT_READ(messageOf2(err)));
       return;
     } finally {
       delivering = false;
@@ -2089,7 +2155,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
         submit(h2.text, true);
       });
     } catch (err) {
-      edges.log(WINDOW_NOT_STARTED(messageOf(err)));
+      edges.log(WINDOW_NOT_STARTED(messageOf2(err)));
       held = void 0;
       submit(h2.text, true);
     }
@@ -2103,7 +2169,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
     try {
       res = await e.compact();
     } catch (err) {
-      const line = REJECTED(messageOf(err));
+      const line = REJECTED(messageOf2(err));
       if (r.rejectionNoted) e.log(line);
       else e.notice(line);
       r.rejectionNoted = true;
@@ -2125,8 +2191,8 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
   }
   return {
     /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
-    bind(current) {
-      edges = current;
+    bind(current2) {
+      edges = current2;
     },
     /** A session start: bind the edges, start the conversation state over, take the advisory point in force. */
     start(bound, spec) {
@@ -2179,9 +2245,9 @@ ${held.text}`);
       const main = agentId === void 0;
       if (main && reason !== "aborted" && crossing) {
         try {
-          e.after(() => void deliver().catch((err) => e.log(DELIVERY_FAILED(messageOf(err)))));
+          e.after(() => void deliver().catch((err) => e.log(DELIVERY_FAILED(messageOf2(err)))));
         } catch (err) {
-          e.log(DELIVERY_NOT_SCHEDULED(messageOf(err)));
+          e.log(DELIVERY_NOT_SCHEDULED(messageOf2(err)));
         }
       }
       if (!main || reason === "aborted" || !request || leverCompacting) return;
@@ -2198,7 +2264,7 @@ ${held.text}`);
         });
       } catch (err) {
         if (r.scheduled === token) r.scheduled = void 0;
-        e.log(STEP_NOT_SCHEDULED(messageOf(err)));
+        e.log(STEP_NOT_SCHEDULED(messageOf2(err)));
       }
     },
     /** Every compaction but the lever's own: a landing re-arms the track and drops a pending request's compaction. */
@@ -2221,108 +2287,112 @@ ${held.text}`);
 var timing;
 var mainTurn = false;
 var leverTool;
-var messageOf2 = (err) => err instanceof Error ? err.message : String(err);
+var lane3 = createLane();
+var messageOf3 = (err) => err instanceof Error ? err.message : String(err);
 function advisoryOf(ctx) {
   const raw = String(ctx.options[ADVISORY_OPTION] ?? "");
   const spec = parseAdvisory(raw);
   return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) };
 }
-async function usageOf(port, context) {
-  const override = await port.windowEnv().catch(() => void 0);
+async function usageOf(port2, context) {
+  const override = await port2.windowEnv().catch(() => void 0);
   return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ""}` };
 }
-function edgesOf4(port) {
+function edgesOf4(port2) {
   return {
-    submit: (text) => port.submitPrompt(text),
-    compact: () => port.compactSession(),
-    after: (fn) => port.after(0, fn),
-    delay: (ms, fn) => port.after(ms, fn),
-    log: (text) => port.log(`timing: ${text}`),
-    notice: (text) => port.notice(`${noticePrefixOf(port.pkg)}${text}`),
+    submit: (text) => port2.submitPrompt(text),
+    compact: () => port2.compactSession(),
+    after: (fn) => port2.after(0, fn),
+    delay: (ms, fn) => port2.after(ms, fn),
+    log: (text) => port2.log(`timing: ${text}`),
+    notice: (text) => port2.notice(`${noticePrefixOf(port2.pkg)}${text}`),
     turnRunning: () => mainTurn,
-    readUsage: async () => usageOf(port, (await port.usage()).context)
+    readUsage: async () => usageOf(port2, (await port2.usage()).context)
   };
 }
-async function readBreakdown(port) {
-  return (await port.usage("summary")).context.breakdown;
+async function readBreakdown(port2) {
+  return (await port2.usage("summary")).context.breakdown;
 }
-function machineFor(port) {
-  timing ??= createTiming(port.pkg);
+function machineFor(port2) {
+  timing ??= createTiming(port2.pkg);
   return timing;
 }
 var timingFeature = {
   name: "timing",
   sessionActing: true,
   hooks: {
-    "session.start": async (port, e, next, ctx) => {
+    "session.start": async (port2, e, next, ctx) => {
       mainTurn = false;
       const { spec, problem } = advisoryOf(ctx);
-      const t = machineFor(port);
-      t.start(edgesOf4(port), spec);
-      port.log(`timing: ${problem ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec))}`);
+      const t = machineFor(port2);
+      t.start(edgesOf4(port2), spec);
+      port2.log(`timing: ${problem ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec))}`);
       try {
-        leverTool = await port.registerTool({ name: TOOL_NAME2, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
+        leverTool = await port2.registerTool({ name: TOOL_NAME2, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
       } catch (err) {
         leverTool = void 0;
-        port.log(`timing: ${SETUP_FAILED(messageOf2(err))}`);
+        port2.log(`timing: ${SETUP_FAILED(messageOf3(err))}`);
       }
       return next(e);
     },
-    "session.end": (port, e, next) => {
+    "session.end": async (port2, e, next) => {
+      await lane3.drain();
       mainTurn = false;
-      timing?.bind(edgesOf4(port));
+      timing?.bind(edgesOf4(port2));
       timing?.end(e.reason);
       return next(e);
     },
-    "session.measure": async (port, e, next) => {
-      const r = await next(e);
-      if (timing) {
-        const t = timing;
-        t.bind(edgesOf4(port));
+    // Observes only: the reads and a delivery run from the lane; a delivery reads the usage afresh
+    // and waits while a main turn runs, whenever it comes.
+    "session.measure": (port2, e, next) => {
+      const t = timing;
+      if (t) lane3.defer(port2, "timing: session.measure", async () => {
+        t.bind(edgesOf4(port2));
         try {
-          await t.measure(await usageOf(port, e.context), () => readBreakdown(port));
+          await t.measure(await usageOf(port2, e.context), () => readBreakdown(port2));
         } catch (err) {
-          port.log(`timing: ${BREAKDOWN_FAILED(messageOf2(err))}`);
+          port2.log(`timing: ${BREAKDOWN_FAILED(messageOf3(err))}`);
         }
-      }
-      return r;
+      });
+      return next(e);
     },
-    "turn.start": (port, e, next) => {
+    "turn.start": (port2, e, next) => {
       if (e.agentId === void 0) mainTurn = true;
-      timing?.bind(edgesOf4(port));
+      timing?.bind(edgesOf4(port2));
       timing?.turnStarted(e.agentId);
       return next(e);
     },
-    "turn.complete": async (port, e, next) => {
+    "turn.complete": async (port2, e, next) => {
       let r;
       try {
         r = await next(e);
       } finally {
         if (e.agentId === void 0) mainTurn = false;
       }
-      timing?.bind(edgesOf4(port));
+      timing?.bind(edgesOf4(port2));
       timing?.turnComplete(e.agentId, e.reason);
       return r;
     },
-    "session.compact": async (port, e, next) => {
+    "session.compact": async (port2, e, next) => {
+      await lane3.drain();
       const r = await next(e);
-      timing?.bind(edgesOf4(port));
+      timing?.bind(edgesOf4(port2));
       timing?.compacted(e.trigger, e.agentId, r);
       return r;
     },
-    "tool.call": (port, e, next) => {
+    "tool.call": (port2, e, next) => {
       if (leverTool === void 0 || e.tool !== leverTool) return next(e);
       try {
-        const t = machineFor(port);
-        t.bind(edgesOf4(port));
+        const t = machineFor(port2);
+        t.bind(edgesOf4(port2));
         return t.lever(e.agentId, e.continue);
       } catch (err) {
-        port.log(`timing: ${messageOf2(err)}`);
+        port2.log(`timing: ${messageOf3(err)}`);
         return { deny: LEVER_FAILED };
       }
     }
   },
-  status: (port, ctx) => {
+  status: (port2, ctx) => {
     const { spec, problem } = advisoryOf(ctx);
     const state = timing?.inspect();
     const lines = [problem ? `advisory point: ${describeAdvisory(spec)} (${problem})` : `advisory point: ${describeAdvisory(spec)}`];
@@ -2577,133 +2647,133 @@ function describeState(requested, read, settingsPath, harness, names) {
 // src/features/window/index.ts
 var lastSync;
 var noticed = /* @__PURE__ */ new Set();
-var namesOf = (port) => ({ who: port.pkg, cmd: `/${port.pkg} window` });
+var namesOf = (port2) => ({ who: port2.pkg, cmd: `/${port2.pkg} window` });
 var requestedOf = (ctx) => Number(ctx.options[WINDOW_OPTION] ?? 0);
-var messageOf3 = (err) => err instanceof Error ? err.message : String(err);
-async function locate(port) {
-  const root = await port.projectRoot();
-  const home = await port.homeDir();
-  const real = async (path) => path === void 0 ? void 0 : port.realPath(path).catch(() => void 0);
+var messageOf4 = (err) => err instanceof Error ? err.message : String(err);
+async function locate(port2) {
+  const root = await port2.projectRoot();
+  const home = await port2.homeDir();
+  const real = async (path) => path === void 0 ? void 0 : port2.realPath(path).catch(() => void 0);
   const [rootReal, homeReal] = await Promise.all([real(root), real(home)]);
   return {
     settingsPath: `${root.replace(/[\\/]+$/, "")}/${SETTINGS_RELATIVE_PATH}`,
     projectIsHome: isHomeRoot(root, home, { root: rootReal, home: homeReal })
   };
 }
-async function readSettings(port, path) {
-  if (!await port.fileExists(path)) return parseSettings(void 0);
+async function readSettings(port2, path) {
+  if (!await port2.fileExists(path)) return parseSettings(void 0);
   try {
-    return parseSettings(await port.readFile(path));
+    return parseSettings(await port2.readFile(path));
   } catch (err) {
-    return { kind: "unreadable", why: `not readable: ${messageOf3(err)}` };
+    return { kind: "unreadable", why: `not readable: ${messageOf4(err)}` };
   }
 }
-async function writeChecked(port, path, text) {
+async function writeChecked(port2, path, text) {
   try {
-    await port.writeFile(path, text);
+    await port2.writeFile(path, text);
   } catch (err) {
-    return SYNC_FAILED(path, messageOf3(err));
+    return SYNC_FAILED(path, messageOf4(err));
   }
-  const back = await port.readFile(path).catch(() => void 0);
+  const back = await port2.readFile(path).catch(() => void 0);
   return back === text ? void 0 : WRITE_NOT_VERIFIED(path);
 }
-function report(port, text, notify) {
-  port.log(`window: ${text}`);
+function report(port2, text, notify) {
+  port2.log(`window: ${text}`);
   if (notify && !noticed.has(text)) {
     noticed.add(text);
-    port.notice(text);
+    port2.notice(text);
   }
 }
-async function sync(port, ctx) {
-  const names = namesOf(port);
+async function sync(port2, ctx) {
+  const names = namesOf(port2);
   const requested = requestedOf(ctx);
   if (requested === 0) {
     lastSync = void 0;
     const text2 = NOT_MANAGED(names);
-    port.log(`window: ${text2}`);
+    port2.log(`window: ${text2}`);
     return text2;
   }
-  const location = await locate(port);
-  const file = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
+  const location = await locate(port2);
+  const file = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
   const { result, write } = decideSync(location, file, requested);
   if (write !== void 0) {
-    const problem = await writeChecked(port, location.settingsPath, write);
+    const problem = await writeChecked(port2, location.settingsPath, write);
     if (problem) {
       lastSync = void 0;
-      report(port, problem, true);
+      report(port2, problem, true);
       return problem;
     }
   }
   lastSync = result;
   let text = describeSync(result, names);
   if (result.action === "written") {
-    const set = await port.setWindowEnv(String(requested)).catch((err) => ({ deny: messageOf3(err) }));
+    const set = await port2.setWindowEnv(String(requested)).catch((err) => ({ deny: messageOf4(err) }));
     if (set.deny) text += ` (${ENV_SET_REFUSED(set.deny)})`;
   }
   const warning = syncWarning(result, names);
-  report(port, text, result.action === "written" || warning !== null);
-  if (warning) port.log(`window: ${warning}`);
+  report(port2, text, result.action === "written" || warning !== null);
+  if (warning) port2.log(`window: ${warning}`);
   return text;
 }
-async function harnessWindow(port) {
+async function harnessWindow(port2) {
   try {
-    const b = (await port.usage("summary")).context.breakdown;
+    const b = (await port2.usage("summary")).context.breakdown;
     return b && { rawMaxTokens: b.rawMaxTokens, source: b.autocompactSource, autoCompactThreshold: b.autoCompactThreshold, isAutoCompactEnabled: b.isAutoCompactEnabled };
   } catch {
     return void 0;
   }
 }
-async function status(port, ctx) {
-  const location = await locate(port);
-  const file = await readSettings(port, location.settingsPath);
-  const read = file.kind === "unreadable" ? void 0 : readWindow(file, await port.windowEnv());
-  const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port), namesOf(port));
-  if (file.kind === "unreadable") lines.push(describeSync({ settingsPath: location.settingsPath, action: "skipped", reason: "unreadable-settings", why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: void 0, owned: false }, namesOf(port)));
-  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(lastSync, namesOf(port))}`);
+async function status(port2, ctx) {
+  const location = await locate(port2);
+  const file = await readSettings(port2, location.settingsPath);
+  const read = file.kind === "unreadable" ? void 0 : readWindow(file, await port2.windowEnv());
+  const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port2), namesOf(port2));
+  if (file.kind === "unreadable") lines.push(describeSync({ settingsPath: location.settingsPath, action: "skipped", reason: "unreadable-settings", why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: void 0, owned: false }, namesOf(port2)));
+  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port2)) : describeSync(lastSync, namesOf(port2))}`);
   return lines.join("\n");
 }
-async function reset(port) {
-  const location = await locate(port);
-  const { result, write } = decideReset(location.settingsPath, await readSettings(port, location.settingsPath));
-  const problem = write === void 0 ? void 0 : await writeChecked(port, location.settingsPath, write);
+async function reset(port2) {
+  const location = await locate(port2);
+  const { result, write } = decideReset(location.settingsPath, await readSettings(port2, location.settingsPath));
+  const problem = write === void 0 ? void 0 : await writeChecked(port2, location.settingsPath, write);
   if (problem) return problem;
   lastSync = void 0;
-  let text = describeReset(result, namesOf(port));
+  let text = describeReset(result, namesOf(port2));
   if (result.action === "removed") {
-    const running = await port.windowEnv();
+    const running = await port2.windowEnv();
     if (running !== void 0 && running !== "") {
       const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens;
-      const unset = ours ? await port.setWindowEnv(void 0).catch((err) => ({ deny: messageOf3(err) })) : void 0;
+      const unset = ours ? await port2.setWindowEnv(void 0).catch((err) => ({ deny: messageOf4(err) })) : void 0;
       text += " " + (ours && !unset?.deny ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running));
     }
   }
   return text;
 }
-async function disable(port) {
-  const location = await locate(port);
-  const file = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
+async function disable(port2) {
+  const location = await locate(port2);
+  const file = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
   const { result, write } = decideDisable(location, file);
-  const problem = write === void 0 ? void 0 : await writeChecked(port, location.settingsPath, write);
-  return problem ?? describeDisable(result, namesOf(port));
+  const problem = write === void 0 ? void 0 : await writeChecked(port2, location.settingsPath, write);
+  return problem ?? describeDisable(result, namesOf(port2));
 }
-async function enable(port, ctx) {
-  const location = await locate(port);
-  const { result, write } = decideEnable(location.settingsPath, await readSettings(port, location.settingsPath));
-  const problem = write === void 0 ? void 0 : await writeChecked(port, location.settingsPath, write);
+async function enable(port2, ctx) {
+  const location = await locate(port2);
+  const { result, write } = decideEnable(location.settingsPath, await readSettings(port2, location.settingsPath));
+  const problem = write === void 0 ? void 0 : await writeChecked(port2, location.settingsPath, write);
   if (problem) return problem;
-  const text = describeEnable(result, requestedOf(ctx), namesOf(port));
+  const text = describeEnable(result, requestedOf(ctx), namesOf(port2));
   return result.action === "reenabled" && requestedOf(ctx) !== 0 ? `${text}
-${await sync(port, ctx)}` : text;
+${await sync(port2, ctx)}` : text;
 }
 var window = {
   name: "window",
   sessionActing: true,
   hooks: {
-    "session.start": async (port, e, next, ctx) => {
+    "session.start": async (port2, e, next, ctx) => {
       try {
-        await sync(port, ctx);
+        await sync(port2, ctx);
       } catch (err) {
-        port.log(`window: sync failed (${messageOf3(err)}); the harness window is left as it was`);
+        port2.log(`window: sync failed (${messageOf4(err)}); the harness window is left as it was`);
       }
       return next(e);
     }
@@ -2711,17 +2781,17 @@ var window = {
   verbs: {
     window: {
       usage: VERB_USAGE,
-      run: async (port, args, ctx) => {
+      run: async (port2, args, ctx) => {
         const action = args.trim().toLowerCase() || "status";
-        if (action === "status") return status(port, ctx);
-        if (action === "reset") return reset(port);
-        if (action === "disable") return disable(port);
-        if (action === "enable") return enable(port, ctx);
-        return UNKNOWN_SUBVERB(namesOf(port).cmd, action);
+        if (action === "status") return status(port2, ctx);
+        if (action === "reset") return reset(port2);
+        if (action === "disable") return disable(port2);
+        if (action === "enable") return enable(port2, ctx);
+        return UNKNOWN_SUBVERB(namesOf(port2).cmd, action);
       }
     }
   },
-  status: (port, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(lastSync, namesOf(port))]
+  status: (port2, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port2)) : describeSync(lastSync, namesOf(port2))]
 };
 
 // src/features/index.ts
@@ -2998,7 +3068,7 @@ var Registry = class {
    * Runs `event` through each active feature's hook in turn, each `next` running the features
    * beneath it and then the engine. Features named in `leftOut` take no part.
    */
-  dispatch(event, port, e, next, ctx, leftOut) {
+  dispatch(event, port2, e, next, ctx, leftOut) {
     const chain = this.chainOf(event, leftOut);
     const step = (i, input) => {
       const feature = chain[i];
@@ -3015,12 +3085,12 @@ var Registry = class {
       featureNext.signal = next.signal;
       featureNext.budget = next.budget;
       const skip = (why) => {
-        this.noteSkip(feature.name, event, why, port);
+        this.noteSkip(feature.name, event, why, port2);
         return beneath ?? step(i + 1, input);
       };
       let answer;
       try {
-        answer = hook(port, input, featureNext, ctx);
+        answer = hook(port2, input, featureNext, ctx);
       } catch (err) {
         return skip(describe(err));
       }
@@ -3036,12 +3106,12 @@ var Registry = class {
     };
     return step(0, e);
   }
-  noteSkip(feature, event, why, port) {
+  noteSkip(feature, event, why, port2) {
     this.skips.set(feature, (this.skips.get(feature) ?? 0) + 1);
     const key = `${feature} ${event}`;
     if (this.failing.has(key)) return;
     this.failing.add(key);
-    port.log(`${feature}: ${event} hook skipped (${why})`);
+    port2.log(`${feature}: ${event} hook skipped (${why})`);
   }
 };
 function describe(err) {
@@ -3061,78 +3131,78 @@ function createRuntime(features, template, raw) {
   const actingOn = registry.features.filter((f) => f.sessionActing).map((f) => f.name);
   let yields;
   let problemsLogged = false;
-  const contextOf = (port) => ({ pkg: port.pkg, options });
-  async function guarded(port, what, fallback, work) {
+  const contextOf = (port2) => ({ pkg: port2.pkg, options });
+  async function guarded(port2, what, fallback, work) {
     try {
       return await work();
     } catch (err) {
-      port.log(`keel: ${what} failed (${err instanceof Error ? err.message : String(err)})`);
+      port2.log(`keel: ${what} failed (${err instanceof Error ? err.message : String(err)})`);
       return fallback;
     }
   }
   let session;
-  function sessionOf2(port) {
+  function sessionOf2(port2) {
     if (!session) {
-      session = port.sessionId();
+      session = port2.sessionId();
       session.catch(() => session = void 0);
     }
     return session;
   }
-  async function yieldsOf(port) {
+  async function yieldsOf(port2) {
     if (yields) return yields;
     const found = /* @__PURE__ */ new Map();
-    const others = CLAIMING_PACKAGES.filter((pkg) => pkg !== port.pkg);
+    const others = CLAIMING_PACKAGES.filter((pkg) => pkg !== port2.pkg);
     if (actingOn.length) {
-      const claims = await guarded(port, "reading the other packages' claims", {}, async () => port.readClaims(await sessionOf2(port), others));
+      const claims = await guarded(port2, "reading the other packages' claims", {}, async () => port2.readClaims(await sessionOf2(port2), others));
       for (const feature of actingOn) {
         const owner = ownerOf(feature, claims);
         if (owner !== void 0) {
           found.set(feature, owner);
-          port.log(`${feature}: yields to ${owner}, which runs it in this session`);
+          port2.log(`${feature}: yields to ${owner}, which runs it in this session`);
         }
       }
     }
     yields = found;
     return found;
   }
-  async function claimAtStart(port) {
+  async function claimAtStart(port2) {
     if (!problemsLogged) {
       problemsLogged = true;
-      for (const problem of problems) port.log(`keel: ${problem}`);
+      for (const problem of problems) port2.log(`keel: ${problem}`);
     }
     yields = void 0;
     session = void 0;
-    const yielded = await yieldsOf(port);
+    const yielded = await yieldsOf(port2);
     const owned = actingOn.filter((feature) => !yielded.has(feature));
-    if (owned.length) await guarded(port, "publishing claims", void 0, async () => port.publishClaims(await sessionOf2(port), owned));
+    if (owned.length) await guarded(port2, "publishing claims", void 0, async () => port2.publishClaims(await sessionOf2(port2), owned));
     return yielded;
   }
-  async function registerCommand(port) {
-    await guarded(port, "registering the package command", void 0, async () => {
-      await port.registerCommand({ name: port.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
+  async function registerCommand(port2) {
+    await guarded(port2, "registering the package command", void 0, async () => {
+      await port2.registerCommand({ name: port2.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
     });
   }
-  async function dispatch2(event, port, e, next) {
-    const ctx = contextOf(port);
+  async function dispatch2(event, port2, e, next) {
+    const ctx = contextOf(port2);
     if (event === "session.start") {
-      const startFeatures = async () => registry.dispatch(event, port, e, next, ctx, await claimAtStart(port));
-      const [, result] = await Promise.all([registerCommand(port), startFeatures()]);
+      const startFeatures = async () => registry.dispatch(event, port2, e, next, ctx, await claimAtStart(port2));
+      const [, result] = await Promise.all([registerCommand(port2), startFeatures()]);
       return result;
     }
-    const yielded = yields ?? await yieldsOf(port);
-    return registry.dispatch(event, port, e, next, ctx, yielded);
+    const yielded = yields ?? await yieldsOf(port2);
+    return registry.dispatch(event, port2, e, next, ctx, yielded);
   }
   function usages() {
     const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage));
     return [STATUS_VERB, ...verbs];
   }
-  async function statusText(port) {
-    const ctx = contextOf(port);
-    const yielded = await yieldsOf(port);
+  async function statusText(port2) {
+    const ctx = contextOf(port2);
+    const yielded = await yieldsOf(port2);
     const rows = [];
     for (const f of features) {
       const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {});
-      const lines = isOn(f) && f.status ? await guarded(port, `${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(port, ctx)) : [];
+      const lines = isOn(f) && f.status ? await guarded(port2, `${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(port2, ctx)) : [];
       rows.push({
         ...activationOf(template, raw, ctx.pkg, f.name, isOn(f)),
         yieldsTo: yielded.get(f.name),
@@ -3143,15 +3213,15 @@ function createRuntime(features, template, raw) {
     }
     return formatStatus(ctx.pkg, template.version, rows, problems);
   }
-  async function command(port, e, next) {
-    if (e.command !== port.pkg) return next(e);
-    const ctx = contextOf(port);
+  async function command(port2, e, next) {
+    if (e.command !== port2.pkg) return next(e);
+    const ctx = contextOf(port2);
     const { verb, rest } = parseCommandArgs(e.args);
-    if (verb === STATUS_VERB) return { text: await statusText(port) };
+    if (verb === STATUS_VERB) return { text: await statusText(port2) };
     const owner = registry.features.find((f) => f.verbs?.[verb]);
     const handler = owner?.verbs?.[verb];
-    if (!owner || !handler) return { text: unknownVerb(port.pkg, verb, usages()) };
-    const text = await guarded(port, `/${port.pkg} ${verb}`, `/${port.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(port, rest, ctx));
+    if (!owner || !handler) return { text: unknownVerb(port2.pkg, verb, usages()) };
+    const text = await guarded(port2, `/${port2.pkg} ${verb}`, `/${port2.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(port2, rest, ctx));
     return { text };
   }
   return {
@@ -3164,14 +3234,16 @@ function createRuntime(features, template, raw) {
 
 // src/main.ts
 var runtime;
+var port;
 function dispatch(event, $, e, next) {
-  return runtime.dispatch(event, portOf($), e, next);
+  return runtime.dispatch(event, port ??= portOf($), e, next);
 }
 function packageCommand($, e, next) {
-  return runtime.command(portOf($), e, next);
+  return runtime.command(port ??= portOf($), e, next);
 }
 export function register(on, options) {
   runtime = createRuntime(FEATURES, plugin_default, options);
+  port = void 0;
   const rt = runtime;
   on("session.start", ($, e, next) => dispatch("session.start", $, e, next));
   on("command.run", { command: ["keel", "superheroes", "ws"] }, ($, e, next) => packageCommand($, e, next));

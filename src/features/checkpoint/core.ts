@@ -151,6 +151,17 @@ export class CheckpointSession {
   }
 
   /**
+   * A main turn that ended with no block while no checkpoint is bound: the busy mark clears, and
+   * nothing is read or written. False, changing nothing, when the turn is not the one this session
+   * runs or a checkpoint is in force: `turnCompleted` has the rest to do.
+   */
+  endQuietTurn(turnId: string): boolean {
+    if (this.activeTurn !== turnId || this.checkpoint !== null) return false
+    this.activeTurn = null
+    return true
+  }
+
+  /**
    * A main turn ended: its block, if it ends with one, replaces the notes, and the checkpoint bound
    * to it finishes. Returns the line to put beneath the answer when the save failed, else null.
    */
@@ -190,10 +201,15 @@ export class CheckpointSession {
     return null
   }
 
-  /** A measurement: re-arm after a compaction, decide, start or record why not. */
-  async evaluate(io: Edges, settings: Settings | null): Promise<void> {
+  /**
+   * A measurement: re-arm after a compaction, decide, start or record why not. The fill is read
+   * afresh; `measured`, the fill the measurement carried, stands in when the read answers none (a
+   * print-mode session unbinds right after its last measurement, before a deferred decision runs).
+   */
+  async evaluate(io: Edges, settings: Settings | null, measured?: number): Promise<void> {
     if (settings === null) return this.setBand(io, false)
-    const { tokens, breakdown } = await io.usage()
+    const { tokens: read, breakdown } = await io.usage()
+    const tokens = read ?? measured
     if (tokens === undefined) return
     const trigger = triggerOf(settings, breakdown)
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold }

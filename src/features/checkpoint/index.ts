@@ -1,12 +1,13 @@
 // The checkpoint feature: binds each hook to one session's state machine (core.ts) over the port's
 // edges. Every hook fails open: a failure is logged and the event goes on as it came.
 import type { Feature, FeatureContext } from '../../registry.ts'
+import { createLane } from '../../lib/lane.ts'
 import type { Port } from '../../lib/port.ts'
 import { bandTree, type BandElements } from './band.ts'
 import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND } from './constants.ts'
 import { CheckpointSession, type Edges } from './core.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
-import { fenceInfo } from './fence.ts'
+import { extractCheckpointBlock, fenceInfo } from './fence.ts'
 import { byteLength, Notes } from './notes.ts'
 import { statusLines } from './status.ts'
 import { CHARTER_NONE, CHARTER_USAGE, charterSet } from './strings.ts'
@@ -17,6 +18,14 @@ const sessions = new Map<string, CheckpointSession>()
 let announcedFor: string | undefined
 /** The plugin's data folder: it does not move while the process lives. */
 let dataDir: Promise<string> | undefined
+/**
+ * The work of the observing hooks (a measurement, a turn start, a turn end with no block), run off
+ * their path in order. Whatever reads the state it writes drains it first: the steering, a turn end
+ * with a block, the band's Now, the compaction timer.
+ */
+const lane = createLane()
+/** The session the last main turn start resolved: a turn end with nothing to do finds it with no `$` call. */
+let current: CheckpointSession | undefined
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
@@ -36,7 +45,7 @@ function edgesOf(port: Port): Edges {
     compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
-    after: (ms, fn) => port.after(ms, () => void fn().catch((err) => log(`compact state: ${message(err)}`))),
+    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${message(err)}`))),
     dataDir: () => {
       // A failed read is not kept: the next call asks again.
       dataDir ??= port.pluginDataDir().catch((err) => {
@@ -125,6 +134,7 @@ export const checkpoint: Feature = {
       let session: CheckpointSession | undefined
       let steered = e
       try {
+        await lane.drain()
         session = await sessionOf(port)
         steered = { ...e, instructions: await session.instructions(io, e.instructions) }
       } catch (err) {
@@ -142,27 +152,35 @@ export const checkpoint: Feature = {
       return result
     },
 
-    'turn.start': async (port, e, next) => {
+    // Observes only: the turn goes on at once, the busy mark and the binding follow from the lane.
+    'turn.start': (port, e, next) => {
       if (e.agentId === undefined) {
-        try {
-          const session = await sessionOf(port)
+        lane.defer(port, 'checkpoint: turn.start', async () => {
+          const session = (current = await sessionOf(port))
           // A /clear starts a new session id with no session.start: the signal follows it here.
           if (announcedFor !== session.sessionId) await announce(port, session.sessionId)
           await session.turnStarted(edgesOf(port), e.turnId, e.text)
-        } catch (err) {
-          port.log(`checkpoint: turn.start: ${message(err)}`)
-        }
+        })
       }
       return next(e)
     },
 
     // L1: a main reply ending with the block replaces the notes; a subagent's never does.
     'turn.complete': async (port, e, next, ctx) => {
+      if (e.agentId !== undefined) return next(e)
+      const turnCompleted = async () => (await sessionOf(port)).turnCompleted(edgesOf(port), settingsFrom(ctx.options), e)
+      // Only a failed save changes the answer, so a reply with no block is observed: at once when
+      // it only clears the busy mark, else off the path.
+      if (extractCheckpointBlock(e.answer, fenceInfo(port.pkg)) === null) {
+        if (!(lane.idle() && current?.endQuietTurn(e.turnId))) lane.defer(port, 'checkpoint: turn.complete', turnCompleted)
+        return next(e)
+      }
       const result = await next(e)
-      if (e.agentId !== undefined) return result
       let warning: string | null = null
       try {
-        warning = await (await sessionOf(port)).turnCompleted(edgesOf(port), settingsFrom(ctx.options), e)
+        // The turn's start binds the checkpoint this block finishes.
+        await lane.drain()
+        warning = await turnCompleted()
       } catch (err) {
         port.log(`checkpoint: turn.complete: ${message(err)}`)
       }
@@ -170,12 +188,16 @@ export const checkpoint: Feature = {
       return warning === null ? result : { ...result, text: `${result.text}\n\n${warning}` }
     },
 
-    'session.measure': async (port, e, next, ctx) => {
-      try {
-        await (await sessionOf(port)).evaluate(edgesOf(port), settingsFrom(ctx.options))
-      } catch (err) {
-        port.log(`checkpoint: session.measure: ${message(err)}`)
-      }
+    // Observes only: the decision reads the usage afresh when it runs, after the turns before it.
+    'session.measure': (port, e, next, ctx) => {
+      const measured = e.context.tokens
+      lane.defer(port, 'checkpoint: session.measure', async () => (await sessionOf(port)).evaluate(edgesOf(port), settingsFrom(ctx.options), measured))
+      return next(e)
+    },
+
+    // What the last measurement started lands before the session ends: a print-mode run ends right after it.
+    'session.end': async (_port, e, next) => {
+      await lane.drain()
       return next(e)
     },
 
@@ -189,7 +211,8 @@ export const checkpoint: Feature = {
         const tree = bandTree(
           port.elements(e) as unknown as BandElements,
           settingsFrom(ctx.options)?.mode,
-          () => void session.start(io, true),
+          // Now waits for a turn start still in the lane: a running turn makes it wait.
+          () => void lane.drain().then(() => session.start(io, true)),
           () => void session.snoozeNow(io),
         )
         return tree as Awaited<ReturnType<typeof next>>

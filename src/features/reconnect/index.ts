@@ -1,6 +1,7 @@
 // The reconnect lever: the model brings a dead MCP server back with `request_mcp_reconnect`.
 // Binds the hooks to port edges; the rules live in targets.ts, the state machine in machine.ts.
 import type { Feature } from '../../registry.ts'
+import { createLane } from '../../lib/lane.ts'
 import type { Port } from '../../lib/port.ts'
 import { MCP_COMMAND, TOOL_NAME } from './constants.ts'
 import { createReconnect, type ReconnectEdges } from './machine.ts'
@@ -21,6 +22,8 @@ let targets: Targets | undefined
 let tool: string | undefined
 /** Why the tool is not registered this session. */
 let unregistered: string | undefined
+/** The server reads of turn starts, off their path; the lever's call drains it before it reads. */
+const lane = createLane()
 
 function logOf(port: Port): (text: string) => void {
   const prefix = debugPrefix(port.pkg)
@@ -109,7 +112,9 @@ export const reconnectFeature: Feature = {
       if (tool === undefined || e.tool !== tool || targets === undefined) return next(e)
       try {
         const input = e as { server?: unknown; continue?: unknown }
-        // `*` allows a server that joined after the start too: read the session's list afresh.
+        // A turn start's read not yet landed is made now; `*` allows a server that joined after the
+        // start too: read the session's list afresh.
+        await lane.drain()
         await noteSessionServers(port).catch(() => undefined)
         const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any)
         return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
@@ -121,8 +126,10 @@ export const reconnectFeature: Feature = {
 
     'turn.start': (port, e, next) => {
       reconnect.turnStarted(e.agentId)
-      // Servers connect in the background after the start: note them while they are up, not awaited.
-      if (e.agentId === undefined) noteSessionServers(port).catch((err) => logOf(port)(serversUnread(err)))
+      // Servers connect in the background after the start: note them while they are up, off the path.
+      if (e.agentId === undefined && targets?.rule.any) {
+        lane.defer(port, `${debugPrefix(port.pkg)}turn.start`, () => noteSessionServers(port).catch((err) => logOf(port)(serversUnread(err))))
+      }
       return next(e)
     },
 

@@ -2,6 +2,7 @@
 // and the request_compaction lever (wsflow §3). Binds the state machine to the port's edges; the
 // thresholds divide by the window the harness really compacts on (its usage breakdown).
 import type { Feature, FeatureContext } from '../../registry.ts'
+import { createLane } from '../../lib/lane.ts'
 import type { Port } from '../../lib/port.ts'
 import { DEFAULT_ADVISORY, describeAdvisory, parseAdvisory, type AdvisorySpec, type HarnessWindow } from './core.ts'
 import { createTiming, type Edges, type Timing, type Usage } from './machine.ts'
@@ -12,6 +13,8 @@ let timing: Timing | undefined
 let mainTurn = false
 /** The lever's registered full name (`mcp__<pkg>__request_compaction`), once registered. */
 let leverTool: string | undefined
+/** The observations, run off the measure hook's path in order; a landing and an end drain it first. */
+const lane = createLane()
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
@@ -72,24 +75,26 @@ export const timingFeature: Feature = {
       }
       return next(e)
     },
-    'session.end': (port, e, next) => {
+    'session.end': async (port, e, next) => {
+      await lane.drain()
       mainTurn = false
       timing?.bind(edgesOf(port))
       timing?.end(e.reason)
       return next(e)
     },
-    'session.measure': async (port, e, next) => {
-      const r = await next(e)
-      if (timing) {
-        const t = timing
+    // Observes only: the reads and a delivery run from the lane; a delivery reads the usage afresh
+    // and waits while a main turn runs, whenever it comes.
+    'session.measure': (port, e, next) => {
+      const t = timing
+      if (t) lane.defer(port, 'timing: session.measure', async () => {
         t.bind(edgesOf(port))
         try {
           await t.measure(await usageOf(port, e.context), () => readBreakdown(port))
         } catch (err) {
           port.log(`timing: ${s.BREAKDOWN_FAILED(messageOf(err))}`)
         }
-      }
-      return r
+      })
+      return next(e)
     },
     'turn.start': (port, e, next) => {
       if (e.agentId === undefined) mainTurn = true
@@ -109,6 +114,8 @@ export const timingFeature: Feature = {
       return r
     },
     'session.compact': async (port, e, next) => {
+      // An observation made before the compaction is taken before it, not after the landing.
+      await lane.drain()
       const r = await next(e)
       timing?.bind(edgesOf(port))
       timing?.compacted(e.trigger, e.agentId, r)

@@ -39,6 +39,33 @@ test('#7 at the trigger, idle: the checkpoint starts, the band goes, the command
   assert.is(s.lastSkip, null)
 })
 
+test('a deferred decision whose read answers no fill decides on the fill the measurement carried', async () => {
+  const { s, io, files, world } = setup()
+  s.isInteractive = false
+  world.surfaces = []
+  world.tokens = undefined
+  await s.evaluate(io, SETTINGS)
+  assert.is(files.has('/data/checkpoints/S1.skip'), false, 'no figure at all: nothing decided')
+  await s.evaluate(io, SETTINGS, 160000)
+  assert.is(s.lastSkip, 'headless:past')
+  assert.is(JSON.parse(files.get('/data/checkpoints/S1.skip')!).tokens, 160000)
+  world.tokens = 120000
+  await s.evaluate(io, SETTINGS, 160000)
+  assert.is(s.lastSkip, 'headless:near', 'a fill read afresh wins over the measured one')
+})
+
+test('a quiet turn end clears the busy mark alone; another turn, or a checkpoint in force, is left to turnCompleted', async () => {
+  const { s, io } = setup()
+  await s.turnStarted(io, 't1', 'work')
+  assert.is(s.endQuietTurn('t0'), false)
+  assert.is(s.activeTurn, 't1')
+  assert.ok(s.endQuietTurn('t1'))
+  assert.is(s.activeTurn, null)
+  const x = await bound()
+  assert.is(x.s.endQuietTurn('t9'), false)
+  assert.is(x.s.activeTurn, 't9')
+})
+
 test('#3 headless: no band, no command, one skip record per change of key', async () => {
   const { s, io, seen, files, world } = setup()
   s.isInteractive = false

@@ -129,4 +129,26 @@ test('session.end drops the pending request', async () => {
   assert.equal(h.seen.commands, [])
 })
 
+test('"*": a turn start notes the servers off its path, from the clock; one listed then is kept while down', async () => {
+  const h = await started('ws', '*', { servers: [] })
+  h.fake.servers.push('late')
+  const r = await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctx('ws', '*'))
+  assert.equal(r, { passed: { text: 'go', turnId: 't' } })
+  assert.ok(status(h).includes('servers seen: none yet'), 'not read on the hook\'s path')
+  await h.fire()
+  h.fake.servers.pop()
+  assert.ok(status(h).includes('servers seen: "late"'), status(h).join('\n'))
+  const call1 = await call(h, { tool: 'mcp__ws__request_mcp_reconnect' })
+  assert.ok(String((call1 as { result: string }).result).startsWith('Reconnect requested.'))
+})
+
+test('"*": a turn start\'s read not yet landed is made at the lever\'s call', async () => {
+  const h = await started('ws', '*', { servers: [] })
+  h.fake.servers.push('late')
+  await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctx('ws', '*'))
+  const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect' })
+  assert.ok(String((r as { result: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r))
+  assert.ok(status(h).includes('pending: "late" at the next turn end'), status(h).join('\n'))
+})
+
 test.run()

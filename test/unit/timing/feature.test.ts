@@ -42,9 +42,11 @@ test('start registers the lever; measure wakes; the lever compacts at the turn e
   await s.h['session.start']!(s.port, { cwd: '/w' } as never, fakeNext((e: { cwd: string }) => ({ cwd: e.cwd })), ctx())
   assert.ok(s.lines.includes('timing: advisory point "50%" read as 50%'))
   await measure(s, 50_000)
+  await s.run()
   s.seen.tokens = 112_000
   await s.h['turn.start']!(s.port, { text: 'x', turnId: 't1' } as never, fakeNext((e: { turnId: string }) => ({ turnId: e.turnId })), ctx())
   await measure(s, 110_000)
+  await s.run()
   assert.equal(s.seen.submits, [], 'a main turn runs')
   await s.h['turn.complete']!(s.port, { answer: 'a', turnId: 't1', reason: 'answer' } as never, fakeNext((e: { answer: string }) => ({ text: e.answer })), ctx())
   await s.run()
@@ -73,7 +75,10 @@ test('a failed registration, a failing breakdown read, and a throwing lever answ
   const passed = await s.h['tool.call']!(s.port, { tool: TOOL, tool_use_id: 'u1' } as never, fakeNext(() => ({ result: 'beneath' })), ctx())
   assert.equal(passed, { result: 'beneath' }, 'an unregistered lever is not served')
   s.port.usage = async () => { throw new Error('no usage') }
-  await measure(s, 50_000)
+  const answered = await measure(s, 50_000)
+  assert.equal(answered, { changed: ['context'] }, 'the measure goes on at once')
+  assert.not.ok(s.lines.includes('timing: usage observation failed: no usage'), 'the read waits for the clock')
+  await s.run()
   assert.ok(s.lines.includes('timing: usage observation failed: no usage'))
 
   const t = setup()

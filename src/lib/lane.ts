@@ -1,0 +1,59 @@
+// Work a hook moves off its own path. Each `$` call a hook awaits is a round trip to the host, and
+// the event waits for it; on an event whose result the work does not change (a measurement, a turn
+// start, a turn end whose text stays), the hook calls `next(e)` and returns at once, and the work
+// runs from a clock timer: the engine's way for work that outlives a dispatch. A feature's deferred
+// tasks run one at a time, in the order deferred, so each sees what the one before it wrote. A hook
+// that reads what pending work writes drains the lane first: the pending tasks run at once, not at
+// their timer. A task that fails is logged under its name, never lost.
+import type { Port } from './port.ts'
+
+export type Lane = {
+  /** Queues `task` behind the lane's pending tasks, to run from a timer; a failure is logged as `<what>: <message>`. */
+  defer(port: Pick<Port, 'after' | 'log'>, what: string, task: () => unknown): void
+  /** Runs what is pending now, in order; resolves once the lane is empty. */
+  drain(): Promise<void>
+  /** Nothing queued or running: a hook may act on the state at once, in order. */
+  idle(): boolean
+}
+
+type Task = { what: string; task: () => unknown; log: (line: string) => void }
+
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
+
+export function createLane(): Lane {
+  const queue: Task[] = []
+  let running: Promise<void> | undefined
+
+  async function runQueue(): Promise<void> {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      try {
+        await next.task()
+      } catch (err) {
+        next.log(`${next.what}: ${messageOf(err)}`)
+      }
+    }
+  }
+
+  /** One runner at a time: a timer or a drain joins the run under way, which takes what was queued meanwhile too. */
+  function run(): Promise<void> {
+    running ??= runQueue().finally(() => (running = undefined))
+    return running
+  }
+
+  return {
+    defer(port, what, task) {
+      queue.push({ what, task, log: (line) => port.log(line) })
+      try {
+        port.after(0, () => void run())
+      } catch (err) {
+        // No clock to wait on: run it now, still off the hook's path (not awaited).
+        port.log(`${what}: no timer (${messageOf(err)}); run at once`)
+        void run()
+      }
+    },
+    async drain() {
+      while (running || queue.length) await run()
+    },
+    idle: () => !running && queue.length === 0,
+  }
+}
