@@ -43,6 +43,12 @@ export type Feature = {
   readonly name: string
   /** Acts on the session (compacts, submits, rewrites): at most one package of the bundle runs it per session. */
   readonly sessionActing: boolean
+  /**
+   * Whether the feature would act at all with these options (a lever with nothing to reach would
+   * not): only then does the package claim it, so another package that would act can. Absent: it
+   * acts whenever it is on.
+   */
+  actsWith?(options: Options): boolean
   readonly hooks: { readonly [E in HookedEvent]?: FeatureHook<E> }
   readonly verbs?: Readonly<Record<string, Verb>>
   /** Lines for `/<pkg> status`, under the feature's name. */
@@ -85,10 +91,6 @@ export class Registry {
     return this.features.some((f) => f.hooks[event] !== undefined)
   }
 
-  /**
-   * The engine hook for `event`: each feature's hook in turn, each `next` running the features
-   * beneath it and then the engine. `runs` says whether a feature takes part in this dispatch.
-   */
   /** The chain of each event for one set of left-out features, built once and reused. */
   private chains = new Map<string, readonly Feature[]>()
   private chainsLeavingOut: LeftOut | undefined

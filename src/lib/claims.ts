@@ -31,17 +31,35 @@ export function claimText(session: string, features: readonly string[]): string 
   return JSON.stringify({ session, features } satisfies Published)
 }
 
-export async function publishClaims($: EngineInterface, session: string, features: readonly string[]): Promise<void> {
+/** Publishes this package's claims; rejects when the environment refuses the variable. */
+export async function publishClaims($: EngineInterface, pkg: string, session: string, features: readonly string[]): Promise<void> {
   const text = claimText(session, features)
-  switch ($.plugin.name) {
+  let result: { deny?: string } | undefined
+  switch (pkg) {
     case 'keel':
-      await $.env.set('KEEL_CLAIMS_KEEL', text)
+      result = await $.env.set('KEEL_CLAIMS_KEEL', text)
+      break
+    case 'superheroes':
+      result = await $.env.set('KEEL_CLAIMS_SUPERHEROES', text)
+      break
+    case 'ws':
+      result = await $.env.set('KEEL_CLAIMS_WS', text)
+      break
+  }
+  if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`)
+}
+
+/** Removes this package's claims: a package that claims nothing leaves no stale claim behind. */
+export async function clearClaims($: EngineInterface, pkg: string): Promise<void> {
+  switch (pkg) {
+    case 'keel':
+      await $.env.set('KEEL_CLAIMS_KEEL', undefined)
       return
     case 'superheroes':
-      await $.env.set('KEEL_CLAIMS_SUPERHEROES', text)
+      await $.env.set('KEEL_CLAIMS_SUPERHEROES', undefined)
       return
     case 'ws':
-      await $.env.set('KEEL_CLAIMS_WS', text)
+      await $.env.set('KEEL_CLAIMS_WS', undefined)
       return
   }
 }

@@ -3,7 +3,7 @@
 // nothing that dispatches dynamically (the registry, a feature's hook) may ever hold `$` itself:
 // `portOf` is the one place `$` is turned into edges, and feature logic never sees `$`.
 import type { ApiMessage, Elements, EngineInterface, McpConnectResult, ToolSpec, ModelCompleteRequest, ModelCompleteResult, RenderInput, RenderSurface, SessionCompactResult, SessionUsage } from 'claude-code'
-import { publishClaims, readClaims, type Claims } from './claims.ts'
+import { clearClaims, publishClaims, readClaims, type Claims } from './claims.ts'
 import { announceCheckpointPresence, readDesktopSignal } from './session-env.ts'
 import { readHomeDir, readWindowEnv, setWindowEnv } from './harness-window.ts'
 
@@ -19,6 +19,7 @@ export type Port = {
   sessionId(): Promise<string>
   publishClaims(session: string, features: readonly string[]): Promise<void>
   readClaims(session: string, pkgs: readonly string[]): Promise<Claims>
+  clearClaims(): Promise<void>
   /** The main conversation in Messages API form, as the next request is built from it. */
   apiMessages(): Promise<readonly ApiMessage[]>
   /** A side call to a model (`$.model.complete`): what the provider did never rejects it. */
@@ -34,8 +35,11 @@ export type Port = {
   usage(breakdown?: 'summary'): Promise<SessionUsage>
   /** The surfaces drawing the session (`desktop` among them when the app is attached). */
   surfaces(): Promise<readonly string[]>
-  /** `$.session.compact()` with no instructions: the session.compact hooks compose them. */
-  compactSession(): Promise<SessionCompactResult>
+  /**
+   * `$.session.compact()`, with `instructions` when given. Called from a timer, the engine runs no
+   * hook of this plugin on it (measured, 2.1.328): a caller that steers passes its instructions here.
+   */
+  compactSession(instructions?: string): Promise<SessionCompactResult>
   /** Queues a slash command (`$.command.run`); settles with its turn. */
   runCommand(command: string, args: string): Promise<unknown>
   /** Queues a prompt as its own turn once the session is idle. */
@@ -80,13 +84,15 @@ export type Port = {
 }
 
 export function portOf($: EngineInterface): Port {
+  const pkg = $.plugin.name
   return {
-    pkg: $.plugin.name,
+    pkg,
     log: (line) => $.ui.log(line, { to: 'debug' }),
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
-    publishClaims: (session, features) => publishClaims($, session, features),
+    publishClaims: (session, features) => publishClaims($, pkg, session, features),
     readClaims: (session, pkgs) => readClaims($, session, pkgs),
+    clearClaims: () => clearClaims($, pkg),
     // Without an agentId the answer is always the messages; anything else reads as none.
     apiMessages: async () => {
       const messages = await $.session.messages({ as: 'api' })
@@ -101,7 +107,7 @@ export function portOf($: EngineInterface): Port {
     elements: (e) => $.ui.resolve(e),
     usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
     surfaces: () => $.session.surfaces(),
-    compactSession: () => $.session.compact(),
+    compactSession: (instructions) => $.session.compact(instructions === undefined ? undefined : { instructions }),
     runCommand: (command, args) => $.command.run({ command, args }),
     submitPrompt: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),

@@ -3,7 +3,7 @@
 // main.ts binds each event to `dispatcher(event)`; everything here fails open.
 import type { Args, CommandRunResult, EventResult, Next } from 'claude-code'
 import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
-import { CLAIMING_PACKAGES } from './claims.ts'
+import { CLAIMING_PACKAGES, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
 import { parseOptions, type Options } from './options.ts'
 import { Registry, type Feature, type FeatureContext, type HookedEvent } from '../registry.ts'
@@ -23,9 +23,15 @@ export function createRuntime(features: readonly Feature[], template: Template, 
   const { values: options, problems } = parseOptions(allFields(template), raw)
   const isOn = (f: Feature) => f.name in raw && options[f.name] === true
   const registry = new Registry(features.filter(isOn))
-  const actingOn = registry.features.filter((f) => f.sessionActing).map((f) => f.name)
+  /** The session-acting features this package would run with its options: the ones it claims. */
+  const actingOn = registry.features.filter((f) => f.sessionActing && (f.actsWith?.(options) ?? true)).map((f) => f.name)
   /** feature -> the package that runs it instead; undefined until read for this session. */
   let yields: ReadonlyMap<string, string> | undefined
+  /** What this package claims, and whether a /clear left that claim stamped with the old session id. */
+  let owned: readonly string[] = []
+  let restamp = false
+  /** Why this package's claims could not be published, for the status. */
+  let claimProblem: string | undefined
   let problemsLogged = false
 
   const contextOf = (port: Port): FeatureContext => ({ pkg: port.pkg, options })
@@ -39,7 +45,7 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     }
   }
 
-  /** The session's id, read once per load (each read is a trip to the host). */
+  /** The session's id, read once per session (each read is a trip to the host). */
   let session: Promise<string> | undefined
   function sessionOf(port: Port): Promise<string> {
     if (!session) {
@@ -49,27 +55,38 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     return session
   }
 
-  /**
-   * Which of this package's session-acting features another package of the bundle already runs in
-   * this session, read from the claims the others published. Read once per session: at session
-   * start (claimsAtStart), or at the first event where no session start was seen.
-   */
-  async function yieldsOf(port: Port): Promise<ReadonlyMap<string, string>> {
-    if (yields) return yields
+  /** Every package's claims in this session, this one's included (to tell a stale claim of its own). */
+  async function readAllClaims(port: Port): Promise<Claims> {
+    if (!actingOn.length) return {}
+    return guarded(port, 'reading the packages\' claims', {}, async () => port.readClaims(await sessionOf(port), CLAIMING_PACKAGES))
+  }
+
+  function yieldsFrom(port: Port, claims: Claims): ReadonlyMap<string, string> {
+    const others = Object.fromEntries(Object.entries(claims).filter(([pkg]) => pkg !== port.pkg))
     const found = new Map<string, string>()
-    const others = CLAIMING_PACKAGES.filter((pkg) => pkg !== port.pkg)
-    if (actingOn.length) {
-      const claims = await guarded(port, 'reading the other packages\' claims', {}, async () => port.readClaims(await sessionOf(port), others))
-      for (const feature of actingOn) {
-        const owner = ownerOf(feature, claims)
-        if (owner !== undefined) {
-          found.set(feature, owner)
-          port.log(`${feature}: yields to ${owner}, which runs it in this session`)
-        }
-      }
+    for (const feature of actingOn) {
+      const owner = ownerOf(feature, others)
+      if (owner === undefined) continue
+      found.set(feature, owner)
+      port.log(`${feature}: yields to ${owner}, which runs it in this session`)
     }
-    yields = found
     return found
+  }
+
+  /** Which features another package runs, read once per session (at its start, or at the first event). */
+  async function yieldsOf(port: Port): Promise<ReadonlyMap<string, string>> {
+    yields ??= yieldsFrom(port, await readAllClaims(port))
+    return yields
+  }
+
+  async function publish(port: Port): Promise<void> {
+    try {
+      await port.publishClaims(await sessionOf(port), owned)
+      claimProblem = undefined
+    } catch (err) {
+      claimProblem = `claims not published (${err instanceof Error ? err.message : String(err)}): another keel package in this session may run the same features`
+      port.log(`keel: ${claimProblem}`)
+    }
   }
 
   /**
@@ -78,20 +95,29 @@ export function createRuntime(features: readonly Feature[], template: Template, 
    * already published in this session, yields what another package claimed, and claims the rest,
    * before any feature's session-start work (a tool registered, a file written) runs. The engine
    * raises session.start as one dispatch through every plugin, outermost first, so the outer
-   * package has claimed before the inner one reads, and both copies agree on the owner.
+   * package has claimed before the inner one reads, and both copies agree on the owner. A package
+   * whose claim changed (a reload with other options) publishes again, and one that claims nothing
+   * clears its variable, so a feature it gave up is not left claimed by a package that does not run it.
    */
   async function claimAtStart(port: Port): Promise<ReadonlyMap<string, string>> {
     if (!problemsLogged) {
       problemsLogged = true
       for (const problem of problems) port.log(`keel: ${problem}`)
     }
-    // A (re)start may follow a change of options in another package: read the claims afresh.
-    yields = undefined
     session = undefined
-    const yielded = await yieldsOf(port)
-    const owned = actingOn.filter((feature) => !yielded.has(feature))
-    if (owned.length) await guarded(port, 'publishing claims', undefined, async () => port.publishClaims(await sessionOf(port), owned))
-    return yielded
+    restamp = false
+    if (!actingOn.length) {
+      // Nothing to claim: clear what an earlier load of this package may have claimed (one write, no read).
+      await guarded(port, 'clearing claims', undefined, () => port.clearClaims())
+      yields = new Map()
+      return yields
+    }
+    const claims = await readAllClaims(port)
+    yields = yieldsFrom(port, claims)
+    owned = actingOn.filter((feature) => !yields!.has(feature))
+    const published = claims[port.pkg] ?? []
+    if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish(port)
+    return yields
   }
 
   async function registerCommand(port: Port): Promise<void> {
@@ -106,6 +132,14 @@ export function createRuntime(features: readonly Feature[], template: Template, 
       const startFeatures = async () => registry.dispatch(event, port, e, next, ctx, await claimAtStart(port))
       const [, result] = await Promise.all([registerCommand(port), startFeatures()])
       return result
+    }
+    if (event === 'session.end' && (e as Args<'session.end'>).reason === 'clear') {
+      // A /clear starts a new session id with no session.start: the claims follow it at the next event.
+      session = undefined
+      restamp = owned.length > 0
+    } else if (restamp) {
+      restamp = false
+      await publish(port)
     }
     const yielded = yields ?? (await yieldsOf(port))
     return registry.dispatch(event, port, e, next, ctx, yielded)
@@ -131,7 +165,7 @@ export function createRuntime(features: readonly Feature[], template: Template, 
         lines,
       })
     }
-    return formatStatus(ctx.pkg, template.version, rows, problems)
+    return formatStatus(ctx.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems)
   }
 
   async function command(port: Port, e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult> {
@@ -148,7 +182,8 @@ export function createRuntime(features: readonly Feature[], template: Template, 
 
   return {
     registry,
-    hooks: (event) => event === 'session.start' || registry.hooks(event),
+    // session.end too where the package claims something: a /clear moves its claims to the new session.
+    hooks: (event) => event === 'session.start' || registry.hooks(event) || (event === 'session.end' && actingOn.length > 0),
     dispatch,
     command,
   }

@@ -31,6 +31,14 @@ for (const [outer, inner] of [['keel', 'ws'], ['ws', 'keel']] as const) {
   })
 }
 
+test('superheroes (no server to reach) loaded before ws: superheroes claims no reconnect, so ws serves the lever', async () => {
+  const run = await runClaude({ prompt: '/ws status', pluginDirs: [dir('superheroes'), dir('ws')], mock })
+  assert.is(run.code, 0, run.stderr)
+  assert.ok(toolsRegistered(run.debugLog, 'ws').includes('mcp__ws__request_mcp_reconnect'), 'ws serves the lever')
+  assert.equal(toolsRegistered(run.debugLog, 'superheroes'), [])
+  assert.match(String(run.json?.result), /reconnect: runs \(profile\)/)
+})
+
 test('superheroes and keel both running checkpoint: one compaction, steered once, one resume prompt', async () => {
   const settings = { pluginConfigs: { 'keel@inline': { options: { checkpoint: true } } } }
   const notes = 'Now: the CRLF case'

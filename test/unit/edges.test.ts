@@ -3,6 +3,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { portOf } from '../../src/lib/port.ts'
 import { register } from '../../src/main.ts'
+import { CLAIMING_PACKAGES } from '../../src/lib/claims.ts'
+import template from '../../plugin.json'
 
 /** A fake `$`: records calls, keeps env in a map. */
 function fakeDollar(name = 'keel') {
@@ -33,6 +35,15 @@ test('portOf: every edge reaches its $ call', async () => {
   assert.equal(await port.readClaims(session, ['keel', 'superheroes', 'ws', 'stranger']), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, stranger: undefined })
 })
 
+test('claims: a refused variable rejects; clearing unsets the package\'s own', async () => {
+  const { $, env } = fakeDollar('ws')
+  const refusing = { ...($ as object), env: { ...($ as { env: object }).env, set: async () => ({ deny: 'managed' }) } }
+  await portOf(refusing as never).publishClaims('s', ['x']).then(() => assert.unreachable(), (err: Error) => assert.match(err.message, /refused the claims variable: managed/))
+  env.set('KEEL_CLAIMS_WS', 'old')
+  await portOf($).clearClaims()
+  assert.is(env.get('KEEL_CLAIMS_WS'), undefined)
+})
+
 test('claims: each package writes only its own variable; an unknown package writes none', async () => {
   for (const [pkg, name] of [['keel', 'KEEL_CLAIMS_KEEL'], ['ws', 'KEEL_CLAIMS_WS'], ['stranger', undefined]] as const) {
     const { $, env } = fakeDollar(pkg)
@@ -49,7 +60,9 @@ test('register: one on() per hooked event, session.start and the package command
   }
   register(on as never, {})
   assert.equal(registered.map((r) => r.event), ['session.start', 'command.run'])
-  assert.equal(registered[1]!.matcher, { command: ['keel', 'superheroes', 'ws'] })
+  // The package list has three homes the loader makes literal: plugin.json, the claims variables, this matcher.
+  assert.equal(registered[1]!.matcher, { command: Object.keys(template.packages) })
+  assert.equal([...CLAIMING_PACKAGES], Object.keys(template.packages))
 
   const { $, calls } = fakeDollar('ws')
   const started = await registered[0]!.hook($, { cwd: '/w' }, async (e: unknown) => e)

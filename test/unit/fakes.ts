@@ -16,6 +16,7 @@ export function fakePort(pkg = 'keel', overrides: Partial<Port> = {}): FakePort 
     sessionId: async () => 'session-1',
     publishClaims: async (_session: string, features: readonly string[]) => void (claims[pkg] = features),
     readClaims: async (_session: string, pkgs: readonly string[]) => Object.fromEntries(pkgs.map((p) => [p, claims[p]])),
+    clearClaims: async () => void delete claims[pkg],
     ...overrides,
   } as Port
   return { port, lines, commands, claims }

@@ -136,6 +136,55 @@ test('runtime: with no session start seen, the claims are read once, at the firs
   assert.is(reads, 1)
 })
 
+test('runtime: a feature that would not act with its options claims nothing, so another package may', async () => {
+  const seen: string[] = []
+  const idle: Feature = { ...recorder('acting', true, seen), actsWith: (o) => o.actingLevel !== 1 }
+  const { port, claims } = fakePort('keel')
+  const rt = createRuntime([idle], TEMPLATE, { acting: true, actingLevel: 1 })
+  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.is(claims.keel, undefined, 'nothing claimed, nothing published')
+  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  assert.equal(seen, ['acting'], 'it still runs its hooks (its status says why it does nothing)')
+})
+
+test('runtime: a claim that changed is published again, an empty one included; an unchanged one is not', async () => {
+  let publishes = 0
+  const shared = fakePort('keel')
+  const { port } = fakePort('keel', { readClaims: shared.port.readClaims, clearClaims: shared.port.clearClaims, publishClaims: async (s, f) => { publishes++; return shared.port.publishClaims(s, f) } })
+  shared.claims.keel = ['acting']
+  await createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true }).dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.is(publishes, 0, 'the same claim stands')
+  await createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: false }).dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.is(shared.claims.keel, undefined, 'switched off: the stale claim is cleared')
+  const idle: Feature = { ...recorder('acting', true, []), actsWith: () => false }
+  shared.claims.keel = ['acting']
+  await createRuntime([idle, recorder('quiet', true, [])], { ...TEMPLATE, features: { ...TEMPLATE.features, quiet: { sessionActing: true } } }, { acting: true, quiet: true }).dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.is(publishes, 1)
+  assert.equal(shared.claims.keel, ['quiet'], 'a feature it no longer acts on is dropped from its claim')
+})
+
+test('runtime: a refused claim is said in the debug log and the status', async () => {
+  const { port, lines } = fakePort('superheroes', { publishClaims: async () => { throw new Error('the environment refused the claims variable: managed') } })
+  const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true })
+  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  assert.ok(lines.some((l) => l.includes('claims not published')), lines.join('\n'))
+  assert.match((await rt.command(port, command('status'), engine())).text!, /Problem: claims not published \(the environment refused the claims variable: managed\)/)
+})
+
+test('runtime: after /clear the claims are stamped with the new session id at the next event', async () => {
+  const stamps: string[] = []
+  let id = 'before'
+  const { port } = fakePort('keel', { sessionId: async () => id, publishClaims: async (session) => void stamps.push(session) })
+  const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true })
+  assert.ok(rt.hooks('session.end'), 'session.end is hooked to follow a /clear')
+  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await rt.dispatch('session.end', port, { reason: 'clear', sessionId: 'before', resume: { id: 'before' } } as never, fakeNext(() => ({ sessionId: 'before' })))
+  id = 'after'
+  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  assert.equal(stamps, ['before', 'after'])
+})
+
 test('runtime: session start registers the package command and logs option problems once', async () => {
   const { port, lines, commands } = fakePort('superheroes')
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true, actingLevel: 42 })
@@ -154,7 +203,7 @@ test('runtime: a failing edge at session start is logged and the session goes on
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true })
   const r = await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.equal(r, { cwd: '/w' })
-  assert.ok(lines.some((l) => l.includes('publishing claims failed (env refused)')))
+  assert.ok(lines.some((l) => l.includes('claims not published (env refused)')), lines.join('\n'))
   assert.ok(lines.some((l) => l.includes('registering the package command failed (not bound)')))
 })
 

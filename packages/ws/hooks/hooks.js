@@ -1602,6 +1602,12 @@ async function setup(port2, option) {
 var reconnectFeature = {
   name: "reconnect",
   sessionActing: true,
+  // With no server to reach (an empty option; no package ships a server of its own today) the lever
+  // is not registered, so the package claims nothing and another package's lever can run.
+  actsWith: (options) => {
+    const rule = parseServerRule(String(options[OPTION2] ?? ""));
+    return rule.any || rule.names.length > 0;
+  },
   hooks: {
     "session.start": async (port2, e, next, ctx) => {
       reconnect = createReconnect(port2.pkg);
@@ -1658,7 +1664,7 @@ var reconnectFeature = {
   }
 };
 
-// node_modules/valibot/dist/index.mjs
+// ../../work/main/node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
   lang: void 0,
@@ -2823,17 +2829,32 @@ function parseClaim(raw, session) {
 function claimText(session, features) {
   return JSON.stringify({ session, features });
 }
-async function publishClaims($, session, features) {
+async function publishClaims($, pkg, session, features) {
   const text = claimText(session, features);
-  switch ($.plugin.name) {
+  let result;
+  switch (pkg) {
     case "keel":
-      await $.env.set("KEEL_CLAIMS_KEEL", text);
+      result = await $.env.set("KEEL_CLAIMS_KEEL", text);
+      break;
+    case "superheroes":
+      result = await $.env.set("KEEL_CLAIMS_SUPERHEROES", text);
+      break;
+    case "ws":
+      result = await $.env.set("KEEL_CLAIMS_WS", text);
+      break;
+  }
+  if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`);
+}
+async function clearClaims($, pkg) {
+  switch (pkg) {
+    case "keel":
+      await $.env.set("KEEL_CLAIMS_KEEL", void 0);
       return;
     case "superheroes":
-      await $.env.set("KEEL_CLAIMS_SUPERHEROES", text);
+      await $.env.set("KEEL_CLAIMS_SUPERHEROES", void 0);
       return;
     case "ws":
-      await $.env.set("KEEL_CLAIMS_WS", text);
+      await $.env.set("KEEL_CLAIMS_WS", void 0);
       return;
   }
 }
@@ -2876,13 +2897,15 @@ async function readHomeDir($) {
 
 // src/lib/port.ts
 function portOf($) {
+  const pkg = $.plugin.name;
   return {
-    pkg: $.plugin.name,
+    pkg,
     log: (line) => $.ui.log(line, { to: "debug" }),
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
-    publishClaims: (session, features) => publishClaims($, session, features),
+    publishClaims: (session, features) => publishClaims($, pkg, session, features),
     readClaims: (session, pkgs) => readClaims($, session, pkgs),
+    clearClaims: () => clearClaims($, pkg),
     // Without an agentId the answer is always the messages; anything else reads as none.
     apiMessages: async () => {
       const messages = await $.session.messages({ as: "api" });
@@ -2897,7 +2920,7 @@ function portOf($) {
     elements: (e) => $.ui.resolve(e),
     usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
     surfaces: () => $.session.surfaces(),
-    compactSession: () => $.session.compact(),
+    compactSession: (instructions) => $.session.compact(instructions === void 0 ? void 0 : { instructions }),
     runCommand: (command, args) => $.command.run({ command, args }),
     submitPrompt: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
@@ -3045,10 +3068,6 @@ var Registry = class {
   hooks(event) {
     return this.features.some((f) => f.hooks[event] !== void 0);
   }
-  /**
-   * The engine hook for `event`: each feature's hook in turn, each `next` running the features
-   * beneath it and then the engine. `runs` says whether a feature takes part in this dispatch.
-   */
   /** The chain of each event for one set of left-out features, built once and reused. */
   chains = /* @__PURE__ */ new Map();
   chainsLeavingOut;
@@ -3128,8 +3147,11 @@ function createRuntime(features, template, raw) {
   const { values: options, problems } = parseOptions(allFields(template), raw);
   const isOn = (f) => f.name in raw && options[f.name] === true;
   const registry = new Registry(features.filter(isOn));
-  const actingOn = registry.features.filter((f) => f.sessionActing).map((f) => f.name);
+  const actingOn = registry.features.filter((f) => f.sessionActing && (f.actsWith?.(options) ?? true)).map((f) => f.name);
   let yields;
+  let owned = [];
+  let restamp = false;
+  let claimProblem;
   let problemsLogged = false;
   const contextOf = (port2) => ({ pkg: port2.pkg, options });
   async function guarded(port2, what, fallback, work) {
@@ -3148,34 +3170,52 @@ function createRuntime(features, template, raw) {
     }
     return session;
   }
-  async function yieldsOf(port2) {
-    if (yields) return yields;
+  async function readAllClaims(port2) {
+    if (!actingOn.length) return {};
+    return guarded(port2, "reading the packages' claims", {}, async () => port2.readClaims(await sessionOf2(port2), CLAIMING_PACKAGES));
+  }
+  function yieldsFrom(port2, claims) {
+    const others = Object.fromEntries(Object.entries(claims).filter(([pkg]) => pkg !== port2.pkg));
     const found = /* @__PURE__ */ new Map();
-    const others = CLAIMING_PACKAGES.filter((pkg) => pkg !== port2.pkg);
-    if (actingOn.length) {
-      const claims = await guarded(port2, "reading the other packages' claims", {}, async () => port2.readClaims(await sessionOf2(port2), others));
-      for (const feature of actingOn) {
-        const owner = ownerOf(feature, claims);
-        if (owner !== void 0) {
-          found.set(feature, owner);
-          port2.log(`${feature}: yields to ${owner}, which runs it in this session`);
-        }
-      }
+    for (const feature of actingOn) {
+      const owner = ownerOf(feature, others);
+      if (owner === void 0) continue;
+      found.set(feature, owner);
+      port2.log(`${feature}: yields to ${owner}, which runs it in this session`);
     }
-    yields = found;
     return found;
+  }
+  async function yieldsOf(port2) {
+    yields ??= yieldsFrom(port2, await readAllClaims(port2));
+    return yields;
+  }
+  async function publish(port2) {
+    try {
+      await port2.publishClaims(await sessionOf2(port2), owned);
+      claimProblem = void 0;
+    } catch (err) {
+      claimProblem = `claims not published (${err instanceof Error ? err.message : String(err)}): another keel package in this session may run the same features`;
+      port2.log(`keel: ${claimProblem}`);
+    }
   }
   async function claimAtStart(port2) {
     if (!problemsLogged) {
       problemsLogged = true;
       for (const problem of problems) port2.log(`keel: ${problem}`);
     }
-    yields = void 0;
     session = void 0;
-    const yielded = await yieldsOf(port2);
-    const owned = actingOn.filter((feature) => !yielded.has(feature));
-    if (owned.length) await guarded(port2, "publishing claims", void 0, async () => port2.publishClaims(await sessionOf2(port2), owned));
-    return yielded;
+    restamp = false;
+    if (!actingOn.length) {
+      await guarded(port2, "clearing claims", void 0, () => port2.clearClaims());
+      yields = /* @__PURE__ */ new Map();
+      return yields;
+    }
+    const claims = await readAllClaims(port2);
+    yields = yieldsFrom(port2, claims);
+    owned = actingOn.filter((feature) => !yields.has(feature));
+    const published = claims[port2.pkg] ?? [];
+    if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish(port2);
+    return yields;
   }
   async function registerCommand(port2) {
     await guarded(port2, "registering the package command", void 0, async () => {
@@ -3188,6 +3228,13 @@ function createRuntime(features, template, raw) {
       const startFeatures = async () => registry.dispatch(event, port2, e, next, ctx, await claimAtStart(port2));
       const [, result] = await Promise.all([registerCommand(port2), startFeatures()]);
       return result;
+    }
+    if (event === "session.end" && e.reason === "clear") {
+      session = void 0;
+      restamp = owned.length > 0;
+    } else if (restamp) {
+      restamp = false;
+      await publish(port2);
     }
     const yielded = yields ?? await yieldsOf(port2);
     return registry.dispatch(event, port2, e, next, ctx, yielded);
@@ -3211,7 +3258,7 @@ function createRuntime(features, template, raw) {
         lines
       });
     }
-    return formatStatus(ctx.pkg, template.version, rows, problems);
+    return formatStatus(ctx.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems);
   }
   async function command(port2, e, next) {
     if (e.command !== port2.pkg) return next(e);
@@ -3226,7 +3273,8 @@ function createRuntime(features, template, raw) {
   }
   return {
     registry,
-    hooks: (event) => event === "session.start" || registry.hooks(event),
+    // session.end too where the package claims something: a /clear moves its claims to the new session.
+    hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && actingOn.length > 0,
     dispatch: dispatch2,
     command
   };

@@ -91,6 +91,12 @@ async function setup(port: Port, option: string): Promise<void> {
 export const reconnectFeature: Feature = {
   name: 'reconnect',
   sessionActing: true,
+  // With no server to reach (an empty option; no package ships a server of its own today) the lever
+  // is not registered, so the package claims nothing and another package's lever can run.
+  actsWith: (options) => {
+    const rule = parseServerRule(String(options[OPTION] ?? ''))
+    return rule.any || rule.names.length > 0
+  },
   hooks: {
     'session.start': async (port, e, next, ctx) => {
       reconnect = createReconnect(port.pkg)
