@@ -73,6 +73,14 @@ export async function startLive(opts: LiveOptions): Promise<LiveSession> {
   const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL') } catch { /* already gone */ } }
   process.once('exit', killGroup)
 
+  /** `script`'s child: the shell it runs execs the engine. */
+  const enginePid = (): number | undefined => {
+    try {
+      return Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/)[0]) || undefined
+    } catch {
+      return undefined
+    }
+  }
   const debugLog = () => (existsSync(debugFile) ? readFileSync(debugFile, 'utf8') : '')
   async function waitFor<T>(what: string, check: () => T | undefined | false, ms = 20_000): Promise<T> {
     const until = Date.now() + ms
@@ -104,7 +112,12 @@ export async function startLive(opts: LiveOptions): Promise<LiveSession> {
       }
     },
     async stop() {
-      child.stdin!.end()
+      if (opts.mode === 'tui') {
+        // The engine leads its own session in the pty: killed with `script`'s group alone, it lives on for seconds,
+        // writing under HOME. Killed first by its id (its group: its MCP servers too), `script` ends with it.
+        const engine = enginePid()
+        if (engine) try { process.kill(-engine, 'SIGKILL') } catch { try { process.kill(engine, 'SIGKILL') } catch { /* gone */ } }
+      } else child.stdin!.end()
       await Promise.race([exited, sleep(3000)])
       killGroup()
       process.removeListener('exit', killGroup)

@@ -817,6 +817,8 @@ var CheckpointSession = class {
   lastTrigger = null;
   isStarting = false;
   isResumePending = false;
+  /** The instructions the mod's own compaction carries, while it runs: a hook that hears it passes them as they are. */
+  ownSteering;
   /** The charter as last written or read here; undefined until known. */
   charterKnown;
   // ---- the charter ----
@@ -842,6 +844,11 @@ var CheckpointSession = class {
     if (text === void 0) throw new Error("the notes could not be read");
     return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner });
   }
+  /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
+  async steer(io, owner) {
+    if (owner !== void 0 && owner === this.ownSteering) return owner;
+    return this.instructions(io, owner);
+  }
   /** A main-conversation compaction completed (not skipped). A precompute installs nothing: no bookkeeping (part C.6). */
   compacted(io, trigger) {
     if (trigger === "precompute") return;
@@ -851,6 +858,14 @@ var CheckpointSession = class {
     this.rearmAfterCompact = true;
     if (this.checkpoint?.compacting) this.checkpoint = null;
     if (resumesAfter(trigger)) this.submitResume(io);
+  }
+  /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
+  compactedOwn(io) {
+    try {
+      this.compacted(io, "plugin");
+    } catch (err) {
+      io.log(`session.compact state: ${message(err)}`);
+    }
   }
   submitResume(io) {
     if (this.isResumePending) return;
@@ -1010,11 +1025,19 @@ var CheckpointSession = class {
           throw new Error(ERR_TURN_RUNNING);
         }
         if (this.isInteractive) {
-          const res = await io.compact();
+          const before = this.compactionsDone;
+          let res;
+          try {
+            this.ownSteering = await this.instructions(io, void 0).catch((err) => void io.log(`session.compact: ${message(err)}`));
+            res = await io.compact(this.ownSteering);
+          } finally {
+            this.ownSteering = void 0;
+          }
           if (typeof res?.skip === "string") {
             skipReason = ` (${res.skip})`;
             throw new Error(res.skip);
           }
+          if (this.compactionsDone === before) this.compactedOwn(io);
         } else {
           const before = this.compactionsDone;
           await io.compactCommand();
@@ -1126,7 +1149,7 @@ function edgesOf2(port2) {
     fill: async () => (await port2.usage()).context.tokens,
     surfaces: () => port2.surfaces(),
     runCheckpoint: () => port2.runCommand(`${port2.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: () => port2.compactSession(),
+    compact: (instructions) => port2.compactSession(instructions),
     compactCommand: () => port2.runCommand(COMPACT_COMMAND, ""),
     submit: (text) => port2.submitPrompt(text),
     redraw: () => port2.redrawRenders(),
@@ -1214,7 +1237,7 @@ var checkpoint = {
       try {
         await lane.drain();
         session = await sessionOf(port2);
-        steered = { ...e, instructions: await session.instructions(io, e.instructions) };
+        steered = { ...e, instructions: await session.steer(io, e.instructions) };
       } catch (err) {
         port2.log(`checkpoint: session.compact: ${message2(err)}`);
       }
@@ -1664,7 +1687,7 @@ var reconnectFeature = {
   }
 };
 
-// ../../work/main/node_modules/valibot/dist/index.mjs
+// node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
   lang: void 0,

@@ -1,6 +1,6 @@
 // One session's checkpoint, as a state machine driven through edges (spec B.6-B.13):
 //   idle --fire / Now--> STARTED --its command's turn starts--> BOUND
-//   BOUND --turn ends, notes changed--> COMPACTING --compacted--> idle (the hook submits the resume prompt)
+//   BOUND --turn ends, notes changed--> COMPACTING --compacted--> idle (one resume prompt follows)
 //   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
 // Every value a step writes is carried forward by the step itself, never read back (part C.10):
 // the state lives in this object, which is not snapshotted.
@@ -30,8 +30,8 @@ export type Edges = NotesEdges & {
   surfaces(): Promise<readonly string[]>
   /** Queues `/<pkg>:checkpoint auto`; settles with that command's turn. */
   runCheckpoint(): Promise<unknown>
-  /** `$.session.compact()` with no instructions: the hook composes them (B.0 F1). */
-  compact(): Promise<{ skip?: string }>
+  /** `$.session.compact()`, carrying the steering: no hook of this plugin hears a call its timer makes. */
+  compact(instructions?: string): Promise<{ skip?: string }>
   /** `/compact`, for a session where `$.session.compact()` is refused. */
   compactCommand(): Promise<unknown>
   submit(text: string): Promise<unknown>
@@ -76,6 +76,8 @@ export class CheckpointSession {
   lastTrigger: { tokens: number; source: TriggerSource; harnessAt?: number } | null = null
   private isStarting = false
   private isResumePending = false
+  /** The instructions the mod's own compaction carries, while it runs: a hook that hears it passes them as they are. */
+  private ownSteering: string | undefined
   /** The charter as last written or read here; undefined until known. */
   private charterKnown: Charter | null | undefined
 
@@ -114,6 +116,12 @@ export class CheckpointSession {
     return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner })
   }
 
+  /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
+  async steer(io: Edges, owner: string | undefined): Promise<string> {
+    if (owner !== undefined && owner === this.ownSteering) return owner
+    return this.instructions(io, owner)
+  }
+
   /** A main-conversation compaction completed (not skipped). A precompute installs nothing: no bookkeeping (part C.6). */
   compacted(io: Edges, trigger: string): void {
     if (trigger === 'precompute') return
@@ -123,6 +131,15 @@ export class CheckpointSession {
     this.rearmAfterCompact = true
     if (this.checkpoint?.compacting) this.checkpoint = null
     if (resumesAfter(trigger)) this.submitResume(io)
+  }
+
+  /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
+  private compactedOwn(io: Edges): void {
+    try {
+      this.compacted(io, 'plugin')
+    } catch (err) {
+      io.log(`session.compact state: ${message(err)}`)
+    }
   }
 
   private submitResume(io: Edges): void {
@@ -306,11 +323,21 @@ export class CheckpointSession {
           throw new Error(ERR_TURN_RUNNING)
         }
         if (this.isInteractive) {
-          const res = await io.compact()
+          // Measured (2.1.328): the engine runs none of this plugin's hooks on a `$` call its timer
+          // makes (B.0 F1 no longer holds), so the call carries the steering and the bookkeeping follows it here.
+          const before = this.compactionsDone
+          let res: { skip?: string }
+          try {
+            this.ownSteering = await this.instructions(io, undefined).catch((err) => void io.log(`session.compact: ${message(err)}`))
+            res = await io.compact(this.ownSteering)
+          } finally {
+            this.ownSteering = undefined
+          }
           if (typeof res?.skip === 'string') {
             skipReason = ` (${res.skip})`
             throw new Error(res.skip)
           }
+          if (this.compactionsDone === before) this.compactedOwn(io)
         } else {
           const before = this.compactionsDone
           await io.compactCommand()

@@ -41,7 +41,7 @@ function edgesOf(port: Port): Edges {
     fill: async () => (await port.usage()).context.tokens,
     surfaces: () => port.surfaces(),
     runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: () => port.compactSession(),
+    compact: (instructions) => port.compactSession(instructions),
     compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
@@ -136,7 +136,7 @@ export const checkpoint: Feature = {
       try {
         await lane.drain()
         session = await sessionOf(port)
-        steered = { ...e, instructions: await session.instructions(io, e.instructions) }
+        steered = { ...e, instructions: await session.steer(io, e.instructions) }
       } catch (err) {
         // The compaction goes on with the owner's own text.
         port.log(`checkpoint: session.compact: ${message(err)}`)

@@ -146,6 +146,59 @@ test('#13 binding: only the command turn binds; #14 changed notes compact after 
   assert.is(x.s.checkpoint, null)
 })
 
+// Measured on engine 2.1.328 (test/e2e/checkpoint-interactive.test.ts): a `$.session.compact()` the
+// mod's timer makes runs none of the plugin's own hooks, so no session.compact hook steers it or
+// counts it (B.0 F1 no longer holds). The call carries the steering; the bookkeeping follows it.
+test('the own compaction carries charter and notes, and resumes once, with no hook hearing it', async () => {
+  const given: (string | undefined)[] = []
+  const x = await bound({ compact: async (instructions) => (given.push(instructions), {}) })
+  await x.s.setCharter(x.io, 'Build the parser', 'verb')
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await x.tick(1000)
+  await settle()
+  assert.is(given.length, 1)
+  assert.ok(given[0]!.includes('## Charter\nBuild the parser'), given[0])
+  assert.ok(given[0]!.includes('## Checkpoint notes\nnew'), given[0])
+  assert.match(given[0]!, /kept in \/data\/checkpoints\/S1\.notes\.[ab]\.md/)
+  assert.is(x.s.compactionsDone, 1)
+  assert.is(x.s.rearmAfterCompact, true)
+  assert.equal(x.seen.submitted, [S.RESUME_PROMPT])
+  assert.equal(x.seen.toasts.slice(-1), [S.CHECKPOINTED])
+  await x.tick(5000)
+  assert.is(given.length, 1, 'no second compaction')
+})
+
+test('a hook that does hear the own compaction passes its steering as it is, and it is counted once', async () => {
+  const given: (string | undefined)[] = []
+  const steered: string[] = []
+  const x = await bound()
+  x.io.compact = async (instructions) => {
+    given.push(instructions)
+    steered.push(await x.s.steer(x.io, instructions))
+    x.s.compacted(x.io, 'plugin')
+    return {}
+  }
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await x.tick(1000)
+  await settle()
+  assert.equal(steered, given as string[], 'not wrapped a second time')
+  assert.is(x.s.compactionsDone, 1)
+  assert.equal(x.seen.submitted, [S.RESUME_PROMPT])
+  assert.ok((await x.s.steer(x.io, given[0])).includes("## Owner's instructions"), 'outside the own compaction, the same text is an owner\'s')
+})
+
+test('notes unreadable at the own compaction: it goes on unsteered, says why, and resumes', async () => {
+  const given: (string | undefined)[] = []
+  const x = await bound({ compact: async (instructions) => (given.push(instructions), {}) })
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  x.io.read = async () => { throw new Error('EIO') }
+  await x.tick(1000)
+  await settle()
+  assert.equal(given, [undefined])
+  assert.ok(x.seen.logs.includes('session.compact: the notes could not be read'), x.seen.logs.join('\n'))
+  assert.equal(x.seen.submitted, [S.RESUME_PROMPT])
+})
+
 test('#15/#16 after a compaction: re-arm, one resume prompt for plugin and manual, none for auto or precompute', async () => {
   const { s, io, seen } = setup()
   s.snoozeUntil = 5
