@@ -13,13 +13,20 @@ let runtime: Runtime
 /** Built at the first dispatch of this load: `$` is the same object at every invocation. */
 let port: Port | undefined
 
+/** The port the features get: `$`'s edges, with a compaction a feature asks for run through the chain. */
+function featurePort($: EngineInterface): Port {
+  const edges = portOf($)
+  const ported: Port = { ...edges, compactSession: (instructions) => runtime.compact(ported, instructions, edges.compactSession) }
+  return ported
+}
+
 /** Every hook's body: `$` becomes the port here, the one place the loader lets it be handed on. */
 function dispatch<E extends HookedEvent>(event: E, $: EngineInterface, e: Args<E>, next: Next<E>): Promise<EventResult<E>> {
-  return runtime.dispatch(event, (port ??= portOf($)), e, next)
+  return runtime.dispatch(event, (port ??= featurePort($)), e, next)
 }
 
 function packageCommand($: EngineInterface, e: Args<'command.run'>, next: Next<'command.run'>) {
-  return runtime.command((port ??= portOf($)), e, next)
+  return runtime.command((port ??= featurePort($)), e, next)
 }
 
 export function register(on: On, options: PluginOptions): void {

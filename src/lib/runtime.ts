@@ -1,7 +1,7 @@
 // A package's runtime: which features run here, the registry that dispatches them, the claims that
 // keep two packages of the bundle from both acting on a session, and the package command.
 // main.ts binds each event to `dispatcher(event)`; everything here fails open.
-import type { Args, CommandRunResult, EventResult, Next } from 'claude-code'
+import type { Args, CommandRunResult, EventResult, Next, SessionCompactResult } from 'claude-code'
 import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
 import { CLAIMING_PACKAGES, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
@@ -16,6 +16,13 @@ export type Runtime = {
   /** Whether some active feature hooks `event` (session.start is always hooked, for the runtime itself). */
   hooks(event: HookedEvent): boolean
   dispatch<E extends HookedEvent>(event: E, port: Port, e: Args<E>, next: Next<E>): Promise<EventResult<E>>
+  /**
+   * A compaction a feature asks for (from a timer, a tool, a verb), run through this package's own
+   * session.compact chain before the engine's: measured on 2.1.328, the engine does not raise a
+   * plugin's own hooks for a compaction its timer asked for ("skipped: re-entry"), so without this
+   * the other features would neither steer nor hear it.
+   */
+  compact(port: Port, instructions: string | undefined, engineCompact: Port['compactSession']): Promise<SessionCompactResult>
   command(port: Port, e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult>
 }
 
@@ -126,7 +133,24 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     })
   }
 
+  /** Set while a compaction a feature asked for runs through the chain (compact, below). */
+  let ownCompaction = false
+
+  async function compact(port: Port, instructions: string | undefined, engineCompact: Port['compactSession']): Promise<SessionCompactResult> {
+    const e = { trigger: 'plugin', messages: [], ...(instructions === undefined ? {} : { instructions }) } as unknown as Args<'session.compact'>
+    const engine = ((steered: Args<'session.compact'>) => engineCompact(steered.instructions)) as unknown as Next<'session.compact'>
+    ownCompaction = true
+    try {
+      return (await registry.dispatch('session.compact', port, e, engine, contextOf(port), yields ?? (await yieldsOf(port)))) as SessionCompactResult
+    } finally {
+      ownCompaction = false
+    }
+  }
+
   async function dispatch<E extends HookedEvent>(event: E, port: Port, e: Args<E>, next: Next<E>): Promise<EventResult<E>> {
+    // Where the engine does raise this plugin's hooks for its own compaction (a call made inside a
+    // hook), the chain has already run around it in compact(): pass it through untouched.
+    if (event === 'session.compact' && ownCompaction) return next(e) as Promise<EventResult<E>>
     const ctx = contextOf(port)
     if (event === 'session.start') {
       const startFeatures = async () => registry.dispatch(event, port, e, next, ctx, await claimAtStart(port))
@@ -185,6 +209,7 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     // session.end too where the package claims something: a /clear moves its claims to the new session.
     hooks: (event) => event === 'session.start' || registry.hooks(event) || (event === 'session.end' && actingOn.length > 0),
     dispatch,
+    compact,
     command,
   }
 }

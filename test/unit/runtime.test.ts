@@ -185,6 +185,28 @@ test('runtime: after /clear the claims are stamped with the new session id at th
   assert.equal(stamps, ['before', 'after'])
 })
 
+test('runtime: a compaction a feature asks for runs through the features\' session.compact hooks, then the engine', async () => {
+  const heard: string[] = []
+  const steering: Feature = {
+    name: 'acting',
+    sessionActing: false,
+    hooks: { 'session.compact': (_p, e, next) => { heard.push(`${e.trigger}: ${e.instructions}`); return next({ ...e, instructions: `${e.instructions} + steered` }) } },
+  }
+  const rt = createRuntime([steering], TEMPLATE, { acting: true })
+  const { port } = fakePort('keel')
+  const sent: (string | undefined)[] = []
+  // The engine, asked from inside the chain, may raise this plugin's own hook: it must pass straight through.
+  const engineCompact = async (instructions?: string) => {
+    sent.push(instructions)
+    await rt.dispatch('session.compact', port, { trigger: 'plugin', instructions, messages: [] } as never, fakeNext((e: { instructions?: string }) => ({ messages: [], seen: e.instructions })))
+    return { messages: [] } as never
+  }
+  const result = await rt.compact(port, 'owner', engineCompact)
+  assert.equal(heard, ['plugin: owner'], 'the hook ran once, for the chain, not again for the re-entry')
+  assert.equal(sent, ['owner + steered'])
+  assert.equal(result, { messages: [] })
+})
+
 test('runtime: session start registers the package command and logs option problems once', async () => {
   const { port, lines, commands } = fakePort('superheroes')
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true, actingLevel: 42 })

@@ -1687,7 +1687,7 @@ var reconnectFeature = {
   }
 };
 
-// node_modules/valibot/dist/index.mjs
+// ../../work/main/node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
   lang: void 0,
@@ -3245,7 +3245,19 @@ function createRuntime(features, template, raw) {
       await port2.registerCommand({ name: port2.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
     });
   }
+  let ownCompaction = false;
+  async function compact(port2, instructions, engineCompact) {
+    const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
+    const engine = ((steered) => engineCompact(steered.instructions));
+    ownCompaction = true;
+    try {
+      return await registry.dispatch("session.compact", port2, e, engine, contextOf(port2), yields ?? await yieldsOf(port2));
+    } finally {
+      ownCompaction = false;
+    }
+  }
   async function dispatch2(event, port2, e, next) {
+    if (event === "session.compact" && ownCompaction) return next(e);
     const ctx = contextOf(port2);
     if (event === "session.start") {
       const startFeatures = async () => registry.dispatch(event, port2, e, next, ctx, await claimAtStart(port2));
@@ -3299,6 +3311,7 @@ function createRuntime(features, template, raw) {
     // session.end too where the package claims something: a /clear moves its claims to the new session.
     hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && actingOn.length > 0,
     dispatch: dispatch2,
+    compact,
     command
   };
 }
@@ -3306,11 +3319,16 @@ function createRuntime(features, template, raw) {
 // src/main.ts
 var runtime;
 var port;
+function featurePort($) {
+  const edges = portOf($);
+  const ported = { ...edges, compactSession: (instructions) => runtime.compact(ported, instructions, edges.compactSession) };
+  return ported;
+}
 function dispatch(event, $, e, next) {
-  return runtime.dispatch(event, port ??= portOf($), e, next);
+  return runtime.dispatch(event, port ??= featurePort($), e, next);
 }
 function packageCommand($, e, next) {
-  return runtime.command(port ??= portOf($), e, next);
+  return runtime.command(port ??= featurePort($), e, next);
 }
 export function register(on, options) {
   runtime = createRuntime(FEATURES, plugin_default, options);
