@@ -1687,7 +1687,7 @@ var reconnectFeature = {
   }
 };
 
-// ../../work/main/node_modules/valibot/dist/index.mjs
+// node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
   lang: void 0,
