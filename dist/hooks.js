@@ -30,6 +30,9 @@ var SIZE_COLOR = "cyan";
 var SUBTITLE_COLOR = "suggestion";
 var ERROR_COLOR = "error";
 
+// src/lib/message.ts
+var messageOf = (err) => err instanceof Error ? err.message : String(err);
+
 // src/features/captions/strings.ts
 var MARK_OK = "\xB7 ";
 var MARK_FAILED = "\u2717 ";
@@ -71,7 +74,7 @@ var LOG = {
   on: (model, window2, lang) => `captions: on: model ${model}, window ${window2} tokens, language ${lang ?? "(the user's)"}`,
   badOption: (key, given, used) => `captions: option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
   notAnswered: (reason) => `captions: request not answered: ${reason}`,
-  failed: (err) => `captions: request failed: ${err instanceof Error ? err.message : String(err)}`
+  failed: (err) => `captions: request failed: ${messageOf(err)}`
 };
 var STATUS = {
   settings: (model, window2, lang) => `model ${model}, mirror window ${window2} tokens, language ${lang ?? "the user's"}`,
@@ -513,7 +516,6 @@ var captionsFeature = {
 };
 
 // src/lib/lane.ts
-var messageOf = (err) => err instanceof Error ? err.message : String(err);
 function createLane() {
   const queue = [];
   let running;
@@ -559,6 +561,7 @@ var COULD_NOT_COMPACT = "Auto-checkpoint saved the notes but could not compact";
 var WHY_SAVE_FAILED = "the notes could not be saved";
 var WHY_BASELINE_UNREADABLE = "the notes could not be read before the checkpoint";
 var WHY_UNCHANGED = "the notes file did not change";
+var WHY_COMPACTED = "the session was compacted while it ran";
 var skipped = (why) => `Auto-checkpoint skipped: ${why}; next try after more context`;
 var BAND_CLICK_ONLY = "Context is near the checkpoint threshold ";
 var BAND_AUTO = "Auto-checkpoint soon ";
@@ -659,8 +662,8 @@ function rearmTo(tokens, trigger, bd) {
 function notesChanged(before, after) {
   return typeof after === "string" && after !== "" && after !== before;
 }
-function resumesAfter(trigger) {
-  return trigger === "plugin" || trigger === "manual";
+function resumesAfter(trigger, isOwn) {
+  return trigger === "manual" || trigger === "plugin" && isOwn;
 }
 
 // src/features/checkpoint/compose.ts
@@ -680,7 +683,8 @@ var OPEN = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/;
 var CLOSE_TICKS = /^ {0,3}(`{3,})[ \t]*$/;
 var CLOSE_TILDES = /^ {0,3}(~{3,})[ \t]*$/;
 var fenceInfo = (pkg) => `${pkg}-checkpoint`;
-function extractCheckpointBlock(text, info) {
+var BUNDLE_FENCES = Object.keys(plugin_default.packages).map(fenceInfo);
+function extractCheckpointBlock(text, infos) {
   const lines = text.split(/\r?\n/);
   let last = null;
   for (let i = 0; i < lines.length; i++) {
@@ -699,7 +703,7 @@ function extractCheckpointBlock(text, info) {
       }
       body2.push(lines[i]);
     }
-    if (!isTilde && open[2].trim() === info) last = { body: body2, isClosed, end: i };
+    if (!isTilde && infos.includes(open[2].trim())) last = { body: body2, isClosed, end: i };
   }
   if (last === null || !last.isClosed) return null;
   if (lines.slice(last.end + 1).some((line) => line.trim() !== "")) return null;
@@ -721,9 +725,16 @@ function isPointer(value) {
   return typeof p === "object" && p !== null && (p.slot === "a" || p.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number";
 }
 var byteLength = (text) => new TextEncoder().encode(text).length;
-function oldestBeyond(keys, prefix, kept) {
-  const under = keys.filter((k) => k.startsWith(prefix));
-  return under.slice(0, Math.max(0, under.length - kept));
+var savedAtOf = (value) => {
+  const at = value?.savedAt;
+  return typeof at === "number" && Number.isFinite(at) ? at : 0;
+};
+async function staleKeys(edges, prefix, kept, current2) {
+  const keys = (await edges.storeKeys()).filter((k) => k.startsWith(prefix));
+  if (keys.length <= kept) return [];
+  const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current2 ? Infinity : savedAtOf(await edges.storeGet(key)) })));
+  dated.sort((a, b) => a.at === b.at ? b.order - a.order : b.at > a.at ? 1 : -1);
+  return dated.slice(kept).map((d) => d.key);
 }
 var Notes = class {
   constructor(edges) {
@@ -774,11 +785,11 @@ var Notes = class {
     return pointer;
   }
   /**
-   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the oldest saved first evicted. Their
-   * slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
+   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently saved evicted,
+   * never `current`. Their slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
    */
-  async evict() {
-    const evicted = oldestBeyond(await this.edges.storeKeys(), NOTES_KEY_PREFIX, SESSIONS_KEPT).map((k) => k.slice(NOTES_KEY_PREFIX.length));
+  async evict(current2) {
+    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
     for (const sessionId of evicted) {
       await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId);
       for (const slot of ["a", "b"]) await this.edges.write(await this.slotPath(sessionId, slot), "");
@@ -788,20 +799,19 @@ var Notes = class {
 };
 
 // src/features/checkpoint/core.ts
-var message = (err) => err instanceof Error ? err.message : String(err);
 function isCharter(value) {
   const c = value;
   return typeof c === "object" && c !== null && typeof c.text === "string" && (c.source === "verb" || c.source === "first prompt");
 }
 var CheckpointSession = class {
-  constructor(sessionId, command, fence) {
+  constructor(sessionId, command, fences) {
     this.sessionId = sessionId;
     this.command = command;
-    this.fence = fence;
+    this.fences = fences;
   }
   sessionId;
   command;
-  fence;
+  fences;
   isInteractive = false;
   isDesktopStarted = false;
   /** The running main turn's id: a live mirror, read by every decision (B.8.0). */
@@ -817,8 +827,11 @@ var CheckpointSession = class {
   lastTrigger = null;
   isStarting = false;
   isResumePending = false;
-  /** The instructions the mod's own compaction carries, while it runs: a hook that hears it passes them as they are. */
-  ownSteering;
+  /**
+   * Set while the mod's own compaction runs, with the instructions it carries: a hook that hears it
+   * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions.
+   */
+  own;
   /** The charter as last written or read here; undefined until known. */
   charterKnown;
   // ---- the charter ----
@@ -830,9 +843,9 @@ var CheckpointSession = class {
   }
   async setCharter(io, text, source) {
     const charter = { text: text.slice(0, CHARTER_CAP_CHARS), source };
-    await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, charter);
+    await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() });
     this.charterKnown = charter;
-    for (const key of oldestBeyond(await io.storeKeys(), CHARTER_KEY_PREFIX, SESSIONS_KEPT)) await io.storeDelete(key);
+    for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, this.sessionId)) await io.storeDelete(key);
     return charter;
   }
   // ---- steering (B.8.7) ----
@@ -846,10 +859,13 @@ var CheckpointSession = class {
   }
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
   async steer(io, owner) {
-    if (owner !== void 0 && owner === this.ownSteering) return owner;
+    if (owner !== void 0 && owner === this.own?.steering) return owner;
     return this.instructions(io, owner);
   }
-  /** A main-conversation compaction completed (not skipped). A precompute installs nothing: no bookkeeping (part C.6). */
+  /**
+   * A main-conversation compaction completed (not skipped). A precompute installs nothing: no
+   * bookkeeping (part C.6). Another feature's compaction (`plugin` too) gets no resume prompt.
+   */
   compacted(io, trigger) {
     if (trigger === "precompute") return;
     this.compactionsDone += 1;
@@ -857,24 +873,29 @@ var CheckpointSession = class {
     this.setBand(io, false);
     this.rearmAfterCompact = true;
     if (this.checkpoint?.compacting) this.checkpoint = null;
-    if (resumesAfter(trigger)) this.submitResume(io);
+    if (resumesAfter(trigger, this.own !== void 0)) this.submitResume(io);
+  }
+  /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
+  ended(io) {
+    this.checkpoint = null;
+    this.setBand(io, false);
   }
   /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
   compactedOwn(io) {
     try {
       this.compacted(io, "plugin");
     } catch (err) {
-      io.log(`session.compact state: ${message(err)}`);
+      io.log(`session.compact state: ${messageOf(err)}`);
     }
   }
   submitResume(io) {
     if (this.isResumePending) return;
     this.isResumePending = true;
     try {
-      io.submit(RESUME_PROMPT).catch((err) => io.log(`resume prompt: ${message(err)}`)).finally(() => this.isResumePending = false);
+      io.submit(RESUME_PROMPT).catch((err) => io.log(`resume prompt: ${messageOf(err)}`)).finally(() => this.isResumePending = false);
     } catch (err) {
       this.isResumePending = false;
-      io.log(`resume prompt: ${message(err)}`);
+      io.log(`resume prompt: ${messageOf(err)}`);
     }
   }
   // ---- turns (B.7) ----
@@ -903,7 +924,7 @@ var CheckpointSession = class {
    */
   async turnCompleted(io, settings, e) {
     this.activeTurn = null;
-    const block = extractCheckpointBlock(e.answer, this.fence);
+    const block = extractCheckpointBlock(e.answer, this.fences);
     let warning = null;
     let saved;
     if (block !== null) {
@@ -912,11 +933,11 @@ var CheckpointSession = class {
         saved = block;
         io.toast(NOTES_SAVED);
       } catch (err) {
-        io.log(`save: ${message(err)}`);
+        io.log(`save: ${messageOf(err)}`);
         warning = NOTES_NOT_SAVED;
         io.toast(NOTES_NOT_SAVED);
       }
-      if (saved !== void 0) await new Notes(io).evict().catch((err) => io.log(`notes eviction: ${message(err)}`));
+      if (saved !== void 0) await new Notes(io).evict(this.sessionId).catch((err) => io.log(`notes eviction: ${messageOf(err)}`));
     }
     try {
       await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved);
@@ -954,7 +975,7 @@ var CheckpointSession = class {
     const isRunning = this.running(await io.now()) !== null;
     const surfaces = await io.surfaces().then(
       (s) => Array.isArray(s) ? s : null,
-      (err) => (io.log(`surfaces: ${message(err)}`), null)
+      (err) => (io.log(`surfaces: ${messageOf(err)}`), null)
     );
     const decision = decide({
       tokens,
@@ -982,7 +1003,7 @@ var CheckpointSession = class {
         if (isNow) io.toast(WAIT_FOR_TURN);
         return;
       }
-      this.checkpoint = { startedAt: now, ...fill === void 0 ? {} : { fill }, ...notesBefore === void 0 ? {} : { notesBefore } };
+      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...fill === void 0 ? {} : { fill }, ...notesBefore === void 0 ? {} : { notesBefore } };
       this.setBand(io, false);
       io.runCheckpoint().catch((err) => this.abandon(io, err));
     } catch (err) {
@@ -997,13 +1018,14 @@ var CheckpointSession = class {
       this.snoozeUntil = snooze(await io.fill() ?? 0);
       this.setBand(io, false);
     } catch (err) {
-      io.log(`snooze: ${message(err)}`);
+      io.log(`snooze: ${messageOf(err)}`);
     }
   }
   async finish(io, settings, saveFailed, isAborted, turnId, saved) {
     const value = this.checkpoint;
     if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return;
     if (isAborted) return this.endWithoutCompacting(io, settings, value.fill, CHECKPOINT_CANCELLED);
+    if (this.compactionsDone !== value.compactionsAt) return this.endWithoutCompacting(io, settings, value.fill, skipped(WHY_COMPACTED));
     const notesAfter = saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
     const why = saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter ?? null) ? null : WHY_UNCHANGED;
     if (why !== null) return this.endWithoutCompacting(io, settings, value.fill, skipped(why));
@@ -1026,18 +1048,18 @@ var CheckpointSession = class {
         }
         if (this.isInteractive) {
           const before = this.compactionsDone;
-          let res;
+          const steering = await this.instructions(io, void 0).catch((err) => void io.log(`session.compact: ${messageOf(err)}`));
+          this.own = { steering };
           try {
-            this.ownSteering = await this.instructions(io, void 0).catch((err) => void io.log(`session.compact: ${message(err)}`));
-            res = await io.compact(this.ownSteering);
+            const res = await io.compact(steering);
+            if (typeof res?.skip === "string") {
+              skipReason = ` (${res.skip})`;
+              throw new Error(res.skip);
+            }
+            if (this.compactionsDone === before) this.compactedOwn(io);
           } finally {
-            this.ownSteering = void 0;
+            this.own = void 0;
           }
-          if (typeof res?.skip === "string") {
-            skipReason = ` (${res.skip})`;
-            throw new Error(res.skip);
-          }
-          if (this.compactionsDone === before) this.compactedOwn(io);
         } else {
           const before = this.compactionsDone;
           await io.compactCommand();
@@ -1045,7 +1067,7 @@ var CheckpointSession = class {
         }
       } catch (err) {
         if (!isLast) return this.compactSoon(io, settings, startedAt, true);
-        io.log(`compact: ${message(err)}`);
+        io.log(`compact: ${messageOf(err)}`);
         io.toast(COULD_NOT_COMPACT + skipReason);
         didFail = true;
       }
@@ -1071,7 +1093,7 @@ var CheckpointSession = class {
     if (until !== void 0) this.snoozeUntil = until;
   }
   abandon(io, err) {
-    io.log(`checkpoint: ${message(err)}`);
+    io.log(`checkpoint: ${messageOf(err)}`);
     this.checkpoint = null;
     io.toast(CHECKPOINT_FAILED);
   }
@@ -1096,7 +1118,7 @@ var CheckpointSession = class {
       this.lastRecorded = { key, at };
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
     } catch (err) {
-      io.log(`skip record: ${message(err)}`);
+      io.log(`skip record: ${messageOf(err)}`);
     }
   }
 };
@@ -1125,18 +1147,18 @@ function triggerLine({ settings, trigger, fill, attended }) {
   const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${settings.allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
   return `automatic checkpoint: ${settings.mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
 }
-function statusLines(facts) {
-  const skip = facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : "last skip: none";
-  return [charterLine(facts), notesLine(facts), triggerLine(facts), skip];
+function statusLines(facts2) {
+  const skip = facts2.lastSkip ? `last skip: ${facts2.lastSkip.key} at ${facts2.lastSkip.at}` : "last skip: none";
+  return [charterLine(facts2), notesLine(facts2), triggerLine(facts2), skip];
 }
 
 // src/features/checkpoint/index.ts
 var sessions = /* @__PURE__ */ new Map();
+var facts = { isInteractive: false, isDesktopStarted: false };
 var announcedFor;
 var dataDir;
 var lane = createLane();
 var current;
-var message2 = (err) => err instanceof Error ? err.message : String(err);
 function edgesOf2(port2) {
   const log = (line) => port2.log(`checkpoint: ${line}`);
   return {
@@ -1153,7 +1175,7 @@ function edgesOf2(port2) {
     compactCommand: () => port2.runCommand(COMPACT_COMMAND, ""),
     submit: (text) => port2.submitPrompt(text),
     redraw: () => port2.redrawRenders(),
-    after: (ms, fn) => port2.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${message2(err)}`))),
+    after: (ms, fn) => port2.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
     dataDir: () => {
       dataDir ??= port2.pluginDataDir().catch((err) => {
         dataDir = void 0;
@@ -1174,7 +1196,7 @@ async function sessionOf(port2) {
   const id = await port2.sessionId();
   let session = sessions.get(id);
   if (!session) {
-    session = new CheckpointSession(id, `${port2.pkg}:${CHECKPOINT_SKILL}`, fenceInfo(port2.pkg));
+    session = Object.assign(new CheckpointSession(id, `${port2.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), facts);
     sessions.set(id, session);
   }
   return session;
@@ -1213,18 +1235,18 @@ var checkpoint = {
   hooks: {
     "session.start": async (port2, e, next) => {
       try {
-        const session = await sessionOf(port2);
-        session.isInteractive = e.isInteractive;
+        facts.isInteractive = e.isInteractive;
         try {
           const { entrypoint, child } = await port2.desktopSignal();
-          session.isDesktopStarted = isDesktopStarted(entrypoint, child);
+          facts.isDesktopStarted = isDesktopStarted(entrypoint, child);
         } catch (err) {
-          port2.log(`checkpoint: session.start desktop signal: ${message2(err)}`);
-          session.isDesktopStarted = false;
+          port2.log(`checkpoint: session.start desktop signal: ${messageOf(err)}`);
+          facts.isDesktopStarted = false;
         }
+        const session = current = Object.assign(await sessionOf(port2), facts);
         await announce(port2, session.sessionId);
       } catch (err) {
-        port2.log(`checkpoint: session.start: ${message2(err)}`);
+        port2.log(`checkpoint: session.start: ${messageOf(err)}`);
       }
       return next(e);
     },
@@ -1239,21 +1261,23 @@ var checkpoint = {
         session = await sessionOf(port2);
         steered = { ...e, instructions: await session.steer(io, e.instructions) };
       } catch (err) {
-        port2.log(`checkpoint: session.compact: ${message2(err)}`);
+        port2.log(`checkpoint: session.compact: ${messageOf(err)}`);
       }
       const result = await next(steered);
       if (session && typeof result.skip !== "string") {
         try {
           session.compacted(io, e.trigger);
         } catch (err) {
-          port2.log(`checkpoint: session.compact state: ${message2(err)}`);
+          port2.log(`checkpoint: session.compact state: ${messageOf(err)}`);
         }
       }
       return result;
     },
-    // Observes only: the turn goes on at once, the busy mark and the binding follow from the lane.
+    // Observes only: the turn goes on at once, the binding follows from the lane. The busy mark is
+    // set here, so a decision still waiting in the lane does not start a checkpoint beside this turn.
     "turn.start": (port2, e, next) => {
       if (e.agentId === void 0) {
+        if (current) current.activeTurn = e.turnId;
         lane.defer(port2, "checkpoint: turn.start", async () => {
           const session = current = await sessionOf(port2);
           if (announcedFor !== session.sessionId) await announce(port2, session.sessionId);
@@ -1266,7 +1290,7 @@ var checkpoint = {
     "turn.complete": async (port2, e, next, ctx) => {
       if (e.agentId !== void 0) return next(e);
       const turnCompleted = async () => (await sessionOf(port2)).turnCompleted(edgesOf2(port2), settingsFrom(ctx.options), e);
-      if (extractCheckpointBlock(e.answer, fenceInfo(port2.pkg)) === null) {
+      if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
         if (!(lane.idle() && current?.endQuietTurn(e.turnId))) lane.defer(port2, "checkpoint: turn.complete", turnCompleted);
         return next(e);
       }
@@ -1276,7 +1300,7 @@ var checkpoint = {
         await lane.drain();
         warning = await turnCompleted();
       } catch (err) {
-        port2.log(`checkpoint: turn.complete: ${message2(err)}`);
+        port2.log(`checkpoint: turn.complete: ${messageOf(err)}`);
       }
       return warning === null ? result : { ...result, text: `${result.text}
 
@@ -1288,13 +1312,20 @@ ${warning}` };
       lane.defer(port2, "checkpoint: session.measure", async () => (await sessionOf(port2)).evaluate(edgesOf2(port2), settingsFrom(ctx.options), measured));
       return next(e);
     },
-    // What the last measurement started lands before the session ends: a print-mode run ends right after it.
-    "session.end": async (_port, e, next) => {
+    // What the last measurement started lands before the session ends: a print-mode run ends right
+    // after it. Then the ending session's checkpoint goes: a /clear must not compact the new one.
+    "session.end": async (port2, e, next) => {
       await lane.drain();
+      const ending = sessions.get(e.sessionId);
+      if (ending) {
+        ending.ended(edgesOf2(port2));
+        sessions.delete(e.sessionId);
+      }
+      if (current === ending) current = void 0;
       return next(e);
     },
     "ui.render": async (port2, e, next, ctx) => {
-      if (e.component !== "AbovePrompt") return next(e);
+      if (e.component !== "AbovePrompt" || ![...sessions.values()].some((s) => s.band)) return next(e);
       try {
         const session = await sessionOf(port2);
         const props = e.props;
@@ -1309,7 +1340,7 @@ ${warning}` };
         );
         return tree;
       } catch (err) {
-        port2.log(`checkpoint: ui.render: ${message2(err)}`);
+        port2.log(`checkpoint: ui.render: ${messageOf(err)}`);
         return next(e);
       }
     }
@@ -2100,7 +2131,6 @@ function checkLeverCall(agentId, flag) {
 }
 
 // src/features/timing/machine.ts
-var messageOf2 = (err) => err instanceof Error ? err.message : String(err);
 function createTiming(pkg) {
   const label = labelOf(pkg);
   let edges;
@@ -2138,7 +2168,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
         const drop = r?.drop;
         if (drop !== void 0) lost(`dropped: ${String(drop)}`);
       },
-      (err) => lost(messageOf2(err))
+      (err) => lost(messageOf(err))
     );
   }
   async function deliver() {
@@ -2153,7 +2183,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
     try {
       fresh = await e.readUsage();
     } catch (err) {
-      e.log(USAGE_NOT_READ(messageOf2(err)));
+      e.log(USAGE_NOT_READ(messageOf(err)));
       return;
     } finally {
       delivering = false;
@@ -2184,7 +2214,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
         submit(h2.text, true);
       });
     } catch (err) {
-      edges.log(WINDOW_NOT_STARTED(messageOf2(err)));
+      edges.log(WINDOW_NOT_STARTED(messageOf(err)));
       held = void 0;
       submit(h2.text, true);
     }
@@ -2198,7 +2228,7 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
     try {
       res = await e.compact();
     } catch (err) {
-      const line = REJECTED(messageOf2(err));
+      const line = REJECTED(messageOf(err));
       if (r.rejectionNoted) e.log(line);
       else e.notice(line);
       r.rejectionNoted = true;
@@ -2274,9 +2304,9 @@ ${held.text}`);
       const main = agentId === void 0;
       if (main && reason !== "aborted" && crossing) {
         try {
-          e.after(() => void deliver().catch((err) => e.log(DELIVERY_FAILED(messageOf2(err)))));
+          e.after(() => void deliver().catch((err) => e.log(DELIVERY_FAILED(messageOf(err)))));
         } catch (err) {
-          e.log(DELIVERY_NOT_SCHEDULED(messageOf2(err)));
+          e.log(DELIVERY_NOT_SCHEDULED(messageOf(err)));
         }
       }
       if (!main || reason === "aborted" || !request || leverCompacting) return;
@@ -2293,7 +2323,7 @@ ${held.text}`);
         });
       } catch (err) {
         if (r.scheduled === token) r.scheduled = void 0;
-        e.log(STEP_NOT_SCHEDULED(messageOf2(err)));
+        e.log(STEP_NOT_SCHEDULED(messageOf(err)));
       }
     },
     /** Every compaction but the lever's own: a landing re-arms the track and drops a pending request's compaction. */
@@ -2317,7 +2347,6 @@ var timing;
 var mainTurn = false;
 var leverTool;
 var lane3 = createLane();
-var messageOf3 = (err) => err instanceof Error ? err.message : String(err);
 function advisoryOf(ctx) {
   const raw = String(ctx.options[ADVISORY_OPTION] ?? "");
   const spec = parseAdvisory(raw);
@@ -2360,7 +2389,7 @@ var timingFeature = {
         leverTool = await port2.registerTool({ name: TOOL_NAME2, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
       } catch (err) {
         leverTool = void 0;
-        port2.log(`timing: ${SETUP_FAILED(messageOf3(err))}`);
+        port2.log(`timing: ${SETUP_FAILED(messageOf(err))}`);
       }
       return next(e);
     },
@@ -2380,7 +2409,7 @@ var timingFeature = {
         try {
           await t.measure(await usageOf(port2, e.context), () => readBreakdown(port2));
         } catch (err) {
-          port2.log(`timing: ${BREAKDOWN_FAILED(messageOf3(err))}`);
+          port2.log(`timing: ${BREAKDOWN_FAILED(messageOf(err))}`);
         }
       });
       return next(e);
@@ -2416,7 +2445,7 @@ var timingFeature = {
         t.bind(edgesOf4(port2));
         return t.lever(e.agentId, e.continue);
       } catch (err) {
-        port2.log(`timing: ${messageOf3(err)}`);
+        port2.log(`timing: ${messageOf(err)}`);
         return { deny: LEVER_FAILED };
       }
     }
@@ -2442,6 +2471,7 @@ var OPTOUT_VALUE = "off";
 var MIN_WINDOW_TOKENS = 1e5;
 var MAX_WINDOW_TOKENS = 1e6;
 var SETTINGS_RELATIVE_PATH = ".claude/settings.local.json";
+var EMPTY_SETTINGS = "{}\n";
 var WINDOW_OPTION = "compactWindowTokens";
 
 // src/features/window/core.ts
@@ -2507,7 +2537,7 @@ function readWindow(file, processValue) {
     owned: isOwned(env)
   };
 }
-function decideSync(location, file, tokens) {
+function decideSync(location, file, tokens, running) {
   const base = { settingsPath: location.settingsPath, requestedTokens: tokens };
   if (location.projectIsHome || file === void 0) {
     return { result: { ...base, action: "skipped", reason: "unsafe-project-root", tokens: null, previousTokens: null, previousRawValue: void 0, owned: false } };
@@ -2524,6 +2554,11 @@ function decideSync(location, file, tokens) {
   if (!isWindowInBand(tokens)) return { result: as("skipped", "out-of-band") };
   if (previousTokens === tokens) return { result: as("unchanged") };
   if (previousRawValue !== void 0 && !owned) return { result: as("skipped", "not-owned") };
+  const runningTokens = parseWindowTokens(running);
+  if (previousRawValue === void 0 && running !== void 0 && running !== "" && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+    const pin = { ...base, tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: "running-env" };
+    return { result: runningTokens === tokens ? { ...pin, action: "unchanged" } : { ...pin, action: "skipped", reason: "not-owned" } };
+  }
   const value = String(tokens);
   return {
     result: { ...base, action: "written", tokens, previousTokens, previousRawValue, owned: true },
@@ -2578,16 +2613,20 @@ var NOT_MANAGED = (names) => `Harness auto-compact window: not managed (${WINDOW
 var SYNC_NOT_RUN = "Harness window sync did not run in this session.";
 var SYNC_FAILED = (path, err) => `Harness window not written: writing ${path} failed (${err}).`;
 var WRITE_NOT_VERIFIED = (path) => `Harness window: ${path} did not read back as written; check the file.`;
+var WRITE_NOT_VERIFIED_RESTORED = (path) => `Harness window: ${path} did not read back as written; its previous text was written back, so nothing changed.`;
+var RUNNING_ENV = `the running session's environment (from your shell or another settings file)`;
 var RESET_ENV_CLEARED = `The running session compacts on the model's own window again.`;
 var RESET_ENV_KEPT = (raw) => `The running session keeps ${WINDOW_KEY}=${raw} (from its environment) until it restarts.`;
 var ENV_SET_REFUSED = (deny) => `the running session's ${WINDOW_KEY} was not set (${deny}); the harness reads the file when it next loads its settings`;
+var pinPlace = (result) => result.pinnedIn === "running-env" ? RUNNING_ENV : result.settingsPath;
 function conflictClause(result, names) {
   const raw = result.previousRawValue;
   if (raw === void 0) return "";
-  if (parseWindowTokens(raw) === null) return ` ${result.settingsPath} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`;
-  if (result.previousTokens !== result.requestedTokens) return ` ${result.settingsPath} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`;
+  if (parseWindowTokens(raw) === null) return ` ${pinPlace(result)} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`;
+  if (result.previousTokens !== result.requestedTokens) return ` ${pinPlace(result)} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`;
   return "";
 }
+var handOver = (result, names) => result.pinnedIn === "running-env" ? `To let ${names.who} manage it: unset ${WINDOW_KEY} where it is set, then start a new session.` : `To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`;
 function describeSync(result, names) {
   if (!result) return SYNC_NOT_RUN;
   const { settingsPath: p, requestedTokens: n } = result;
@@ -2596,11 +2635,11 @@ function describeSync(result, names) {
     case "written":
       return `Harness auto-compact window: wrote ${WINDOW_KEY}=${n} to ${p} (was ${result.previousTokens ?? (result.previousRawValue === void 0 ? "unset" : JSON.stringify(result.previousRawValue))}). ${undo}`;
     case "unchanged":
-      return result.owned ? `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} already (managed by ${names.who}).` : `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} was set outside ${names.who}; ${names.who} does not manage it.`;
+      return result.owned ? `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} already (managed by ${names.who}).` : `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${pinPlace(result)} was set outside ${names.who}; ${names.who} does not manage it.`;
     case "skipped":
       switch (result.reason) {
         case "not-owned":
-          return `Harness window not managed (set outside ${names.who}):${conflictClause(result, names)} To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`;
+          return `Harness window not managed (set outside ${names.who}):${conflictClause(result, names)} ${handOver(result, names)}`;
         case "opted-out":
           return `Harness window sync is off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written.${conflictClause(result, names)} Re-enable: ${names.cmd} enable`;
         case "unsafe-project-root":
@@ -2616,8 +2655,8 @@ function syncWarning(result, names) {
   if (!result) return null;
   const raw = result.previousRawValue;
   if (result.reason === "out-of-band") return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`;
-  if (result.action === "skipped" && raw !== void 0 && parseWindowTokens(raw) === null) return `harness window disagreement: ${WINDOW_KEY} in ${result.settingsPath} is ${JSON.stringify(raw)}, not a token count, but ${names.who} asked for ${result.requestedTokens}`;
-  if (result.tokens !== null && result.tokens !== result.requestedTokens) return `harness window disagreement: ${WINDOW_KEY} in ${result.settingsPath} is ${result.tokens} but ${names.who} asked for ${result.requestedTokens}`;
+  if (result.action === "skipped" && raw !== void 0 && parseWindowTokens(raw) === null) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${JSON.stringify(raw)}, not a token count, but ${names.who} asked for ${result.requestedTokens}`;
+  if (result.tokens !== null && result.tokens !== result.requestedTokens) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${result.tokens} but ${names.who} asked for ${result.requestedTokens}`;
   return null;
 }
 function describeReset(result, names) {
@@ -2678,7 +2717,6 @@ var lastSync;
 var noticed = /* @__PURE__ */ new Set();
 var namesOf = (port2) => ({ who: port2.pkg, cmd: `/${port2.pkg} window` });
 var requestedOf = (ctx) => Number(ctx.options[WINDOW_OPTION] ?? 0);
-var messageOf4 = (err) => err instanceof Error ? err.message : String(err);
 async function locate(port2) {
   const root = await port2.projectRoot();
   const home = await port2.homeDir();
@@ -2694,17 +2732,22 @@ async function readSettings(port2, path) {
   try {
     return parseSettings(await port2.readFile(path));
   } catch (err) {
-    return { kind: "unreadable", why: `not readable: ${messageOf4(err)}` };
+    return { kind: "unreadable", why: `not readable: ${messageOf(err)}` };
   }
 }
+async function writeVerified(port2, path, text) {
+  await port2.writeFile(path, text);
+  return await port2.readFile(path).catch(() => void 0) === text;
+}
 async function writeChecked(port2, path, text) {
+  const before = await port2.fileExists(path).catch(() => true) ? await port2.readFile(path).catch(() => void 0) : EMPTY_SETTINGS;
   try {
-    await port2.writeFile(path, text);
+    if (await writeVerified(port2, path, text)) return void 0;
   } catch (err) {
-    return SYNC_FAILED(path, messageOf4(err));
+    return SYNC_FAILED(path, messageOf(err));
   }
-  const back = await port2.readFile(path).catch(() => void 0);
-  return back === text ? void 0 : WRITE_NOT_VERIFIED(path);
+  const restored = before !== void 0 && await writeVerified(port2, path, before).catch(() => false);
+  return restored ? WRITE_NOT_VERIFIED_RESTORED(path) : WRITE_NOT_VERIFIED(path);
 }
 function report(port2, text, notify) {
   port2.log(`window: ${text}`);
@@ -2724,7 +2767,8 @@ async function sync(port2, ctx) {
   }
   const location = await locate(port2);
   const file = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
-  const { result, write } = decideSync(location, file, requested);
+  const running = await port2.windowEnv().catch(() => void 0);
+  const { result, write } = decideSync(location, file, requested, running);
   if (write !== void 0) {
     const problem = await writeChecked(port2, location.settingsPath, write);
     if (problem) {
@@ -2736,7 +2780,7 @@ async function sync(port2, ctx) {
   lastSync = result;
   let text = describeSync(result, names);
   if (result.action === "written") {
-    const set = await port2.setWindowEnv(String(requested)).catch((err) => ({ deny: messageOf4(err) }));
+    const set = await port2.setWindowEnv(String(requested)).catch((err) => ({ deny: messageOf(err) }));
     if (set.deny) text += ` (${ENV_SET_REFUSED(set.deny)})`;
   }
   const warning = syncWarning(result, names);
@@ -2772,7 +2816,7 @@ async function reset(port2) {
     const running = await port2.windowEnv();
     if (running !== void 0 && running !== "") {
       const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens;
-      const unset = ours ? await port2.setWindowEnv(void 0).catch((err) => ({ deny: messageOf4(err) })) : void 0;
+      const unset = ours ? await port2.setWindowEnv(void 0).catch((err) => ({ deny: messageOf(err) })) : void 0;
       text += " " + (ours && !unset?.deny ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running));
     }
   }
@@ -2802,7 +2846,7 @@ var window = {
       try {
         await sync(port2, ctx);
       } catch (err) {
-        port2.log(`window: sync failed (${messageOf4(err)}); the harness window is left as it was`);
+        port2.log(`window: sync failed (${messageOf(err)}); the harness window is left as it was`);
       }
       return next(e);
     }
@@ -3181,7 +3225,7 @@ function createRuntime(features, template, raw) {
     try {
       return await work();
     } catch (err) {
-      port2.log(`keel: ${what} failed (${err instanceof Error ? err.message : String(err)})`);
+      port2.log(`keel: ${what} failed (${messageOf(err)})`);
       return fallback;
     }
   }
@@ -3217,7 +3261,7 @@ function createRuntime(features, template, raw) {
       await port2.publishClaims(await sessionOf2(port2), owned);
       claimProblem = void 0;
     } catch (err) {
-      claimProblem = `claims not published (${err instanceof Error ? err.message : String(err)}): another keel package in this session may run the same features`;
+      claimProblem = `claims not published (${messageOf(err)}): another keel package in this session may run the same features`;
       port2.log(`keel: ${claimProblem}`);
     }
   }

@@ -5,6 +5,7 @@
 // tasks run one at a time, in the order deferred, so each sees what the one before it wrote. A hook
 // that reads what pending work writes drains the lane first: the pending tasks run at once, not at
 // their timer. A task that fails is logged under its name, never lost.
+import { messageOf } from './message.ts'
 import type { Port } from './port.ts'
 
 export type Lane = {
@@ -17,8 +18,6 @@ export type Lane = {
 }
 
 type Task = { what: string; task: () => unknown; log: (line: string) => void }
-
-const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
 export function createLane(): Lane {
   const queue: Task[] = []

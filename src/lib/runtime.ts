@@ -5,6 +5,7 @@ import type { Args, CommandRunResult, EventResult, Next, SessionCompactResult } 
 import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
 import { CLAIMING_PACKAGES, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
+import { messageOf } from './message.ts'
 import { parseOptions, type Options } from './options.ts'
 import { Registry, type Feature, type FeatureContext, type HookedEvent } from '../registry.ts'
 import type { Port } from './port.ts'
@@ -47,7 +48,7 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     try {
       return await work()
     } catch (err) {
-      port.log(`keel: ${what} failed (${err instanceof Error ? err.message : String(err)})`)
+      port.log(`keel: ${what} failed (${messageOf(err)})`)
       return fallback
     }
   }
@@ -91,7 +92,7 @@ export function createRuntime(features: readonly Feature[], template: Template, 
       await port.publishClaims(await sessionOf(port), owned)
       claimProblem = undefined
     } catch (err) {
-      claimProblem = `claims not published (${err instanceof Error ? err.message : String(err)}): another keel package in this session may run the same features`
+      claimProblem = `claims not published (${messageOf(err)}): another keel package in this session may run the same features`
       port.log(`keel: ${claimProblem}`)
     }
   }

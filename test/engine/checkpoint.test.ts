@@ -19,7 +19,7 @@ const TYPED = { origin: { kind: 'composer' }, presentation: { isFullscreen: fals
 function world(on: On, { fill = 1000, interactive = true } = {}) {
   const clock = mock.clock(on, { now: 1_000_000 })
   /** `broken` names the one op that throws from now on. */
-  const state = { session: 'session-1', broken: '' }
+  const state = { session: 'session-1', broken: '', idReads: 0 }
   const seen = { toasts: [] as string[], submitted: [] as string[], commands: [] as string[], instructions: [] as (string | undefined)[], logs: [] as string[] }
   const fail = (op: string) => {
     if (state.broken === op) throw new Error(`${op} broke`)
@@ -34,7 +34,8 @@ function world(on: On, { fill = 1000, interactive = true } = {}) {
   on('session.measure', (_, e) => ({ changed: e.changed }))
   on('command.register', (_, e) => ({ value: { command: e.name } }))
   on('session.start', (_, e) => ({ cwd: e.cwd }))
-  on('session.id', () => (fail('session.id'), { value: state.session }))
+  on('session.id', () => (fail('session.id'), state.idReads++, { value: state.session }))
+  on('session.end', (_, e) => ({ sessionId: e.sessionId }))
   on('env.get', () => ({ value: undefined }))
   on('env.set', () => ({ value: {} }))
   on('process.hookEnv', () => (fail('process.hookEnv'), { value: { CLAUDE_PLUGIN_DATA: '/data' } }))
@@ -51,7 +52,8 @@ function world(on: On, { fill = 1000, interactive = true } = {}) {
   on('session.usage', () => ({ value: { startedAt: 0, context: { tokens: fill, window: 200_000, percent: 1, breakdown: { isAutoCompactEnabled: true, autoCompactThreshold: 167_000 } }, rateLimits: [] } as never }))
   on('prompt.submit', (_, e) => (seen.submitted.push(e.text), { text: e.text }))
   on('command.run', (_, e) => (seen.commands.push(`${e.command} ${e.args}`.trim()), { text: '' }))
-  on('session.compact', (_, e) => (seen.instructions.push(e.instructions), { messages: e.messages }))
+  // A compaction the plugin asks for (`$.session.compact`) comes with no messages: the engine has them.
+  on('session.compact', (_, e) => (seen.instructions.push(e.instructions), { messages: e.messages ?? MESSAGES }))
   on('turn.complete', (_, e) => ({ text: e.answer }))
   on('turn.start', (_, e) => ({ turnId: e.turnId }))
   return { clock, files, seen, state }
@@ -189,4 +191,73 @@ test('a measure decides off its path, after the turn it saw: busy while a main t
   expect(seen.commands).toEqual([])
   await clock.settle()
   expect(seen.commands).toEqual([`${PKG}:checkpoint auto`])
+})
+
+const MEASURE = { context: { tokens: 160_000, window: 200_000, percent: 80 }, rateLimits: [], changed: ['context' as const] }
+/** A /clear: the session ends, and the process goes on under a new id with no session.start. */
+async function clear($: Parameters<TestBody>[0], state: { session: string }, next: string) {
+  await $.session.end({ reason: 'clear', sessionId: state.session, resume: { id: state.session } })
+  state.session = next
+}
+
+// H2: whether the process is interactive is a fact of the process; a /clear starts no session.start.
+test('after a /clear the new session is still interactive: its automatic checkpoint runs', ON, async ($, on) => {
+  const { clock, seen, state } = world(on, { fill: 160_000, interactive: false })
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  await clear($, state, 'session-2')
+  await $.turn.start({ text: 'next task', turnId: 't1' })
+  await $.turn.complete({ ...TURN, answer: 'done', turnId: 't1' })
+  await $.session.measure(MEASURE)
+  await clock.settle()
+  expect(seen.commands).toEqual([`${PKG}:checkpoint auto`])
+})
+
+// M7: the checkpoint's compaction waits a second after its turn; a /clear in that second ends it.
+for (const cleared of [false, true]) {
+  test(`a pending compaction ${cleared ? 'is dropped by a /clear' : 'runs a second after the checkpoint\'s turn'}`, ON, async ($, on) => {
+    const { clock, seen, state } = world(on, { fill: 160_000 })
+    await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+    await $.session.measure(MEASURE)
+    await clock.settle()
+    expect(seen.commands).toEqual([`${PKG}:checkpoint auto`])
+    await $.turn.start({ text: `<command-name>/${PKG}:checkpoint</command-name>`, turnId: 't2' })
+    await $.turn.complete({ ...TURN, answer: block('the notes'), turnId: 't2' })
+    if (cleared) await clear($, state, 'session-2')
+    await clock.advance(5000)
+    await clock.settle()
+    expect(seen.instructions).toHaveLength(cleared ? 0 : 1)
+    expect(seen.submitted).toEqual(cleared ? [] : [RESUME])
+  })
+}
+
+// M4: the busy mark is set by the turn start itself, not by its deferred work.
+test('a turn that starts while a decision waits in the lane keeps it from starting a checkpoint', ON, async ($, on) => {
+  const { clock, seen } = world(on, { fill: 160_000 })
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  await $.session.measure(MEASURE)
+  await $.turn.start({ text: 'the next task', turnId: 't1' })
+  await clock.settle()
+  expect(seen.commands).toEqual([])
+})
+
+// M8: one skill text for every package; the package that runs the feature saves another's fence.
+test('a block in another package\'s fence is saved by the package that runs the feature', ON, async ($, on) => {
+  const { files, seen } = world(on)
+  const other = PKG === 'keel' ? 'superheroes' : 'keel'
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  await $.turn.complete({ ...TURN, answer: `Done.\n\n\`\`\`${other}-checkpoint\nNow: the other fence\n\`\`\`\n`, turnId: 't1' })
+  expect(seen.toasts).toEqual(['Checkpoint notes saved'])
+  expect(files.get('/data/checkpoints/session-1.notes.a.md')).toBe('Now: the other fence')
+})
+
+// Low (c): AbovePrompt draws at every render; with no band up it costs no host trip.
+test('with no band up, drawing AbovePrompt reads nothing from the host', ON, async ($, on) => {
+  const { state } = world(on)
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  const reads = state.idReads
+  const props = { hasSurvey: false, isCollapsed: false, isWorking: false, maxRows: 10, bodyColumns: 80, scroll: { bodyRows: 9, offset: 0 }, view: {} }
+  const band = await $.ui.mount({ plugin: PKG, surface: 'terminal', component: 'AbovePrompt', props } as never)
+  await band.redraw()
+  expect(await band.find({ type: 'Text', text: /Auto-checkpoint soon/ })).toBeUndefined()
+  expect(state.idReads).toBe(reads)
 })

@@ -1,5 +1,6 @@
 // Every text the captions feature shows or sends: the caption rows, the debug lines, and the caption
 // request's fixed prose (wsflow spec, Appendix B, verbatim).
+import { messageOf } from '../../lib/message.ts'
 
 export const MARK_OK = '· '
 export const MARK_FAILED = '✗ '
@@ -51,7 +52,7 @@ export const LOG = {
   on: (model: string, window: number, lang: string | undefined) => `captions: on: model ${model}, window ${window} tokens, language ${lang ?? "(the user's)"}`,
   badOption: (key: string, given: unknown, used: unknown) => `captions: option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
   notAnswered: (reason: string) => `captions: request not answered: ${reason}`,
-  failed: (err: unknown) => `captions: request failed: ${err instanceof Error ? err.message : String(err)}`,
+  failed: (err: unknown) => `captions: request failed: ${messageOf(err)}`,
 }
 
 // `/<pkg> status` lines.

@@ -4,6 +4,7 @@
 //   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
 // Every value a step writes is carried forward by the step itself, never read back (part C.10):
 // the state lives in this object, which is not snapshotted.
+import { messageOf } from '../../lib/message.ts'
 import {
   CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, COMPACT_DELAY_MS, SESSIONS_KEPT, STALE_CHECKPOINT_MS,
 } from './constants.ts'
@@ -13,10 +14,10 @@ import {
 } from './decide.ts'
 import { composeInstructions } from './compose.ts'
 import { extractCheckpointBlock } from './fence.ts'
-import { Notes, oldestBeyond, type NotesEdges, type NotesRead } from './notes.ts'
+import { Notes, staleKeys, type NotesEdges, type NotesRead } from './notes.ts'
 import {
   CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_TURN_RUNNING,
-  NOTES_NOT_SAVED, NOTES_SAVED, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
+  NOTES_NOT_SAVED, NOTES_SAVED, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
 } from './strings.ts'
 
 /** What a session's checkpoint needs of the world, besides its notes'. */
@@ -39,7 +40,8 @@ export type Edges = NotesEdges & {
   after(ms: number, fn: () => Promise<void>): void
 }
 
-export type Running = { startedAt: number; fill?: number; turnId?: string; notesBefore?: string | null; compacting?: boolean }
+/** A checkpoint in force; `compactionsAt` is `compactionsDone` when it started, to tell a compaction that landed meanwhile. */
+export type Running = { startedAt: number; compactionsAt: number; fill?: number; turnId?: string; notesBefore?: string | null; compacting?: boolean }
 
 export type Charter = { text: string; source: 'verb' | 'first prompt' }
 
@@ -52,8 +54,6 @@ export type SkipRecord = {
   isDesktopStarted: boolean
   surfaces: readonly string[] | null
 }
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
 function isCharter(value: unknown): value is Charter {
   const c = value as Partial<Charter> | null
@@ -76,16 +76,20 @@ export class CheckpointSession {
   lastTrigger: { tokens: number; source: TriggerSource; harnessAt?: number } | null = null
   private isStarting = false
   private isResumePending = false
-  /** The instructions the mod's own compaction carries, while it runs: a hook that hears it passes them as they are. */
-  private ownSteering: string | undefined
+  /**
+   * Set while the mod's own compaction runs, with the instructions it carries: a hook that hears it
+   * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions.
+   */
+  private own: { steering: string | undefined } | undefined
   /** The charter as last written or read here; undefined until known. */
   private charterKnown: Charter | null | undefined
 
   constructor(
     readonly sessionId: string,
-    /** The skill's command, `<pkg>:checkpoint`, and the fence its reply ends with. */
+    /** The skill's command, `<pkg>:checkpoint`: its turn binds the checkpoint. */
     readonly command: string,
-    readonly fence: string,
+    /** The fences a block may open with: every package's of the bundle, so a manual run of any package's skill saves here. */
+    readonly fences: readonly string[],
   ) {}
 
   // ---- the charter ----
@@ -99,9 +103,10 @@ export class CheckpointSession {
 
   async setCharter(io: Edges, text: string, source: Charter['source']): Promise<Charter> {
     const charter: Charter = { text: text.slice(0, CHARTER_CAP_CHARS), source }
-    await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, charter)
+    // Stored with the time it was set: eviction keeps the charters set last.
+    await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() })
     this.charterKnown = charter
-    for (const key of oldestBeyond(await io.storeKeys(), CHARTER_KEY_PREFIX, SESSIONS_KEPT)) await io.storeDelete(key)
+    for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, this.sessionId)) await io.storeDelete(key)
     return charter
   }
 
@@ -118,11 +123,14 @@ export class CheckpointSession {
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
   async steer(io: Edges, owner: string | undefined): Promise<string> {
-    if (owner !== undefined && owner === this.ownSteering) return owner
+    if (owner !== undefined && owner === this.own?.steering) return owner
     return this.instructions(io, owner)
   }
 
-  /** A main-conversation compaction completed (not skipped). A precompute installs nothing: no bookkeeping (part C.6). */
+  /**
+   * A main-conversation compaction completed (not skipped). A precompute installs nothing: no
+   * bookkeeping (part C.6). Another feature's compaction (`plugin` too) gets no resume prompt.
+   */
   compacted(io: Edges, trigger: string): void {
     if (trigger === 'precompute') return
     this.compactionsDone += 1
@@ -130,7 +138,13 @@ export class CheckpointSession {
     this.setBand(io, false)
     this.rearmAfterCompact = true
     if (this.checkpoint?.compacting) this.checkpoint = null
-    if (resumesAfter(trigger)) this.submitResume(io)
+    if (resumesAfter(trigger, this.own !== undefined)) this.submitResume(io)
+  }
+
+  /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
+  ended(io: Edges): void {
+    this.checkpoint = null
+    this.setBand(io, false)
   }
 
   /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
@@ -138,7 +152,7 @@ export class CheckpointSession {
     try {
       this.compacted(io, 'plugin')
     } catch (err) {
-      io.log(`session.compact state: ${message(err)}`)
+      io.log(`session.compact state: ${messageOf(err)}`)
     }
   }
 
@@ -147,11 +161,11 @@ export class CheckpointSession {
     this.isResumePending = true
     try {
       io.submit(RESUME_PROMPT)
-        .catch((err) => io.log(`resume prompt: ${message(err)}`))
+        .catch((err) => io.log(`resume prompt: ${messageOf(err)}`))
         .finally(() => (this.isResumePending = false))
     } catch (err) {
       this.isResumePending = false
-      io.log(`resume prompt: ${message(err)}`)
+      io.log(`resume prompt: ${messageOf(err)}`)
     }
   }
 
@@ -184,7 +198,7 @@ export class CheckpointSession {
    */
   async turnCompleted(io: Edges, settings: Settings | null, e: { answer: string; isAborted: boolean; turnId: string }): Promise<string | null> {
     this.activeTurn = null
-    const block = extractCheckpointBlock(e.answer, this.fence)
+    const block = extractCheckpointBlock(e.answer, this.fences)
     let warning: string | null = null
     let saved: string | undefined
     if (block !== null) {
@@ -193,11 +207,11 @@ export class CheckpointSession {
         saved = block
         io.toast(NOTES_SAVED)
       } catch (err) {
-        io.log(`save: ${message(err)}`)
+        io.log(`save: ${messageOf(err)}`)
         warning = NOTES_NOT_SAVED
         io.toast(NOTES_NOT_SAVED)
       }
-      if (saved !== undefined) await new Notes(io).evict().catch((err) => io.log(`notes eviction: ${message(err)}`))
+      if (saved !== undefined) await new Notes(io).evict(this.sessionId).catch((err) => io.log(`notes eviction: ${messageOf(err)}`))
     }
     try {
       await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved)
@@ -238,7 +252,7 @@ export class CheckpointSession {
     const isRunning = this.running(await io.now()) !== null
     const surfaces = await io.surfaces().then(
       (s) => (Array.isArray(s) ? s : null),
-      (err) => (io.log(`surfaces: ${message(err)}`), null),
+      (err) => (io.log(`surfaces: ${messageOf(err)}`), null),
     )
     const decision = decide({
       tokens,
@@ -268,7 +282,7 @@ export class CheckpointSession {
         if (isNow) io.toast(WAIT_FOR_TURN)
         return
       }
-      this.checkpoint = { startedAt: now, ...(fill === undefined ? {} : { fill }), ...(notesBefore === undefined ? {} : { notesBefore }) }
+      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...(fill === undefined ? {} : { fill }), ...(notesBefore === undefined ? {} : { notesBefore }) }
       this.setBand(io, false)
       // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
       io.runCheckpoint().catch((err) => this.abandon(io, err))
@@ -285,7 +299,7 @@ export class CheckpointSession {
       this.snoozeUntil = snooze((await io.fill()) ?? 0)
       this.setBand(io, false)
     } catch (err) {
-      io.log(`snooze: ${message(err)}`)
+      io.log(`snooze: ${messageOf(err)}`)
     }
   }
 
@@ -293,6 +307,8 @@ export class CheckpointSession {
     const value = this.checkpoint
     if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return
     if (isAborted) return this.endWithoutCompacting(io, settings, value.fill, CHECKPOINT_CANCELLED)
+    // The conversation was compacted while the checkpoint ran (an auto compaction mid-turn): a second one would only repeat it.
+    if (this.compactionsDone !== value.compactionsAt) return this.endWithoutCompacting(io, settings, value.fill, skipped(WHY_COMPACTED))
     // The block just saved is the notes now: carried, not read back.
     const notesAfter = saveFailed ? null : saved ?? (await new Notes(io).read(this.sessionId))
     const why = saveFailed
@@ -326,18 +342,18 @@ export class CheckpointSession {
           // Measured (2.1.328): the engine runs none of this plugin's hooks on a `$` call its timer
           // makes (B.0 F1 no longer holds), so the call carries the steering and the bookkeeping follows it here.
           const before = this.compactionsDone
-          let res: { skip?: string }
+          const steering = await this.instructions(io, undefined).catch((err) => void io.log(`session.compact: ${messageOf(err)}`))
+          this.own = { steering }
           try {
-            this.ownSteering = await this.instructions(io, undefined).catch((err) => void io.log(`session.compact: ${message(err)}`))
-            res = await io.compact(this.ownSteering)
+            const res = await io.compact(steering)
+            if (typeof res?.skip === 'string') {
+              skipReason = ` (${res.skip})`
+              throw new Error(res.skip)
+            }
+            if (this.compactionsDone === before) this.compactedOwn(io)
           } finally {
-            this.ownSteering = undefined
+            this.own = undefined
           }
-          if (typeof res?.skip === 'string') {
-            skipReason = ` (${res.skip})`
-            throw new Error(res.skip)
-          }
-          if (this.compactionsDone === before) this.compactedOwn(io)
         } else {
           const before = this.compactionsDone
           await io.compactCommand()
@@ -345,7 +361,7 @@ export class CheckpointSession {
         }
       } catch (err) {
         if (!isLast) return this.compactSoon(io, settings, startedAt, true)
-        io.log(`compact: ${message(err)}`)
+        io.log(`compact: ${messageOf(err)}`)
         io.toast(COULD_NOT_COMPACT + skipReason)
         didFail = true
       }
@@ -375,7 +391,7 @@ export class CheckpointSession {
   }
 
   private abandon(io: Edges, err: unknown): void {
-    io.log(`checkpoint: ${message(err)}`)
+    io.log(`checkpoint: ${messageOf(err)}`)
     this.checkpoint = null
     io.toast(CHECKPOINT_FAILED)
   }
@@ -402,7 +418,7 @@ export class CheckpointSession {
       this.lastRecorded = { key, at }
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`)
     } catch (err) {
-      io.log(`skip record: ${message(err)}`)
+      io.log(`skip record: ${messageOf(err)}`)
     }
   }
 }

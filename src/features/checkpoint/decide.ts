@@ -34,11 +34,6 @@ export function triggerOf(settings: Settings, bd: Breakdown | undefined): { toke
   return { tokens: below, source: harness < settings.thresholdTokens ? 'harness' : 'threshold' }
 }
 
-/** B.4.1, as the spec spells it. */
-export function effectiveTrigger(settings: Settings, autoCompactThreshold: number | undefined, isAutoCompactEnabled: boolean): number {
-  return triggerOf(settings, { autoCompactThreshold, isAutoCompactEnabled }).tokens
-}
-
 /** The desktop app started this session, and it is not a `-p` builder a launcher spawned. */
 export function isDesktopStarted(entrypoint: string | undefined, child: string | undefined): boolean {
   return typeof entrypoint === 'string' && DESKTOP_ENTRYPOINTS.includes(entrypoint) && (child === undefined || child === '')
@@ -105,7 +100,11 @@ export function notesChanged(before: string | null, after: string | null | undef
   return typeof after === 'string' && after !== '' && after !== before
 }
 
-/** `auto` carries on by itself mid-turn; `precompute` installs nothing yet. */
-export function resumesAfter(trigger: string): boolean {
-  return trigger === 'plugin' || trigger === 'manual'
+/**
+ * `auto` carries on by itself mid-turn; `precompute` installs nothing yet; a `plugin` compaction
+ * resumes only when it is the checkpoint's own (`isOwn`): another feature's (the timing lever's)
+ * says itself whether a prompt follows it.
+ */
+export function resumesAfter(trigger: string, isOwn: boolean): boolean {
+  return trigger === 'manual' || (trigger === 'plugin' && isOwn)
 }

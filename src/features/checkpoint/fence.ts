@@ -1,5 +1,6 @@
 // The checkpoint block a reply ends with (spec B.5): the last backtick fence whose info string is
-// exactly the package's `<pkg>-checkpoint`, closed, with nothing but blank lines after it. Pure.
+// exactly a package's `<pkg>-checkpoint`, closed, with nothing but blank lines after it. Pure.
+import template from '../../../plugin.json'
 
 const OPEN = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/
 const CLOSE_TICKS = /^ {0,3}(`{3,})[ \t]*$/
@@ -8,10 +9,16 @@ const CLOSE_TILDES = /^ {0,3}(~{3,})[ \t]*$/
 /** The info string of the package's checkpoint fence: `superheroes-checkpoint`, `keel-checkpoint`. */
 export const fenceInfo = (pkg: string) => `${pkg}-checkpoint`
 
+/**
+ * Every package's fence: the one skill text names the package whose command ran it, and the
+ * package that runs the feature in the session saves a block another package's command wrote.
+ */
+export const BUNDLE_FENCES: readonly string[] = Object.keys(template.packages).map(fenceInfo)
+
 type Block = { body: string[]; isClosed: boolean; end: number }
 
-/** The body of the checkpoint block `text` ends with, verbatim, or null when it ends with none. */
-export function extractCheckpointBlock(text: string, info: string): string | null {
+/** The body of the checkpoint block `text` ends with (opened with one of `infos`), verbatim, or null when it ends with none. */
+export function extractCheckpointBlock(text: string, infos: readonly string[]): string | null {
   const lines = text.split(/\r?\n/)
   let last: Block | null = null
   for (let i = 0; i < lines.length; i++) {
@@ -31,7 +38,7 @@ export function extractCheckpointBlock(text: string, info: string): string | nul
       body.push(lines[i]!)
     }
     // Any other fence is walked past whole, so a checkpoint fence quoted inside it is no block.
-    if (!isTilde && open[2]!.trim() === info) last = { body, isClosed, end: i }
+    if (!isTilde && infos.includes(open[2]!.trim())) last = { body, isClosed, end: i }
   }
   if (last === null || !last.isClosed) return null
   if (lines.slice(last.end + 1).some((line) => line.trim() !== '')) return null

@@ -2,18 +2,24 @@
 // edges. Every hook fails open: a failure is logged and the event goes on as it came.
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
+import { messageOf } from '../../lib/message.ts'
 import type { Port } from '../../lib/port.ts'
 import { bandTree, type BandElements } from './band.ts'
 import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND } from './constants.ts'
 import { CheckpointSession, type Edges } from './core.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
-import { extractCheckpointBlock, fenceInfo } from './fence.ts'
+import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
 import { byteLength, Notes } from './notes.ts'
 import { statusLines } from './status.ts'
 import { CHARTER_NONE, CHARTER_USAGE, charterSet } from './strings.ts'
 
 /** Each session this process has seen, by id: a /clear starts another in the same process. */
 const sessions = new Map<string, CheckpointSession>()
+/**
+ * Facts of the process, not of one conversation: read at session.start, and carried into each
+ * session a /clear starts (no session.start fires for it).
+ */
+const facts = { isInteractive: false, isDesktopStarted: false }
 /** The session the presence signal names now. */
 let announcedFor: string | undefined
 /** The plugin's data folder: it does not move while the process lives. */
@@ -24,10 +30,11 @@ let dataDir: Promise<string> | undefined
  * with a block, the band's Now, the compaction timer.
  */
 const lane = createLane()
-/** The session the last main turn start resolved: a turn end with nothing to do finds it with no `$` call. */
+/**
+ * The session in force, as its start or the last main turn start resolved it: a turn start marks it
+ * busy and a turn end with nothing to do clears the mark, with no `$` call. A session end forgets it.
+ */
 let current: CheckpointSession | undefined
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
 function edgesOf(port: Port): Edges {
   const log = (line: string) => port.log(`checkpoint: ${line}`)
@@ -45,7 +52,7 @@ function edgesOf(port: Port): Edges {
     compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
-    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${message(err)}`))),
+    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
     dataDir: () => {
       // A failed read is not kept: the next call asks again.
       dataDir ??= port.pluginDataDir().catch((err) => {
@@ -68,7 +75,7 @@ async function sessionOf(port: Port): Promise<CheckpointSession> {
   const id = await port.sessionId()
   let session = sessions.get(id)
   if (!session) {
-    session = new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, fenceInfo(port.pkg))
+    session = Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), facts)
     sessions.set(id, session)
   }
   return session
@@ -111,18 +118,18 @@ export const checkpoint: Feature = {
   hooks: {
     'session.start': async (port, e, next) => {
       try {
-        const session = await sessionOf(port)
-        session.isInteractive = e.isInteractive
+        facts.isInteractive = e.isInteractive
         try {
           const { entrypoint, child } = await port.desktopSignal()
-          session.isDesktopStarted = isDesktopStarted(entrypoint, child)
+          facts.isDesktopStarted = isDesktopStarted(entrypoint, child)
         } catch (err) {
-          port.log(`checkpoint: session.start desktop signal: ${message(err)}`)
-          session.isDesktopStarted = false
+          port.log(`checkpoint: session.start desktop signal: ${messageOf(err)}`)
+          facts.isDesktopStarted = false
         }
+        const session = (current = Object.assign(await sessionOf(port), facts))
         await announce(port, session.sessionId)
       } catch (err) {
-        port.log(`checkpoint: session.start: ${message(err)}`)
+        port.log(`checkpoint: session.start: ${messageOf(err)}`)
       }
       return next(e)
     },
@@ -139,22 +146,24 @@ export const checkpoint: Feature = {
         steered = { ...e, instructions: await session.steer(io, e.instructions) }
       } catch (err) {
         // The compaction goes on with the owner's own text.
-        port.log(`checkpoint: session.compact: ${message(err)}`)
+        port.log(`checkpoint: session.compact: ${messageOf(err)}`)
       }
       const result = await next(steered)
       if (session && typeof result.skip !== 'string') {
         try {
           session.compacted(io, e.trigger)
         } catch (err) {
-          port.log(`checkpoint: session.compact state: ${message(err)}`)
+          port.log(`checkpoint: session.compact state: ${messageOf(err)}`)
         }
       }
       return result
     },
 
-    // Observes only: the turn goes on at once, the busy mark and the binding follow from the lane.
+    // Observes only: the turn goes on at once, the binding follows from the lane. The busy mark is
+    // set here, so a decision still waiting in the lane does not start a checkpoint beside this turn.
     'turn.start': (port, e, next) => {
       if (e.agentId === undefined) {
+        if (current) current.activeTurn = e.turnId
         lane.defer(port, 'checkpoint: turn.start', async () => {
           const session = (current = await sessionOf(port))
           // A /clear starts a new session id with no session.start: the signal follows it here.
@@ -171,7 +180,7 @@ export const checkpoint: Feature = {
       const turnCompleted = async () => (await sessionOf(port)).turnCompleted(edgesOf(port), settingsFrom(ctx.options), e)
       // Only a failed save changes the answer, so a reply with no block is observed: at once when
       // it only clears the busy mark, else off the path.
-      if (extractCheckpointBlock(e.answer, fenceInfo(port.pkg)) === null) {
+      if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
         if (!(lane.idle() && current?.endQuietTurn(e.turnId))) lane.defer(port, 'checkpoint: turn.complete', turnCompleted)
         return next(e)
       }
@@ -182,7 +191,7 @@ export const checkpoint: Feature = {
         await lane.drain()
         warning = await turnCompleted()
       } catch (err) {
-        port.log(`checkpoint: turn.complete: ${message(err)}`)
+        port.log(`checkpoint: turn.complete: ${messageOf(err)}`)
       }
       // Headless output shows no toast: the failed save is said beneath the answer too.
       return warning === null ? result : { ...result, text: `${result.text}\n\n${warning}` }
@@ -195,14 +204,22 @@ export const checkpoint: Feature = {
       return next(e)
     },
 
-    // What the last measurement started lands before the session ends: a print-mode run ends right after it.
-    'session.end': async (_port, e, next) => {
+    // What the last measurement started lands before the session ends: a print-mode run ends right
+    // after it. Then the ending session's checkpoint goes: a /clear must not compact the new one.
+    'session.end': async (port, e, next) => {
       await lane.drain()
+      const ending = sessions.get(e.sessionId)
+      if (ending) {
+        ending.ended(edgesOf(port))
+        sessions.delete(e.sessionId)
+      }
+      if (current === ending) current = undefined
       return next(e)
     },
 
     'ui.render': async (port, e, next, ctx) => {
-      if (e.component !== 'AbovePrompt') return next(e)
+      // Drawn at every render: with no band up in any session, nothing is asked of the host.
+      if (e.component !== 'AbovePrompt' || ![...sessions.values()].some((s) => s.band)) return next(e)
       try {
         const session = await sessionOf(port)
         const props = e.props as { hasSurvey?: boolean }
@@ -217,7 +234,7 @@ export const checkpoint: Feature = {
         )
         return tree as Awaited<ReturnType<typeof next>>
       } catch (err) {
-        port.log(`checkpoint: ui.render: ${message(err)}`)
+        port.log(`checkpoint: ui.render: ${messageOf(err)}`)
         return next(e)
       }
     },

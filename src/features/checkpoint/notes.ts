@@ -41,10 +41,24 @@ export function isPointer(value: unknown): value is Pointer {
 
 export const byteLength = (text: string) => new TextEncoder().encode(text).length
 
-/** The oldest keys under `prefix` beyond the `kept` newest, in the store's insertion order. */
-export function oldestBeyond(keys: readonly string[], prefix: string, kept: number): string[] {
-  const under = keys.filter((k) => k.startsWith(prefix))
-  return under.slice(0, Math.max(0, under.length - kept))
+/** When a stored value says it was saved; one that says nothing counts as the oldest. */
+const savedAtOf = (value: unknown) => {
+  const at = (value as { savedAt?: unknown } | null)?.savedAt
+  return typeof at === 'number' && Number.isFinite(at) ? at : 0
+}
+
+/**
+ * The keys under `prefix` beyond the `kept` last saved, by the `savedAt` each value carries: the
+ * store keeps a key's first place when it is set again, so its order is not the order of saving.
+ * `current`'s key is never among them. Values are read only when there are too many keys.
+ */
+export async function staleKeys(edges: Pick<NotesEdges, 'storeKeys' | 'storeGet'>, prefix: string, kept: number, current: string): Promise<string[]> {
+  const keys = (await edges.storeKeys()).filter((k) => k.startsWith(prefix))
+  if (keys.length <= kept) return []
+  const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current ? Infinity : savedAtOf(await edges.storeGet(key)) })))
+  // Newest first; of two saved at the same time, the one set later.
+  dated.sort((a, b) => (a.at === b.at ? b.order - a.order : b.at > a.at ? 1 : -1))
+  return dated.slice(kept).map((d) => d.key)
 }
 
 export class Notes {
@@ -101,11 +115,11 @@ export class Notes {
   }
 
   /**
-   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the oldest saved first evicted. Their
-   * slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
+   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently saved evicted,
+   * never `current`. Their slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
    */
-  async evict(): Promise<string[]> {
-    const evicted = oldestBeyond(await this.edges.storeKeys(), NOTES_KEY_PREFIX, SESSIONS_KEPT).map((k) => k.slice(NOTES_KEY_PREFIX.length))
+  async evict(current: string): Promise<string[]> {
+    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)).map((k) => k.slice(NOTES_KEY_PREFIX.length))
     for (const sessionId of evicted) {
       await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId)
       for (const slot of ['a', 'b'] as const) await this.edges.write(await this.slotPath(sessionId, slot), '')

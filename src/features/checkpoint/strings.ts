@@ -17,6 +17,7 @@ export const COULD_NOT_COMPACT = 'Auto-checkpoint saved the notes but could not 
 export const WHY_SAVE_FAILED = 'the notes could not be saved'
 export const WHY_BASELINE_UNREADABLE = 'the notes could not be read before the checkpoint'
 export const WHY_UNCHANGED = 'the notes file did not change'
+export const WHY_COMPACTED = 'the session was compacted while it ran'
 export const skipped = (why: string) => `Auto-checkpoint skipped: ${why}; next try after more context`
 
 /** The band's words: its text has a trailing space so the buttons do not touch it (B.11). */

@@ -3,6 +3,7 @@
 // thresholds divide by the window the harness really compacts on (its usage breakdown).
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
+import { messageOf } from '../../lib/message.ts'
 import type { Port } from '../../lib/port.ts'
 import { DEFAULT_ADVISORY, describeAdvisory, parseAdvisory, type AdvisorySpec, type HarnessWindow } from './core.ts'
 import { createTiming, type Edges, type Timing, type Usage } from './machine.ts'
@@ -15,8 +16,6 @@ let mainTurn = false
 let leverTool: string | undefined
 /** The observations, run off the measure hook's path in order; a landing and an end drain it first. */
 const lane = createLane()
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
 /** The advisory option, read through its grammar; a bad value keeps the default and says why. */
 export function advisoryOf(ctx: FeatureContext): { spec: AdvisorySpec; problem?: string } {

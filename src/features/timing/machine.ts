@@ -2,6 +2,7 @@
 // delivery with fresh usage) and the lever track (request, compact at the turn end, resume held for
 // the continuation window). Driven through edges; it never vetoes or preempts a compaction.
 import { checkLeverCall, DEFAULT_ADVISORY, levelAt, observe, thresholdsFor, type AdvisorySpec, type HarnessWindow, type Level, type Thresholds } from './core.ts'
+import { messageOf } from '../../lib/message.ts'
 import * as s from './strings.ts'
 
 /** The context fill as a plain usage read gives it; `key` names the compaction window it is measured under. */
@@ -25,8 +26,6 @@ export type Edges = {
 }
 
 type Request = { resume: boolean; compact: boolean; scheduled?: number; rejectionNoted: boolean }
-
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
 export function createTiming(pkg: string) {
   const label = s.labelOf(pkg)

@@ -32,6 +32,11 @@ export type SyncResult = {
   readonly previousRawValue: unknown
   /** After the call, the file's value is this feature's own (the marker matches it). */
   readonly owned: boolean
+  /**
+   * Set when the value set outside this feature is not in the file but in the running process's
+   * environment (the shell, another settings file); the value fields then describe that value.
+   */
+  readonly pinnedIn?: 'running-env'
 }
 
 export type Decision<R> = { readonly result: R; readonly write?: string }
@@ -150,10 +155,11 @@ export function readWindow(file: SettingsFile, processValue: string | undefined)
 
 /**
  * Sync: make the file carry `tokens` as the harness's window, with the marker, unless the person
- * opted out or pinned another value. The order: the home guard before any file access, then the
+ * opted out or pinned another value, in the file or, where the file has none, in the value the
+ * running process holds (`running`). The order: the home guard before any file access, then the
  * file's state, then the number; an equal value is `unchanged` whoever set it.
  */
-export function decideSync(location: WindowLocation, file: SettingsFile | undefined, tokens: number): Decision<SyncResult> {
+export function decideSync(location: WindowLocation, file: SettingsFile | undefined, tokens: number, running?: string): Decision<SyncResult> {
   const base = { settingsPath: location.settingsPath, requestedTokens: tokens }
   if (location.projectIsHome || file === undefined) {
     return { result: { ...base, action: 'skipped', reason: 'unsafe-project-root', tokens: null, previousTokens: null, previousRawValue: undefined, owned: false } }
@@ -170,6 +176,13 @@ export function decideSync(location: WindowLocation, file: SettingsFile | undefi
   if (!isWindowInBand(tokens)) return { result: as('skipped', 'out-of-band') }
   if (previousTokens === tokens) return { result: as('unchanged') }
   if (previousRawValue !== undefined && !owned) return { result: as('skipped', 'not-owned') }
+  const runningTokens = parseWindowTokens(running)
+  // The file has no value, but the process runs with one: set outside this feature (the marker
+  // names this feature's own, still running after its row left the file), so it is a pin too.
+  if (previousRawValue === undefined && running !== undefined && running !== '' && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+    const pin = { ...base, tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: 'running-env' as const }
+    return { result: runningTokens === tokens ? { ...pin, action: 'unchanged' } : { ...pin, action: 'skipped', reason: 'not-owned' } }
+  }
   const value = String(tokens)
   return {
     result: { ...base, action: 'written', tokens, previousTokens, previousRawValue, owned: true },

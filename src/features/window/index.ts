@@ -2,15 +2,17 @@
 // the project's .claude/settings.local.json) on the number the person chose, with provenance,
 // opt-out, reset and the home-folder guard (spec part A). Binds the core to the port's edges.
 import type { Feature, FeatureContext } from '../../registry.ts'
+import { messageOf } from '../../lib/message.ts'
 import type { Port } from '../../lib/port.ts'
-import { SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
+import { EMPTY_SETTINGS, SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
 import {
   decideDisable, decideEnable, decideReset, decideSync, isHomeRoot, parseSettings, parseWindowTokens, readWindow,
   type SettingsFile, type SyncResult, type WindowLocation,
 } from './core.ts'
 import {
   describeDisable, describeEnable, describeReset, describeState, describeSync, ENV_SET_REFUSED, NOT_MANAGED,
-  RESET_ENV_CLEARED, RESET_ENV_KEPT, SYNC_FAILED, syncWarning, UNKNOWN_SUBVERB, VERB_USAGE, WRITE_NOT_VERIFIED, type HarnessWindow, type Names,
+  RESET_ENV_CLEARED, RESET_ENV_KEPT, SYNC_FAILED, syncWarning, UNKNOWN_SUBVERB, VERB_USAGE, WRITE_NOT_VERIFIED, WRITE_NOT_VERIFIED_RESTORED,
+  type HarnessWindow, type Names,
 } from './strings.ts'
 
 /** The latest sync of this module instance, for the status lines. */
@@ -20,7 +22,6 @@ const noticed = new Set<string>()
 
 const namesOf = (port: Port): Names => ({ who: port.pkg, cmd: `/${port.pkg} window` })
 const requestedOf = (ctx: FeatureContext): number => Number(ctx.options[WINDOW_OPTION] ?? 0)
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err))
 
 async function locate(port: Port): Promise<WindowLocation> {
   const root = await port.projectRoot()
@@ -43,15 +44,27 @@ async function readSettings(port: Port, path: string): Promise<SettingsFile> {
   }
 }
 
-/** Writes, then reads back: `$.fs` has no rename, so a verified write stands in for an atomic one. */
+/** Writes `text` and reads it back; true when it reads back as written. */
+async function writeVerified(port: Port, path: string, text: string): Promise<boolean> {
+  await port.writeFile(path, text)
+  return (await port.readFile(path).catch(() => undefined)) === text
+}
+
+/**
+ * Writes, then reads back: `$.fs` has no rename, so a verified write stands in for an atomic one.
+ * A write that does not read back is undone: the file's text before it is written again (`{}` where
+ * there was no file, which `$.fs` cannot delete), so no torn settings file is left behind.
+ */
 async function writeChecked(port: Port, path: string, text: string): Promise<string | undefined> {
+  // Undefined when a file is there but cannot be read: then nothing is written back over it.
+  const before = (await port.fileExists(path).catch(() => true)) ? await port.readFile(path).catch(() => undefined) : EMPTY_SETTINGS
   try {
-    await port.writeFile(path, text)
+    if (await writeVerified(port, path, text)) return undefined
   } catch (err) {
     return SYNC_FAILED(path, messageOf(err))
   }
-  const back = await port.readFile(path).catch(() => undefined)
-  return back === text ? undefined : WRITE_NOT_VERIFIED(path)
+  const restored = before !== undefined && (await writeVerified(port, path, before).catch(() => false))
+  return restored ? WRITE_NOT_VERIFIED_RESTORED(path) : WRITE_NOT_VERIFIED(path)
 }
 
 function report(port: Port, text: string, notify: boolean): void {
@@ -75,7 +88,9 @@ async function sync(port: Port, ctx: FeatureContext): Promise<string> {
   const location = await locate(port)
   // The home guard comes before any file access.
   const file = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
-  const { result, write } = decideSync(location, file, requested)
+  // A value the process already runs with counts as a pin where the file has none (A-I6).
+  const running = await port.windowEnv().catch(() => undefined)
+  const { result, write } = decideSync(location, file, requested, running)
   if (write !== undefined) {
     const problem = await writeChecked(port, location.settingsPath, write)
     if (problem) {

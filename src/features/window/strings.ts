@@ -13,19 +13,31 @@ export const NOT_MANAGED = (names: Names) => `Harness auto-compact window: not m
 export const SYNC_NOT_RUN = 'Harness window sync did not run in this session.'
 export const SYNC_FAILED = (path: string, err: string) => `Harness window not written: writing ${path} failed (${err}).`
 export const WRITE_NOT_VERIFIED = (path: string) => `Harness window: ${path} did not read back as written; check the file.`
+export const WRITE_NOT_VERIFIED_RESTORED = (path: string) => `Harness window: ${path} did not read back as written; its previous text was written back, so nothing changed.`
+/** Where a pin lives when the file has none: the running process's environment. */
+export const RUNNING_ENV = `the running session's environment (from your shell or another settings file)`
 /** After a reset: the harness keeps a variable whose row left the file, so the feature says what runs now. */
 export const RESET_ENV_CLEARED = `The running session compacts on the model's own window again.`
 export const RESET_ENV_KEPT = (raw: string) => `The running session keeps ${WINDOW_KEY}=${raw} (from its environment) until it restarts.`
 export const ENV_SET_REFUSED = (deny: string) => `the running session's ${WINDOW_KEY} was not set (${deny}); the harness reads the file when it next loads its settings`
 
+/** Where the value set outside lives: the file, or the running process's environment. */
+const pinPlace = (result: SyncResult) => (result.pinnedIn === 'running-env' ? RUNNING_ENV : result.settingsPath)
+
 /** Both numbers when the file pins a different one, or the raw value quoted when it is no number at all. */
 function conflictClause(result: SyncResult, names: Names): string {
   const raw = result.previousRawValue
   if (raw === undefined) return ''
-  if (parseWindowTokens(raw) === null) return ` ${result.settingsPath} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`
-  if (result.previousTokens !== result.requestedTokens) return ` ${result.settingsPath} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`
+  if (parseWindowTokens(raw) === null) return ` ${pinPlace(result)} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`
+  if (result.previousTokens !== result.requestedTokens) return ` ${pinPlace(result)} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`
   return ''
 }
+
+/** How to hand the value over: a file's pin goes with reset; one in the environment is unset where it was set. */
+const handOver = (result: SyncResult, names: Names) =>
+  result.pinnedIn === 'running-env'
+    ? `To let ${names.who} manage it: unset ${WINDOW_KEY} where it is set, then start a new session.`
+    : `To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`
 
 /** The one wording of what a sync did (A.3.9). */
 export function describeSync(result: SyncResult | undefined, names: Names): string {
@@ -38,11 +50,11 @@ export function describeSync(result: SyncResult | undefined, names: Names): stri
     case 'unchanged':
       return result.owned
         ? `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} already (managed by ${names.who}).`
-        : `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} was set outside ${names.who}; ${names.who} does not manage it.`
+        : `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${pinPlace(result)} was set outside ${names.who}; ${names.who} does not manage it.`
     case 'skipped':
       switch (result.reason) {
         case 'not-owned':
-          return `Harness window not managed (set outside ${names.who}):${conflictClause(result, names)} To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`
+          return `Harness window not managed (set outside ${names.who}):${conflictClause(result, names)} ${handOver(result, names)}`
         case 'opted-out':
           return `Harness window sync is off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written.${conflictClause(result, names)} Re-enable: ${names.cmd} enable`
         case 'unsafe-project-root':
@@ -63,8 +75,8 @@ export function syncWarning(result: SyncResult | undefined, names: Names): strin
   if (!result) return null
   const raw = result.previousRawValue
   if (result.reason === 'out-of-band') return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`
-  if (result.action === 'skipped' && raw !== undefined && parseWindowTokens(raw) === null) return `harness window disagreement: ${WINDOW_KEY} in ${result.settingsPath} is ${JSON.stringify(raw)}, not a token count, but ${names.who} asked for ${result.requestedTokens}`
-  if (result.tokens !== null && result.tokens !== result.requestedTokens) return `harness window disagreement: ${WINDOW_KEY} in ${result.settingsPath} is ${result.tokens} but ${names.who} asked for ${result.requestedTokens}`
+  if (result.action === 'skipped' && raw !== undefined && parseWindowTokens(raw) === null) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${JSON.stringify(raw)}, not a token count, but ${names.who} asked for ${result.requestedTokens}`
+  if (result.tokens !== null && result.tokens !== result.requestedTokens) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${result.tokens} but ${names.who} asked for ${result.requestedTokens}`
   return null
 }
 

@@ -14,7 +14,7 @@ const block = (body: string) => `done\n\`\`\`superheroes-checkpoint\n${body}\n\`
 
 function setup(over: Parameters<typeof fakeEdges>[0] = {}) {
   const w = fakeEdges(over)
-  const s = new CheckpointSession('S1', 'superheroes:checkpoint', 'superheroes-checkpoint')
+  const s = new CheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
   s.isInteractive = true
   return { ...w, s }
 }
@@ -33,7 +33,7 @@ test('#7 at the trigger, idle: the checkpoint starts, the band goes, the command
   const { s, io, seen, world } = setup()
   world.tokens = 147000
   await s.evaluate(io, SETTINGS)
-  assert.equal(s.checkpoint, { startedAt: 1_000_000, fill: 147000, notesBefore: null })
+  assert.equal(s.checkpoint, { startedAt: 1_000_000, compactionsAt: 0, fill: 147000, notesBefore: null })
   assert.is(s.band, false)
   assert.equal(seen.commands, ['checkpoint'])
   assert.is(s.lastSkip, null)
@@ -199,7 +199,7 @@ test('notes unreadable at the own compaction: it goes on unsteered, says why, an
   assert.equal(x.seen.submitted, [S.RESUME_PROMPT])
 })
 
-test('#15/#16 after a compaction: re-arm, one resume prompt for plugin and manual, none for auto or precompute', async () => {
+test('#15/#16 after a compaction: re-arm, one resume prompt for manual, none for auto or precompute', async () => {
   const { s, io, seen } = setup()
   s.snoozeUntil = 5
   s.compacted(io, 'precompute')
@@ -209,14 +209,94 @@ test('#15/#16 after a compaction: re-arm, one resume prompt for plugin and manua
   assert.equal(seen.submitted, [])
   assert.is(s.rearmAfterCompact, true)
   assert.is(s.snoozeUntil, null)
-  s.compacted(io, 'plugin')
-  s.compacted(io, 'plugin')
+  s.compacted(io, 'manual')
+  s.compacted(io, 'manual')
   await Promise.resolve()
   assert.equal(seen.submitted, [S.RESUME_PROMPT], 'one prompt while one is pending')
   await settle()
   s.compacted(io, 'manual')
   assert.equal(seen.submitted, [S.RESUME_PROMPT, S.RESUME_PROMPT])
   assert.is(s.compactionsDone, 4)
+})
+
+// M5: the runtime runs every feature's compaction through the package's chain with trigger
+// `plugin`; the timing lever's says itself whether a prompt follows, so the checkpoint adds none.
+test('another feature\'s plugin compaction is steered and counted, with no resume; the own one resumes once', async () => {
+  const x = await bound()
+  await x.s.setCharter(x.io, 'Build the parser', 'verb')
+  await new Notes(x.io).save('S1', 'lever notes')
+  const steered = await x.s.steer(x.io, undefined)
+  assert.ok(steered.includes('## Charter\nBuild the parser') && steered.includes('## Checkpoint notes\nlever notes'), steered)
+  x.s.compacted(x.io, 'plugin')
+  await settle()
+  assert.equal(x.seen.submitted, [], 'no checkpoint resume after the lever\'s compaction')
+  assert.is(x.s.compactionsDone, 1)
+  // The own compaction, heard by the hook through the chain (trigger plugin), resumes once.
+  const y = await bound()
+  y.io.compact = async (instructions) => {
+    await y.s.steer(y.io, instructions)
+    y.s.compacted(y.io, 'plugin')
+    return {}
+  }
+  await y.s.turnCompleted(y.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await y.tick(1000)
+  await settle()
+  assert.equal(y.seen.submitted, [S.RESUME_PROMPT])
+  y.s.compacted(y.io, 'plugin')
+  await settle()
+  assert.equal(y.seen.submitted, [S.RESUME_PROMPT], 'a later plugin compaction is not the own one')
+})
+
+// M4: an auto compaction that lands mid-turn, while a checkpoint is started or bound, is the compaction.
+test('a compaction that lands while the checkpoint runs: its turn ends with no second compaction and no resume', async () => {
+  const x = await bound()
+  x.s.compacted(x.io, 'auto')
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await x.tick(5000)
+  await settle()
+  assert.is(x.seen.compacts, 0)
+  assert.equal(x.seen.submitted, [])
+  assert.is(x.s.checkpoint, null)
+  assert.equal(x.seen.toasts, [S.NOTES_SAVED, S.skipped(S.WHY_COMPACTED)])
+  assert.is(await new Notes(x.io).read('S1'), 'new', 'the block is still the notes')
+  // Started, not yet bound: the lever's compaction lands before the checkpoint's turn starts.
+  const y = setup()
+  await new Notes(y.io).save('S1', 'old')
+  y.world.tokens = 147000
+  await y.s.evaluate(y.io, SETTINGS)
+  y.s.compacted(y.io, 'plugin')
+  await y.s.turnStarted(y.io, 't9', `run ${TAG}`)
+  await y.s.turnCompleted(y.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await y.tick(5000)
+  assert.is(y.seen.compacts, 0)
+  assert.equal(y.seen.submitted, [])
+})
+
+// M7: a /clear ends the session; its pending compaction must not compact the new, empty one.
+test('a session that ends drops its pending compaction, waiting on its delay or behind a running turn', async () => {
+  const x = await bound()
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  assert.is(x.s.checkpoint?.compacting, true)
+  x.s.ended(x.io)
+  await x.tick(5000)
+  assert.is(x.seen.compacts, 0)
+  assert.equal(x.seen.submitted, [])
+  assert.is(x.s.checkpoint, null)
+  const y = await bound()
+  await y.s.turnCompleted(y.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  y.s.activeTurn = 't10'
+  await y.tick(1000)
+  y.s.ended(y.io)
+  y.s.activeTurn = null
+  await y.tick(5000)
+  assert.is(y.seen.compacts, 0)
+  assert.equal(y.seen.submitted, [])
+  const banded = setup()
+  banded.world.tokens = 120000
+  await banded.s.evaluate(banded.io, SETTINGS)
+  assert.is(banded.s.band, true)
+  banded.s.ended(banded.io)
+  assert.is(banded.s.band, false)
 })
 
 test('a resume submit that fails is logged and frees the next', async () => {
@@ -360,9 +440,32 @@ test('charter: the first prompt stands in until the verb sets one; carried, not 
   assert.equal(await x.s.charter(x.io), { text: 'Build the parser', source: 'first prompt' })
   await x.s.setCharter(x.io, 'y'.repeat(20_000), 'verb')
   assert.is((x.store.get('charter:S1') as { text: string }).text.length, 16_000)
-  const fresh = new CheckpointSession('S1', 'superheroes:checkpoint', 'superheroes-checkpoint')
+  const fresh = new CheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
   assert.is((await fresh.charter(x.io))?.source, 'verb')
   assert.match(await fresh.instructions(x.io, 'owner'), /## Charter\ny+\n\n## Owner's instructions\nowner$/)
+})
+
+// H1: the store keeps a key's first place when it is set again; eviction goes by the time set.
+test('a long-lived session that sets its charter again keeps it when others follow', async () => {
+  const x = setup()
+  const other = (i: number) => new CheckpointSession(`s${i}`, 'superheroes:checkpoint', []).setCharter(x.io, `task ${i}`, 'first prompt')
+  await x.s.setCharter(x.io, 'the long task', 'first prompt')
+  for (let i = 0; i < 49; i++) {
+    x.world.now += 1000
+    await other(i)
+  }
+  x.world.now += 1000
+  await x.s.setCharter(x.io, 'the long task, again', 'verb')
+  x.world.now += 1000
+  await other(49)
+  assert.equal((x.store.get('charter:S1') as { text: string }).text, 'the long task, again', 'set last but one: kept')
+  assert.is(x.store.has('charter:s0'), false, 'the least recently set goes')
+  assert.is([...x.store.keys()].filter((k) => k.startsWith('charter:')).length, 50)
+  for (let i = 50; i < 100; i++) {
+    x.world.now += 1000
+    await other(i)
+  }
+  assert.is(x.store.has('charter:S1'), false, 'and goes once 50 others were set after it')
 })
 
 test('steering refuses when the notes cannot be read', async () => {

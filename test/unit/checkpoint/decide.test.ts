@@ -2,7 +2,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
-  decide, effectiveTrigger, isAttended, isDesktopStarted, notesChanged, rearmAt, rearmTo, resumesAfter, settingsFrom, skipKey,
+  decide, isAttended, isDesktopStarted, notesChanged, rearmAt, rearmTo, resumesAfter, settingsFrom, skipKey,
   snooze, triggerOf, type DecideInput,
 } from '../../../src/features/checkpoint/decide.ts'
 
@@ -12,12 +12,13 @@ const TRIGGER = 147000
 const base: DecideInput = { tokens: 0, trigger: TRIGGER, mode: 'auto', isIdle: true, isAttended: true, isRunning: false, snoozeUntilTokens: null }
 const at = (tokens: number, over: Partial<DecideInput> = {}) => decide({ ...base, tokens, ...over })
 
-test('#1 effectiveTrigger', () => {
-  assert.is(effectiveTrigger(SETTINGS, 167000, true), 147000)
-  assert.is(effectiveTrigger(SETTINGS, 167000, false), 150000)
-  assert.is(effectiveTrigger(SETTINGS, 60000, true), 50000)
-  assert.is(effectiveTrigger(SETTINGS, undefined, true), 150000)
-  assert.is(effectiveTrigger(SETTINGS, Infinity, true), 150000)
+test('#1 the effective trigger', () => {
+  const trigger = (autoCompactThreshold: number | undefined, isAutoCompactEnabled: boolean) => triggerOf(SETTINGS, { autoCompactThreshold, isAutoCompactEnabled }).tokens
+  assert.is(trigger(167000, true), 147000)
+  assert.is(trigger(167000, false), 150000)
+  assert.is(trigger(60000, true), 50000)
+  assert.is(trigger(undefined, true), 150000)
+  assert.is(trigger(Infinity, true), 150000)
 })
 
 test('triggerOf says why', () => {
@@ -111,7 +112,8 @@ test('notesChanged and resumesAfter', () => {
   assert.is(notesChanged('old', ''), false)
   assert.is(notesChanged('old', null), false)
   assert.is(notesChanged('old', undefined), false)
-  assert.equal(['plugin', 'manual', 'auto', 'precompute'].map(resumesAfter), [true, true, false, false])
+  assert.equal(['plugin', 'manual', 'auto', 'precompute'].map((t) => resumesAfter(t, true)), [true, true, false, false], 'the checkpoint\'s own')
+  assert.equal(['plugin', 'manual', 'auto', 'precompute'].map((t) => resumesAfter(t, false)), [false, true, false, false], 'another feature\'s plugin compaction: no resume')
 })
 
 test.run()

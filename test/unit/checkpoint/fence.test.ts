@@ -1,16 +1,21 @@
 // B.5 / B.19 #28: the checkpoint block a reply ends with.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { extractCheckpointBlock, fenceInfo } from '../../../src/features/checkpoint/fence.ts'
+import { BUNDLE_FENCES, extractCheckpointBlock, fenceInfo } from '../../../src/features/checkpoint/fence.ts'
+import template from '../../../plugin.json'
 
 const INFO = 'superheroes-checkpoint'
-const x = (text: string) => extractCheckpointBlock(text, INFO)
+const x = (text: string) => extractCheckpointBlock(text, [INFO])
 
-test('fence info is per package', () => {
+test('fence info is per package; the bundle accepts every package\'s', () => {
   assert.is(fenceInfo('superheroes'), 'superheroes-checkpoint')
   assert.is(fenceInfo('keel'), 'keel-checkpoint')
-  assert.is(extractCheckpointBlock('```keel-checkpoint\nK\n```', 'keel-checkpoint'), 'K')
-  assert.is(extractCheckpointBlock('```keel-checkpoint\nK\n```', INFO), null, "another package's fence is not ours")
+  assert.is(extractCheckpointBlock('```keel-checkpoint\nK\n```', ['keel-checkpoint']), 'K')
+  assert.is(extractCheckpointBlock('```keel-checkpoint\nK\n```', [INFO]), null, 'a fence not listed is no block')
+  // M8: superheroes runs the feature, a manual `/keel:checkpoint` wrote keel's fence: it is saved.
+  assert.equal(BUNDLE_FENCES, Object.keys(template.packages).map((p) => `${p}-checkpoint`))
+  for (const pkg of ['keel', 'superheroes', 'ws']) assert.is(extractCheckpointBlock(`done\n\`\`\`${pkg}-checkpoint\nN\n\`\`\`\n`, BUNDLE_FENCES), 'N', pkg)
+  assert.is(extractCheckpointBlock('```other-checkpoint\nK\n```', BUNDLE_FENCES), null)
 })
 
 test('#28: a closed block at the end, body verbatim without a trailing newline', () => {

@@ -1,7 +1,7 @@
 // B.18.2 double-buffer commit, B.18.4 caps, B.19 #30.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Notes, fnv1a32, oldestBeyond, byteLength } from '../../../src/features/checkpoint/notes.ts'
+import { Notes, fnv1a32, staleKeys, byteLength } from '../../../src/features/checkpoint/notes.ts'
 import { fakeEdges } from './fake-edges.ts'
 
 async function rejects(work: () => Promise<unknown>, pattern: RegExp): Promise<void> {
@@ -65,12 +65,36 @@ test('eviction keeps the 50 newest sessions and empties the slots of the rest', 
   const w = fakeEdges()
   const notes = new Notes(w.io)
   for (let i = 0; i < 52; i++) await notes.save(`s${i}`, `n${i}`)
-  assert.equal(await notes.evict(), ['s0', 's1'])
+  assert.equal(await notes.evict('s51'), ['s1', 's0'])
   assert.is(w.store.has('notes:s0'), false)
   assert.is(w.files.get('/data/checkpoints/s0.notes.a.md'), '')
   assert.is(await notes.read('s51'), 'n51')
-  assert.equal(await notes.evict(), [])
-  assert.equal(oldestBeyond(['charter:a', 'notes:x', 'charter:b'], 'charter:', 1), ['charter:a'])
+  assert.equal(await notes.evict('s51'), [])
+})
+
+// H1: the store keeps a key's first place when it is set again; eviction goes by the time saved.
+test('a long-lived session that saves again after 50 others keeps its notes; the current session is never evicted', async () => {
+  const w = fakeEdges()
+  const notes = new Notes(w.io)
+  await notes.save('long', 'first')
+  for (let i = 0; i < 50; i++) {
+    w.world.now += 1000
+    await notes.save(`s${i}`, `n${i}`)
+  }
+  w.world.now += 1000
+  await notes.save('long', 'again')
+  assert.equal(await notes.evict('long'), ['s0'], 'the least recently saved goes, not the first inserted')
+  assert.is(await notes.read('long'), 'again')
+  assert.is(w.files.get('/data/checkpoints/long.notes.b.md'), 'again')
+  // The current session stays even when its pointer says it is the oldest (a clock set back).
+  w.store.set('notes:long', { ...(w.store.get('notes:long') as object), savedAt: 0 })
+  await notes.save('s50', 'n50')
+  assert.equal(await notes.evict('long'), ['s1'])
+  // A value that names no time counts as the oldest; ties go by the store's order.
+  const keys = { storeKeys: async () => ['c:a', 'c:b', 'c:c', 'x:d'], storeGet: async (k: string) => (k === 'c:b' ? { savedAt: 5 } : {}) }
+  assert.equal(await staleKeys(keys, 'c:', 1, 'none'), ['c:c', 'c:a'])
+  assert.equal(await staleKeys(keys, 'c:', 1, 'a'), ['c:b', 'c:c'])
+  assert.equal(await staleKeys(keys, 'c:', 3, 'none'), [])
 })
 
 test.run()

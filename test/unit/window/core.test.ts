@@ -76,6 +76,22 @@ test('a value pinned by hand is never overwritten (A.9.9-11)', () => {
   assert.equal([same.result.action, same.result.owned, same.write], ['unchanged', false, undefined])
 })
 
+// A-I6: a value the process runs with while the file has none was set outside (a shell, another settings file).
+test('a running value the file does not hold is a pin too, unless it is the marker\'s', () => {
+  const pinned = decideSync(L, { kind: 'missing' }, 967000, '300000')
+  assert.is(pinned.write, undefined)
+  assert.equal(pinned.result, { settingsPath: P, requestedTokens: 967000, action: 'skipped', reason: 'not-owned', tokens: 300000, previousTokens: 300000, previousRawValue: '300000', owned: false, pinnedIn: 'running-env' })
+  const typo = decideSync(L, file({ env: { FOO: '1' } }), 967000, '300k')
+  assert.equal([typo.result.reason, typo.result.previousTokens, typo.result.previousRawValue, typo.write], ['not-owned', null, '300k', undefined])
+  const same = decideSync(L, { kind: 'missing' }, 967000, '967000')
+  assert.equal([same.result.action, same.result.pinnedIn, same.write], ['unchanged', 'running-env', undefined])
+  // Ours: the marker names the running value (its row left the file, the process kept it).
+  assert.is(decideSync(L, file({ env: { [WRITTEN_KEY]: '300000' } }), 967000, '300000').result.action, 'written')
+  assert.is(decideSync(L, { kind: 'missing' }, 967000, '').result.action, 'written', 'an empty value is unset')
+  // The file's own value decides where it has one.
+  assert.is(decideSync(L, file({ env: { [K]: '200000', [WRITTEN_KEY]: '200000' } }), 967000, '200000').result.action, 'written')
+})
+
 test('sync refuses: opted out, unreadable, home folder, out of band (A.9.12-16)', () => {
   assert.equal(decideSync(L, file({ env: { [OPTOUT_KEY]: 'off' } }), 967000).result.reason, 'opted-out')
   assert.is(decideSync(L, file({ env: { [OPTOUT_KEY]: 'on' } }), 967000).result.action, 'written')

@@ -93,6 +93,52 @@ test('a pinned value stays, and the notice names both numbers', async () => {
   assert.ok(world.lines.some((l) => l.includes('harness window disagreement')))
 })
 
+// A-I6, W1: a value pinned in the shell or ~/.claude/settings.json, with no key in the file.
+test('a value the running session holds from outside is a pin: nothing written or set, both numbers said', async () => {
+  const { port, world } = setup({ envValue: '300000' })
+  await start(port, 500000)
+  assert.equal([world.writes, world.envSets], [[], []])
+  assert.is(world.files.has(P), false)
+  assert.match(world.notices[0]!, `the running session's environment (from your shell or another settings file) pins ${K}=300000, while ws asked for 500000; the harness compacts on 300000.`)
+  assert.match(world.notices[0]!, `To let ws manage it: unset ${K} where it is set, then start a new session.`)
+  assert.not.match(world.notices[0]!, 'was unset')
+  assert.ok(world.lines.some((l) => l.includes(`harness window disagreement: ${K} in the running session's environment`)), world.lines.join('\n'))
+  const same = setup({ envValue: '500000' })
+  await start(same.port, 500000)
+  assert.equal([same.world.writes, same.world.envSets], [[], []])
+  assert.match(same.world.lines.join('\n'), `${K}=500000 in the running session's environment (from your shell or another settings file) was set outside ws; ws does not manage it.`)
+})
+
+test('a write that does not read back is undone: the previous text, or {} where there was no file', async () => {
+  const text = JSON.stringify({ env: { FOO: 'x' } })
+  const { port, world } = setup({ files: { [P]: text } })
+  let torn = true
+  const write = port.writeFile
+  port.writeFile = async (p: string, t: string) => write(p, torn ? ((torn = false), t.slice(0, 9)) : t)
+  await start(port, 500000)
+  assert.is(world.files.get(P), text, 'the original text is back')
+  assert.equal(world.envSets, [])
+  assert.match(world.notices[0]!, `${P} did not read back as written; its previous text was written back, so nothing changed.`)
+  const fresh = setup()
+  torn = true
+  const freshWrite = fresh.port.writeFile
+  fresh.port.writeFile = async (p: string, t: string) => freshWrite(p, torn ? ((torn = false), t.slice(0, 9)) : t)
+  await start(fresh.port, 500000)
+  assert.is(fresh.world.files.get(P), '{}\n')
+  // A file there that cannot be read before the write is never written over a second time.
+  const blind = setup({ files: { [P]: text } })
+  const read = blind.port.readFile
+  let reads = 0
+  blind.port.readFile = async (p: string) => (++reads === 2 ? Promise.reject(new Error('EIO')) : read(p))
+  torn = true
+  const blindWrite = blind.port.writeFile
+  blind.port.writeFile = async (p: string, t: string) => blindWrite(p, torn ? ((torn = false), t.slice(0, 9)) : t)
+  await start(blind.port, 500000)
+  assert.equal(blind.world.writes, [P])
+  // (The notice of that text is shown once per module: the debug log has every one.)
+  assert.ok(blind.world.lines.includes(`window: Harness window: ${P} did not read back as written; check the file.`), blind.world.lines.join('\n'))
+})
+
 test('the home folder: no file is touched, and the notice says why in words', async () => {
   const { port, world } = setup({ root: '/w/', home: '/w' })
   let touched = false
@@ -122,7 +168,8 @@ test('a failed or garbled write is reported, and the running value is not set', 
   const garbled = setup({ garble: true })
   await start(garbled.port, 500000)
   assert.equal(garbled.world.envSets, [])
-  assert.match(garbled.world.notices[0]!, 'did not read back as written')
+  // Every write garbled: the undo does not read back either, so the file is named for a check.
+  assert.ok(garbled.world.lines.includes(`window: Harness window: ${P} did not read back as written; check the file.`), garbled.world.lines.join('\n'))
 })
 
 test('a refused running value is said beside the write', async () => {
