@@ -6,7 +6,7 @@ import { activationOf, allFields, ownerOf, type Template } from './activation.ts
 import { CLAIMING_PACKAGES, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
 import { messageOf } from './message.ts'
-import { parseOptions, type Options } from './options.ts'
+import { parseOptions } from './options.ts'
 import { Registry, type Feature, type FeatureContext, type HookedEvent } from '../registry.ts'
 import type { Port } from './port.ts'
 

@@ -5,11 +5,10 @@
 // notes, and submits the resume prompt, once.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { cleanupTmp, debugLines, repoRoot, tmpDir } from './engine.ts'
+import { readFileSync } from 'node:fs'
+import { cleanupTmp, debugLines, findFiles, packageCopy } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
-import { requestText, startMockModel, type MockModel, type RecordedRequest, type Reply } from './mock-model.ts'
+import { lastUserText, type MockModel, type RecordedRequest, type Reply, requestText, startMockModel } from './mock-model.ts'
 
 const PKG = 'superheroes'
 const RESUME = 'Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.'
@@ -30,23 +29,7 @@ test.after.each(async () => {
 })
 test.after(() => cleanupTmp())
 
-/** The package copied away from packages/: a build elsewhere rewrites packages/ and would hot-reload the session. */
-function packageCopy(): string {
-  const dir = join(tmpDir('pkg'), PKG)
-  cpSync(join(repoRoot(), 'packages', PKG), dir, { recursive: true })
-  return dir
-}
-
-function findFiles(dir: string, suffix: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? findFiles(path, suffix) : name.endsWith(suffix) ? [path] : []
-  })
-}
-
-/** The last user-role message's text (the engine may append a `system` row after it). */
-const lastUser = (req: RecordedRequest) =>
-  requestText({ messages: [[...(req.body?.messages ?? [])].reverse().find((m: { role: string }) => m.role === 'user')].filter(Boolean) })
+const lastUser = (req: RecordedRequest) => lastUserText(req.body)
 
 /** When the debug log says main turn `n` ended (ms since the epoch). */
 function turnEndAt(log: string, n: number): number {
@@ -73,7 +56,7 @@ test('interactive: past the trigger, the checkpoint runs, its notes steer one co
     if (text.includes(CHARTER)) return { text: 'Starting with the lexer.', inputTokens: PAST_TRIGGER }
     return { text: 'ok', inputTokens: 8_000 }
   })
-  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy()] })
+  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy(PKG)] })
   await live.send(CHARTER)
   const dump = () => `--- ${PKG} debug lines:\n${debugLines(live!.debugLog(), PKG).join('\n')}\n--- requests:\n${mock!.messages().map((r) => `${r.kind}: ${lastUser(r).slice(-160)}`).join('\n')}`
   await live.waitFor('the resume request', () => at.resume, 30_000).catch((err) => { throw new Error(`${err.message}\n${dump()}`) })

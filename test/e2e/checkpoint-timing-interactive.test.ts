@@ -4,11 +4,9 @@
 // no resume prompt follows it, neither the checkpoint's nor the lever's.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
-import { cleanupTmp, debugLines, repoRoot, tmpDir } from './engine.ts'
+import { cleanupTmp, debugLines, findFiles, packageCopy } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
-import { requestText, startMockModel, type MockModel, type RecordedRequest, type Reply } from './mock-model.ts'
+import { lastUserMessage, lastUserText, type MockModel, type RecordedRequest, type Reply, startMockModel } from './mock-model.ts'
 
 const PKG = 'keel'
 const LEVER = `mcp__${PKG}__request_compaction`
@@ -29,24 +27,8 @@ test.after.each(async () => {
 })
 test.after(() => cleanupTmp())
 
-/** The package copied away from packages/: a build elsewhere rewrites packages/ and would hot-reload the session. */
-function packageCopy(): string {
-  const dir = join(tmpDir('pkg'), PKG)
-  cpSync(join(repoRoot(), 'packages', PKG), dir, { recursive: true })
-  return dir
-}
-
-function findFiles(dir: string, suffix: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? findFiles(path, suffix) : name.endsWith(suffix) ? [path] : []
-  })
-}
-
-/** The last user-role message (the engine may append a `system` row after it). */
-const lastUserMessage = (req: RecordedRequest) => [...(req.body?.messages ?? [])].reverse().find((m: { role: string }) => m.role === 'user')
-const lastUser = (req: RecordedRequest) => requestText({ messages: [lastUserMessage(req)].filter(Boolean) })
-const resultOf = (req: RecordedRequest, id: string) => JSON.stringify(lastUserMessage(req)?.content ?? '').includes(id)
+const lastUser = (req: RecordedRequest) => lastUserText(req.body)
+const resultOf = (req: RecordedRequest, id: string) => JSON.stringify(lastUserMessage(req.body)?.content ?? '').includes(id)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 test('interactive, keel with checkpoint and timing: the lever without continue is steered with charter and notes, and no resume follows', async () => {
@@ -69,7 +51,7 @@ test('interactive, keel with checkpoint and timing: the lever without continue i
     }
     return { text: 'Carrying on.' }
   })
-  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy()], settings: { pluginConfigs: { [`${PKG}@inline`]: { options: { checkpoint: true, timing: true } } } } })
+  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy(PKG)], settings: { pluginConfigs: { [`${PKG}@inline`]: { options: { checkpoint: true, timing: true } } } } })
   const dump = () => `--- ${PKG} debug lines:\n${debugLines(live!.debugLog(), PKG).join('\n')}\n--- requests:\n${mock!.messages().map((r) => `${r.kind}: ${lastUser(r).slice(-160)}`).join('\n')}`
   const fail = (err: Error) => { throw new Error(`${err.message}\n${dump()}`) }
 

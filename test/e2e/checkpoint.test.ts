@@ -4,10 +4,10 @@
 // checkpoint and records why.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, byKind, requestText, type MockModel } from './mock-model.ts'
-import { runClaude, repoRoot, cleanupTmp, debugLines, skippedHooks, loadRefusals, type RunResult } from './engine.ts'
+import { cleanupTmp, debugLines, findFiles, loadRefusals, repoRoot, runClaude, skippedHooks, type RunResult } from './engine.ts'
 
 const PKG = 'superheroes'
 const plugin = () => join(repoRoot(), 'packages', PKG)
@@ -20,17 +20,6 @@ function ok(r: RunResult): void {
   assert.ok(!r.timedOut && r.code === 0, `engine exit ${r.code} (timedOut=${r.timedOut})\nstderr: ${r.stderr}\nstdout: ${r.stdout}`)
   assert.equal(loadRefusals(r.debugLog), [], 'the package loaded')
   assert.equal(skippedHooks(r.debugLog).filter((s) => s.plugin === PKG), [], 'no hook of the package was skipped')
-}
-
-/** Every file under `dir` whose name ends with `suffix`. */
-function findFiles(dir: string, suffix: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) out.push(...findFiles(path, suffix))
-    else if (name.endsWith(suffix)) out.push(path)
-  }
-  return out
 }
 
 test.after.each(async () => {

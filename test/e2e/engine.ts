@@ -1,6 +1,6 @@
 // Runs the pinned engine headless (`claude -p`) against a mock model, and reads its debug log.
 import { spawn } from 'node:child_process'
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -143,6 +143,24 @@ export async function runClaude(opts: RunOptions): Promise<RunResult> {
 }
 
 /** Write a throwaway plugin folder: manifest, hooks.json and the given hooks module source. */
+/**
+ * A package copied away from packages/: a build elsewhere rewrites packages/, and a long-lived
+ * session would hot-reload from under the test.
+ */
+export function packageCopy(pkg: string): string {
+  const dir = join(tmpDir('pkg'), pkg)
+  cpSync(join(repoRoot(), 'packages', pkg), dir, { recursive: true })
+  return dir
+}
+
+/** Every file under `dir` whose name ends with `suffix`. */
+export function findFiles(dir: string, suffix: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? findFiles(path, suffix) : name.endsWith(suffix) ? [path] : []
+  })
+}
+
 export function writePlugin(dir: string, name: string, hooksJs: string): string {
   mkdirSync(join(dir, '.claude-plugin'), { recursive: true })
   mkdirSync(join(dir, 'hooks'), { recursive: true })

@@ -50,10 +50,17 @@ export function requestText(body: any): string {
   return parts.join('\n')
 }
 
-function lastUserText(body: any): string {
+/** The last user-role message of a request body (the engine may append a `system` row after it). */
+export function lastUserMessage(body: any): any {
   const msgs: any[] = Array.isArray(body?.messages) ? body.messages : []
-  for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i].role === 'user') return requestText({ messages: [msgs[i]] })
-  return ''
+  for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i].role === 'user') return msgs[i]
+  return undefined
+}
+
+/** The text of that message. */
+export function lastUserText(body: any): string {
+  const last = lastUserMessage(body)
+  return last ? requestText({ messages: [last] }) : ''
 }
 
 // The engine's compaction request (verified on 2.1.328, see FINDINGS.md) is the main request

@@ -6,9 +6,9 @@
 //  - headless (stream-json): the engine refuses `/mcp reconnect`, and the refusal is reported to the model.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { appendFileSync, cpSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanupTmp, debugLines, repoRoot, tmpDir } from './engine.ts'
+import { cleanupTmp, debugLines, packageCopy, repoRoot, tmpDir } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
 import { requestText, startMockModel, type MockModel, type RecordedRequest, type Reply } from './mock-model.ts'
 
@@ -57,13 +57,6 @@ const lastUser = (req: RecordedRequest) => requestText({ messages: [lastUserMess
 /** Whether the last user message carries the result of the tool call the mock gave `id`. */
 const resultOf = (req: RecordedRequest, id: string) => JSON.stringify(lastUserMessage(req)?.content ?? '').includes(id)
 
-/** The package copied away from packages/: a build elsewhere rewrites packages/ and would hot-reload the session. */
-function packageCopy(): string {
-  const dir = join(tmpDir('pkg'), PKG)
-  cpSync(join(repoRoot(), 'packages', PKG), dir, { recursive: true })
-  return dir
-}
-
 // Tool schemas inline in `tools` (not deferred behind ToolSearch), so a request shows which are listed.
 const ENV = { ENABLE_TOOL_SEARCH: 'false' }
 
@@ -104,7 +97,7 @@ test('interactive: the killed server is reconnected at the turn end, the resume 
   })
   live = await startLive({
     mode: 'tui', mock, env: ENV,
-    pluginDirs: [packageCopy()],
+    pluginDirs: [packageCopy(PKG)],
     extraArgs: ['--mcp-config', fx.config, '--allowedTools', ECHO],
   })
   await live.send('hello lever')
@@ -149,7 +142,7 @@ test('headless: /mcp reconnect is refused by the engine, and the model is told',
   })
   live = await startLive({
     mode: 'stream-json', mock, env: ENV,
-    pluginDirs: [packageCopy()],
+    pluginDirs: [packageCopy(PKG)],
     extraArgs: ['--mcp-config', fx.config],
   })
   await live.send('hello headless')

@@ -4,11 +4,9 @@
 // and the resume prompt follows after the continuation window (1.5 s), unless a main turn starts first.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { cpSync } from 'node:fs'
-import { join } from 'node:path'
-import { cleanupTmp, debugLines, repoRoot, tmpDir } from './engine.ts'
+import { cleanupTmp, debugLines, packageCopy } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
-import { requestText, startMockModel, type MockModel, type RecordedRequest, type Reply } from './mock-model.ts'
+import { lastUserMessage, lastUserText, type MockModel, type RecordedRequest, type Reply, requestText, startMockModel } from './mock-model.ts'
 
 const PKG = 'ws'
 const LEVER = `mcp__${PKG}__request_compaction`
@@ -27,17 +25,8 @@ test.after.each(async () => {
 })
 test.after(() => cleanupTmp())
 
-/** The package copied away from packages/: a build elsewhere rewrites packages/ and would hot-reload the session. */
-function packageCopy(): string {
-  const dir = join(tmpDir('pkg'), PKG)
-  cpSync(join(repoRoot(), 'packages', PKG), dir, { recursive: true })
-  return dir
-}
-
-/** The last user-role message (the engine may append a `system` row after it). */
-const lastUserMessage = (req: RecordedRequest) => [...(req.body?.messages ?? [])].reverse().find((m: { role: string }) => m.role === 'user')
-const lastUser = (req: RecordedRequest) => requestText({ messages: [lastUserMessage(req)].filter(Boolean) })
-const resultOf = (req: RecordedRequest, id: string) => JSON.stringify(lastUserMessage(req)?.content ?? '').includes(id)
+const lastUser = (req: RecordedRequest) => lastUserText(req.body)
+const resultOf = (req: RecordedRequest, id: string) => JSON.stringify(lastUserMessage(req.body)?.content ?? '').includes(id)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Each request the mock got, when (ms), and what it was: `kind: last user text`. */
@@ -67,7 +56,7 @@ test('interactive: the lever compacts after the turn ends, and the resume prompt
   if (!hasPty()) throw new Error('this test needs util-linux `script` for a pseudo-terminal')
   const seen: Seen[] = []
   mock = await leverMock('compact at this boundary', seen)
-  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy()] })
+  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy(PKG)] })
   await live.send('compact at this boundary')
   const resumed = () => seen.find((s) => s.kind === 'main' && s.text.includes(RESUME))
   await live.waitFor('the resume prompt', resumed, 30_000).catch((err) => { throw new Error(`${err.message}\n${dump(seen)}`) })
@@ -108,7 +97,7 @@ test('interactive: a prompt that starts a turn within the window cancels the hel
   const seen: Seen[] = []
   let summarized = false
   mock = await leverMock('compact here too', seen, () => { summarized = true })
-  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy()] })
+  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy(PKG)] })
   await live.send('compact here too')
   await live.waitFor('the summarizer request', () => summarized, 30_000).catch((err) => { throw new Error(`${err.message}\n${dump(seen)}`) })
   // The person types on at once: this prompt's turn starts inside the continuation window.
