@@ -31,37 +31,30 @@ export function claimText(session: string, features: readonly string[]): string 
   return JSON.stringify({ session, features } satisfies Published)
 }
 
-/** Publishes this package's claims; rejects when the environment refuses the variable. */
-export async function publishClaims($: EngineInterface, pkg: string, session: string, features: readonly string[]): Promise<void> {
-  const text = claimText(session, features)
+/** Sets (undefined: unsets) this package's claims variable; rejects when the environment refuses it. */
+async function setClaimVariable($: EngineInterface, pkg: string, value: string | undefined): Promise<void> {
   let result: { deny?: string } | undefined
   switch (pkg) {
     case 'keel':
-      result = await $.env.set('KEEL_CLAIMS_KEEL', text)
+      result = await $.env.set('KEEL_CLAIMS_KEEL', value)
       break
     case 'superheroes':
-      result = await $.env.set('KEEL_CLAIMS_SUPERHEROES', text)
+      result = await $.env.set('KEEL_CLAIMS_SUPERHEROES', value)
       break
     case 'ws':
-      result = await $.env.set('KEEL_CLAIMS_WS', text)
+      result = await $.env.set('KEEL_CLAIMS_WS', value)
       break
   }
   if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`)
 }
 
+export function publishClaims($: EngineInterface, pkg: string, session: string, features: readonly string[]): Promise<void> {
+  return setClaimVariable($, pkg, claimText(session, features))
+}
+
 /** Removes this package's claims: a package that claims nothing leaves no stale claim behind. */
-export async function clearClaims($: EngineInterface, pkg: string): Promise<void> {
-  switch (pkg) {
-    case 'keel':
-      await $.env.set('KEEL_CLAIMS_KEEL', undefined)
-      return
-    case 'superheroes':
-      await $.env.set('KEEL_CLAIMS_SUPERHEROES', undefined)
-      return
-    case 'ws':
-      await $.env.set('KEEL_CLAIMS_WS', undefined)
-      return
-  }
+export function clearClaims($: EngineInterface, pkg: string): Promise<void> {
+  return setClaimVariable($, pkg, undefined)
 }
 
 async function rawClaim($: EngineInterface, pkg: string): Promise<string | undefined> {

@@ -134,37 +134,54 @@ export function createRuntime(features: readonly Feature[], template: Template, 
     })
   }
 
-  /** Set while a compaction a feature asked for runs through the chain (compact, below). */
-  let ownCompaction = false
+  /** The compaction a feature asked for, while it runs: a second request joins it (compact, below). */
+  let compacting: Promise<SessionCompactResult> | undefined
+  /** The instructions that compaction reached the engine with: how its own re-raise is told apart. */
+  let compactingWith: { instructions: string | undefined } | undefined
 
-  async function compact(port: Port, instructions: string | undefined, engineCompact: Port['compactSession']): Promise<SessionCompactResult> {
-    const e = { trigger: 'plugin', messages: [], ...(instructions === undefined ? {} : { instructions }) } as unknown as Args<'session.compact'>
-    const engine = ((steered: Args<'session.compact'>) => engineCompact(steered.instructions)) as unknown as Next<'session.compact'>
-    ownCompaction = true
-    try {
-      return (await registry.dispatch('session.compact', port, e, engine, contextOf(port), yields ?? (await yieldsOf(port)))) as SessionCompactResult
-    } finally {
-      ownCompaction = false
-    }
+  function compact(port: Port, instructions: string | undefined, engineCompact: Port['compactSession']): Promise<SessionCompactResult> {
+    // Two features asking at once (the lever during the checkpoint's turn) get one compaction, not two.
+    compacting ??= (async () => {
+      const e = { trigger: 'plugin', messages: [], ...(instructions === undefined ? {} : { instructions }) } as unknown as Args<'session.compact'>
+      const engine = ((steered: Args<'session.compact'>) => {
+        compactingWith = { instructions: steered.instructions }
+        return engineCompact(steered.instructions)
+      }) as unknown as Next<'session.compact'>
+      try {
+        return (await registry.dispatch('session.compact', port, e, engine, contextOf(port), yields ?? (await yieldsOf(port)))) as SessionCompactResult
+      } finally {
+        compacting = undefined
+        compactingWith = undefined
+      }
+    })()
+    return compacting
+  }
+
+  /** The engine raising this plugin's hook for the compaction compact() is running (a call made inside a hook). */
+  function isOwnReRaise(e: Args<'session.compact'>): boolean {
+    return compactingWith !== undefined && e.trigger === 'plugin' && e.agentId === undefined && e.instructions === compactingWith.instructions
   }
 
   async function dispatch<E extends HookedEvent>(event: E, port: Port, e: Args<E>, next: Next<E>): Promise<EventResult<E>> {
     // Where the engine does raise this plugin's hooks for its own compaction (a call made inside a
-    // hook), the chain has already run around it in compact(): pass it through untouched.
-    if (event === 'session.compact' && ownCompaction) return next(e) as Promise<EventResult<E>>
+    // hook), the chain has already run around it in compact(): pass that one through untouched. Any
+    // other compaction meanwhile (auto, a precompute, a subagent's) goes through the chain as ever.
+    if (event === 'session.compact' && isOwnReRaise(e as Args<'session.compact'>)) return next(e) as Promise<EventResult<E>>
     const ctx = contextOf(port)
     if (event === 'session.start') {
       const startFeatures = async () => registry.dispatch(event, port, e, next, ctx, await claimAtStart(port))
       const [, result] = await Promise.all([registerCommand(port), startFeatures()])
       return result
     }
-    if (event === 'session.end' && (e as Args<'session.end'>).reason === 'clear') {
-      // A /clear starts a new session id with no session.start: the claims follow it at the next event.
+    const ending = event === 'session.end' ? (e as Args<'session.end'>).reason : undefined
+    if (ending === 'clear' || ending === 'resume') {
+      // The process goes on under a new session id, with no session.start: the claims follow it at the
+      // next event, off that event's path (publish logs its own failure).
       session = undefined
       restamp = owned.length > 0
     } else if (restamp) {
       restamp = false
-      await publish(port)
+      void publish(port)
     }
     const yielded = yields ?? (await yieldsOf(port))
     return registry.dispatch(event, port, e, next, ctx, yielded)

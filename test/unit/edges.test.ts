@@ -39,6 +39,7 @@ test('claims: a refused variable rejects; clearing unsets the package\'s own', a
   const { $, env } = fakeDollar('ws')
   const refusing = { ...($ as object), env: { ...($ as { env: object }).env, set: async () => ({ deny: 'managed' }) } }
   await portOf(refusing as never).publishClaims('s', ['x']).then(() => assert.unreachable(), (err: Error) => assert.match(err.message, /refused the claims variable: managed/))
+  await portOf(refusing as never).clearClaims().then(() => assert.unreachable(), (err: Error) => assert.match(err.message, /refused/))
   env.set('KEEL_CLAIMS_WS', 'old')
   await portOf($).clearClaims()
   assert.is(env.get('KEEL_CLAIMS_WS'), undefined)

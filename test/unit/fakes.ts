@@ -27,3 +27,8 @@ export function fakeNext<R>(answer: (e: never) => R, facts: { signal?: AbortSign
   const next = async (e: never) => answer(e)
   return Object.assign(next, { signal: facts.signal ?? new AbortController().signal, budget: { ms: 10_000, remainingMs: 10_000 } }) as never
 }
+
+/** Lets work a hook started without awaiting it (fake edges resolve at once) run to its end. */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve()
+}

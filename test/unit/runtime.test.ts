@@ -7,7 +7,7 @@ import { formatStatus, parseCommandArgs } from '../../src/lib/command.ts'
 import { parseOptions } from '../../src/lib/options.ts'
 import { createRuntime } from '../../src/lib/runtime.ts'
 import type { Feature } from '../../src/registry.ts'
-import { fakeNext, fakePort } from './fakes.ts'
+import { fakeNext, fakePort, settle } from './fakes.ts'
 
 const TEMPLATE: Template = {
   version: '9.9.9',
@@ -182,6 +182,7 @@ test('runtime: after /clear the claims are stamped with the new session id at th
   id = 'after'
   await rt.dispatch('turn.complete', port, COMPLETE, engine())
   await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await settle()
   assert.equal(stamps, ['before', 'after'])
 })
 
@@ -205,6 +206,51 @@ test('runtime: a compaction a feature asks for runs through the features\' sessi
   assert.equal(heard, ['plugin: owner'], 'the hook ran once, for the chain, not again for the re-entry')
   assert.equal(sent, ['owner + steered'])
   assert.equal(result, { messages: [] })
+})
+
+test('runtime: while a feature\'s compaction runs, another compaction (a precompute) still goes through the chain', async () => {
+  const heard: string[] = []
+  const steering: Feature = { name: 'acting', sessionActing: false, hooks: { 'session.compact': (_p, e, next) => { heard.push(e.trigger); return next({ ...e, instructions: 'steered' }) } } }
+  const rt = createRuntime([steering], TEMPLATE, { acting: true })
+  const { port } = fakePort('keel')
+  const reached: (string | undefined)[] = []
+  const engineCompact = async () => {
+    const precompute = await rt.dispatch('session.compact', port, { trigger: 'precompute', messages: [] } as never, fakeNext((e: { instructions?: string }) => (reached.push(e.instructions), { messages: [] })))
+    return precompute as never
+  }
+  await rt.compact(port, undefined, engineCompact)
+  assert.equal(heard, ['plugin', 'precompute'])
+  assert.equal(reached, ['steered'], 'the precompute was steered too')
+})
+
+test('runtime: two features asking to compact at once get one compaction', async () => {
+  const rt = createRuntime([], TEMPLATE, {})
+  const { port } = fakePort('keel')
+  let engineRuns = 0
+  let release!: () => void
+  const engineCompact = async () => { engineRuns++; await new Promise<void>((r) => (release = r)); return { messages: ['one'] } as never }
+  const first = rt.compact(port, 'lever', engineCompact)
+  const second = rt.compact(port, 'checkpoint', engineCompact)
+  await settle()
+  release()
+  assert.equal(await first, { messages: ['one'] })
+  assert.equal(await second, { messages: ['one'] })
+  assert.is(engineRuns, 1)
+  await rt.compact(port, 'later', async () => { engineRuns++; return { messages: [] } as never })
+  assert.is(engineRuns, 2, 'a later request compacts again')
+})
+
+test('runtime: a /resume in the same process moves the claims to the new session id too', async () => {
+  const stamps: string[] = []
+  let id = 'before'
+  const { port } = fakePort('keel', { sessionId: async () => id, publishClaims: async (session) => void stamps.push(session) })
+  const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: true })
+  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await rt.dispatch('session.end', port, { reason: 'resume', sessionId: 'before', resume: { id: 'other' } } as never, fakeNext(() => ({ sessionId: 'before' })))
+  id = 'after'
+  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await settle()
+  assert.equal(stamps, ['before', 'after'])
 })
 
 test('runtime: session start registers the package command and logs option problems once', async () => {

@@ -2896,34 +2896,26 @@ function parseClaim(raw, session) {
 function claimText(session, features) {
   return JSON.stringify({ session, features });
 }
-async function publishClaims($, pkg, session, features) {
-  const text = claimText(session, features);
+async function setClaimVariable($, pkg, value) {
   let result;
   switch (pkg) {
     case "keel":
-      result = await $.env.set("KEEL_CLAIMS_KEEL", text);
+      result = await $.env.set("KEEL_CLAIMS_KEEL", value);
       break;
     case "superheroes":
-      result = await $.env.set("KEEL_CLAIMS_SUPERHEROES", text);
+      result = await $.env.set("KEEL_CLAIMS_SUPERHEROES", value);
       break;
     case "ws":
-      result = await $.env.set("KEEL_CLAIMS_WS", text);
+      result = await $.env.set("KEEL_CLAIMS_WS", value);
       break;
   }
   if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`);
 }
-async function clearClaims($, pkg) {
-  switch (pkg) {
-    case "keel":
-      await $.env.set("KEEL_CLAIMS_KEEL", void 0);
-      return;
-    case "superheroes":
-      await $.env.set("KEEL_CLAIMS_SUPERHEROES", void 0);
-      return;
-    case "ws":
-      await $.env.set("KEEL_CLAIMS_WS", void 0);
-      return;
-  }
+function publishClaims($, pkg, session, features) {
+  return setClaimVariable($, pkg, claimText(session, features));
+}
+function clearClaims($, pkg) {
+  return setClaimVariable($, pkg, void 0);
 }
 async function rawClaim($, pkg) {
   switch (pkg) {
@@ -3289,31 +3281,42 @@ function createRuntime(features, template, raw) {
       await port2.registerCommand({ name: port2.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
     });
   }
-  let ownCompaction = false;
-  async function compact(port2, instructions, engineCompact) {
-    const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
-    const engine = ((steered) => engineCompact(steered.instructions));
-    ownCompaction = true;
-    try {
-      return await registry.dispatch("session.compact", port2, e, engine, contextOf(port2), yields ?? await yieldsOf(port2));
-    } finally {
-      ownCompaction = false;
-    }
+  let compacting;
+  let compactingWith;
+  function compact(port2, instructions, engineCompact) {
+    compacting ??= (async () => {
+      const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
+      const engine = ((steered) => {
+        compactingWith = { instructions: steered.instructions };
+        return engineCompact(steered.instructions);
+      });
+      try {
+        return await registry.dispatch("session.compact", port2, e, engine, contextOf(port2), yields ?? await yieldsOf(port2));
+      } finally {
+        compacting = void 0;
+        compactingWith = void 0;
+      }
+    })();
+    return compacting;
+  }
+  function isOwnReRaise(e) {
+    return compactingWith !== void 0 && e.trigger === "plugin" && e.agentId === void 0 && e.instructions === compactingWith.instructions;
   }
   async function dispatch2(event, port2, e, next) {
-    if (event === "session.compact" && ownCompaction) return next(e);
+    if (event === "session.compact" && isOwnReRaise(e)) return next(e);
     const ctx = contextOf(port2);
     if (event === "session.start") {
       const startFeatures = async () => registry.dispatch(event, port2, e, next, ctx, await claimAtStart(port2));
       const [, result] = await Promise.all([registerCommand(port2), startFeatures()]);
       return result;
     }
-    if (event === "session.end" && e.reason === "clear") {
+    const ending = event === "session.end" ? e.reason : void 0;
+    if (ending === "clear" || ending === "resume") {
       session = void 0;
       restamp = owned.length > 0;
     } else if (restamp) {
       restamp = false;
-      await publish(port2);
+      void publish(port2);
     }
     const yielded = yields ?? await yieldsOf(port2);
     return registry.dispatch(event, port2, e, next, ctx, yielded);
