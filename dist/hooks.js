@@ -568,6 +568,7 @@ var BAND_AUTO = "Auto-checkpoint soon ";
 var BUTTON_NOW = "Now";
 var BUTTON_SNOOZE = "Snooze";
 var ERR_TURN_RUNNING = "a turn is still running";
+var ERR_COMPACTION_RUNNING = "another compaction is still running";
 var ERR_COMPACT_COMMAND = "the /compact command did not compact";
 var ERR_NOTES_TOO_LARGE = "the block is over the notes cap";
 var ERR_READ_BACK = "the notes read back differ from what was written";
@@ -785,7 +786,15 @@ var Notes = class {
     return pointer;
   }
   /**
-   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently saved evicted,
+   * Marks the committed notes as used `at` (the pointer's `savedAt`, nothing else changed): eviction
+   * goes by last use, so a live session that has not saved lately keeps them. Nothing when none are.
+   */
+  async touch(sessionId, at) {
+    const pointer = await this.pointer(sessionId);
+    if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at });
+  }
+  /**
+   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently used evicted,
    * never `current`. Their slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
    */
   async evict(current2) {
@@ -829,11 +838,19 @@ var CheckpointSession = class {
   isResumePending = false;
   /**
    * Set while the mod's own compaction runs, with the instructions it carries: a hook that hears it
-   * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions.
+   * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions
+   * (`isOwn`).
    */
   own;
   /** The charter as last written or read here; undefined until known. */
   charterKnown;
+  /** Whether `touch` ran for this session: its start and its first turn both touch, once. */
+  isTouched = false;
+  /**
+   * The session's store entries (notes pointer, charter) are rewritten one step at a time: a touch,
+   * which writes an entry back with a new time, never writes over one a save just replaced.
+   */
+  storeWork = Promise.resolve();
   // ---- the charter ----
   async charter(io) {
     if (this.charterKnown !== void 0) return this.charterKnown;
@@ -843,14 +860,36 @@ var CheckpointSession = class {
   }
   async setCharter(io, text, source) {
     const charter = { text: text.slice(0, CHARTER_CAP_CHARS), source };
-    await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() });
-    this.charterKnown = charter;
+    await this.serial(async () => {
+      await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() });
+      this.charterKnown = charter;
+    });
     for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, this.sessionId)) await io.storeDelete(key);
     return charter;
   }
   // ---- steering (B.8.7) ----
+  /**
+   * The session is in use (it starts, its first turn runs, it is steered): its notes pointer and
+   * charter are stamped now, so eviction goes by last use, not last save, and a live session that
+   * has not saved lately (in another process, or after a long pause) keeps them. Fails open.
+   */
+  async touch(io) {
+    this.isTouched = true;
+    await this.serial(async () => {
+      const now = await io.now();
+      await new Notes(io).touch(this.sessionId, now);
+      const charter = await this.charter(io);
+      if (charter !== null) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
+    }).catch((err) => io.log(`touch: ${messageOf(err)}`));
+  }
+  serial(work) {
+    const run = this.storeWork.then(work);
+    this.storeWork = run.catch(() => void 0);
+    return run;
+  }
   /** The compaction's instructions; throws when a part cannot be read, and the caller steers nothing. */
   async instructions(io, owner) {
+    await this.touch(io);
     const notes = new Notes(io);
     const charter = await this.charter(io);
     const text = await notes.read(this.sessionId);
@@ -863,17 +902,25 @@ var CheckpointSession = class {
     return this.instructions(io, owner);
   }
   /**
+   * Whether a compaction the hook hears, read before it runs, is the mod's own: its call is under
+   * way and the compaction carries that call's instructions. Another feature's compaction that the
+   * call joined (the runtime gives both one) carries that feature's, and gets no second resume.
+   */
+  isOwn(trigger, instructions) {
+    return trigger === "plugin" && this.own !== void 0 && instructions === this.own.steering;
+  }
+  /**
    * A main-conversation compaction completed (not skipped). A precompute installs nothing: no
    * bookkeeping (part C.6). Another feature's compaction (`plugin` too) gets no resume prompt.
    */
-  compacted(io, trigger) {
+  compacted(io, trigger, isOwn = false) {
     if (trigger === "precompute") return;
     this.compactionsDone += 1;
     this.snoozeUntil = null;
     this.setBand(io, false);
     this.rearmAfterCompact = true;
     if (this.checkpoint?.compacting) this.checkpoint = null;
-    if (resumesAfter(trigger, this.own !== void 0)) this.submitResume(io);
+    if (resumesAfter(trigger, isOwn)) this.submitResume(io);
   }
   /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
   ended(io) {
@@ -883,7 +930,7 @@ var CheckpointSession = class {
   /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
   compactedOwn(io) {
     try {
-      this.compacted(io, "plugin");
+      this.compacted(io, "plugin", true);
     } catch (err) {
       io.log(`session.compact state: ${messageOf(err)}`);
     }
@@ -902,6 +949,7 @@ var CheckpointSession = class {
   /** A main turn starts: the session is busy, and the checkpoint's own command binds it. */
   async turnStarted(io, turnId, text) {
     this.activeTurn = turnId;
+    if (!this.isTouched) await this.touch(io);
     const running = this.running(await io.now());
     if (running !== null && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId };
@@ -929,7 +977,7 @@ var CheckpointSession = class {
     let saved;
     if (block !== null) {
       try {
-        await new Notes(io).save(this.sessionId, block);
+        await this.serial(() => new Notes(io).save(this.sessionId, block));
         saved = block;
         io.toast(NOTES_SAVED);
       } catch (err) {
@@ -962,9 +1010,16 @@ var CheckpointSession = class {
    */
   async evaluate(io, settings, measured) {
     if (settings === null) return this.setBand(io, false);
+    const since = io.compactions().entered;
     const { tokens: read, breakdown } = await io.usage();
     const tokens = read ?? measured;
     if (tokens === void 0) return;
+    const now = await io.now();
+    const surfaces = await io.surfaces().then(
+      (s) => Array.isArray(s) ? s : null,
+      (err) => (io.log(`surfaces: ${messageOf(err)}`), null)
+    );
+    if (!this.mayStart(io, since)) return;
     const trigger = triggerOf(settings, breakdown);
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
     let snoozed = this.snoozeUntil;
@@ -972,11 +1027,7 @@ var CheckpointSession = class {
       snoozed = this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown);
       this.rearmAfterCompact = false;
     }
-    const isRunning = this.running(await io.now()) !== null;
-    const surfaces = await io.surfaces().then(
-      (s) => Array.isArray(s) ? s : null,
-      (err) => (io.log(`surfaces: ${messageOf(err)}`), null)
-    );
+    const isRunning = this.running(now) !== null;
     const decision = decide({
       tokens,
       trigger: trigger.tokens,
@@ -987,11 +1038,15 @@ var CheckpointSession = class {
       snoozeUntilTokens: snoozed
     });
     this.setBand(io, decision.showBand);
-    if (decision.fire) await this.start(io, false);
+    if (decision.fire) await this.start(io, false, since);
     await this.recordSkip(io, decision, tokens, trigger.tokens, surfaces);
   }
-  /** Starts a checkpoint: the automatic run, or Now (`isNow`), which says why it waits. */
-  async start(io, isNow) {
+  /**
+   * Starts a checkpoint: the automatic run, or Now (`isNow`), which says why it waits. Never while a
+   * compaction runs or after one entered since `since` (the fill it was decided on): a checkpoint
+   * started inside another feature's compaction would end "skipped" and its turn cancel that one's resume.
+   */
+  async start(io, isNow, since = io.compactions().entered) {
     if (this.isStarting) return;
     this.isStarting = true;
     try {
@@ -1003,6 +1058,7 @@ var CheckpointSession = class {
         if (isNow) io.toast(WAIT_FOR_TURN);
         return;
       }
+      if (!this.mayStart(io, since)) return;
       this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...fill === void 0 ? {} : { fill }, ...notesBefore === void 0 ? {} : { notesBefore } };
       this.setBand(io, false);
       io.runCheckpoint().catch((err) => this.abandon(io, err));
@@ -1041,14 +1097,16 @@ var CheckpointSession = class {
       let skipReason = "";
       let didFail = false;
       try {
-        if (this.activeTurn !== null) {
+        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null;
+        if (waitsFor !== null) {
           if (this.running(await io.now()) !== null) return this.compactSoon(io, settings, startedAt, isRetry);
           isLast = true;
-          throw new Error(ERR_TURN_RUNNING);
+          throw new Error(waitsFor);
         }
         if (this.isInteractive) {
           const before = this.compactionsDone;
           const steering = await this.instructions(io, void 0).catch((err) => void io.log(`session.compact: ${messageOf(err)}`));
+          if (this.checkpoint !== pending) return;
           this.own = { steering };
           try {
             const res = await io.compact(steering);
@@ -1091,6 +1149,11 @@ var CheckpointSession = class {
     } catch {
     }
     if (until !== void 0) this.snoozeUntil = until;
+  }
+  /** No compaction runs now, and none entered since `since`. */
+  mayStart(io, since) {
+    const { running, entered } = io.compactions();
+    return running === 0 && entered === since;
   }
   abandon(io, err) {
     io.log(`checkpoint: ${messageOf(err)}`);
@@ -1159,6 +1222,7 @@ var announcedFor;
 var dataDir;
 var lane = createLane();
 var current;
+var compactions = { running: 0, entered: 0 };
 function edgesOf2(port2) {
   const log = (line) => port2.log(`checkpoint: ${line}`);
   return {
@@ -1173,6 +1237,7 @@ function edgesOf2(port2) {
     runCheckpoint: () => port2.runCommand(`${port2.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
     compact: (instructions) => port2.compactSession(instructions),
     compactCommand: () => port2.runCommand(COMPACT_COMMAND, ""),
+    compactions: () => ({ ...compactions }),
     submit: (text) => port2.submitPrompt(text),
     redraw: () => port2.redrawRenders(),
     after: (ms, fn) => port2.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
@@ -1244,6 +1309,7 @@ var checkpoint = {
           facts.isDesktopStarted = false;
         }
         const session = current = Object.assign(await sessionOf(port2), facts);
+        lane.defer(port2, "checkpoint: session.start", () => session.touch(edgesOf2(port2)));
         await announce(port2, session.sessionId);
       } catch (err) {
         port2.log(`checkpoint: session.start: ${messageOf(err)}`);
@@ -1253,25 +1319,33 @@ var checkpoint = {
     // L0: every main-conversation compaction is steered; a subagent's is left alone.
     "session.compact": async (port2, e, next) => {
       if (e.agentId !== void 0) return next(e);
-      const io = edgesOf2(port2);
-      let session;
-      let steered = e;
+      compactions.running += 1;
+      compactions.entered += 1;
       try {
-        await lane.drain();
-        session = await sessionOf(port2);
-        steered = { ...e, instructions: await session.steer(io, e.instructions) };
-      } catch (err) {
-        port2.log(`checkpoint: session.compact: ${messageOf(err)}`);
-      }
-      const result = await next(steered);
-      if (session && typeof result.skip !== "string") {
+        const io = edgesOf2(port2);
+        let session;
+        let isOwn = false;
+        let steered = e;
         try {
-          session.compacted(io, e.trigger);
+          await lane.drain();
+          session = await sessionOf(port2);
+          isOwn = session.isOwn(e.trigger, e.instructions);
+          steered = { ...e, instructions: await session.steer(io, e.instructions) };
         } catch (err) {
-          port2.log(`checkpoint: session.compact state: ${messageOf(err)}`);
+          port2.log(`checkpoint: session.compact: ${messageOf(err)}`);
         }
+        const result = await next(steered);
+        if (session && typeof result.skip !== "string") {
+          try {
+            session.compacted(io, e.trigger, isOwn);
+          } catch (err) {
+            port2.log(`checkpoint: session.compact state: ${messageOf(err)}`);
+          }
+        }
+        return result;
+      } finally {
+        compactions.running -= 1;
       }
-      return result;
     },
     // Observes only: the turn goes on at once, the binding follows from the lane. The busy mark is
     // set here, so a decision still waiting in the lane does not start a checkpoint beside this turn.
@@ -2555,9 +2629,8 @@ function decideSync(location, file, tokens, running) {
   if (previousTokens === tokens) return { result: as("unchanged") };
   if (previousRawValue !== void 0 && !owned) return { result: as("skipped", "not-owned") };
   const runningTokens = parseWindowTokens(running);
-  if (previousRawValue === void 0 && running !== void 0 && running !== "" && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
-    const pin = { ...base, tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: "running-env" };
-    return { result: runningTokens === tokens ? { ...pin, action: "unchanged" } : { ...pin, action: "skipped", reason: "not-owned" } };
+  if (previousRawValue === void 0 && running !== void 0 && running !== "" && runningTokens !== tokens && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+    return { result: { ...base, action: "skipped", reason: "not-owned", tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: "running-env" } };
   }
   const value = String(tokens);
   return {
@@ -2611,7 +2684,7 @@ var VERB_USAGE = "window status|reset|disable|enable";
 var UNKNOWN_SUBVERB = (cmd, given) => `${cmd}: unknown action "${given}". Usage: ${cmd} status|reset|disable|enable`;
 var NOT_MANAGED = (names) => `Harness auto-compact window: not managed (${WINDOW_OPTION} is 0); ${names.who} leaves ${WINDOW_KEY} alone.`;
 var SYNC_NOT_RUN = "Harness window sync did not run in this session.";
-var SYNC_FAILED = (path, err) => `Harness window not written: writing ${path} failed (${err}).`;
+var SYNC_FAILED = (path, err, restored) => `Harness window not written: writing ${path} failed (${err}); ${restored ? "its previous text was written back, so nothing changed" : "check the file"}.`;
 var WRITE_NOT_VERIFIED = (path) => `Harness window: ${path} did not read back as written; check the file.`;
 var WRITE_NOT_VERIFIED_RESTORED = (path) => `Harness window: ${path} did not read back as written; its previous text was written back, so nothing changed.`;
 var RUNNING_ENV = `the running session's environment (from your shell or another settings file)`;
@@ -2741,12 +2814,14 @@ async function writeVerified(port2, path, text) {
 }
 async function writeChecked(port2, path, text) {
   const before = await port2.fileExists(path).catch(() => true) ? await port2.readFile(path).catch(() => void 0) : EMPTY_SETTINGS;
+  let failure;
   try {
     if (await writeVerified(port2, path, text)) return void 0;
   } catch (err) {
-    return SYNC_FAILED(path, messageOf(err));
+    failure = messageOf(err);
   }
   const restored = before !== void 0 && await writeVerified(port2, path, before).catch(() => false);
+  if (failure !== void 0) return SYNC_FAILED(path, failure, restored);
   return restored ? WRITE_NOT_VERIFIED_RESTORED(path) : WRITE_NOT_VERIFIED(path);
 }
 function report(port2, text, notify) {

@@ -15,7 +15,8 @@ const SUMMARY = [{ role: 'user' as const, text: 'summary', toolUses: [] }]
 
 type On = Parameters<TestBody>[1]
 
-function world(on: On, fill: number) {
+/** `compactMs`: how long the engine's compaction takes, on the mocked clock. */
+function world(on: On, fill: number, compactMs = 0) {
   const clock = mock.clock(on, { now: 1_000_000 })
   const seen = { submitted: [] as string[], commands: [] as string[], instructions: [] as (string | undefined)[] }
   const store = new Map<string, unknown>()
@@ -45,7 +46,11 @@ function world(on: On, fill: number) {
   on('session.measure', (_, e) => ({ changed: e.changed }))
   on('prompt.submit', (_, e) => (seen.submitted.push(e.text), { text: e.text }))
   on('command.run', (_, e) => (seen.commands.push(`${e.command} ${e.args}`.trim()), { text: '' }))
-  on('session.compact', (_, e) => (seen.instructions.push(e.instructions), { messages: e.messages ?? SUMMARY }))
+  on('session.compact', async (_, e) => {
+    seen.instructions.push(e.instructions)
+    if (compactMs > 0) await clock.sleep(compactMs)
+    return { messages: e.messages ?? SUMMARY }
+  })
   on('tool.call', () => ({ result: 'beneath' }))
   on('turn.start', (_, e) => ({ turnId: e.turnId }))
   on('turn.complete', (_, e) => ({ text: e.answer }))
@@ -98,4 +103,41 @@ test('the checkpoint\'s own compaction: steered, and its resume prompt once', ON
   expect(seen.instructions).toHaveLength(1)
   expect(seen.instructions[0]).toContain('## Checkpoint notes\nthe notes')
   expect(seen.submitted).toEqual([CHECKPOINT_RESUME])
+})
+
+// Review 4: the lever's compaction drains the checkpoint's lane inside its chain; a decision waiting
+// there, on a fill past the trigger, must not start a checkpoint that the compaction then overtakes.
+test('a decision drained inside the lever\'s compaction starts no checkpoint', ON, async ($, on) => {
+  const { clock, seen } = world(on, 160_000)
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  await $.turn.start({ text: 'compact at this boundary', turnId: 't1' })
+  await clock.settle()
+  await $.tool.call(<never>{ tool: LEVER, tool_use_id: 'u1' })
+  await $.turn.complete({ ...TURN, answer: 'ending my turn', turnId: 't1' })
+  // Deferred behind the lever's timer: it runs when the compaction's chain drains the lane.
+  await $.session.measure({ context: { tokens: 160_000, window: 200_000, percent: 80 }, rateLimits: [], changed: ['context'] })
+  await clock.advance(5_000)
+  await clock.settle()
+  expect(seen.instructions).toHaveLength(1)
+  expect(seen.commands).toEqual([])
+  expect(seen.submitted).toEqual([])
+})
+
+// The lever called during the checkpoint's own turn, with an engine compaction slow enough that the
+// checkpoint's own call (a second after the turn) comes while the lever's is still under way.
+test('the lever during the checkpoint\'s own turn: one compaction, at most one resume prompt', ON, async ($, on) => {
+  const { clock, seen } = world(on, 160_000, 3_000)
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  await $.session.measure({ context: { tokens: 160_000, window: 200_000, percent: 80 }, rateLimits: [], changed: ['context'] })
+  await clock.settle()
+  expect(seen.commands).toEqual([`${PKG}:checkpoint auto`])
+  await $.turn.start({ text: `<command-name>/${PKG}:checkpoint</command-name>`, turnId: 't2' })
+  const lever = await $.tool.call(<never>{ tool: LEVER, tool_use_id: 'u1', continue: true })
+  expect(lever).toMatchObject({ result: expect.stringContaining('Compaction requested.') })
+  await $.turn.complete({ ...TURN, answer: block('the notes'), turnId: 't2' })
+  for (let i = 0; i < 20; i++) await clock.advance(1_000)
+  await clock.settle()
+  expect(seen.instructions).toHaveLength(1)
+  expect(seen.instructions[0]).toContain('## Checkpoint notes\nthe notes')
+  expect(seen.submitted.length).toBeLessThanOrEqual(1)
 })

@@ -56,7 +56,7 @@ function world(on: On, { fill = 1000, interactive = true } = {}) {
   on('session.compact', (_, e) => (seen.instructions.push(e.instructions), { messages: e.messages ?? MESSAGES }))
   on('turn.complete', (_, e) => ({ text: e.answer }))
   on('turn.start', (_, e) => ({ turnId: e.turnId }))
-  return { clock, files, seen, state }
+  return { clock, files, seen, state, store }
 }
 
 const block = (body: string) => `Here is where I am.\n\n\`\`\`${FENCE}\n${body}\n\`\`\`\n`
@@ -260,4 +260,15 @@ test('with no band up, drawing AbovePrompt reads nothing from the host', ON, asy
   await band.redraw()
   expect(await band.find({ type: 'Text', text: /Auto-checkpoint soon/ })).toBeUndefined()
   expect(state.idReads).toBe(reads)
+})
+
+// Review 6: eviction goes by last use; a session that starts marks its notes and charter used.
+test('a session start marks its notes and charter as used now', ON, async ($, on) => {
+  const { clock, store } = world(on)
+  store.set('notes:session-1', { slot: 'a', length: 3, digest: '00000000', savedAt: 5 })
+  store.set('charter:session-1', { text: 'the task', source: 'verb', savedAt: 5 })
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
+  await clock.settle()
+  expect(store.get('notes:session-1')).toEqual({ slot: 'a', length: 3, digest: '00000000', savedAt: 1_000_000 })
+  expect(store.get('charter:session-1')).toEqual({ text: 'the task', source: 'verb', savedAt: 1_000_000 })
 })

@@ -16,7 +16,7 @@ import { composeInstructions } from './compose.ts'
 import { extractCheckpointBlock } from './fence.ts'
 import { Notes, staleKeys, type NotesEdges, type NotesRead } from './notes.ts'
 import {
-  CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_TURN_RUNNING,
+  CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_TURN_RUNNING,
   NOTES_NOT_SAVED, NOTES_SAVED, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
 } from './strings.ts'
 
@@ -35,6 +35,11 @@ export type Edges = NotesEdges & {
   compact(instructions?: string): Promise<{ skip?: string }>
   /** `/compact`, for a session where `$.session.compact()` is refused. */
   compactCommand(): Promise<unknown>
+  /**
+   * The main-conversation compactions of this package's chain, as its session.compact hook sees them:
+   * how many run now (from the hook's entry until its next settles), and how many entered so far.
+   */
+  compactions(): { running: number; entered: number }
   submit(text: string): Promise<unknown>
   redraw(): void
   after(ms: number, fn: () => Promise<void>): void
@@ -78,11 +83,19 @@ export class CheckpointSession {
   private isResumePending = false
   /**
    * Set while the mod's own compaction runs, with the instructions it carries: a hook that hears it
-   * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions.
+   * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions
+   * (`isOwn`).
    */
   private own: { steering: string | undefined } | undefined
   /** The charter as last written or read here; undefined until known. */
   private charterKnown: Charter | null | undefined
+  /** Whether `touch` ran for this session: its start and its first turn both touch, once. */
+  private isTouched = false
+  /**
+   * The session's store entries (notes pointer, charter) are rewritten one step at a time: a touch,
+   * which writes an entry back with a new time, never writes over one a save just replaced.
+   */
+  private storeWork: Promise<unknown> = Promise.resolve()
 
   constructor(
     readonly sessionId: string,
@@ -103,17 +116,41 @@ export class CheckpointSession {
 
   async setCharter(io: Edges, text: string, source: Charter['source']): Promise<Charter> {
     const charter: Charter = { text: text.slice(0, CHARTER_CAP_CHARS), source }
-    // Stored with the time it was set: eviction keeps the charters set last.
-    await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() })
-    this.charterKnown = charter
+    // Stored with the time it was set: eviction keeps the charters used last.
+    await this.serial(async () => {
+      await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() })
+      this.charterKnown = charter
+    })
     for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, this.sessionId)) await io.storeDelete(key)
     return charter
   }
 
   // ---- steering (B.8.7) ----
 
+  /**
+   * The session is in use (it starts, its first turn runs, it is steered): its notes pointer and
+   * charter are stamped now, so eviction goes by last use, not last save, and a live session that
+   * has not saved lately (in another process, or after a long pause) keeps them. Fails open.
+   */
+  async touch(io: Edges): Promise<void> {
+    this.isTouched = true
+    await this.serial(async () => {
+      const now = await io.now()
+      await new Notes(io).touch(this.sessionId, now)
+      const charter = await this.charter(io)
+      if (charter !== null) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now })
+    }).catch((err) => io.log(`touch: ${messageOf(err)}`))
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.storeWork.then(work)
+    this.storeWork = run.catch(() => undefined)
+    return run
+  }
+
   /** The compaction's instructions; throws when a part cannot be read, and the caller steers nothing. */
   async instructions(io: Edges, owner: string | undefined): Promise<string> {
+    await this.touch(io)
     const notes = new Notes(io)
     const charter = await this.charter(io)
     const text = await notes.read(this.sessionId)
@@ -128,17 +165,26 @@ export class CheckpointSession {
   }
 
   /**
+   * Whether a compaction the hook hears, read before it runs, is the mod's own: its call is under
+   * way and the compaction carries that call's instructions. Another feature's compaction that the
+   * call joined (the runtime gives both one) carries that feature's, and gets no second resume.
+   */
+  isOwn(trigger: string, instructions: string | undefined): boolean {
+    return trigger === 'plugin' && this.own !== undefined && instructions === this.own.steering
+  }
+
+  /**
    * A main-conversation compaction completed (not skipped). A precompute installs nothing: no
    * bookkeeping (part C.6). Another feature's compaction (`plugin` too) gets no resume prompt.
    */
-  compacted(io: Edges, trigger: string): void {
+  compacted(io: Edges, trigger: string, isOwn = false): void {
     if (trigger === 'precompute') return
     this.compactionsDone += 1
     this.snoozeUntil = null
     this.setBand(io, false)
     this.rearmAfterCompact = true
     if (this.checkpoint?.compacting) this.checkpoint = null
-    if (resumesAfter(trigger, this.own !== undefined)) this.submitResume(io)
+    if (resumesAfter(trigger, isOwn)) this.submitResume(io)
   }
 
   /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
@@ -150,7 +196,7 @@ export class CheckpointSession {
   /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
   private compactedOwn(io: Edges): void {
     try {
-      this.compacted(io, 'plugin')
+      this.compacted(io, 'plugin', true)
     } catch (err) {
       io.log(`session.compact state: ${messageOf(err)}`)
     }
@@ -174,6 +220,8 @@ export class CheckpointSession {
   /** A main turn starts: the session is busy, and the checkpoint's own command binds it. */
   async turnStarted(io: Edges, turnId: string, text: string): Promise<void> {
     this.activeTurn = turnId
+    // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
+    if (!this.isTouched) await this.touch(io)
     const running = this.running(await io.now())
     if (running !== null && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId }
@@ -203,7 +251,7 @@ export class CheckpointSession {
     let saved: string | undefined
     if (block !== null) {
       try {
-        await new Notes(io).save(this.sessionId, block)
+        await this.serial(() => new Notes(io).save(this.sessionId, block))
         saved = block
         io.toast(NOTES_SAVED)
       } catch (err) {
@@ -239,9 +287,17 @@ export class CheckpointSession {
    */
   async evaluate(io: Edges, settings: Settings | null, measured?: number): Promise<void> {
     if (settings === null) return this.setBand(io, false)
+    const since = io.compactions().entered
     const { tokens: read, breakdown } = await io.usage()
     const tokens = read ?? measured
     if (tokens === undefined) return
+    const now = await io.now()
+    const surfaces = await io.surfaces().then(
+      (s) => (Array.isArray(s) ? s : null),
+      (err) => (io.log(`surfaces: ${messageOf(err)}`), null),
+    )
+    // A compaction under way, or one since the fill was read, makes that fill stale: the next measurement decides.
+    if (!this.mayStart(io, since)) return
     const trigger = triggerOf(settings, breakdown)
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold }
     let snoozed = this.snoozeUntil
@@ -249,11 +305,7 @@ export class CheckpointSession {
       snoozed = this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown)
       this.rearmAfterCompact = false
     }
-    const isRunning = this.running(await io.now()) !== null
-    const surfaces = await io.surfaces().then(
-      (s) => (Array.isArray(s) ? s : null),
-      (err) => (io.log(`surfaces: ${messageOf(err)}`), null),
-    )
+    const isRunning = this.running(now) !== null
     const decision = decide({
       tokens,
       trigger: trigger.tokens,
@@ -264,12 +316,16 @@ export class CheckpointSession {
       snoozeUntilTokens: snoozed,
     })
     this.setBand(io, decision.showBand)
-    if (decision.fire) await this.start(io, false)
+    if (decision.fire) await this.start(io, false, since)
     await this.recordSkip(io, decision, tokens, trigger.tokens, surfaces)
   }
 
-  /** Starts a checkpoint: the automatic run, or Now (`isNow`), which says why it waits. */
-  async start(io: Edges, isNow: boolean): Promise<void> {
+  /**
+   * Starts a checkpoint: the automatic run, or Now (`isNow`), which says why it waits. Never while a
+   * compaction runs or after one entered since `since` (the fill it was decided on): a checkpoint
+   * started inside another feature's compaction would end "skipped" and its turn cancel that one's resume.
+   */
+  async start(io: Edges, isNow: boolean, since = io.compactions().entered): Promise<void> {
     if (this.isStarting) return
     this.isStarting = true
     try {
@@ -282,6 +338,7 @@ export class CheckpointSession {
         if (isNow) io.toast(WAIT_FOR_TURN)
         return
       }
+      if (!this.mayStart(io, since)) return
       this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...(fill === undefined ? {} : { fill }), ...(notesBefore === undefined ? {} : { notesBefore }) }
       this.setBand(io, false)
       // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
@@ -333,16 +390,20 @@ export class CheckpointSession {
       let skipReason = ''
       let didFail = false
       try {
-        if (this.activeTurn !== null) {
+        // A running turn, or another compaction under way (which satisfies this one, or leaves the retry when vetoed): wait.
+        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null
+        if (waitsFor !== null) {
           if (this.running(await io.now()) !== null) return this.compactSoon(io, settings, startedAt, isRetry)
           isLast = true
-          throw new Error(ERR_TURN_RUNNING)
+          throw new Error(waitsFor)
         }
         if (this.isInteractive) {
           // Measured (2.1.328): the engine runs none of this plugin's hooks on a `$` call its timer
           // makes (B.0 F1 no longer holds), so the call carries the steering and the bookkeeping follows it here.
           const before = this.compactionsDone
           const steering = await this.instructions(io, undefined).catch((err) => void io.log(`session.compact: ${messageOf(err)}`))
+          // A /clear while the notes were read ended this checkpoint: the new session is not compacted with the old notes.
+          if (this.checkpoint !== pending) return
           this.own = { steering }
           try {
             const res = await io.compact(steering)
@@ -388,6 +449,12 @@ export class CheckpointSession {
       // The fallback stands.
     }
     if (until !== undefined) this.snoozeUntil = until
+  }
+
+  /** No compaction runs now, and none entered since `since`. */
+  private mayStart(io: Edges, since: number): boolean {
+    const { running, entered } = io.compactions()
+    return running === 0 && entered === since
   }
 
   private abandon(io: Edges, err: unknown): void {

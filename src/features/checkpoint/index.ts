@@ -35,6 +35,12 @@ const lane = createLane()
  * busy and a turn end with nothing to do clears the mark, with no `$` call. A session end forgets it.
  */
 let current: CheckpointSession | undefined
+/**
+ * This package's main-conversation compactions, as the session.compact hook sees each (every one
+ * now runs through the package's chain): running from the hook's entry until its next settles, and
+ * entered so far. No checkpoint starts while one runs, nor on a fill read before one entered.
+ */
+const compactions = { running: 0, entered: 0 }
 
 function edgesOf(port: Port): Edges {
   const log = (line: string) => port.log(`checkpoint: ${line}`)
@@ -50,6 +56,7 @@ function edgesOf(port: Port): Edges {
     runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
     compact: (instructions) => port.compactSession(instructions),
     compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
+    compactions: () => ({ ...compactions }),
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
     after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
@@ -127,6 +134,8 @@ export const checkpoint: Feature = {
           facts.isDesktopStarted = false
         }
         const session = (current = Object.assign(await sessionOf(port), facts))
+        // In use from its start, not only from its first save: off the start's path.
+        lane.defer(port, 'checkpoint: session.start', () => session.touch(edgesOf(port)))
         await announce(port, session.sessionId)
       } catch (err) {
         port.log(`checkpoint: session.start: ${messageOf(err)}`)
@@ -137,26 +146,35 @@ export const checkpoint: Feature = {
     // L0: every main-conversation compaction is steered; a subagent's is left alone.
     'session.compact': async (port, e, next) => {
       if (e.agentId !== undefined) return next(e)
-      const io = edgesOf(port)
-      let session: CheckpointSession | undefined
-      let steered = e
+      // Marked before anything is awaited: the lane drained below may hold a decision to start a checkpoint.
+      compactions.running += 1
+      compactions.entered += 1
       try {
-        await lane.drain()
-        session = await sessionOf(port)
-        steered = { ...e, instructions: await session.steer(io, e.instructions) }
-      } catch (err) {
-        // The compaction goes on with the owner's own text.
-        port.log(`checkpoint: session.compact: ${messageOf(err)}`)
-      }
-      const result = await next(steered)
-      if (session && typeof result.skip !== 'string') {
+        const io = edgesOf(port)
+        let session: CheckpointSession | undefined
+        let isOwn = false
+        let steered = e
         try {
-          session.compacted(io, e.trigger)
+          await lane.drain()
+          session = await sessionOf(port)
+          isOwn = session.isOwn(e.trigger, e.instructions)
+          steered = { ...e, instructions: await session.steer(io, e.instructions) }
         } catch (err) {
-          port.log(`checkpoint: session.compact state: ${messageOf(err)}`)
+          // The compaction goes on with the owner's own text.
+          port.log(`checkpoint: session.compact: ${messageOf(err)}`)
         }
+        const result = await next(steered)
+        if (session && typeof result.skip !== 'string') {
+          try {
+            session.compacted(io, e.trigger, isOwn)
+          } catch (err) {
+            port.log(`checkpoint: session.compact state: ${messageOf(err)}`)
+          }
+        }
+        return result
+      } finally {
+        compactions.running -= 1
       }
-      return result
     },
 
     // Observes only: the turn goes on at once, the binding follows from the lane. The busy mark is

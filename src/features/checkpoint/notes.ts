@@ -41,15 +41,15 @@ export function isPointer(value: unknown): value is Pointer {
 
 export const byteLength = (text: string) => new TextEncoder().encode(text).length
 
-/** When a stored value says it was saved; one that says nothing counts as the oldest. */
+/** When a stored value says it was last used (saved, or touched by `touch`); one that says nothing counts as the oldest. */
 const savedAtOf = (value: unknown) => {
   const at = (value as { savedAt?: unknown } | null)?.savedAt
   return typeof at === 'number' && Number.isFinite(at) ? at : 0
 }
 
 /**
- * The keys under `prefix` beyond the `kept` last saved, by the `savedAt` each value carries: the
- * store keeps a key's first place when it is set again, so its order is not the order of saving.
+ * The keys under `prefix` beyond the `kept` last used, by the `savedAt` each value carries: the
+ * store keeps a key's first place when it is set again, so its order is not the order of use.
  * `current`'s key is never among them. Values are read only when there are too many keys.
  */
 export async function staleKeys(edges: Pick<NotesEdges, 'storeKeys' | 'storeGet'>, prefix: string, kept: number, current: string): Promise<string[]> {
@@ -115,7 +115,16 @@ export class Notes {
   }
 
   /**
-   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently saved evicted,
+   * Marks the committed notes as used `at` (the pointer's `savedAt`, nothing else changed): eviction
+   * goes by last use, so a live session that has not saved lately keeps them. Nothing when none are.
+   */
+  async touch(sessionId: string, at: number): Promise<void> {
+    const pointer = await this.pointer(sessionId)
+    if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at })
+  }
+
+  /**
+   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently used evicted,
    * never `current`. Their slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
    */
   async evict(current: string): Promise<string[]> {

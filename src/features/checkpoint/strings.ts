@@ -28,6 +28,7 @@ export const BUTTON_SNOOZE = 'Snooze'
 
 /** Internal error texts (B.17). */
 export const ERR_TURN_RUNNING = 'a turn is still running'
+export const ERR_COMPACTION_RUNNING = 'another compaction is still running'
 export const ERR_COMPACT_COMMAND = 'the /compact command did not compact'
 export const ERR_NOTES_TOO_LARGE = 'the block is over the notes cap'
 export const ERR_READ_BACK = 'the notes read back differ from what was written'

@@ -177,11 +177,12 @@ export function decideSync(location: WindowLocation, file: SettingsFile | undefi
   if (previousTokens === tokens) return { result: as('unchanged') }
   if (previousRawValue !== undefined && !owned) return { result: as('skipped', 'not-owned') }
   const runningTokens = parseWindowTokens(running)
-  // The file has no value, but the process runs with one: set outside this feature (the marker
-  // names this feature's own, still running after its row left the file), so it is a pin too.
-  if (previousRawValue === undefined && running !== undefined && running !== '' && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
-    const pin = { ...base, tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: 'running-env' as const }
-    return { result: runningTokens === tokens ? { ...pin, action: 'unchanged' } : { ...pin, action: 'skipped', reason: 'not-owned' } }
+  // The file has no value, but the process runs with another one: set outside this feature (the
+  // marker names this feature's own, still running after its row left the file), so it is a pin
+  // too. A running value equal to the one asked for is no pin: nothing to protect or write over
+  // (a `claude` started from a Bash tool inherits the session's own value with its environment).
+  if (previousRawValue === undefined && running !== undefined && running !== '' && runningTokens !== tokens && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+    return { result: { ...base, action: 'skipped', reason: 'not-owned', tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: 'running-env' } }
   }
   const value = String(tokens)
   return {

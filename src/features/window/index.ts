@@ -52,18 +52,21 @@ async function writeVerified(port: Port, path: string, text: string): Promise<bo
 
 /**
  * Writes, then reads back: `$.fs` has no rename, so a verified write stands in for an atomic one.
- * A write that does not read back is undone: the file's text before it is written again (`{}` where
- * there was no file, which `$.fs` cannot delete), so no torn settings file is left behind.
+ * A write that throws or does not read back is undone: the file's text before it is written again
+ * (`{}` where there was no file, which `$.fs` cannot delete), so no torn settings file is left behind.
  */
 async function writeChecked(port: Port, path: string, text: string): Promise<string | undefined> {
   // Undefined when a file is there but cannot be read: then nothing is written back over it.
   const before = (await port.fileExists(path).catch(() => true)) ? await port.readFile(path).catch(() => undefined) : EMPTY_SETTINGS
+  let failure: string | undefined
   try {
     if (await writeVerified(port, path, text)) return undefined
   } catch (err) {
-    return SYNC_FAILED(path, messageOf(err))
+    // A write that throws part-way may have left some of its text behind.
+    failure = messageOf(err)
   }
   const restored = before !== undefined && (await writeVerified(port, path, before).catch(() => false))
+  if (failure !== undefined) return SYNC_FAILED(path, failure, restored)
   return restored ? WRITE_NOT_VERIFIED_RESTORED(path) : WRITE_NOT_VERIFIED(path)
 }
 

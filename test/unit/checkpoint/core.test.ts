@@ -54,6 +54,44 @@ test('a deferred decision whose read answers no fill decides on the fill the mea
   assert.is(s.lastSkip, 'headless:near', 'a fill read afresh wins over the measured one')
 })
 
+// Review 4: a lever's compaction drains the lane inside its chain; a decision there must not start a checkpoint.
+test('no checkpoint starts while a compaction runs, nor on a fill read before one entered', async () => {
+  const during = setup()
+  during.world.tokens = 147000
+  during.world.compactions = { running: 1, entered: 1 }
+  await during.s.evaluate(during.io, SETTINGS)
+  await during.s.start(during.io, true)
+  assert.equal(during.seen.commands, [])
+  assert.is(during.s.checkpoint, null)
+  // The fill was read, then a compaction entered (and landed) before the decision.
+  const before = setup()
+  before.world.tokens = 147000
+  const usage = before.io.usage
+  before.io.usage = async () => {
+    const read = await usage()
+    before.world.compactions = { running: 0, entered: 1 }
+    before.s.compacted(before.io, 'plugin')
+    return read
+  }
+  await before.s.evaluate(before.io, SETTINGS)
+  assert.equal(before.seen.commands, [])
+  assert.is(before.s.rearmAfterCompact, true, 'the stale fill re-arms nothing')
+  // One entering while Now reads the fill.
+  const now = setup()
+  now.io.fill = async () => ((now.world.compactions = { running: 1, entered: 1 }), now.world.tokens)
+  await now.s.start(now.io, true)
+  assert.equal(now.seen.commands, [])
+  assert.is(now.s.checkpoint, null)
+  // Once it settled, the next measurement decides on a fill read after it.
+  before.io.usage = usage
+  before.world.tokens = 30000
+  await before.s.evaluate(before.io, SETTINGS)
+  before.world.tokens = 160000
+  before.s.snoozeUntil = null
+  await before.s.evaluate(before.io, SETTINGS)
+  assert.equal(before.seen.commands, ['checkpoint'])
+})
+
 test('a quiet turn end clears the busy mark alone; another turn, or a checkpoint in force, is left to turnCompleted', async () => {
   const { s, io } = setup()
   await s.turnStarted(io, 't1', 'work')
@@ -174,8 +212,9 @@ test('a hook that does hear the own compaction passes its steering as it is, and
   const x = await bound()
   x.io.compact = async (instructions) => {
     given.push(instructions)
+    const isOwn = x.s.isOwn('plugin', instructions)
     steered.push(await x.s.steer(x.io, instructions))
-    x.s.compacted(x.io, 'plugin')
+    x.s.compacted(x.io, 'plugin', isOwn)
     return {}
   }
   await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
@@ -234,8 +273,9 @@ test('another feature\'s plugin compaction is steered and counted, with no resum
   // The own compaction, heard by the hook through the chain (trigger plugin), resumes once.
   const y = await bound()
   y.io.compact = async (instructions) => {
+    const isOwn = y.s.isOwn('plugin', instructions)
     await y.s.steer(y.io, instructions)
-    y.s.compacted(y.io, 'plugin')
+    y.s.compacted(y.io, 'plugin', isOwn)
     return {}
   }
   await y.s.turnCompleted(y.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
@@ -245,6 +285,51 @@ test('another feature\'s plugin compaction is steered and counted, with no resum
   y.s.compacted(y.io, 'plugin')
   await settle()
   assert.equal(y.seen.submitted, [S.RESUME_PROMPT], 'a later plugin compaction is not the own one')
+})
+
+// The lever during the checkpoint's turn (runtime: a second request joins the compaction under way).
+test('the own call that joins another feature\'s compaction adds no resume; only its own instructions make it own', async () => {
+  const x = await bound()
+  let land = () => {}
+  const landed = new Promise<void>((resolve) => (land = resolve))
+  const given: (string | undefined)[] = []
+  x.io.compact = async (instructions) => (given.push(instructions), await landed, {})
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  const leverIsOwn = x.s.isOwn('plugin', undefined)
+  const ticking = x.tick(1000)
+  for (let i = 0; i < 1000 && given.length === 0; i++) await Promise.resolve()
+  assert.is(given.length, 1)
+  assert.is(x.s.isOwn('plugin', given[0]), true)
+  assert.is(x.s.isOwn('plugin', undefined), false, 'the lever\'s instructions are not the own call\'s')
+  assert.is(x.s.isOwn('auto', given[0]), false)
+  x.s.compacted(x.io, 'plugin', leverIsOwn)
+  land()
+  await ticking
+  await settle()
+  assert.equal(x.seen.submitted, [])
+  assert.is(x.s.compactionsDone, 1)
+  assert.equal(x.seen.toasts.slice(-1), [S.CHECKPOINTED])
+})
+
+test('the own compaction waits while another runs, which satisfies it; gives up once stale', async () => {
+  const x = await bound()
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  x.world.compactions = { running: 1, entered: 1 }
+  await x.tick(3000)
+  assert.is(x.seen.compacts, 0)
+  x.s.compacted(x.io, 'plugin')
+  x.world.compactions = { running: 0, entered: 1 }
+  await x.tick(5000)
+  assert.is(x.seen.compacts, 0)
+  assert.is(x.s.checkpoint, null)
+  const y = await bound()
+  await y.s.turnCompleted(y.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  y.world.compactions = { running: 1, entered: 1 }
+  y.world.now += 30 * 60 * 1000
+  await y.tick(1000)
+  assert.is(y.seen.compacts, 0)
+  assert.equal(y.seen.logs.slice(-1), [`compact: ${S.ERR_COMPACTION_RUNNING}`])
+  assert.equal(y.seen.toasts.slice(-1), [S.COULD_NOT_COMPACT])
 })
 
 // M4: an auto compaction that lands mid-turn, while a checkpoint is started or bound, is the compaction.
@@ -297,6 +382,22 @@ test('a session that ends drops its pending compaction, waiting on its delay or 
   assert.is(banded.s.band, true)
   banded.s.ended(banded.io)
   assert.is(banded.s.band, false)
+})
+
+// Review 5: the session ends (a /clear) while the compaction reads the notes it is steered with.
+test('a session that ends while its compaction reads the notes is not compacted, nor resumed', async () => {
+  const x = await bound()
+  await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  const read = x.io.read
+  x.io.read = async (path) => {
+    x.s.ended(x.io)
+    return read(path)
+  }
+  await x.tick(5000)
+  await settle()
+  assert.is(x.seen.compacts, 0)
+  assert.equal(x.seen.submitted, [])
+  assert.is(x.s.checkpoint, null)
 })
 
 test('a resume submit that fails is logged and frees the next', async () => {
@@ -466,6 +567,64 @@ test('a long-lived session that sets its charter again keeps it when others foll
     await other(i)
   }
   assert.is(x.store.has('charter:S1'), false, 'and goes once 50 others were set after it')
+})
+
+// Review 6: eviction goes by last use, not last save; the cap stands.
+test('a live session that has not saved lately keeps its notes and charter: its first turn and each steering mark it used', async () => {
+  const x = setup()
+  await new Notes(x.io).save('S1', 'long notes')
+  await x.s.setCharter(x.io, 'the long task', 'verb')
+  let n = 0
+  /** `count` other sessions, each saving notes and a charter after the last. */
+  const others = async (count: number) => {
+    for (const end = n + count; n < end; n++) {
+      x.world.now += 1000
+      await new Notes(x.io).save(`s${n}`, `n${n}`)
+      await new Notes(x.io).evict(`s${n}`)
+      await new CheckpointSession(`s${n}`, 'superheroes:checkpoint', []).setCharter(x.io, `task ${n}`, 'first prompt')
+    }
+  }
+  const kept = async () => (await new Notes(x.io).read('S1')) === 'long notes' && x.store.has('charter:S1')
+  await others(49)
+  x.world.now += 1000
+  await x.s.steer(x.io, undefined)
+  await others(49)
+  assert.ok(await kept(), 'steered: used after all but 49 others')
+  // The same session in another process (or after a long pause): its first turn marks it used.
+  const again = new CheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
+  x.world.now += 1000
+  await again.turnStarted(x.io, 't1', 'go on')
+  await others(49)
+  assert.ok(await kept(), 'its first turn: used after all but 49 others')
+  await others(1)
+  assert.not.ok(await kept(), 'the cap stands: 50 used after it')
+  assert.is(x.files.get('/data/checkpoints/S1.notes.a.md'), '')
+})
+
+test('a touch and a save run one after the other, so the touch never writes back the pointer the save replaced', async () => {
+  const x = setup()
+  await new Notes(x.io).save('S1', 'old')
+  await x.s.turnStarted(x.io, 't1', 'go')
+  // The touch's read of the pointer answers what the store held, but only once released.
+  let release = () => {}
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const storeGet = x.io.storeGet
+  let armed = true
+  x.io.storeGet = async (key) => {
+    const value = await storeGet(key)
+    if (armed && key === 'notes:S1') {
+      armed = false
+      await held
+    }
+    return value
+  }
+  const touching = x.s.touch(x.io)
+  for (let i = 0; i < 200; i++) await Promise.resolve()
+  const saving = x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't1' })
+  for (let i = 0; i < 200; i++) await Promise.resolve()
+  release()
+  await Promise.all([saving, touching])
+  assert.is(await new Notes(x.io).read('S1'), 'new')
 })
 
 test('steering refuses when the notes cannot be read', async () => {

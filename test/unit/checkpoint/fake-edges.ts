@@ -6,7 +6,7 @@ export function fakeEdges(over: Partial<Edges> = {}) {
   const store = new Map<string, unknown>()
   const timers: { at: number; fn: () => Promise<void> }[] = []
   const seen = { toasts: [] as string[], logs: [] as string[], commands: [] as string[], submitted: [] as string[], compacts: 0, redraws: 0 }
-  const world = { now: 1_000_000, tokens: 150_000 as number | undefined, breakdown: { isAutoCompactEnabled: true, autoCompactThreshold: 167_000 } as { isAutoCompactEnabled?: boolean; autoCompactThreshold?: number } | undefined, surfaces: ['terminal'] as readonly string[], compactAnswer: {} as { skip?: string } }
+  const world = { now: 1_000_000, tokens: 150_000 as number | undefined, breakdown: { isAutoCompactEnabled: true, autoCompactThreshold: 167_000 } as { isAutoCompactEnabled?: boolean; autoCompactThreshold?: number } | undefined, surfaces: ['terminal'] as readonly string[], compactAnswer: {} as { skip?: string }, compactions: { running: 0, entered: 0 } }
   const io: Edges = {
     dataDir: async () => '/data',
     read: async (path) => {
@@ -28,6 +28,7 @@ export function fakeEdges(over: Partial<Edges> = {}) {
     runCheckpoint: async () => void seen.commands.push('checkpoint'),
     compact: async () => (seen.compacts++, world.compactAnswer),
     compactCommand: async () => void seen.commands.push('compact'),
+    compactions: () => ({ ...world.compactions }),
     submit: async (text) => void seen.submitted.push(text),
     redraw: () => void seen.redraws++,
     after: (ms, fn) => void timers.push({ at: world.now + ms, fn }),

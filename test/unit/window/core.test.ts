@@ -83,8 +83,11 @@ test('a running value the file does not hold is a pin too, unless it is the mark
   assert.equal(pinned.result, { settingsPath: P, requestedTokens: 967000, action: 'skipped', reason: 'not-owned', tokens: 300000, previousTokens: 300000, previousRawValue: '300000', owned: false, pinnedIn: 'running-env' })
   const typo = decideSync(L, file({ env: { FOO: '1' } }), 967000, '300k')
   assert.equal([typo.result.reason, typo.result.previousTokens, typo.result.previousRawValue, typo.write], ['not-owned', null, '300k', undefined])
+  // Review 11: a running value equal to the one asked for is no pin (a `claude` started from a Bash
+  // tool inherits it): the file gets the value and the marker.
   const same = decideSync(L, { kind: 'missing' }, 967000, '967000')
-  assert.equal([same.result.action, same.result.pinnedIn, same.write], ['unchanged', 'running-env', undefined])
+  assert.equal([same.result.action, same.result.pinnedIn, same.result.owned], ['written', undefined, true])
+  assert.equal(JSON.parse(same.write!).env, { [K]: '967000', [WRITTEN_KEY]: '967000' })
   // Ours: the marker names the running value (its row left the file, the process kept it).
   assert.is(decideSync(L, file({ env: { [WRITTEN_KEY]: '300000' } }), 967000, '300000').result.action, 'written')
   assert.is(decideSync(L, { kind: 'missing' }, 967000, '').result.action, 'written', 'an empty value is unset')

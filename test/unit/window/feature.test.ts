@@ -103,10 +103,23 @@ test('a value the running session holds from outside is a pin: nothing written o
   assert.match(world.notices[0]!, `To let ws manage it: unset ${K} where it is set, then start a new session.`)
   assert.not.match(world.notices[0]!, 'was unset')
   assert.ok(world.lines.some((l) => l.includes(`harness window disagreement: ${K} in the running session's environment`)), world.lines.join('\n'))
-  const same = setup({ envValue: '500000' })
-  await start(same.port, 500000)
-  assert.equal([same.world.writes, same.world.envSets], [[], []])
-  assert.match(same.world.lines.join('\n'), `${K}=500000 in the running session's environment (from your shell or another settings file) was set outside ws; ws does not manage it.`)
+})
+
+// Review 11: a running value equal to the one asked for is no pin (NOTES.md): nothing to protect.
+test('a running value equal to the one asked for, inherited by a claude started from a Bash tool, is no pin: the file is written', async () => {
+  const child = setup({ envValue: '500000' })
+  await start(child.port, 500000)
+  assert.equal(envOf(child.world), { [K]: '500000', [WRITTEN_KEY]: '500000' })
+  assert.not.match(child.world.lines.join('\n'), 'from your shell')
+  assert.match(child.world.lines.join('\n'), `wrote ${K}=500000 to ${P}`)
+  // reset, whose unset of the running value is refused, then enable: managed again, not a pin.
+  const { port, world } = setup({ files: { [P]: JSON.stringify({ env: { [K]: '500000', [WRITTEN_KEY]: '500000' } }) }, envValue: '500000', deny: 'not allowed' })
+  await start(port, 500000)
+  assert.match(await verb(port, 'reset'), `keeps ${K}=500000`)
+  const enabled = await verb(port, 'enable')
+  assert.equal(envOf(world), { [K]: '500000', [WRITTEN_KEY]: '500000' })
+  assert.match(enabled, `wrote ${K}=500000 to ${P}`)
+  assert.not.match(enabled, 'does not manage it')
 })
 
 test('a write that does not read back is undone: the previous text, or {} where there was no file', async () => {
@@ -139,6 +152,24 @@ test('a write that does not read back is undone: the previous text, or {} where 
   assert.ok(blind.world.lines.includes(`window: Harness window: ${P} did not read back as written; check the file.`), blind.world.lines.join('\n'))
 })
 
+// Review 10: a write that throws part-way is undone like one that does not read back.
+test('a write that throws part-way is undone, and the report says so', async () => {
+  const text = JSON.stringify({ env: { FOO: 'x' } })
+  const { port, world } = setup({ files: { [P]: text } })
+  let torn = true
+  const write = port.writeFile
+  port.writeFile = async (p: string, t: string) => {
+    if (!torn) return write(p, t)
+    torn = false
+    await write(p, t.slice(0, 9))
+    throw new Error('EIO')
+  }
+  await start(port, 500000)
+  assert.is(world.files.get(P), text, 'the original text is back')
+  assert.equal(world.envSets, [])
+  assert.match(world.notices[0]!, `writing ${P} failed (EIO); its previous text was written back, so nothing changed.`)
+})
+
 test('the home folder: no file is touched, and the notice says why in words', async () => {
   const { port, world } = setup({ root: '/w/', home: '/w' })
   let touched = false
@@ -164,7 +195,7 @@ test('a failed or garbled write is reported, and the running value is not set', 
   const failed = setup({ failWrite: true })
   await start(failed.port, 500000)
   assert.equal(failed.world.envSets, [])
-  assert.match(failed.world.notices[0]!, `writing ${P} failed (ENOSPC)`)
+  assert.match(failed.world.notices[0]!, `writing ${P} failed (ENOSPC); check the file.`)
   const garbled = setup({ garble: true })
   await start(garbled.port, 500000)
   assert.equal(garbled.world.envSets, [])
