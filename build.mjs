@@ -1,7 +1,7 @@
 // Builds the one bundle and lays it, byte for byte, into every package.
 //   node build.mjs           build dist/hooks.js, write every package, verify the copies
 //   node build.mjs --check   the same, then fail if the build changed a committed file
-import { build } from 'esbuild'
+import { build, transform } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -59,7 +59,38 @@ const result = await build({
 const emitted = result.outputFiles[0].text
 const tail = /\nexport \{\n  register\n\};\n$/
 if (!tail.test(emitted) || !/^function register\(/m.test(emitted)) throw new Error('the bundle does not end with the export of register that build.mjs rewrites')
-const bundle = Buffer.from(emitted.replace(tail, '\n').replace(/^function register\(/m, 'export function register('))
+const spelled = emitted.replace(tail, '\n').replace(/^function register\(/m, 'export function register(')
+
+/**
+ * The source's comments, which esbuild keeps in class bodies and object literals, are the
+ * largest thing in the bundle that is not code: whole comment lines are dropped (esbuild's
+ * `// src/…` module markers stay, to find one's way). The bundle stays unminified: names,
+ * layout and line structure are the source's.
+ */
+function withoutCommentLines(code) {
+  const kept = []
+  let inBlock = false
+  for (const line of code.split('\n')) {
+    const text = line.trim()
+    if (inBlock) {
+      inBlock = !text.endsWith('*/')
+      continue
+    }
+    if (text.startsWith('//') && !/^\/\/ (src|node_modules|plugin\.json)/.test(text)) continue
+    if (text.startsWith('/*') && !text.startsWith('/* @__')) {
+      inBlock = !text.endsWith('*/')
+      continue
+    }
+    kept.push(line)
+  }
+  return kept.join('\n')
+}
+
+const stripped = withoutCommentLines(spelled)
+// Proof that only comments went: both minify (which drops every comment) to the same program.
+const asMinified = async (code) => (await transform(code, { minifyWhitespace: true, format: 'esm', legalComments: 'none' })).code
+if ((await asMinified(spelled)) !== (await asMinified(stripped))) throw new Error('dropping comment lines changed the program; see withoutCommentLines in build.mjs')
+const bundle = Buffer.from(stripped)
 mkdirSync(dirname(bundlePath), { recursive: true })
 writeFileSync(bundlePath, bundle)
 const sha = (bytes) => createHash('sha256').update(bytes).digest('hex')

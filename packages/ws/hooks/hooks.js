@@ -397,11 +397,9 @@ function createCaptions() {
     start,
     captured: capture,
     request,
-    /** Runs one tick now (the clock edge calls it; tests and the bench too). */
     tick,
     toolCaption: (id) => toolCaptions.get(id),
     runCaption: (key) => runCaptions.get(key),
-    /** A main-thread compaction that installed messages: the mirror starts over; captions stay. */
     compacted(trigger, agentId, res) {
       if (agentId === void 0 && trigger !== "precompute" && res.messages !== void 0) mirror = resetMirror(mirror);
     },
@@ -409,7 +407,6 @@ function createCaptions() {
       mirror = resetMirror(mirror);
     },
     stats: () => ({ lone: toolCaptions.size, runs: runCaptions.size, queued: queue.length, unanswered: counts.unanswered, calls: counts.calls }),
-    /** For tests: the mirror as the next request would open it. */
     mirror: () => mirror
   };
 }
@@ -482,7 +479,6 @@ function render(port2, e, next) {
 }
 var captionsFeature = {
   name: "captions",
-  // Two packages captioning the same rows would double the model calls and fight over the drawing.
   sessionActing: true,
   hooks: {
     "session.start": (port2, e, next, ctx) => {
@@ -491,7 +487,6 @@ var captionsFeature = {
       captions.start(edgesOf(port2), settings);
       return next(e);
     },
-    // Outside the rewrite hooks beneath, so what is captured is the result the lead reads.
     "tool.call": async (_port, e, next) => {
       const res = await next(e);
       captions.captured(e, res);
@@ -742,7 +737,6 @@ var Notes = class {
     this.edges = edges;
   }
   edges;
-  /** The notes folder, under the plugin's data folder. */
   async folder() {
     return `${await this.edges.dataDir()}/${NOTES_FOLDER}`;
   }
@@ -752,17 +746,14 @@ var Notes = class {
   async skipPath(sessionId) {
     return `${await this.folder()}/${sessionId}.skip`;
   }
-  /** The committed pointer, null when nothing was saved; throws when the store cannot be read. */
   async pointer(sessionId) {
     const value = await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId);
     return isPointer(value) ? value : null;
   }
-  /** Where the committed notes are, or null when none were saved. */
   async path(sessionId) {
     const pointer = await this.pointer(sessionId);
     return pointer ? this.slotPath(sessionId, pointer.slot) : null;
   }
-  /** The committed notes; `undefined` when the store, the file or the check fails. */
   async read(sessionId) {
     try {
       const pointer = await this.pointer(sessionId);
@@ -773,7 +764,6 @@ var Notes = class {
       return void 0;
     }
   }
-  /** Replaces the notes, or throws with the previous notes still in force. Returns the pointer committed. */
   async save(sessionId, body) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
     const committed = await this.pointer(sessionId);
@@ -785,18 +775,10 @@ var Notes = class {
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
     return pointer;
   }
-  /**
-   * Marks the committed notes as used `at` (the pointer's `savedAt`, nothing else changed): eviction
-   * goes by last use, so a live session that has not saved lately keeps them. Nothing when none are.
-   */
   async touch(sessionId, at) {
     const pointer = await this.pointer(sessionId);
     if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at });
   }
-  /**
-   * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently used evicted,
-   * never `current`. Their slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
-   */
   async evict(current2) {
     const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
     for (const sessionId of evicted) {
@@ -823,35 +805,21 @@ var CheckpointSession = class {
   fences;
   isInteractive = false;
   isDesktopStarted = false;
-  /** The running main turn's id: a live mirror, read by every decision (B.8.0). */
   activeTurn = null;
   checkpoint = null;
   snoozeUntil = null;
   band = false;
   lastSkip = null;
-  /** The last skip record written, kept for the status after `lastSkip` clears. */
   lastRecorded = null;
   rearmAfterCompact = false;
   compactionsDone = 0;
   lastTrigger = null;
   isStarting = false;
   isResumePending = false;
-  /**
-   * Set while the mod's own compaction runs, with the instructions it carries: a hook that hears it
-   * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions
-   * (`isOwn`).
-   */
   own;
-  /** The charter as last written or read here; undefined until known. */
   charterKnown;
-  /** Whether `touch` ran for this session: its start and its first turn both touch, once. */
   isTouched = false;
-  /**
-   * The session's store entries (notes pointer, charter) are rewritten one step at a time: a touch,
-   * which writes an entry back with a new time, never writes over one a save just replaced.
-   */
   storeWork = Promise.resolve();
-  // ---- the charter ----
   async charter(io) {
     if (this.charterKnown !== void 0) return this.charterKnown;
     const value = await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId);
@@ -867,12 +835,6 @@ var CheckpointSession = class {
     for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, this.sessionId)) await io.storeDelete(key);
     return charter;
   }
-  // ---- steering (B.8.7) ----
-  /**
-   * The session is in use (it starts, its first turn runs, it is steered): its notes pointer and
-   * charter are stamped now, so eviction goes by last use, not last save, and a live session that
-   * has not saved lately (in another process, or after a long pause) keeps them. Fails open.
-   */
   async touch(io) {
     this.isTouched = true;
     await this.serial(async () => {
@@ -887,7 +849,6 @@ var CheckpointSession = class {
     this.storeWork = run.catch(() => void 0);
     return run;
   }
-  /** The compaction's instructions; throws when a part cannot be read, and the caller steers nothing. */
   async instructions(io, owner) {
     await this.touch(io);
     const notes = new Notes(io);
@@ -896,23 +857,13 @@ var CheckpointSession = class {
     if (text === void 0) throw new Error("the notes could not be read");
     return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner });
   }
-  /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
   async steer(io, owner) {
     if (owner !== void 0 && owner === this.own?.steering) return owner;
     return this.instructions(io, owner);
   }
-  /**
-   * Whether a compaction the hook hears, read before it runs, is the mod's own: its call is under
-   * way and the compaction carries that call's instructions. Another feature's compaction that the
-   * call joined (the runtime gives both one) carries that feature's, and gets no second resume.
-   */
   isOwn(trigger, instructions) {
     return trigger === "plugin" && this.own !== void 0 && instructions === this.own.steering;
   }
-  /**
-   * A main-conversation compaction completed (not skipped). A precompute installs nothing: no
-   * bookkeeping (part C.6). Another feature's compaction (`plugin` too) gets no resume prompt.
-   */
   compacted(io, trigger, isOwn = false) {
     if (trigger === "precompute") return;
     this.compactionsDone += 1;
@@ -922,12 +873,10 @@ var CheckpointSession = class {
     if (this.checkpoint?.compacting) this.checkpoint = null;
     if (resumesAfter(trigger, isOwn)) this.submitResume(io);
   }
-  /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
   ended(io) {
     this.checkpoint = null;
     this.setBand(io, false);
   }
-  /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
   compactedOwn(io) {
     try {
       this.compacted(io, "plugin", true);
@@ -945,8 +894,6 @@ var CheckpointSession = class {
       io.log(`resume prompt: ${messageOf(err)}`);
     }
   }
-  // ---- turns (B.7) ----
-  /** A main turn starts: the session is busy, and the checkpoint's own command binds it. */
   async turnStarted(io, turnId, text) {
     this.activeTurn = turnId;
     if (!this.isTouched) await this.touch(io);
@@ -956,20 +903,11 @@ var CheckpointSession = class {
     }
     if (await this.charter(io) === null) await this.setCharter(io, text, "first prompt");
   }
-  /**
-   * A main turn that ended with no block while no checkpoint is bound: the busy mark clears, and
-   * nothing is read or written. False, changing nothing, when the turn is not the one this session
-   * runs or a checkpoint is in force: `turnCompleted` has the rest to do.
-   */
   endQuietTurn(turnId) {
     if (this.activeTurn !== turnId || this.checkpoint !== null) return false;
     this.activeTurn = null;
     return true;
   }
-  /**
-   * A main turn ended: its block, if it ends with one, replaces the notes, and the checkpoint bound
-   * to it finishes. Returns the line to put beneath the answer when the save failed, else null.
-   */
   async turnCompleted(io, settings, e) {
     this.activeTurn = null;
     const block = extractCheckpointBlock(e.answer, this.fences);
@@ -994,8 +932,6 @@ var CheckpointSession = class {
     }
     return warning;
   }
-  // ---- the automatic checkpoint (B.8.3-B.8.12) ----
-  /** The checkpoint in force, or null; a stale one frees the busy mark of the turn it lost. */
   running(now) {
     const value = this.checkpoint;
     if (!value) return null;
@@ -1003,11 +939,6 @@ var CheckpointSession = class {
     if (value.turnId !== void 0 && this.activeTurn === value.turnId) this.activeTurn = null;
     return null;
   }
-  /**
-   * A measurement: re-arm after a compaction, decide, start or record why not. The fill is read
-   * afresh; `measured`, the fill the measurement carried, stands in when the read answers none (a
-   * print-mode session unbinds right after its last measurement, before a deferred decision runs).
-   */
   async evaluate(io, settings, measured) {
     if (settings === null) return this.setBand(io, false);
     const since = io.compactions().entered;
@@ -1041,11 +972,6 @@ var CheckpointSession = class {
     if (decision.fire) await this.start(io, false, since);
     await this.recordSkip(io, decision, tokens, trigger.tokens, surfaces);
   }
-  /**
-   * Starts a checkpoint: the automatic run, or Now (`isNow`), which says why it waits. Never while a
-   * compaction runs or after one entered since `since` (the fill it was decided on): a checkpoint
-   * started inside another feature's compaction would end "skipped" and its turn cancel that one's resume.
-   */
   async start(io, isNow, since = io.compactions().entered) {
     if (this.isStarting) return;
     this.isStarting = true;
@@ -1068,7 +994,6 @@ var CheckpointSession = class {
       this.isStarting = false;
     }
   }
-  /** The band's Snooze: one step past the fill, and the band goes. */
   async snoozeNow(io) {
     try {
       this.snoozeUntil = snooze(await io.fill() ?? 0);
@@ -1088,7 +1013,6 @@ var CheckpointSession = class {
     this.checkpoint = { ...value, compacting: true };
     this.compactSoon(io, settings, value.startedAt, false);
   }
-  /** Compacts a second after the checkpoint's turn; one retry, then a toast and a re-arm. */
   compactSoon(io, settings, startedAt, isRetry) {
     io.after(COMPACT_DELAY_MS, async () => {
       const pending = this.checkpoint;
@@ -1140,7 +1064,6 @@ var CheckpointSession = class {
     await this.rearmFromEnd(io, settings, startFill);
     io.toast(text);
   }
-  /** Re-arms from the fill now, which includes the checkpoint's own turn; else from the fill it started at. */
   async rearmFromEnd(io, settings, startFill) {
     let until = typeof startFill === "number" ? snooze(startFill) : void 0;
     try {
@@ -1150,7 +1073,6 @@ var CheckpointSession = class {
     }
     if (until !== void 0) this.snoozeUntil = until;
   }
-  /** No compaction runs now, and none entered since `since`. */
   mayStart(io, since) {
     const { running, entered } = io.compactions();
     return running === 0 && entered === since;
@@ -1165,7 +1087,6 @@ var CheckpointSession = class {
     this.band = band2;
     io.redraw();
   }
-  /** One record per change of reason and side; advanced only once written, so a failed write is retried. */
   async recordSkip(io, decision, tokens, trigger, surfaces) {
     const key = skipKey(decision, tokens, trigger);
     if (key === null) {
@@ -1316,7 +1237,6 @@ var checkpoint = {
       }
       return next(e);
     },
-    // L0: every main-conversation compaction is steered; a subagent's is left alone.
     "session.compact": async (port2, e, next) => {
       if (e.agentId !== void 0) return next(e);
       compactions.running += 1;
@@ -1347,8 +1267,6 @@ var checkpoint = {
         compactions.running -= 1;
       }
     },
-    // Observes only: the turn goes on at once, the binding follows from the lane. The busy mark is
-    // set here, so a decision still waiting in the lane does not start a checkpoint beside this turn.
     "turn.start": (port2, e, next) => {
       if (e.agentId === void 0) {
         if (current) current.activeTurn = e.turnId;
@@ -1360,7 +1278,6 @@ var checkpoint = {
       }
       return next(e);
     },
-    // L1: a main reply ending with the block replaces the notes; a subagent's never does.
     "turn.complete": async (port2, e, next, ctx) => {
       if (e.agentId !== void 0) return next(e);
       const turnCompleted = async () => (await sessionOf(port2)).turnCompleted(edgesOf2(port2), settingsFrom(ctx.options), e);
@@ -1380,14 +1297,11 @@ var checkpoint = {
 
 ${warning}` };
     },
-    // Observes only: the decision reads the usage afresh when it runs, after the turns before it.
     "session.measure": (port2, e, next, ctx) => {
       const measured = e.context.tokens;
       lane.defer(port2, "checkpoint: session.measure", async () => (await sessionOf(port2)).evaluate(edgesOf2(port2), settingsFrom(ctx.options), measured));
       return next(e);
     },
-    // What the last measurement started lands before the session ends: a print-mode run ends right
-    // after it. Then the ending session's checkpoint goes: a /clear must not compact the new one.
     "session.end": async (port2, e, next) => {
       await lane.drain();
       const ending = sessions.get(e.sessionId);
@@ -1408,7 +1322,6 @@ ${warning}` };
         const tree = bandTree(
           port2.elements(e),
           settingsFrom(ctx.options)?.mode,
-          // Now waits for a turn start still in the lane: a running turn makes it wait.
           () => void lane.drain().then(() => session.start(io, true)),
           () => void session.snoozeNow(io)
         );
@@ -1579,12 +1492,10 @@ function createReconnect(pkg) {
     );
   }
   return {
-    /** Binds the edges for a new session; a pending request of the previous one is gone. */
     start(bound) {
       edges = bound;
       reset2();
     },
-    /** Records a checked call; the latest call's `continue` wins, servers add up. */
     lever(server, resume) {
       if (request) {
         request.resume = resume;
@@ -1598,7 +1509,6 @@ function createReconnect(pkg) {
     turnStarted(agentId) {
       if (agentId === void 0) turns++;
     },
-    /** A main turn that ended other than aborted schedules the step; otherwise the request waits. */
     turnComplete(agentId, reason) {
       const e = edges;
       const r = request;
@@ -1617,7 +1527,6 @@ function createReconnect(pkg) {
         e.log(notScheduled(err));
       }
     },
-    /** A session end drops a pending request, so nothing acts in the next conversation. */
     end(reason) {
       if (request) edges?.log(endDropped(reason));
       reset2();
@@ -1625,7 +1534,6 @@ function createReconnect(pkg) {
     pending() {
       return request && { servers: [...request.servers], resume: request.resume };
     },
-    /** The last step's outcome, for the status command. */
     lastOutcome() {
       return last;
     }
@@ -1730,8 +1638,6 @@ async function setup(port2, option) {
 var reconnectFeature = {
   name: "reconnect",
   sessionActing: true,
-  // With no server to reach (an empty option; no package ships a server of its own today) the lever
-  // is not registered, so the package claims nothing and another package's lever can run.
   actsWith: (options) => {
     const rule = parseServerRule(String(options[OPTION2] ?? ""));
     return rule.any || rule.names.length > 0;
@@ -1751,7 +1657,6 @@ var reconnectFeature = {
       }
       return next(e);
     },
-    // Served here, ahead of the permission check, so it answers while the server itself is gone.
     "tool.call": async (port2, e, next) => {
       if (tool === void 0 || e.tool !== tool || targets === void 0) return next(e);
       try {
@@ -1800,7 +1705,6 @@ var DEFAULT_CONFIG = {
   abortEarly: void 0,
   abortPipeEarly: void 0
 };
-// @__NO_SIDE_EFFECTS__
 function getGlobalConfig(config$1) {
   if (!config$1 && !store$4) return DEFAULT_CONFIG;
   return {
@@ -1811,21 +1715,17 @@ function getGlobalConfig(config$1) {
   };
 }
 var store$3;
-// @__NO_SIDE_EFFECTS__
 function getGlobalMessage(lang) {
   return store$3?.get(lang);
 }
 var store$2;
-// @__NO_SIDE_EFFECTS__
 function getSchemaMessage(lang) {
   return store$2?.get(lang);
 }
 var store$1;
-// @__NO_SIDE_EFFECTS__
 function getSpecificMessage(reference, lang) {
   return store$1?.get(reference)?.get(lang);
 }
-// @__NO_SIDE_EFFECTS__
 function _stringify(input) {
   const type = typeof input;
   if (type === "string") return `"${input}"`;
@@ -1858,7 +1758,6 @@ function _addIssue(context, label, dataset, config$1, other) {
   if (dataset.issues) dataset.issues.push(issue);
   else dataset.issues = [issue];
 }
-// @__NO_SIDE_EFFECTS__
 function _joinExpects(values$1, separator) {
   const list = [...new Set(values$1)];
   if (list.length > 1) return `(${list.join(` ${separator} `)})`;
@@ -1872,7 +1771,6 @@ function _standardSchema(schema) {
   };
   return schema;
 }
-// @__NO_SIDE_EFFECTS__
 function finite(message$1) {
   return {
     kind: "validation",
@@ -1888,7 +1786,6 @@ function finite(message$1) {
     }
   };
 }
-// @__NO_SIDE_EFFECTS__
 function maxValue(requirement, message$1) {
   return {
     kind: "validation",
@@ -1904,7 +1801,6 @@ function maxValue(requirement, message$1) {
     }
   };
 }
-// @__NO_SIDE_EFFECTS__
 function minValue(requirement, message$1) {
   return {
     kind: "validation",
@@ -1920,7 +1816,6 @@ function minValue(requirement, message$1) {
     }
   };
 }
-// @__NO_SIDE_EFFECTS__
 function regex(requirement, message$1) {
   return {
     kind: "validation",
@@ -1936,7 +1831,6 @@ function regex(requirement, message$1) {
     }
   };
 }
-// @__NO_SIDE_EFFECTS__
 function transform(operation) {
   return {
     kind: "transformation",
@@ -1950,7 +1844,6 @@ function transform(operation) {
     }
   };
 }
-// @__NO_SIDE_EFFECTS__
 function boolean(message$1) {
   return _standardSchema({
     kind: "schema",
@@ -1966,7 +1859,6 @@ function boolean(message$1) {
     }
   });
 }
-// @__NO_SIDE_EFFECTS__
 function number(message$1) {
   return _standardSchema({
     kind: "schema",
@@ -1982,7 +1874,6 @@ function number(message$1) {
     }
   });
 }
-// @__NO_SIDE_EFFECTS__
 function picklist(options, message$1) {
   return _standardSchema({
     kind: "schema",
@@ -1999,7 +1890,6 @@ function picklist(options, message$1) {
     }
   });
 }
-// @__NO_SIDE_EFFECTS__
 function string(message$1) {
   return _standardSchema({
     kind: "schema",
@@ -2015,14 +1905,12 @@ function string(message$1) {
     }
   });
 }
-// @__NO_SIDE_EFFECTS__
 function _subIssues(datasets) {
   let issues;
   if (datasets) for (const dataset of datasets) if (issues) for (const issue of dataset.issues) issues.push(issue);
   else issues = dataset.issues;
   return issues;
 }
-// @__NO_SIDE_EFFECTS__
 function union(options, message$1) {
   return _standardSchema({
     kind: "schema",
@@ -2058,7 +1946,6 @@ function union(options, message$1) {
     }
   });
 }
-// @__NO_SIDE_EFFECTS__
 function pipe(...pipe$1) {
   return _standardSchema({
     ...pipe$1[0],
@@ -2075,7 +1962,6 @@ function pipe(...pipe$1) {
     }
   });
 }
-// @__NO_SIDE_EFFECTS__
 function safeParse(schema, input, config$1) {
   const dataset = schema["~run"]({ value: input }, /* @__PURE__ */ getGlobalConfig(config$1));
   return {
@@ -2323,11 +2209,9 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
     }
   }
   return {
-    /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
     bind(current2) {
       edges = current2;
     },
-    /** A session start: bind the edges, start the conversation state over, take the advisory point in force. */
     start(bound, spec) {
       edges = bound;
       reset2();
@@ -2339,7 +2223,6 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
 ${held.text}`);
       reset2();
     },
-    /** Every session.measure: baseline or re-arm the latch, record a crossing, deliver when idle. */
     async measure(usage, readBreakdown2) {
       if (usage.tokens === void 0 || !edges) return;
       const tokens = usage.tokens;
@@ -2366,7 +2249,6 @@ ${held.text}`);
       edges?.log(REQUESTED(checked.resume));
       return { result: leverResult(checked.resume) };
     },
-    /** A main-thread turn that starts within the continuation window cancels the held resume. */
     turnStarted(agentId) {
       if (agentId !== void 0 || !held) return;
       held = void 0;
@@ -2400,7 +2282,6 @@ ${held.text}`);
         e.log(STEP_NOT_SCHEDULED(messageOf(err)));
       }
     },
-    /** Every compaction but the lever's own: a landing re-arms the track and drops a pending request's compaction. */
     compacted(trigger, agentId, res) {
       if (agentId !== void 0 || trigger === "precompute" || res.skip !== void 0 || leverCompacting) return;
       landed();
@@ -2409,7 +2290,6 @@ ${held.text}`);
         edges?.notice(LANDED_FIRST(trigger, request.resume));
       }
     },
-    /** For the status lines and tests. */
     inspect() {
       return { advisory, thresholds: cached?.thresholds, latch, crossing: crossing?.tokens, requested: request !== void 0, held: held !== void 0 };
     }
@@ -2474,8 +2354,6 @@ var timingFeature = {
       timing?.end(e.reason);
       return next(e);
     },
-    // Observes only: the reads and a delivery run from the lane; a delivery reads the usage afresh
-    // and waits while a main turn runs, whenever it comes.
     "session.measure": (port2, e, next) => {
       const t = timing;
       if (t) lane3.defer(port2, "timing: session.measure", async () => {
@@ -2607,7 +2485,6 @@ function readWindow(file, processValue) {
     fileTokens,
     fileRaw,
     optedOut: env[OPTOUT_KEY] === OPTOUT_VALUE,
-    // Decided from the file, never from the process copy: a running session keeps its start-up value.
     owned: isOwned(env)
   };
 }
@@ -2944,15 +2821,10 @@ var window = {
 
 // src/features/index.ts
 var FEATURES = [
-  // Outermost: its tool.call capture sees the result the lead reads, after every rewrite beneath.
   captionsFeature,
-  // Steers compactions, saves notes, draws its band: nothing it does depends on a feature beneath it.
   checkpoint,
-  // Writes the harness window at session start; no other hook.
   window,
-  // Wake prompts and the request_compaction lever: answers only its own tool's calls.
   timingFeature,
-  // Answers only its own tool's calls: innermost, so the features above see its answer.
   reconnectFeature
 ];
 
@@ -3040,7 +2912,6 @@ function portOf($) {
     publishClaims: (session, features) => publishClaims($, pkg, session, features),
     readClaims: (session, pkgs) => readClaims($, session, pkgs),
     clearClaims: () => clearClaims($, pkg),
-    // Without an agentId the answer is always the messages; anything else reads as none.
     apiMessages: async () => {
       const messages = await $.session.messages({ as: "api" });
       return Array.isArray(messages) ? messages : [];
@@ -3194,15 +3065,11 @@ var Registry = class {
     this.features = features;
   }
   features;
-  /** Skips per feature, for the status command. */
   skips = /* @__PURE__ */ new Map();
-  /** Feature and event pairs whose last run was skipped: logged once until the feature succeeds again. */
   failing = /* @__PURE__ */ new Set();
-  /** The events some active feature hooks: main.ts registers only these. */
   hooks(event) {
     return this.features.some((f) => f.hooks[event] !== void 0);
   }
-  /** The chain of each event for one set of left-out features, built once and reused. */
   chains = /* @__PURE__ */ new Map();
   chainsLeavingOut;
   chainOf(event, leftOut) {
@@ -3217,10 +3084,6 @@ var Registry = class {
     }
     return chain;
   }
-  /**
-   * Runs `event` through each active feature's hook in turn, each `next` running the features
-   * beneath it and then the engine. Features named in `leftOut` take no part.
-   */
   dispatch(event, port2, e, next, ctx, leftOut) {
     const chain = this.chainOf(event, leftOut);
     const step = (i, input) => {
@@ -3253,7 +3116,6 @@ var Registry = class {
           if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
           return result;
         },
-        // A failure that came up from beneath is not this feature's: it goes on up unchanged.
         (err) => err === beneathError ? Promise.reject(err) : skip(describe(err))
       );
     };
@@ -3430,7 +3292,6 @@ function createRuntime(features, template, raw) {
   }
   return {
     registry,
-    // session.end too where the package claims something: a /clear moves its claims to the new session.
     hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && actingOn.length > 0,
     dispatch: dispatch2,
     compact,
