@@ -1410,6 +1410,24 @@ var statusPending = (servers, resume) => `pending: ${quoted(servers)} at the nex
 var statusLast = (line) => `last step: ${line}`;
 var STATUS_NOT_STARTED = "tool: the session has not started yet";
 
+// src/lib/step.ts
+var lastToken = 0;
+function scheduleStep(target, after, step, onReplaced, onNotScheduled) {
+  if (target.scheduled !== void 0) onReplaced();
+  const token = ++lastToken;
+  target.scheduled = token;
+  try {
+    after(() => {
+      if (target.scheduled !== token) return;
+      target.scheduled = void 0;
+      step();
+    });
+  } catch (err) {
+    if (target.scheduled === token) target.scheduled = void 0;
+    onNotScheduled(err);
+  }
+}
+
 // src/features/reconnect/machine.ts
 function commandRefusal(answer) {
   const text = answer?.text?.trim();
@@ -1419,7 +1437,6 @@ function commandRefusal(answer) {
 function createReconnect(pkg) {
   let edges;
   let request;
-  let dispatches = 0;
   let generation = 0;
   let turns = 0;
   let last;
@@ -1513,19 +1530,13 @@ function createReconnect(pkg) {
       const e = edges;
       const r = request;
       if (agentId !== void 0 || reason === "aborted" || !r || !e) return;
-      if (r.scheduled !== void 0) e.log(RESCHEDULED);
-      const token = ++dispatches;
-      r.scheduled = token;
-      try {
-        e.after(() => {
-          if (r.scheduled !== token) return;
-          r.scheduled = void 0;
-          run(r).catch((err) => e.log(stepFailed(err)));
-        });
-      } catch (err) {
-        r.scheduled = void 0;
-        e.log(notScheduled(err));
-      }
+      scheduleStep(
+        r,
+        (fn) => e.after(fn),
+        () => void run(r).catch((err) => e.log(stepFailed(err))),
+        () => e.log(RESCHEDULED),
+        (err) => e.log(notScheduled(err))
+      );
     },
     end(reason) {
       if (request) edges?.log(endDropped(reason));
@@ -2102,7 +2113,6 @@ function createTiming(pkg) {
   let held;
   let leverCompacting = false;
   let advisory = DEFAULT_ADVISORY;
-  let dispatches = 0;
   let generation = 0;
   function reset2() {
     generation++;
@@ -2268,19 +2278,13 @@ ${held.text}`);
       if (!main || reason === "aborted" || !request || leverCompacting) return;
       const r = request;
       if (!r.compact) return finish(r);
-      if (r.scheduled !== void 0) e.log(STEP_NOT_RUN);
-      const token = ++dispatches;
-      r.scheduled = token;
-      try {
-        e.after(() => {
-          if (r.scheduled !== token) return;
-          r.scheduled = void 0;
-          void runLever(r);
-        });
-      } catch (err) {
-        if (r.scheduled === token) r.scheduled = void 0;
-        e.log(STEP_NOT_SCHEDULED(messageOf(err)));
-      }
+      scheduleStep(
+        r,
+        (fn) => e.after(fn),
+        () => void runLever(r),
+        () => e.log(STEP_NOT_RUN),
+        (err) => e.log(STEP_NOT_SCHEDULED(messageOf(err)))
+      );
     },
     compacted(trigger, agentId, res) {
       if (agentId !== void 0 || trigger === "precompute" || res.skip !== void 0 || leverCompacting) return;

@@ -12,6 +12,7 @@ import {
   reasonCommandAnswered, reasonCommandFailed, REASON_TOOLS_ABSENT, reconnectedLine, reconnectResult, requestedLine,
   RESCHEDULED, stepFailed, successText, TURN_STARTED_DURING_STEP, type Failure,
 } from './strings.ts'
+import { scheduleStep } from '../../lib/step.ts'
 
 export type ReconnectEdges = {
   /** Runs `/mcp reconnect <server>`; resolves the command's answer. */
@@ -48,7 +49,6 @@ export function commandRefusal(answer: { text?: string } | undefined): string | 
 export function createReconnect(pkg: string) {
   let edges: ReconnectEdges | undefined
   let request: Request | undefined
-  let dispatches = 0
   let generation = 0
   let turns = 0
   let last: string | undefined
@@ -157,19 +157,13 @@ export function createReconnect(pkg: string) {
       const e = edges
       const r = request
       if (agentId !== undefined || reason === 'aborted' || !r || !e) return
-      if (r.scheduled !== undefined) e.log(RESCHEDULED)
-      const token = ++dispatches
-      r.scheduled = token
-      try {
-        e.after(() => {
-          if (r.scheduled !== token) return
-          r.scheduled = undefined
-          run(r).catch((err) => e.log(stepFailed(err)))
-        })
-      } catch (err) {
-        r.scheduled = undefined
-        e.log(notScheduled(err))
-      }
+      scheduleStep(
+        r,
+        (fn) => e.after(fn),
+        () => void run(r).catch((err) => e.log(stepFailed(err))),
+        () => e.log(RESCHEDULED),
+        (err) => e.log(notScheduled(err)),
+      )
     },
 
     /** A session end drops a pending request, so nothing acts in the next conversation. */

@@ -4,6 +4,7 @@
 import { checkLeverCall, DEFAULT_ADVISORY, levelAt, observe, thresholdsFor, type AdvisorySpec, type HarnessWindow, type Level, type Thresholds } from './core.ts'
 import { messageOf } from '../../lib/message.ts'
 import * as s from './strings.ts'
+import { scheduleStep } from '../../lib/step.ts'
 
 /** The context fill as a plain usage read gives it; `key` names the compaction window it is measured under. */
 export type Usage = { readonly tokens?: number; readonly window: number; readonly key: string }
@@ -38,7 +39,6 @@ export function createTiming(pkg: string) {
   let held: { text: string } | undefined
   let leverCompacting = false
   let advisory: AdvisorySpec = DEFAULT_ADVISORY
-  let dispatches = 0
   /** Bumped at start, end and every main landing: an observation that straddles one is dropped. */
   let generation = 0
 
@@ -226,19 +226,13 @@ export function createTiming(pkg: string) {
       if (!main || reason === 'aborted' || !request || leverCompacting) return
       const r = request
       if (!r.compact) return finish(r)
-      if (r.scheduled !== undefined) e.log(s.STEP_NOT_RUN)
-      const token = ++dispatches
-      r.scheduled = token
-      try {
-        e.after(() => {
-          if (r.scheduled !== token) return
-          r.scheduled = undefined
-          void runLever(r)
-        })
-      } catch (err) {
-        if (r.scheduled === token) r.scheduled = undefined
-        e.log(s.STEP_NOT_SCHEDULED(messageOf(err)))
-      }
+      scheduleStep(
+        r,
+        (fn) => e.after(fn),
+        () => void runLever(r),
+        () => e.log(s.STEP_NOT_RUN),
+        (err) => e.log(s.STEP_NOT_SCHEDULED(messageOf(err))),
+      )
     },
 
     /** Every compaction but the lever's own: a landing re-arms the track and drops a pending request's compaction. */
