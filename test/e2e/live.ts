@@ -16,6 +16,10 @@ export interface LiveOptions {
   settings?: object
   env?: Record<string, string>
   extraArgs?: string[]
+  /** A HOME to share with other sessions (several engine processes on one HOME); default: a fresh one. */
+  home?: string
+  /** The project folder; default: a fresh one. Trusted in the HOME's `.claude.json` either way. */
+  cwd?: string
 }
 
 export interface LiveSession {
@@ -23,6 +27,10 @@ export interface LiveSession {
   readonly cwd: string
   /** Types a prompt (TUI) or writes a user message (stream-json). */
   send(text: string): Promise<void>
+  /** Writes raw bytes to the terminal or stdin, nothing added (Esc is `\x1b`). */
+  write(raw: string): void
+  /** The engine's process id (the one `$.process.hookEnv().CLAUDE_PID` names); undefined once gone. */
+  pid(): number | undefined
   debugLog(): string
   /** Output so far (stream-json lines, or the raw terminal stream). */
   output(): string
@@ -41,18 +49,29 @@ const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 // The interactive UI asks once whether to use a key from the environment; the answer is keyed by its last 20 characters.
 const API_KEY = 'sk-ant-keel-e2e-mock-key-000000000001'
 
-export async function startLive(opts: LiveOptions): Promise<LiveSession> {
-  const home = tmpDir('home')
-  const cwd = tmpDir('proj')
-  mkdirSync(join(home, '.claude'), { recursive: true })
-  if (opts.settings) writeFileSync(join(home, '.claude/settings.json'), JSON.stringify(opts.settings, null, 2))
-  // First-run screens the UI would otherwise stop at: onboarding, the folder trust dialog, the key question.
-  writeFileSync(join(home, '.claude.json'), JSON.stringify({
+/**
+ * First-run screens the UI would otherwise stop at: onboarding, the folder trust dialog, the key
+ * question. Merged into the HOME's `.claude.json`, so sessions sharing a HOME keep each other's projects.
+ */
+export function trustProject(home: string, cwd: string): void {
+  const file = join(home, '.claude.json')
+  let kept: Record<string, any> = {}
+  try { kept = JSON.parse(readFileSync(file, 'utf8')) } catch { /* none yet */ }
+  writeFileSync(file, JSON.stringify({
+    ...kept,
     hasCompletedOnboarding: true,
     theme: 'dark',
     customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
-    projects: { [cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
+    projects: { ...(kept.projects ?? {}), [cwd]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
   }))
+}
+
+export async function startLive(opts: LiveOptions): Promise<LiveSession> {
+  const home = opts.home ?? tmpDir('home')
+  const cwd = opts.cwd ?? tmpDir('proj')
+  mkdirSync(join(home, '.claude'), { recursive: true })
+  if (opts.settings) writeFileSync(join(home, '.claude/settings.json'), JSON.stringify(opts.settings, null, 2))
+  trustProject(home, cwd)
   const debugFile = join(tmpDir('log'), 'debug.log')
   const args = ['--debug-file', debugFile, ...opts.pluginDirs.flatMap((d) => ['--plugin-dir', d]), ...(opts.extraArgs ?? [])]
   const env = {
@@ -101,6 +120,8 @@ export async function startLive(opts: LiveOptions): Promise<LiveSession> {
   return {
     home, cwd, debugLog, waitFor,
     output: () => out,
+    write: (raw) => { child.stdin!.write(raw) },
+    pid: () => (opts.mode === 'tui' ? enginePid() : child.exitCode === null ? child.pid : undefined),
     async send(text) {
       if (opts.mode === 'tui') {
         // Typed, then Enter on its own: text and Enter in one write reads as a paste.
