@@ -47,7 +47,9 @@ test('a block is saved; /compact sends charter, notes and owner text to the summ
   assert.ok(steered.includes('## Charter\nBuild the parser for the config format'), steered)
   assert.ok(steered.includes(`## Checkpoint notes\n${NOTES}`), steered)
   assert.ok(steered.includes("## Owner's instructions\nkeep the failing test names"), steered)
-  assert.ok(steered.includes(saved[0]!), 'the notes file is named')
+  const stable = saved[0]!.replace(/\.notes\.a\.md$/, '.notes.md')
+  assert.ok(steered.includes(`kept in ${stable};`), 'the stable notes file is named')
+  assert.is(readFileSync(stable, 'utf8'), NOTES, 'it holds the notes')
   const next = requests[at + 1]
   assert.ok(next, `a request follows the summarizer\n${debugLines(t2.debugLog, PKG).join('\n')}`)
   assert.is(next!.kind, 'main')

@@ -75,7 +75,9 @@ test('a block is saved, and steering carries charter, notes and the owner text t
   expect(steered).toContain('## Charter\nBuild the parser')
   expect(steered).toContain('## Checkpoint notes\nNow: the lexer tests')
   expect(steered).toEndWith("## Owner's instructions\n  keep the tests  ")
-  expect(steered).toContain('/data/checkpoints/session-1.notes.a.md')
+  expect(steered).toContain('kept in /data/checkpoints/session-1.notes.md;')
+  // The stable copy the summary names holds the notes too.
+  expect(files.get('/data/checkpoints/session-1.notes.md')).toBe('Now: the lexer tests')
   // A manual compaction resumes the session, once.
   expect(seen.submitted).toEqual([RESUME])
 })
@@ -144,7 +146,7 @@ test('a failed save toasts, and says so beneath the answer', ON, async ($, on) =
   await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
   state.broken = 'fs.write'
   const r = await $.turn.complete({ ...TURN, answer: block('notes'), turnId: 't1' })
-  expect(r.text).toEndWith('```\n\n\nCheckpoint notes NOT saved: the previous notes are still in place')
+  expect(r.text).toBe('Checkpoint notes NOT saved: the previous notes are still in place')
   expect(seen.toasts).toEqual(['Checkpoint notes NOT saved: the previous notes are still in place'])
 })
 

@@ -743,6 +743,9 @@ var Notes = class {
   async slotPath(sessionId, slot) {
     return `${await this.folder()}/${sessionId}.notes.${slot}.md`;
   }
+  async stablePath(sessionId) {
+    return `${await this.folder()}/${sessionId}.notes.md`;
+  }
   async skipPath(sessionId) {
     return `${await this.folder()}/${sessionId}.skip`;
   }
@@ -752,7 +755,22 @@ var Notes = class {
   }
   async path(sessionId) {
     const pointer = await this.pointer(sessionId);
-    return pointer ? this.slotPath(sessionId, pointer.slot) : null;
+    if (!pointer) return null;
+    const slot = await this.slotPath(sessionId, pointer.slot);
+    const committed = await this.read(sessionId);
+    if (typeof committed !== "string") return slot;
+    const stable = await this.stablePath(sessionId);
+    if (await this.edges.read(stable).catch(() => void 0) === committed) return stable;
+    return await this.publish(sessionId, committed) ? stable : slot;
+  }
+  async publish(sessionId, text) {
+    try {
+      const stable = await this.stablePath(sessionId);
+      await this.edges.write(stable, text);
+      return await this.edges.read(stable) === text;
+    } catch {
+      return false;
+    }
   }
   async read(sessionId) {
     try {
@@ -773,6 +791,7 @@ var Notes = class {
     if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
     const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() };
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
+    await this.publish(sessionId, body);
     return pointer;
   }
   async touch(sessionId, at) {
@@ -783,13 +802,21 @@ var Notes = class {
     const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
     for (const sessionId of evicted) {
       await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId);
-      for (const slot of ["a", "b"]) await this.edges.write(await this.slotPath(sessionId, slot), "");
+      for (const path of [await this.slotPath(sessionId, "a"), await this.slotPath(sessionId, "b"), await this.stablePath(sessionId)]) await this.edges.write(path, "");
     }
     return evicted;
   }
 };
 
 // src/features/checkpoint/core.ts
+function recordOf(text) {
+  try {
+    const r = JSON.parse(text ?? "");
+    return r && typeof r.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
+  } catch {
+    return null;
+  }
+}
 function isCharter(value) {
   const c = value;
   return typeof c === "object" && c !== null && typeof c.text === "string" && (c.source === "verb" || c.source === "first prompt");
@@ -939,10 +966,10 @@ var CheckpointSession = class {
     if (value.turnId !== void 0 && this.activeTurn === value.turnId) this.activeTurn = null;
     return null;
   }
-  async evaluate(io, settings, measured) {
+  async evaluate(io, settings, measured, reading = io.usage()) {
     if (settings === null) return this.setBand(io, false);
     const since = io.compactions().entered;
-    const { tokens: read, breakdown } = await io.usage();
+    const { tokens: read, breakdown } = await reading;
     const tokens = read ?? measured;
     if (tokens === void 0) return;
     const now = await io.now();
@@ -1087,6 +1114,12 @@ var CheckpointSession = class {
     this.band = band2;
     io.redraw();
   }
+  async lastSkipRecord(io) {
+    if (this.lastRecorded) return this.lastRecorded;
+    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
+    const record = recordOf(text);
+    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? "past" : "near"}`, at: record.at };
+  }
   async recordSkip(io, decision, tokens, trigger, surfaces) {
     const key = skipKey(decision, tokens, trigger);
     if (key === null) {
@@ -1212,7 +1245,7 @@ async function statusOf(port2, ctx) {
     trigger: session.lastTrigger,
     fill,
     attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
-    lastSkip: session.lastRecorded
+    lastSkip: await session.lastSkipRecord(io)
   });
 }
 var checkpoint = {
@@ -1293,13 +1326,14 @@ var checkpoint = {
       } catch (err) {
         port2.log(`checkpoint: turn.complete: ${messageOf(err)}`);
       }
-      return warning === null ? result : { ...result, text: `${result.text}
-
-${warning}` };
+      return warning === null ? result : { ...result, text: warning };
     },
     "session.measure": (port2, e, next, ctx) => {
       const measured = e.context.tokens;
-      lane.defer(port2, "checkpoint: session.measure", async () => (await sessionOf(port2)).evaluate(edgesOf2(port2), settingsFrom(ctx.options), measured));
+      const io = edgesOf2(port2);
+      const reading = io.usage();
+      reading.catch(() => void 0);
+      lane.defer(port2, "checkpoint: session.measure", async () => (await sessionOf(port2)).evaluate(io, settingsFrom(ctx.options), measured, reading));
       return next(e);
     },
     "session.end": async (port2, e, next) => {

@@ -60,6 +60,16 @@ export type SkipRecord = {
   surfaces: readonly string[] | null
 }
 
+/** A skip record as written by `recordSkip`, or null for anything else (none, emptied, torn). */
+function recordOf(text: string | undefined): SkipRecord | null {
+  try {
+    const r = JSON.parse(text ?? '') as Partial<SkipRecord> | null
+    return r && typeof r.at === 'string' && typeof r.reason === 'string' && typeof r.tokens === 'number' && typeof r.trigger === 'number' ? (r as SkipRecord) : null
+  } catch {
+    return null
+  }
+}
+
 function isCharter(value: unknown): value is Charter {
   const c = value as Partial<Charter> | null
   return typeof c === 'object' && c !== null && typeof c.text === 'string' && (c.source === 'verb' || c.source === 'first prompt')
@@ -281,14 +291,15 @@ export class CheckpointSession {
   }
 
   /**
-   * A measurement: re-arm after a compaction, decide, start or record why not. The fill is read
-   * afresh; `measured`, the fill the measurement carried, stands in when the read answers none (a
-   * print-mode session unbinds right after its last measurement, before a deferred decision runs).
+   * A measurement: re-arm after a compaction, decide, start or record why not. The fill comes from
+   * `reading`, a usage read started while the session was bound (a print-mode session unbinds
+   * right after its last measurement, before a deferred decision runs, and a read made then
+   * answers no breakdown); `measured`, the fill the measurement carried, stands in when it answers none.
    */
-  async evaluate(io: Edges, settings: Settings | null, measured?: number): Promise<void> {
+  async evaluate(io: Edges, settings: Settings | null, measured?: number, reading: Promise<{ tokens?: number; breakdown?: Breakdown }> = io.usage()): Promise<void> {
     if (settings === null) return this.setBand(io, false)
     const since = io.compactions().entered
-    const { tokens: read, breakdown } = await io.usage()
+    const { tokens: read, breakdown } = await reading
     const tokens = read ?? measured
     if (tokens === undefined) return
     const now = await io.now()
@@ -467,6 +478,14 @@ export class CheckpointSession {
     if (this.band === band) return
     this.band = band
     io.redraw()
+  }
+
+  /** The last skip record written for this session, by this process or an earlier one (a --resume): null when none. */
+  async lastSkipRecord(io: Edges): Promise<{ key: string; at: string } | null> {
+    if (this.lastRecorded) return this.lastRecorded
+    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => undefined)
+    const record = recordOf(text)
+    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? 'past' : 'near'}`, at: record.at }
   }
 
   /** One record per change of reason and side; advanced only once written, so a failed write is retried. */

@@ -115,7 +115,7 @@ async function statusOf(port: Port, ctx: FeatureContext): Promise<string[]> {
     trigger: session.lastTrigger,
     fill,
     attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
-    lastSkip: session.lastRecorded,
+    lastSkip: await session.lastSkipRecord(io),
   })
 }
 
@@ -211,14 +211,21 @@ export const checkpoint: Feature = {
       } catch (err) {
         port.log(`checkpoint: turn.complete: ${messageOf(err)}`)
       }
-      // Headless output shows no toast: the failed save is said beneath the answer too.
-      return warning === null ? result : { ...result, text: `${result.text}\n\n${warning}` }
+      // Headless output shows no toast: the failed save is said beneath the answer too. The engine
+      // shows a changed text as a capped note of its own under the answer (measured), so the line
+      // goes alone: the answer above it is the transcript's already.
+      return warning === null ? result : { ...result, text: warning }
     },
 
-    // Observes only: the decision reads the usage afresh when it runs, after the turns before it.
+    // Observes only: the decision runs off the path, on a usage read started here, while the
+    // session is bound (a print-mode run unbinds before the decision runs: the harness threshold
+    // read then is gone, and the skip record would name the option's value instead).
     'session.measure': (port, e, next, ctx) => {
       const measured = e.context.tokens
-      lane.defer(port, 'checkpoint: session.measure', async () => (await sessionOf(port)).evaluate(edgesOf(port), settingsFrom(ctx.options), measured))
+      const io = edgesOf(port)
+      const reading = io.usage()
+      reading.catch(() => undefined) // its failure is the decision's to report
+      lane.defer(port, 'checkpoint: session.measure', async () => (await sessionOf(port)).evaluate(io, settingsFrom(ctx.options), measured, reading))
       return next(e)
     },
 

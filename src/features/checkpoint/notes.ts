@@ -2,6 +2,10 @@
 // per session, and a store pointer naming the committed one. A save writes the other slot, reads it
 // back, then moves the pointer: the pointer's write is the commit, so a crash or a torn write
 // before it leaves the previous notes in force. Readers check the pointer's length and digest.
+// The slots alternate, so neither is a path a summary can name for long: after each commit the
+// notes are copied to one stable file, `<session>.notes.md`, the path the model is given. The copy
+// is not the truth (the committed slot is): a copy that lags (a crash between the commit and the
+// copy) is rewritten before its path is given out again.
 import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT } from './constants.ts'
 import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK } from './strings.ts'
 
@@ -73,6 +77,11 @@ export class Notes {
     return `${await this.folder()}/${sessionId}.notes.${slot}.md`
   }
 
+  /** The stable copy: the one path the model is told, always holding the committed notes. */
+  async stablePath(sessionId: string): Promise<string> {
+    return `${await this.folder()}/${sessionId}.notes.md`
+  }
+
   async skipPath(sessionId: string): Promise<string> {
     return `${await this.folder()}/${sessionId}.skip`
   }
@@ -83,10 +92,30 @@ export class Notes {
     return isPointer(value) ? value : null
   }
 
-  /** Where the committed notes are, or null when none were saved. */
+  /**
+   * Where the model finds the committed notes, or null when none were saved: the stable copy,
+   * rewritten first when it lags; the committed slot itself when the copy cannot be made current.
+   */
   async path(sessionId: string): Promise<string | null> {
     const pointer = await this.pointer(sessionId)
-    return pointer ? this.slotPath(sessionId, pointer.slot) : null
+    if (!pointer) return null
+    const slot = await this.slotPath(sessionId, pointer.slot)
+    const committed = await this.read(sessionId)
+    if (typeof committed !== 'string') return slot
+    const stable = await this.stablePath(sessionId)
+    if ((await this.edges.read(stable).catch(() => undefined)) === committed) return stable
+    return (await this.publish(sessionId, committed)) ? stable : slot
+  }
+
+  /** Copies `text` to the stable path; true when it reads back whole. Never throws: the commit stands either way. */
+  private async publish(sessionId: string, text: string): Promise<boolean> {
+    try {
+      const stable = await this.stablePath(sessionId)
+      await this.edges.write(stable, text)
+      return (await this.edges.read(stable)) === text
+    } catch {
+      return false
+    }
   }
 
   /** The committed notes; `undefined` when the store, the file or the check fails. */
@@ -111,6 +140,7 @@ export class Notes {
     if ((await this.edges.read(path)) !== body) throw new Error(ERR_READ_BACK)
     const pointer: Pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() }
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer)
+    await this.publish(sessionId, body)
     return pointer
   }
 
@@ -131,7 +161,7 @@ export class Notes {
     const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)).map((k) => k.slice(NOTES_KEY_PREFIX.length))
     for (const sessionId of evicted) {
       await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId)
-      for (const slot of ['a', 'b'] as const) await this.edges.write(await this.slotPath(sessionId, slot), '')
+      for (const path of [await this.slotPath(sessionId, 'a'), await this.slotPath(sessionId, 'b'), await this.stablePath(sessionId)]) await this.edges.write(path, '')
     }
     return evicted
   }

@@ -5,7 +5,7 @@ export const RESUME_PROMPT =
   'Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.'
 
 export const NOTES_SAVED = 'Checkpoint notes saved'
-/** Toasted, and appended to the turn's text after a blank line, because a headless run shows no toast. */
+/** Toasted, and returned alone as the turn's text (the engine draws it under the answer), because a headless run shows no toast. */
 export const NOTES_NOT_SAVED = 'Checkpoint notes NOT saved: the previous notes are still in place'
 export const CHECKPOINT_FAILED = 'Auto-checkpoint failed'
 export const WAIT_FOR_TURN = 'Auto-checkpoint: wait for the current turn to finish'

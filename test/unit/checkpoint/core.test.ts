@@ -54,6 +54,29 @@ test('a deferred decision whose read answers no fill decides on the fill the mea
   assert.is(s.lastSkip, 'headless:near', 'a fill read afresh wins over the measured one')
 })
 
+test('a decision on a read started while bound: the harness threshold it carried names the trigger', async () => {
+  const { s, io, files, world } = setup()
+  s.isInteractive = false
+  world.surfaces = []
+  world.tokens = undefined // read now (the session unbound), the usage answers nothing
+  await s.evaluate(io, SETTINGS, 160000, Promise.resolve({ tokens: 160000, breakdown: { autoCompactThreshold: 167000, isAutoCompactEnabled: true } }))
+  assert.is(JSON.parse(files.get('/data/checkpoints/S1.skip')!).trigger, 147000)
+})
+
+test('the last skip record: this process\'s, else the one a process before it wrote, else none', async () => {
+  const { s, io, files, world } = setup()
+  assert.is(await s.lastSkipRecord(io), null)
+  files.set('/data/checkpoints/S1.skip', '{"torn')
+  assert.is(await s.lastSkipRecord(io), null, 'a torn record is none')
+  files.set('/data/checkpoints/S1.skip', JSON.stringify({ at: '2026-01-01T00:00:00.000Z', reason: 'headless', tokens: 120000, trigger: 150000 }))
+  assert.equal(await s.lastSkipRecord(io), { key: 'headless:near', at: '2026-01-01T00:00:00.000Z' }, 'a resumed session reads the file')
+  s.isInteractive = false
+  world.surfaces = []
+  world.tokens = 160000
+  await s.evaluate(io, SETTINGS)
+  assert.is((await s.lastSkipRecord(io))?.key, 'headless:past')
+})
+
 // Review 4: a lever's compaction drains the lane inside its chain; a decision there must not start a checkpoint.
 test('no checkpoint starts while a compaction runs, nor on a fill read before one entered', async () => {
   const during = setup()
@@ -197,7 +220,7 @@ test('the own compaction carries charter and notes, and resumes once, with no ho
   assert.is(given.length, 1)
   assert.ok(given[0]!.includes('## Charter\nBuild the parser'), given[0])
   assert.ok(given[0]!.includes('## Checkpoint notes\nnew'), given[0])
-  assert.match(given[0]!, /kept in \/data\/checkpoints\/S1\.notes\.[ab]\.md/)
+  assert.match(given[0]!, /kept in \/data\/checkpoints\/S1\.notes\.md;/)
   assert.is(x.s.compactionsDone, 1)
   assert.is(x.s.rearmAfterCompact, true)
   assert.equal(x.seen.submitted, [S.RESUME_PROMPT])

@@ -27,7 +27,28 @@ test('saves alternate slots; the pointer commits', async () => {
   assert.is((store.get('notes:s') as { slot: string }).slot, 'b')
   assert.is(files.get('/data/checkpoints/s.notes.a.md'), 'old')
   assert.is(await notes.read('s'), 'new')
-  assert.is(await notes.path('s'), '/data/checkpoints/s.notes.b.md')
+  // The path the model is given is the stable copy, which always holds the committed notes.
+  assert.is(await notes.path('s'), '/data/checkpoints/s.notes.md')
+  assert.is(files.get('/data/checkpoints/s.notes.md'), 'new')
+})
+
+test('a stable copy that lags the commit (a crash between the two) is rewritten before its path is given', async () => {
+  const { io, files } = fakeEdges()
+  const notes = new Notes(io)
+  await notes.save('s', 'first')
+  await notes.save('s', 'second')
+  files.set('/data/checkpoints/s.notes.md', 'first')
+  assert.is(await notes.path('s'), '/data/checkpoints/s.notes.md')
+  assert.is(files.get('/data/checkpoints/s.notes.md'), 'second')
+})
+
+test('a stable copy that cannot be written: the save stands, and the committed slot is named instead', async () => {
+  const w = fakeEdges()
+  const write = w.io.write
+  const notes = new Notes({ ...w.io, write: async (path, text) => { if (path.endsWith('s.notes.md')) throw new Error('ENOSPC'); return write(path, text) } })
+  await notes.save('s', 'kept')
+  assert.is(await notes.read('s'), 'kept')
+  assert.is(await notes.path('s'), '/data/checkpoints/s.notes.a.md')
 })
 
 test('#30: a read-back that differs leaves the old pointer and the old notes in force', async () => {
@@ -68,6 +89,7 @@ test('eviction keeps the 50 newest sessions and empties the slots of the rest', 
   assert.equal(await notes.evict('s51'), ['s1', 's0'])
   assert.is(w.store.has('notes:s0'), false)
   assert.is(w.files.get('/data/checkpoints/s0.notes.a.md'), '')
+  assert.is(w.files.get('/data/checkpoints/s0.notes.md'), '', 'the stable copy goes too')
   assert.is(await notes.read('s51'), 'n51')
   assert.equal(await notes.evict('s51'), [])
 })
