@@ -80,7 +80,7 @@ test('interactive: past the trigger, the checkpoint runs, its notes steer one co
   assert.ok(steering.includes('Additional Instructions:'), `the compaction carries instructions\n${steering.slice(-600)}`)
   assert.ok(steered.includes(`## Charter\n${CHARTER}`), steered)
   assert.ok(steered.includes(`## Checkpoint notes\n${NOTES}`), steered)
-  assert.ok(steered.includes(saved[0]!), 'the notes file is named')
+  assert.ok(steered.includes(`kept in ${saved[0]!.replace(/\.notes\.a\.md$/, '.notes.md')};`), 'the stable notes file is named')
   assert.not.ok(steered.includes("## Owner's instructions"), 'no owner text: the mod started it')
   // The next main request is the resume prompt, exactly, on the compacted conversation.
   assert.ok(lastUser(resume).includes(RESUME), lastUser(resume))

@@ -73,7 +73,7 @@ test('interactive, keel with checkpoint and timing: the lever without continue i
   const steered = steering.slice(steering.indexOf('Additional Instructions:'))
   assert.ok(steered.includes(`## Charter\n${CHARTER}`), steered)
   assert.ok(steered.includes(`## Checkpoint notes\n${NOTES}`), steered)
-  assert.ok(steered.includes(findFiles(live.home, '.notes.a.md')[0]!), 'the notes file is named')
+  assert.ok(steered.includes(`kept in ${findFiles(live.home, '.notes.a.md')[0]!.replace(/\.notes\.a\.md$/, '.notes.md')};`), 'the stable notes file is named')
   assert.not.ok(steered.includes("## Owner's instructions"), 'the lever passes no text of its own')
   // No resume prompt, neither the checkpoint's nor the lever's.
   const all = mock.messages('main').map(lastUser).join('\n')

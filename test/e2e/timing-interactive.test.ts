@@ -115,4 +115,44 @@ test('interactive: a prompt that starts a turn within the window cancels the hel
   console.log(`  measured: summarizer → the person's turn ${next.at - summarize.at} ms (inside the ${WINDOW_MS} ms window)`)
 })
 
+// The advisory crossed in a turn the person stops with Esc: the engine drops a prompt submitted right
+// after a stopped turn ("the session was stopped and nobody has sent input since"), so the advisory
+// must wait for the next turn end instead of being spent on a drop.
+test('interactive: an advisory crossed in a turn stopped with Esc reaches the model at the next turn end', async () => {
+  if (!hasPty()) throw new Error('this test needs util-linux `script` for a pseudo-terminal')
+  const seen: Seen[] = []
+  let sleeping = false
+  mock = await startMockModel((req): Reply | undefined => {
+    if (req.path.split('?')[0] !== '/v1/messages' || req.kind !== 'main') return undefined
+    const text = lastUser(req)
+    seen.push({ at: Date.now(), kind: req.kind, text, what: `${req.kind}: ${text.slice(-120).replace(/\s+/g, ' ')}` })
+    // 700k of a 1M window: past the 50% advisory point from the first request.
+    if (text.includes('long job')) {
+      sleeping = true
+      return { toolUse: { name: 'Bash', input: { command: 'sleep 8', description: 'wait' }, id: 'toolu_sleep1' }, inputTokens: 700_000 }
+    }
+    // The first reading after a start only sets the baseline: a first turn below the advisory point.
+    if (text.includes('warm up')) return { text: 'Ready.', inputTokens: 1000 }
+    return { text: 'Done.', inputTokens: 700_000 }
+  })
+  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy(PKG)], extraArgs: ['--allowedTools', 'Bash'] })
+  await live.send('warm up')
+  await live.waitFor('the first turn', () => live!.output().includes('Ready.'), 20_000)
+  await sleep(1000)
+  await live.send('long job')
+  await live.waitFor('the sleep to run', () => sleeping && /sleep 8/.test(live!.output()), 20_000)
+  await sleep(1000)
+  live.write('\x1b')
+  await live.waitFor('the turn to stop', () => live!.output().includes('Interrupted'), 10_000).catch((err) => { throw new Error(`${err.message}\n${dump(seen)}`) })
+  await sleep(2500)
+  assert.not.ok(seen.some((s) => s.text.includes(`[${PKG} compaction]`)), `nothing reached the model after the stop\n${dump(seen)}`)
+  await live.send('next task')
+  const advisory = await live.waitFor('the advisory', () => seen.find((s) => s.text.includes(`[${PKG} compaction]`)), 20_000)
+    .catch((err) => { throw new Error(`${err.message}\n${dump(seen)}`) })
+  const next = seen.findIndex((s) => s.text.includes('next task'))
+  assert.ok(next >= 0 && seen.indexOf(advisory) > next, `the advisory follows the next turn: ${dump(seen)}`)
+  const lines = debugLines(live.debugLog(), PKG)
+  assert.ok(lines.some((l) => l.includes('dropped')), `the first delivery was dropped: ${lines.join('\n')}`)
+})
+
 test.run()

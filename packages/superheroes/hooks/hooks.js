@@ -2064,6 +2064,7 @@ var DELIVERY_NOT_SCHEDULED = (err) => `the delivery was not scheduled (${err}); 
 var DELIVERY_FAILED = (err) => `delivery failed: ${err}`;
 var BREAKDOWN_FAILED = (err) => `usage observation failed: ${err}`;
 var NOT_SUBMITTED = (why) => `a prompt was not submitted (${why})`;
+var DELIVERY_RETRY = "the message was not delivered; it goes at the next main turn end";
 var REQUESTED = (resume) => `compaction requested; resume: ${resume}`;
 var RESUME_CANCELLED = "a turn started within the resume window; the resume prompt is not submitted";
 var STEP_NOT_RUN = "the scheduled compaction step did not run; scheduling it again";
@@ -2162,11 +2163,15 @@ function createTiming(pkg) {
     latch = 0;
     crossing = void 0;
   }
-  function submit(text, record) {
+  function submit(text, record, onLost) {
     if (!edges) return;
     const e = edges;
-    const lost = (why) => record ? e.notice(`${NOT_SUBMITTED(why)}:
-${text}`) : e.log(NOT_SUBMITTED(why));
+    const lost = (why) => {
+      if (record) e.notice(`${NOT_SUBMITTED(why)}:
+${text}`);
+      else e.log(NOT_SUBMITTED(why));
+      onLost?.();
+    };
     e.submit(text).then(
       (r) => {
         const drop = r?.drop;
@@ -2195,12 +2200,18 @@ ${text}`) : e.log(NOT_SUBMITTED(why));
     if (gen !== generation || cached !== seen || crossing !== crossed || request || held || e.turnRunning()) return;
     if (fresh.key !== seen.key) return;
     const tokens = fresh.tokens ?? crossed.tokens;
+    const before = latch;
     const step = observe(latch, levelAt(t, tokens), true);
     latch = step.latch;
     crossing = void 0;
     if (!step.deliver) return;
     e.log(DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window));
-    submit(deliveryText(label, step.deliver, t, tokens), false);
+    submit(deliveryText(label, step.deliver, t, tokens), false, () => {
+      if (gen !== generation || latch !== step.latch || crossing !== void 0) return;
+      latch = before;
+      crossing = crossed;
+      e.log(DELIVERY_RETRY);
+    });
   }
   function finish(r) {
     if (request === r) request = void 0;

@@ -59,11 +59,18 @@ export function createTiming(pkg: string) {
     crossing = undefined
   }
 
-  /** Not awaited: a lost resume is written to the transcript, a lost threshold message to the debug log. */
-  function submit(text: string, record: boolean): void {
+  /**
+   * Not awaited: a lost resume is written to the transcript, a lost threshold message to the debug
+   * log; `onLost` runs for either, so a message the engine did not take can be sent again.
+   */
+  function submit(text: string, record: boolean, onLost?: () => void): void {
     if (!edges) return
     const e = edges
-    const lost = (why: string) => (record ? e.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`) : e.log(s.NOT_SUBMITTED(why)))
+    const lost = (why: string) => {
+      if (record) e.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`)
+      else e.log(s.NOT_SUBMITTED(why))
+      onLost?.()
+    }
     e.submit(text).then(
       (r) => {
         const drop = (r as { drop?: unknown } | undefined)?.drop
@@ -94,12 +101,21 @@ export function createTiming(pkg: string) {
     // Another compaction window since the observation: the thresholds are stale, the next observation re-reads them.
     if (fresh.key !== seen.key) return
     const tokens = fresh.tokens ?? crossed.tokens
+    const before = latch
     const step = observe(latch, levelAt(t, tokens), true)
     latch = step.latch
     crossing = undefined
     if (!step.deliver) return
     e.log(s.DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window))
-    submit(s.deliveryText(label, step.deliver, t, tokens), false)
+    // Measured: right after a turn the person stopped (Esc), the engine drops a submitted prompt. A
+    // message the model never got must not count as delivered: the latch goes back and the
+    // crossing stands, so the next main turn end delivers it (unless the state moved on meanwhile).
+    submit(s.deliveryText(label, step.deliver, t, tokens), false, () => {
+      if (gen !== generation || latch !== step.latch || crossing !== undefined) return
+      latch = before
+      crossing = crossed
+      e.log(s.DELIVERY_RETRY)
+    })
   }
 
   function finish(r: Request): void {

@@ -66,6 +66,7 @@ export const DELIVERY_NOT_SCHEDULED = (err: string) => `the delivery was not sch
 export const DELIVERY_FAILED = (err: string) => `delivery failed: ${err}`
 export const BREAKDOWN_FAILED = (err: string) => `usage observation failed: ${err}`
 export const NOT_SUBMITTED = (why: string) => `a prompt was not submitted (${why})`
+export const DELIVERY_RETRY = 'the message was not delivered; it goes at the next main turn end'
 export const REQUESTED = (resume: boolean) => `compaction requested; resume: ${resume}`
 export const RESUME_CANCELLED = 'a turn started within the resume window; the resume prompt is not submitted'
 export const STEP_NOT_RUN = 'the scheduled compaction step did not run; scheduling it again'

@@ -110,6 +110,42 @@ test('a crossing mid-turn waits for the turn end; an aborted end keeps waiting (
   assert.is(w.seen.submits.length, 1)
 })
 
+test('a delivery the engine drops (a turn stopped with Esc) is not counted: it goes again at the next main turn end', async () => {
+  let drop = true
+  const w = world({ submitAnswer: async () => (drop ? { drop: 'the session was stopped and nobody has sent input since' } : {}) })
+  await w.baseline()
+  await w.measure(110000)
+  assert.is(w.seen.submits.length, 1)
+  assert.is(w.timing.inspect().latch, 0, 'the latch did not advance')
+  assert.is(w.timing.inspect().crossing, 110000, 'the crossing stands')
+  assert.ok(w.seen.logs.includes('the message was not delivered; it goes at the next main turn end'))
+  drop = false
+  w.timing.turnComplete(undefined, 'aborted')
+  await w.advance(0)
+  assert.is(w.seen.submits.length, 1, 'not right after another stopped turn')
+  w.timing.turnComplete(undefined, 'answer')
+  await w.advance(0)
+  assert.is(w.seen.submits.length, 2)
+  assert.is(w.timing.inspect().latch, 1)
+  await w.measure(112000)
+  assert.is(w.seen.submits.length, 2, 'delivered once')
+})
+
+test('a dropped delivery overtaken by a newer observation leaves the newer state', async () => {
+  const answers: ((v: unknown) => void)[] = []
+  const w = world({ submitAnswer: () => new Promise((resolve) => answers.push(resolve)) })
+  await w.baseline()
+  await w.measure(110000)
+  w.state.fresh = { tokens: 130000, window: 200000, key: KEY }
+  await w.measure(130000)
+  await w.flush()
+  const latch = w.timing.inspect().latch
+  assert.is(answers.length, 2)
+  answers[0]!({ drop: 'late' })
+  await w.flush()
+  assert.is(w.timing.inspect().latch, latch, 'the first message\'s late drop leaves the second delivery\'s latch')
+})
+
 test('one message for several points at once, then none (acceptance 6)', async () => {
   const w = world()
   await w.baseline()
