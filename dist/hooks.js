@@ -1387,6 +1387,8 @@ var TOOLS_WAIT_MS = 1e4;
 var TOOLS_POLL_MS = 500;
 var ANY_SERVER = "*";
 var MCP_COMMAND = "mcp";
+var UNLISTED = "unlisted";
+var NOT_CONNECTED_READS = 3;
 
 // src/features/reconnect/strings.ts
 var quoted = (names) => names.map((n) => `"${n}"`).join(", ");
@@ -1411,7 +1413,9 @@ function failureText(pkg, failures, reconnected, resume) {
   const others = reconnected.length ? ` ${quoted(reconnected)} reconnected.` : "";
   return `[${pkg} mcp] ${what}${others} Do not call ${TOOL_NAME} again for this drop: a reconnect that just failed fails the same way. Ask the user to re-enable the server from /mcp, run /reload-plugins, or restart the session.${resume ? ` ${RESUME_SENTENCE}` : ""}`;
 }
-var REASON_TOOLS_ABSENT = "its tools were not back within 10 s";
+var REASON_TOOLS_ABSENT = "it is connected, but its tools were not back within 10 s";
+var reasonNotConnected = (state, ms) => `it is still not connected ${ms} ms after the reconnect (${state})`;
+var reasonUnlisted = (server) => `/mcp lists no server named "${server}"`;
 var reasonCommandFailed = (err) => `the reconnect command failed: ${String(err)}`;
 var reasonCommandAnswered = (text) => `the reconnect command answered: ${text}`;
 var HOOK_FAILED = `${TOOL_NAME}: the reconnect request hook failed; see the debug log.`;
@@ -1430,6 +1434,8 @@ var stepFailed = (err) => `reconnect step failed: ${String(err)}`;
 var ENDED_DURING_STEP = "the session ended during the reconnect step; its report is dropped";
 var TURN_STARTED_DURING_STEP = "a turn started during the reconnect step; the resume prompt is not submitted";
 var listReadFailed = (err) => `tool list read failed: ${String(err)}`;
+var connectionReadFailed = (err) => `connection read failed: ${String(err)}`;
+var pollLine = (server, ms, state) => `"${server}" after ${ms} ms: ${state}`;
 var endDropped = (reason) => `session.end ${reason} dropped a pending reconnect request`;
 var promptNotSubmitted = (pkg, why, text) => `${pkg} mcp reconnect: a prompt was not submitted (${why}):
 ${text}`;
@@ -1463,6 +1469,7 @@ function scheduleStep(target, after, step, onReplaced, onNotScheduled) {
 }
 
 // src/features/reconnect/machine.ts
+var describeConnection = (c) => c === void 0 ? "unread" : c.isConnected ? "connected" : `${c.reason}${c.message ? `: ${c.message}` : ""}`;
 function commandRefusal(answer) {
   const text = answer?.text?.trim();
   if (!text || /\breconnected\b/i.test(text)) return void 0;
@@ -1487,15 +1494,32 @@ function createReconnect(pkg) {
     }
     const refused = commandRefusal(answer);
     if (refused !== void 0) return { ok: false, reason: reasonCommandAnswered(refused) };
+    let last2;
+    let unconnected = 0;
     for (let waited = 0; ; waited += TOOLS_POLL_MS) {
-      let listed = false;
+      let state;
       try {
-        listed = await e.toolsListed(server);
+        state = await e.connection(server);
       } catch (err) {
-        e.log(listReadFailed(err));
+        e.log(connectionReadFailed(err));
       }
-      if (listed) return { ok: true };
-      if (waited >= TOOLS_WAIT_MS) return { ok: false, reason: REASON_TOOLS_ABSENT };
+      let listed = false;
+      if (state?.isConnected) {
+        try {
+          listed = await e.toolsListed(server);
+        } catch (err) {
+          e.log(listReadFailed(err));
+        }
+      }
+      const seen = `${describeConnection(state)}${state?.isConnected ? `, tools ${listed ? "listed" : "not listed"}` : ""}`;
+      unconnected = state && !state.isConnected && seen === last2 ? unconnected + 1 : state && !state.isConnected ? 1 : 0;
+      if (seen !== last2) e.log(pollLine(server, waited, seen));
+      last2 = seen;
+      if (state?.isConnected && listed) return { ok: true };
+      if (state && !state.isConnected && state.reason === UNLISTED) return { ok: false, reason: reasonUnlisted(server) };
+      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) {
+        return { ok: false, reason: state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(describeConnection(state), waited) };
+      }
       await e.sleep(TOOLS_POLL_MS);
     }
   }
@@ -1613,11 +1637,28 @@ function checkCall(agentId, input, allowed, any) {
     return only === void 0 ? { deny: serverNeeded(allowed) } : { server: only, resume };
   }
   if (typeof input.server !== "string" || !input.server.trim()) return { deny: badServer };
-  const server = input.server.trim();
-  return allowed.includes(server) ? { server, resume } : { deny: notAllowed(server, allowed, any) };
+  const asked = input.server.trim();
+  const server = resolveServer(asked, allowed);
+  return server !== void 0 ? { server, resume } : { deny: notAllowed(asked, allowed, any) };
 }
+var toolSpelling = (server) => server.replace(/[^A-Za-z0-9_-]/g, "_");
 function toolPrefix(server) {
-  return `mcp__${server.replace(/[^A-Za-z0-9_-]/g, "_")}__`;
+  return `mcp__${toolSpelling(server)}__`;
+}
+function resolveServer(name, allowed) {
+  return allowed.includes(name) ? name : allowed.find((s) => toolSpelling(s) === name);
+}
+function serverOfTool(tool2, provider, hostName) {
+  if (!provider || !tool2.startsWith("mcp__") || tool2.startsWith(toolPrefix(hostName))) return void 0;
+  if (provider.startsWith("mcp:")) return provider.slice("mcp:".length) || void 0;
+  const plugin = provider.split("@")[0] ?? "";
+  const head2 = `mcp__plugin_${toolSpelling(plugin)}_`;
+  if (!plugin || !tool2.startsWith(head2)) return void 0;
+  const key = tool2.slice(head2.length).split("__")[0];
+  return key ? `plugin:${plugin}:${key}` : void 0;
+}
+function realNames(listed, known2) {
+  return listed.map((name) => known2.find((real) => toolSpelling(real) === name) ?? name);
 }
 
 // src/features/reconnect/index.ts
@@ -1627,6 +1668,7 @@ var targets;
 var tool;
 var unregistered;
 var lane2 = createLane();
+var known = [];
 function logOf(port2) {
   const prefix = debugPrefix(port2.pkg);
   return (text) => port2.log(prefix + text);
@@ -1635,6 +1677,7 @@ function edgesOf3(port2) {
   return {
     reconnect: async (server) => await port2.runCommand(MCP_COMMAND, `reconnect ${server}`),
     toolsListed: async (server) => (await port2.listTools()).some((name) => name.startsWith(toolPrefix(server))),
+    connection: async (server) => port2.connectMcp(server),
     submit: async (text) => await port2.submitPrompt(text),
     notice: (text) => port2.notice(text),
     after: (fn) => port2.after(0, fn),
@@ -1645,7 +1688,7 @@ function edgesOf3(port2) {
 }
 async function sessionServers(port2) {
   const tools = (await port2.usage("summary")).context.breakdown?.mcpTools ?? [];
-  return [...new Set(tools.map((t) => t.serverName))];
+  return realNames([...new Set(tools.map((t) => t.serverName))], known);
 }
 async function ownServer(port2) {
   const conn = await port2.connectMcp(port2.pkg);
@@ -1691,6 +1734,7 @@ var reconnectFeature = {
     "session.start": async (port2, e, next, ctx) => {
       reconnect = createReconnect(port2.pkg);
       reconnect.start(edgesOf3(port2));
+      known = [];
       targets = void 0;
       tool = void 0;
       unregistered = void 0;
@@ -1719,6 +1763,14 @@ var reconnectFeature = {
       reconnect.turnStarted(e.agentId);
       if (e.agentId === void 0 && targets?.rule.any) {
         lane2.defer(port2, `${debugPrefix(port2.pkg)}turn.start`, () => noteSessionServers(port2).catch((err) => logOf(port2)(serversUnread(err))));
+      }
+      return next(e);
+    },
+    "tool.describe": (port2, e, next) => {
+      const server = serverOfTool(e.tool, e.provider?.plugin, port2.pkg);
+      if (server !== void 0 && !known.includes(server)) {
+        known = [...known, server];
+        if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server]);
       }
       return next(e);
     },
@@ -3377,4 +3429,5 @@ export function register(on, options) {
   if (rt.hooks("tool.call")) on("tool.call", ($, e, next) => dispatch("tool.call", $, e, next));
   if (rt.hooks("command.run")) on("command.run", ($, e, next) => dispatch("command.run", $, e, next));
   if (rt.hooks("ui.render")) on("ui.render", ($, e, next) => dispatch("ui.render", $, e, next));
+  if (rt.hooks("tool.describe")) on("tool.describe", { tool: /^mcp__/ }, ($, e, next) => dispatch("tool.describe", $, e, next));
 }

@@ -45,4 +45,6 @@ export function register(on: On, options: PluginOptions): void {
   if (rt.hooks('tool.call')) on('tool.call', ($, e, next) => dispatch('tool.call', $, e, next))
   if (rt.hooks('command.run')) on('command.run', ($, e, next) => dispatch('command.run', $, e, next))
   if (rt.hooks('ui.render')) on('ui.render', ($, e, next) => dispatch('ui.render', $, e, next))
+  // MCP tools only: a built-in's description costs no hop into the worker.
+  if (rt.hooks('tool.describe')) on('tool.describe', { tool: /^mcp__/ }, ($, e, next) => dispatch('tool.describe', $, e, next))
 }

@@ -16,6 +16,7 @@ export type HookedEvent =
   | 'tool.call'
   | 'command.run'
   | 'ui.render'
+  | 'tool.describe'
 
 /** What every feature hook is handed besides the engine's three arguments. */
 export type FeatureContext = {

@@ -29,13 +29,13 @@ test.after.each(async () => {
 test.after(() => cleanupTmp())
 
 /** The fixture server, its start log (`<pid> <ms> up|refused` a line) and its "down" switch. */
-function fixture() {
+function fixture(name = 'fixture') {
   const dir = tmpDir('fixture')
   const log = join(dir, 'starts.log')
   const down = join(dir, 'down')
   writeFileSync(log, '')
   const config = join(dir, 'mcp.json')
-  writeFileSync(config, JSON.stringify({ mcpServers: { fixture: {
+  writeFileSync(config, JSON.stringify({ mcpServers: { [name]: {
     command: process.execPath, args: [join(repoRoot(), 'test/e2e/fixtures/mcp-server.mjs')], env: { FIXTURE_LOG: log, FIXTURE_DOWN: down },
   } } }))
   const starts = () => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => { const [pid, at, state] = l.split(' '); return { pid: Number(pid), at: Number(at), state } })
@@ -154,6 +154,104 @@ test('headless: /mcp reconnect is refused by the engine, and the model is told',
   const line = debugLines(live.debugLog(), PKG).find((l) => l.includes('not reconnected "fixture"'))
   assert.ok(line)
   console.log(`  measured: ${line}`)
+})
+
+/** The keel debug lines and the requests so far, for a failure message. */
+const dump = () => `--- keel debug lines:\n${debugLines(live!.debugLog(), PKG).join('\n')}\n--- requests: ${mock!.messages().map((r) => `${r.kind}: ${lastUser(r).slice(-120)}`).join('\n')}`
+
+// Measured: a failed `/mcp reconnect` resolves `{}` as a success does, and the dead server's tools stay
+// listed for about a second after it: the report must come from the engine's connection state.
+test('interactive: a server whose restart fails is reported as not back, with no continue set', async () => {
+  if (!hasPty()) throw new Error('this test needs util-linux `script` for a pseudo-terminal')
+  const fx = fixture()
+  const seen: Record<string, RecordedRequest> = {}
+  mock = await startMockModel((req): Reply | undefined => {
+    if (req.kind !== 'main') return undefined
+    const text = lastUser(req)
+    if (text.includes('hello dead')) {
+      fx.kill(true) // and it never comes back
+      return { toolUse: { name: ECHO, input: { text: 'x' }, id: 'toolu_echo3' } }
+    }
+    if (resultOf(req, 'toolu_echo3')) return { toolUse: { name: LEVER, input: { server: 'fixture' }, id: 'toolu_lever3' } }
+    if (resultOf(req, 'toolu_lever3')) return { text: 'Ending my turn for the reconnect.' }
+    if (text.includes(`[${PKG} mcp]`)) {
+      seen.report = req
+      return { text: 'Noted.' }
+    }
+    return undefined
+  })
+  live = await startLive({ mode: 'tui', mock, env: ENV, pluginDirs: [packageCopy(PKG)], extraArgs: ['--mcp-config', fx.config, '--allowedTools', ECHO] })
+  await live.send('hello dead')
+  await live.waitFor('the report prompt', () => seen.report, 40_000).catch((err) => { throw new Error(`${err.message}\n${dump()}`) })
+  const report = lastUser(seen.report!)
+  assert.ok(report.includes(`[${PKG} mcp] The MCP server "fixture" did not come back (it is still not connected `), report)
+  assert.not.ok(report.includes('reconnected'), report)
+  const line = debugLines(live.debugLog(), PKG).find((l) => l.startsWith(`${PKG} mcp reconnect: not reconnected "fixture"`))
+  assert.ok(line, dump())
+  console.log(`  measured: ${line}`)
+  console.log(`  measured: ${debugLines(live.debugLog(), PKG).filter((l) => l.includes('"fixture" after')).join(' | ')}`)
+})
+
+test('interactive: a server named with punctuation is reconnected by the name /mcp uses, the model giving the tool spelling', async () => {
+  if (!hasPty()) throw new Error('this test needs util-linux `script` for a pseudo-terminal')
+  const fx = fixture('audit.fix-2')
+  const echo = 'mcp__audit_fix-2__echo'
+  const seen: Record<string, RecordedRequest> = {}
+  mock = await startMockModel((req): Reply | undefined => {
+    if (req.kind !== 'main') return undefined
+    const text = lastUser(req)
+    if (text.includes('hello dots')) {
+      fx.kill(true)
+      return { toolUse: { name: echo, input: { text: 'x' }, id: 'toolu_echo4' } }
+    }
+    if (resultOf(req, 'toolu_echo4')) return { toolUse: { name: LEVER, input: { server: 'audit_fix-2', continue: true }, id: 'toolu_lever4' } }
+    if (resultOf(req, 'toolu_lever4')) {
+      seen.leverResult = req
+      fx.comeBack()
+      return { text: 'Ending my turn for the reconnect.' }
+    }
+    if (text.includes(`[${PKG} mcp]`)) {
+      seen.report = req
+      return { text: 'Noted.' }
+    }
+    return undefined
+  })
+  live = await startLive({ mode: 'tui', mock, env: ENV, pluginDirs: [packageCopy(PKG)], extraArgs: ['--mcp-config', fx.config, '--allowedTools', echo] })
+  await live.send('hello dots')
+  await live.waitFor('the report prompt', () => seen.report, 40_000).catch((err) => { throw new Error(`${err.message}\n${dump()}`) })
+  assert.ok(requestText(seen.leverResult!.body).includes('Reconnect requested.'), 'the tool spelling was accepted')
+  assert.ok(lastUser(seen.report!).includes(`[${PKG} mcp] The MCP server "audit.fix-2" reconnected; its tools are available again.`), lastUser(seen.report!))
+  assert.ok(tools(seen.report!).includes(echo), 'its tools are listed again')
+  assert.ok(debugLines(live.debugLog(), PKG).some((l) => l.startsWith(`${PKG} mcp reconnect: reconnected "audit.fix-2" in `)), 'the step reconnected the real name')
+})
+
+test('interactive: a name /mcp does not know is reported at once', async () => {
+  if (!hasPty()) throw new Error('this test needs util-linux `script` for a pseudo-terminal')
+  const fx = fixture()
+  const seen: Record<string, RecordedRequest & { at?: number }> = {}
+  let endAt = 0
+  mock = await startMockModel((req): Reply | undefined => {
+    if (req.kind !== 'main') return undefined
+    const text = lastUser(req)
+    if (text.includes('hello ghost')) return { toolUse: { name: LEVER, input: { server: 'ghost' }, id: 'toolu_lever5' } }
+    if (resultOf(req, 'toolu_lever5')) {
+      endAt = Date.now()
+      return { text: 'Ending my turn for the reconnect.' }
+    }
+    if (text.includes(`[${PKG} mcp]`)) {
+      seen.report = { ...req, at: Date.now() }
+      return { text: 'Noted.' }
+    }
+    return undefined
+  })
+  live = await startLive({
+    mode: 'tui', mock, env: ENV, pluginDirs: [packageCopy(PKG)], extraArgs: ['--mcp-config', fx.config],
+    settings: { pluginConfigs: { [`${PKG}@inline`]: { options: { reconnectServers: 'fixture,ghost' } } } },
+  })
+  await live.send('hello ghost')
+  await live.waitFor('the report prompt', () => seen.report, 30_000).catch((err) => { throw new Error(`${err.message}\n${dump()}`) })
+  assert.ok(lastUser(seen.report!).includes('The MCP server "ghost" did not come back (/mcp lists no server named "ghost").'), lastUser(seen.report!))
+  assert.ok(seen.report!.at! - endAt < 5000, `reported without the 10 s wait: ${seen.report!.at! - endAt} ms`)
 })
 
 test.run()

@@ -14,3 +14,9 @@ export const ANY_SERVER = '*'
 
 /** The slash command the step runs: `/mcp reconnect <server>`. */
 export const MCP_COMMAND = 'mcp'
+
+/** `$.mcp.connect`'s reason for a name neither the manifest nor /mcp lists: a reconnect of it can never succeed. */
+export const UNLISTED = 'unlisted'
+
+/** Reads in a row (one poll apart) that find the server unconnected in the same way before the step gives up: 1 s. */
+export const NOT_CONNECTED_READS = 3

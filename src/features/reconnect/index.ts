@@ -10,7 +10,7 @@ import {
   registeredLine, SERVER_PARAM, serversUnread, setupFailed, STATUS_NOT_STARTED, statusLast, statusNotRegistered,
   seenPhrase, statusPending, statusRegistered,
 } from './strings.ts'
-import { allowedServers, checkCall, describeAllowed, hasTarget, parseServerRule, toolPrefix, withSeen, type Targets } from './targets.ts'
+import { allowedServers, checkCall, describeAllowed, hasTarget, parseServerRule, realNames, serverOfTool, toolPrefix, withSeen, type Targets } from './targets.ts'
 
 /** The option naming the servers beyond the package's own. */
 export const OPTION = 'reconnectServers'
@@ -24,6 +24,12 @@ let tool: string | undefined
 let unregistered: string | undefined
 /** The server reads of turn starts, off their path; the lever's call drains it before it reads. */
 const lane = createLane()
+/**
+ * Real server names (the ones /mcp and `$.mcp.connect` know), learnt from the engine's tool
+ * descriptions: the usage breakdown lists servers in their tool-name spelling (`audit_fix-2` for
+ * `audit.fix-2`, `plugin_p_s` for `plugin:p:s`), which /mcp answers "not found" for (measured).
+ */
+let known: string[] = []
 
 function logOf(port: Port): (text: string) => void {
   const prefix = debugPrefix(port.pkg)
@@ -34,6 +40,7 @@ function edgesOf(port: Port): ReconnectEdges {
   return {
     reconnect: async (server) => (await port.runCommand(MCP_COMMAND, `reconnect ${server}`)) as { text?: string } | undefined,
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
+    connection: async (server) => port.connectMcp(server),
     submit: async (text) => (await port.submitPrompt(text)) as { drop?: string } | undefined,
     notice: (text) => port.notice(text),
     after: (fn) => port.after(0, fn),
@@ -43,10 +50,10 @@ function edgesOf(port: Port): ReconnectEdges {
   }
 }
 
-/** The MCP servers the session lists now, by the name /mcp shows (from the context breakdown). */
+/** The MCP servers the session lists now (the context breakdown), under their real names where known. */
 async function sessionServers(port: Port): Promise<string[]> {
   const tools = (await port.usage('summary')).context.breakdown?.mcpTools ?? []
-  return [...new Set(tools.map((t) => t.serverName))]
+  return realNames([...new Set(tools.map((t) => t.serverName))], known)
 }
 
 /** The package's own server: a key of its manifest named after it, when it declares one. */
@@ -101,6 +108,7 @@ export const reconnectFeature: Feature = {
     'session.start': async (port, e, next, ctx) => {
       reconnect = createReconnect(port.pkg)
       reconnect.start(edgesOf(port))
+      known = []
       targets = undefined
       tool = undefined
       unregistered = undefined
@@ -135,6 +143,17 @@ export const reconnectFeature: Feature = {
       // Servers connect in the background after the start: note them while they are up, off the path.
       if (e.agentId === undefined && targets?.rule.any) {
         lane.defer(port, `${debugPrefix(port.pkg)}turn.start`, () => noteSessionServers(port).catch((err) => logOf(port)(serversUnread(err))))
+      }
+      return next(e)
+    },
+
+    // Observes only (MCP tools alone reach it: main.ts matches `mcp__`): each described tool names
+    // its server's real name, which joins those `*` allows and maps the breakdown's spelling.
+    'tool.describe': (port, e, next) => {
+      const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg)
+      if (server !== undefined && !known.includes(server)) {
+        known = [...known, server]
+        if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server])
       }
       return next(e)
     },

@@ -6,10 +6,10 @@
 //
 // `/mcp reconnect` is refused from a hook the turn waits on, so the tool only records the request
 // and the step runs once the turn-ending hook has returned.
-import { TOOLS_POLL_MS, TOOLS_WAIT_MS } from './constants.ts'
+import { NOT_CONNECTED_READS, TOOLS_POLL_MS, TOOLS_WAIT_MS, UNLISTED } from './constants.ts'
 import {
-  ENDED_DURING_STEP, endDropped, failureText, listReadFailed, notReconnectedLine, notScheduled, promptNotSubmitted,
-  reasonCommandAnswered, reasonCommandFailed, REASON_TOOLS_ABSENT, reconnectedLine, reconnectResult, requestedLine,
+  connectionReadFailed, ENDED_DURING_STEP, endDropped, failureText, listReadFailed, notReconnectedLine, notScheduled, pollLine, promptNotSubmitted,
+  reasonCommandAnswered, reasonCommandFailed, reasonNotConnected, reasonUnlisted, REASON_TOOLS_ABSENT, reconnectedLine, reconnectResult, requestedLine,
   RESCHEDULED, stepFailed, successText, TURN_STARTED_DURING_STEP, type Failure,
 } from './strings.ts'
 import { scheduleStep } from '../../lib/step.ts'
@@ -17,8 +17,10 @@ import { scheduleStep } from '../../lib/step.ts'
 export type ReconnectEdges = {
   /** Runs `/mcp reconnect <server>`; resolves the command's answer. */
   reconnect(server: string): Promise<{ text?: string } | undefined>
-  /** Whether the session lists any of the server's tools now. */
+  /** Whether the session lists any of the server's tools now (a list that may lag the connection). */
   toolsListed(server: string): Promise<boolean>
+  /** The server's connection as the engine holds it now (`$.mcp.connect`, which never dials a listed server). */
+  connection(server: string): Promise<Connection>
   /** Queues a prompt; `drop` set means it was dropped. */
   submit(text: string): Promise<{ drop?: string } | undefined>
   /** A transcript row the model never reads. */
@@ -32,6 +34,11 @@ export type ReconnectEdges = {
 }
 
 type Request = { servers: string[]; resume: boolean; scheduled?: number }
+
+export type Connection = { isConnected: true } | { isConnected: false; reason: string; message?: string }
+
+/** How a connection reads in the debug log and in a failure reason. */
+const describeConnection = (c: Connection | undefined) => (c === undefined ? 'unread' : c.isConnected ? 'connected' : `${c.reason}${c.message ? `: ${c.message}` : ''}`)
 
 type Outcome = { ok: true } | { ok: false; reason: string }
 
@@ -68,17 +75,38 @@ export function createReconnect(pkg: string) {
     }
     const refused = commandRefusal(answer)
     if (refused !== undefined) return { ok: false, reason: reasonCommandAnswered(refused) }
-    // The step reconnects even when the tools are still listed (a listed server may be failing), then
-    // waits for them: the command settles before the server's tools are back.
+    // Success is proven, never inferred: the command resolves `{}` whether or not the server came
+    // back, and right after a failed reconnect the tool list still shows the dead server's tools for
+    // about a second (measured). So the step waits until the engine holds the server connected
+    // and its tools are listed; a name /mcp does not know fails at once, and a server the engine
+    // holds unconnected for NOT_CONNECTED_READS reads in a row (measured: from the first read after
+    // a failed reconnect, and connected from the first read after a good one) fails then.
+    let last: string | undefined
+    let unconnected = 0
     for (let waited = 0; ; waited += TOOLS_POLL_MS) {
-      let listed = false
+      let state: Connection | undefined
       try {
-        listed = await e.toolsListed(server)
+        state = await e.connection(server)
       } catch (err) {
-        e.log(listReadFailed(err))
+        e.log(connectionReadFailed(err))
       }
-      if (listed) return { ok: true }
-      if (waited >= TOOLS_WAIT_MS) return { ok: false, reason: REASON_TOOLS_ABSENT }
+      let listed = false
+      if (state?.isConnected) {
+        try {
+          listed = await e.toolsListed(server)
+        } catch (err) {
+          e.log(listReadFailed(err))
+        }
+      }
+      const seen = `${describeConnection(state)}${state?.isConnected ? `, tools ${listed ? 'listed' : 'not listed'}` : ''}`
+      unconnected = state && !state.isConnected && seen === last ? unconnected + 1 : state && !state.isConnected ? 1 : 0
+      if (seen !== last) e.log(pollLine(server, waited, seen))
+      last = seen
+      if (state?.isConnected && listed) return { ok: true }
+      if (state && !state.isConnected && state.reason === UNLISTED) return { ok: false, reason: reasonUnlisted(server) }
+      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) {
+        return { ok: false, reason: state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(describeConnection(state), waited) }
+      }
       await e.sleep(TOOLS_POLL_MS)
     }
   }

@@ -49,7 +49,9 @@ export function failureText(pkg: string, failures: readonly Failure[], reconnect
 }
 
 // ---- Failure reasons ----
-export const REASON_TOOLS_ABSENT = 'its tools were not back within 10 s'
+export const REASON_TOOLS_ABSENT = 'it is connected, but its tools were not back within 10 s'
+export const reasonNotConnected = (state: string, ms: number) => `it is still not connected ${ms} ms after the reconnect (${state})`
+export const reasonUnlisted = (server: string) => `/mcp lists no server named "${server}"`
 export const reasonCommandFailed = (err: unknown) => `the reconnect command failed: ${String(err)}`
 export const reasonCommandAnswered = (text: string) => `the reconnect command answered: ${text}`
 
@@ -74,6 +76,8 @@ export const stepFailed = (err: unknown) => `reconnect step failed: ${String(err
 export const ENDED_DURING_STEP = 'the session ended during the reconnect step; its report is dropped'
 export const TURN_STARTED_DURING_STEP = 'a turn started during the reconnect step; the resume prompt is not submitted'
 export const listReadFailed = (err: unknown) => `tool list read failed: ${String(err)}`
+export const connectionReadFailed = (err: unknown) => `connection read failed: ${String(err)}`
+export const pollLine = (server: string, ms: number, state: string) => `"${server}" after ${ms} ms: ${state}`
 export const endDropped = (reason: string) => `session.end ${reason} dropped a pending reconnect request`
 export const promptNotSubmitted = (pkg: string, why: string, text: string) => `${pkg} mcp reconnect: a prompt was not submitted (${why}):\n${text}`
 export const setupFailed = (err: unknown) => `setup failed (${String(err)}); ${TOOL_NAME} not registered`

@@ -67,11 +67,47 @@ export function checkCall(agentId: string | undefined, input: { server?: unknown
     return only === undefined ? { deny: serverNeeded(allowed) } : { server: only, resume }
   }
   if (typeof input.server !== 'string' || !input.server.trim()) return { deny: badServer }
-  const server = input.server.trim()
-  return allowed.includes(server) ? { server, resume } : { deny: notAllowed(server, allowed, any) }
+  const asked = input.server.trim()
+  const server = resolveServer(asked, allowed)
+  return server !== undefined ? { server, resume } : { deny: notAllowed(asked, allowed, any) }
 }
 
-/** The prefix of a server's tool names as the model sees them: `mcp__<name, sanitised>__`. */
+/**
+ * A server's name as the engine spells it in tool names (`audit.fix-2` -> `audit_fix-2`,
+ * `plugin:p:s` -> `plugin_p_s`): the model sees this spelling, while `/mcp` and `$.mcp.connect`
+ * know only the real one (measured).
+ */
+export const toolSpelling = (server: string) => server.replace(/[^A-Za-z0-9_-]/g, '_')
+
+/** The prefix of a server's tool names as the model sees them: `mcp__<tool spelling>__`. */
 export function toolPrefix(server: string): string {
-  return `mcp__${server.replace(/[^A-Za-z0-9_-]/g, '_')}__`
+  return `mcp__${toolSpelling(server)}__`
+}
+
+/** The allowed server a name means: the name /mcp uses, or the tool-name spelling of one. */
+export function resolveServer(name: string, allowed: readonly string[]): string | undefined {
+  return allowed.includes(name) ? name : allowed.find((s) => toolSpelling(s) === name)
+}
+
+/**
+ * The real name of the MCP server a tool comes from, read off the engine's description of it
+ * (`tool.describe`): a configured server's tool is provided by `mcp:<name>` (the name /mcp lists);
+ * a plugin's server's tool by the plugin (`<plugin>@<source>`), and /mcp lists that server as
+ * `plugin:<plugin>:<key>`, with the key read off the tool name (exact where the key has no
+ * punctuation, which the tool spelling would have replaced). Anything else (a built-in, a tool a
+ * plugin registers itself, this package's own host) is no server: undefined.
+ */
+export function serverOfTool(tool: string, provider: string | undefined, hostName: string): string | undefined {
+  if (!provider || !tool.startsWith('mcp__') || tool.startsWith(toolPrefix(hostName))) return undefined
+  if (provider.startsWith('mcp:')) return provider.slice('mcp:'.length) || undefined
+  const plugin = provider.split('@')[0] ?? ''
+  const head = `mcp__plugin_${toolSpelling(plugin)}_`
+  if (!plugin || !tool.startsWith(head)) return undefined
+  const key = tool.slice(head.length).split('__')[0]
+  return key ? `plugin:${plugin}:${key}` : undefined
+}
+
+/** The session's listed servers (tool spelling) under the real names known for them. */
+export function realNames(listed: readonly string[], known: readonly string[]): string[] {
+  return listed.map((name) => known.find((real) => toolSpelling(real) === name) ?? name)
 }

@@ -12,6 +12,8 @@ type Fake = {
   usageFails?: boolean
   listed: string[]
   commandAnswer: { text?: string }
+  /** The servers `$.mcp.connect` holds connected, by their real names; default: `servers`. */
+  connected?: string[]
 }
 
 function fakePort(pkg: string, fake: Fake) {
@@ -25,7 +27,10 @@ function fakePort(pkg: string, fake: Fake) {
       if (fake.usageFails) throw new Error('usage down')
       return { context: { breakdown: { mcpTools: fake.servers.map((s) => ({ name: `mcp__${s}__t`, serverName: s })) } } }
     },
-    connectMcp: async (server: string) => (fake.own ? { isConnected: true, server: fake.own } : { isConnected: false, reason: 'unlisted', message: `no ${server}` }),
+    // The package's own name answers for its own server; any other name by what the session runs (real names).
+    connectMcp: async (server: string) => (server === pkg
+      ? (fake.own ? { isConnected: true, server: fake.own } : { isConnected: false, reason: 'unlisted', message: `no ${server}` })
+      : (fake.connected ?? fake.servers).includes(server) ? { isConnected: true, server } : { isConnected: false, reason: 'unlisted', message: `no ${server}` }),
     registerTool: async (spec: { name: string; description: string }) => {
       if (fake.registerFails) throw new Error('not bound')
       seen.registered.push(spec)
@@ -149,6 +154,31 @@ test('"*": a turn start\'s read not yet landed is made at the lever\'s call', as
   const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect' })
   assert.ok(String((r as { result: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r))
   assert.ok(status(h).includes('pending: "late" at the next turn end'), status(h).join('\n'))
+})
+
+const describe = (h: { port: Port }, tool: string, plugin: string) => hooks['tool.describe']!(h.port, { tool, description: 'd', provider: { plugin, tier: 'user' } } as never, next, ctx('ws', '*'))
+
+test('real names from the tool descriptions: the breakdown\'s spelling is mapped, either spelling is accepted, /mcp gets the real one', async () => {
+  const h = await started('ws', '*', { servers: ['audit_fix-2', 'plugin_shipper_inner'], connected: ['audit.fix-2', 'plugin:shipper:inner'], listed: ['mcp__audit_fix-2__echo', 'mcp__plugin_shipper_inner__echo'] })
+  await describe(h, 'mcp__audit_fix-2__echo', 'mcp:audit.fix-2')
+  await describe(h, 'mcp__plugin_shipper_inner__echo', 'shipper@inline')
+  await describe(h, 'mcp__ws__request_mcp_reconnect', 'ws@inline')
+  assert.ok(status(h).includes('servers seen: "audit.fix-2", "plugin:shipper:inner"'), status(h).join('\n'))
+  const r1 = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', server: 'audit_fix-2' })
+  assert.ok(String((r1 as { result?: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r1))
+  const r2 = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', server: 'plugin:shipper:inner', continue: true })
+  assert.ok(String((r2 as { result?: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r2))
+  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctx('ws', '*'))
+  await h.fire()
+  assert.equal(h.seen.commands, ['mcp reconnect audit.fix-2', 'mcp reconnect plugin:shipper:inner'])
+  assert.equal(h.seen.submitted, ['[ws mcp] The MCP servers "audit.fix-2", "plugin:shipper:inner" reconnected; their tools are available again. Resume the interrupted work.'])
+})
+
+test('a described server joins "*" before any breakdown lists it; a refused name lists the real names', async () => {
+  const h = await started('ws', '*', { servers: [] })
+  await describe(h, 'mcp__late_one__t', 'mcp:late.one')
+  const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', server: 'other' })
+  assert.ok(String((r as { deny?: string }).deny).includes('"late.one"'), JSON.stringify(r))
 })
 
 test.run()

@@ -1,12 +1,14 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { commandRefusal, createReconnect, type ReconnectEdges } from '../../../src/features/reconnect/machine.ts'
+import { commandRefusal, createReconnect, type Connection, type ReconnectEdges } from '../../../src/features/reconnect/machine.ts'
 import { RECONNECT_RESULT, RECONNECT_RESULT_NO_RESUME } from '../../../src/features/reconnect/strings.ts'
 
 type Script = {
   reconnect?: (server: string) => Promise<{ text?: string } | undefined>
   /** Answers of the tool-list checks in order; the last repeats. A function may throw. */
   listed?: (check: number) => boolean
+  /** Answers of the connection reads in order; default: connected. A function may throw. */
+  connection?: (read: number) => Connection
   submit?: (text: string) => Promise<{ drop?: string } | undefined>
   after?: (fn: () => void) => void
   now?: () => Promise<number>
@@ -14,12 +16,13 @@ type Script = {
 
 /** Fake edges recording every call; `after` queues until `fire()`; sleeps advance a fake clock. */
 function harness(script: Script = {}) {
-  const calls = { reconnect: [] as string[], listed: 0, sleeps: [] as number[], submitted: [] as string[], notices: [] as string[], logs: [] as string[] }
+  const calls = { reconnect: [] as string[], listed: 0, connections: 0, sleeps: [] as number[], submitted: [] as string[], notices: [] as string[], logs: [] as string[] }
   const queued: (() => void)[] = []
   let clock = 1000
   const edges: ReconnectEdges = {
     reconnect: (server) => { calls.reconnect.push(server); return script.reconnect ? script.reconnect(server) : Promise.resolve({}) },
     toolsListed: async () => (script.listed ?? (() => true))(++calls.listed),
+    connection: async () => (script.connection ?? (() => ({ isConnected: true as const })))(++calls.connections),
     submit: (text) => { calls.submitted.push(text); return script.submit ? script.submit(text) : Promise.resolve({}) },
     notice: (text) => { calls.notices.push(text) },
     after: script.after ?? ((fn) => { queued.push(fn) }),
@@ -144,8 +147,55 @@ test('tools that never come back: 21 checks, 20 sleeps, reported without continu
   assert.is(h.calls.listed, 21)
   assert.is(h.calls.sleeps.length, 20)
   assert.ok(h.calls.sleeps.every((ms) => ms === 500))
-  assert.ok(h.calls.submitted[0]?.includes('(its tools were not back within 10 s)'), h.calls.submitted[0])
-  assert.ok(h.calls.logs.some((l) => l.startsWith('not reconnected "s" (its tools were not back within 10 s) after 10000 ms')), h.calls.logs.join('\n'))
+  assert.ok(h.calls.submitted[0]?.includes('(it is connected, but its tools were not back within 10 s)'), h.calls.submitted[0])
+  assert.ok(h.calls.logs.some((l) => l.startsWith('not reconnected "s" (it is connected, but its tools were not back within 10 s) after 10000 ms')), h.calls.logs.join('\n'))
+})
+
+// Measured: a failed `/mcp reconnect` resolves `{}` like a success, and the tool list still shows the
+// dead server's tools for about a second; `$.mcp.connect` already answers it is not connected.
+test('a reconnect the command answers with nothing but the engine holds unconnected is a failure, reported without continue', async () => {
+  const h = harness({ listed: () => true, connection: () => ({ isConnected: false, reason: 'failed', message: 'MCP server "s" failed to connect' }) })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.listed, 0, 'a stale tool list is never read as success')
+  assert.is(h.calls.connections, 3, 'unconnected at three reads in a row: given up after 1 s')
+  assert.is(h.calls.submitted.length, 1, 'the failure is reported although continue was not set')
+  assert.ok(h.calls.submitted[0]!.includes('did not come back (it is still not connected 1000 ms after the reconnect (failed: MCP server "s" failed to connect))'), h.calls.submitted[0])
+  assert.equal(h.calls.logs.filter((l) => l.startsWith('"s" after')), ['"s" after 0 ms: failed: MCP server "s" failed to connect'], 'a state is logged when it changes')
+})
+
+test('a state that changes keeps the wait going; only the same unconnected state three reads in a row ends it', async () => {
+  const states: Connection[] = [{ isConnected: false, reason: 'failed' }, { isConnected: false, reason: 'failed' }, { isConnected: false, reason: 'auth' }, { isConnected: false, reason: 'auth' }, { isConnected: true }]
+  const h = harness({ connection: (n) => states[Math.min(n, states.length) - 1]! })
+  h.machine.lever('s', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.connections, 5)
+  assert.ok(h.calls.submitted[0]!.includes('reconnected'), h.calls.submitted[0])
+})
+
+test('a name /mcp does not list fails at once', async () => {
+  const h = harness({ connection: () => ({ isConnected: false, reason: 'unlisted', message: 'Neither … lists it' }) })
+  h.machine.lever('ghost', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.sleeps.length, 0)
+  assert.ok(h.calls.submitted[0]!.includes('The MCP server "ghost" did not come back (/mcp lists no server named "ghost").'), h.calls.submitted[0])
+})
+
+test('connected once the engine says so and its tools are listed; a failing read is logged and read again', async () => {
+  const h = harness({
+    connection: (n) => { if (n === 1) throw new Error('host busy'); return n < 3 ? { isConnected: false, reason: 'failed' } : { isConnected: true } },
+    listed: (n) => n >= 2,
+  })
+  h.machine.lever('s', true)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  assert.is(h.calls.connections, 4)
+  assert.ok(h.calls.logs.includes('connection read failed: Error: host busy'))
+  assert.equal(h.calls.logs.filter((l) => l.startsWith('"s" after')), ['"s" after 0 ms: unread', '"s" after 500 ms: failed', '"s" after 1000 ms: connected, tools not listed', '"s" after 1500 ms: connected, tools listed'])
+  assert.ok(h.calls.submitted[0]!.includes('reconnected'), h.calls.submitted[0])
 })
 
 test('an aborted or a subagent turn end leaves the request pending (acceptance 12)', async () => {

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { allowedServers, checkCall, describeAllowed, hasTarget, parseServerRule, toolPrefix, withSeen, type Targets } from '../../../src/features/reconnect/targets.ts'
+import { allowedServers, checkCall, describeAllowed, hasTarget, parseServerRule, realNames, resolveServer, serverOfTool, toolPrefix, toolSpelling, withSeen, type Targets } from '../../../src/features/reconnect/targets.ts'
 
 test('the option: names trimmed and de-duplicated; "*" anywhere means any server', () => {
   assert.equal(parseServerRule(''), { any: false, names: [] })
@@ -70,6 +70,38 @@ test('tool names are matched by the sanitised server prefix', () => {
   assert.is(toolPrefix('plugin:ws:ws'), 'mcp__plugin_ws_ws__')
   assert.is(toolPrefix('fixture'), 'mcp__fixture__')
   assert.is(toolPrefix('claude.ai Gmail'), 'mcp__claude_ai_Gmail__')
+})
+
+test('tool spelling: what the engine makes of a server name in tool names', () => {
+  assert.is(toolSpelling('audit.fix-2'), 'audit_fix-2')
+  assert.is(toolSpelling('plugin:shipper:inner'), 'plugin_shipper_inner')
+  assert.is(toolPrefix('claude.ai Gmail'), 'mcp__claude_ai_Gmail__')
+})
+
+test('a server is named by /mcp\'s name or its tool spelling', () => {
+  const allowed = ['audit.fix-2', 'plugin:shipper:inner', 'plain']
+  assert.is(resolveServer('audit.fix-2', allowed), 'audit.fix-2')
+  assert.is(resolveServer('audit_fix-2', allowed), 'audit.fix-2')
+  assert.is(resolveServer('plugin_shipper_inner', allowed), 'plugin:shipper:inner')
+  assert.is(resolveServer('plain', allowed), 'plain')
+  assert.is(resolveServer('ghost', allowed), undefined)
+  assert.equal(checkCall(undefined, { server: ' audit_fix-2 ' }, allowed, true), { server: 'audit.fix-2', resume: false })
+})
+
+test('the real server of a described tool: configured, plugin-shipped, or none', () => {
+  assert.is(serverOfTool('mcp__audit_fix-2__echo', 'mcp:audit.fix-2', 'ws'), 'audit.fix-2')
+  assert.is(serverOfTool('mcp__plugin_shipper_inner__echo', 'shipper@inline', 'ws'), 'plugin:shipper:inner')
+  assert.is(serverOfTool('mcp__plugin_my-plug_srv__x', 'my-plug@market', 'ws'), 'plugin:my-plug:srv')
+  assert.is(serverOfTool('mcp__ws__request_mcp_reconnect', 'ws@inline', 'ws'), undefined, 'the package\'s own tool host')
+  assert.is(serverOfTool('mcp__other__tool', 'other@inline', 'ws'), undefined, 'a tool another plugin registers itself')
+  assert.is(serverOfTool('Bash', 'engine', 'ws'), undefined)
+  assert.is(serverOfTool('mcp__x__t', undefined, 'ws'), undefined)
+  assert.is(serverOfTool('mcp__x__t', 'mcp:', 'ws'), undefined)
+  assert.is(serverOfTool('mcp__plugin_p___t', 'p@s', 'ws'), undefined, 'no key')
+})
+
+test('listed servers under their real names where known', () => {
+  assert.equal(realNames(['audit_fix-2', 'plain', 'plugin_p_s'], ['audit.fix-2', 'plugin:p:s']), ['audit.fix-2', 'plain', 'plugin:p:s'])
 })
 
 test.run()
