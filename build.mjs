@@ -95,6 +95,25 @@ mkdirSync(dirname(bundlePath), { recursive: true })
 writeFileSync(bundlePath, bundle)
 const sha = (bytes) => createHash('sha256').update(bytes).digest('hex')
 
+/**
+ * Measured on 2.1.328 (test/e2e/options.test.ts): the engine refuses the whole module when a
+ * stored option does not fit its declaration: a value of another JSON type, or a number outside
+ * `min`/`max`. A picker (`options`) takes every stored value, reading one outside its list as the
+ * default and saying so in the transcript. So a feature switch is an `on`/`off` picker (`"true"`,
+ * `true`, `""` or a typo leave one feature at its default, not the package unloaded), and a number
+ * is declared without its bounds, which the bundle checks itself (the bounds stay in plugin.json,
+ * their one home, and reach the bundle's template).
+ */
+export const SWITCH_CHOICES = ['on', 'off']
+
+function switchField(def, isOnByDefault) {
+  return { type: 'string', title: def.title, description: def.description, default: isOnByDefault ? 'on' : 'off', options: SWITCH_CHOICES }
+}
+
+function declaredField({ min, max, ...field }) {
+  return field
+}
+
 /** The manifest of one package: the template's shared fields and the userConfig of the features it carries. */
 export function manifestFor(name) {
   const profile = template.packages[name]
@@ -102,15 +121,10 @@ export function manifestFor(name) {
   for (const [feature, isOnByDefault] of Object.entries(profile.features)) {
     const def = template.features[feature]
     if (!def) throw new Error(`package ${name} names an unknown feature: ${feature}`)
-    userConfig[feature] = {
-      type: 'boolean',
-      title: def.title,
-      description: def.description,
-      default: isOnByDefault,
-    }
+    userConfig[feature] = switchField(def, isOnByDefault)
     for (const [key, field] of Object.entries(def.userConfig ?? {})) {
       const override = profile.defaults?.[key]
-      userConfig[key] = override === undefined ? field : { ...field, default: override }
+      userConfig[key] = declaredField(override === undefined ? field : { ...field, default: override })
     }
   }
   return {
@@ -141,13 +155,14 @@ function readmeFor(name) {
   if (carried.length === 0) lines.push('This package carries no features yet.', '')
   for (const [feature, isOnByDefault] of carried) {
     const def = template.features[feature]
-    lines.push(`## ${def.title} (\`${feature}\`, ${isOnByDefault ? 'on' : 'off'} by default)`, '', def.description, '')
+    lines.push(`## ${def.title} (\`${feature}\`, ${isOnByDefault ? 'on' : 'off'} by default)`, '', def.description, '', `Switch: \`"${feature}": "on"\` or \`"off"\`.`, '')
     const fields = Object.entries(def.userConfig ?? {})
     if (fields.length) {
       lines.push('| option | meaning | default |', '| --- | --- | --- |')
       for (const [key, field] of fields) {
         const value = profile.defaults?.[key] ?? field.default
-        lines.push(`| \`${key}\` | ${field.description} | ${value === undefined ? '' : `\`${JSON.stringify(value)}\``} |`)
+        const bounds = field.min !== undefined || field.max !== undefined ? ` (${field.min ?? '…'} to ${field.max ?? '…'}; a value outside is named in \`/${name} status\` and the default applies)` : ''
+        lines.push(`| \`${key}\` | ${field.description}${bounds} | ${value === undefined ? '' : `\`${JSON.stringify(value)}\``} |`)
       }
       lines.push('')
     }

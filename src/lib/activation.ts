@@ -27,7 +27,7 @@ export type Template = {
 export function allFields(template: Template): Record<string, FieldDef> {
   const fields: Record<string, FieldDef> = {}
   for (const [name, def] of Object.entries(template.features)) {
-    fields[name] = { type: 'boolean', default: false }
+    fields[name] = { type: 'switch', default: false }
     Object.assign(fields, def.userConfig)
   }
   return fields

@@ -58,7 +58,7 @@ test('a finished Bash row is captioned: rules first, the units last, and the TUI
     other: { text: CAPTION_REPLY, inputTokens: 900, outputTokens: 40 },
   }))
   const m = mock
-  const r = await runInteractive(m, 'print the mark', { captions: true }, () => m.requests.some(isCaptionRequest))
+  const r = await runInteractive(m, 'print the mark', { captions: 'on' }, () => m.requests.some(isCaptionRequest))
   const asked = m.requests.filter(isCaptionRequest)
   assert.is(asked.length, 1, `one caption request; saw ${m.requests.map((q) => q.kind).join(',')}\n${debugLines(r.debugLog, PKG).join('\n')}`)
   const body = asked[0]!.body

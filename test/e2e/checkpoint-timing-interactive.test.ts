@@ -51,7 +51,7 @@ test('interactive, keel with checkpoint and timing: the lever without continue i
     }
     return { text: 'Carrying on.' }
   })
-  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy(PKG)], settings: { pluginConfigs: { [`${PKG}@inline`]: { options: { checkpoint: true, timing: true } } } } })
+  live = await startLive({ mode: 'tui', mock, pluginDirs: [packageCopy(PKG)], settings: { pluginConfigs: { [`${PKG}@inline`]: { options: { checkpoint: 'on', timing: 'on' } } } } })
   const dump = () => `--- ${PKG} debug lines:\n${debugLines(live!.debugLog(), PKG).join('\n')}\n--- requests:\n${mock!.messages().map((r) => `${r.kind}: ${lastUser(r).slice(-160)}`).join('\n')}`
   const fail = (err: Error) => { throw new Error(`${err.message}\n${dump()}`) }
 

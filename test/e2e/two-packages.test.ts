@@ -40,7 +40,7 @@ test('superheroes (no server to reach) loaded before ws: superheroes claims no r
 })
 
 test('superheroes and keel both running checkpoint: one compaction, steered once, one resume prompt', async () => {
-  const settings = { pluginConfigs: { 'keel@inline': { options: { checkpoint: true } } } }
+  const settings = { pluginConfigs: { 'keel@inline': { options: { checkpoint: 'on' } } } }
   const notes = 'Now: the CRLF case'
   mock.setScript(byKind({ main: { text: `Working.\n\n\`\`\`superheroes-checkpoint\n${notes}\n\`\`\`\n` } }))
   const before = mock.messages().length

@@ -5,7 +5,7 @@ import type { On } from 'claude-code'
 import { expect, mock, test } from 'claude-code/testing'
 import { PKG } from './package.ts'
 
-const ON = { options: { captions: true } }
+const ON = { options: { captions: 'on' } }
 const SURFACES = ['terminal', 'desktop'] as const
 const VIEWPORT = { columns: 100, rows: 40 }
 

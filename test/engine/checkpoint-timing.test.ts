@@ -6,7 +6,7 @@
 import { expect, mock, test, type TestBody } from 'claude-code/testing'
 import { PKG } from './package.ts'
 
-const ON = { options: { checkpoint: true, timing: true } }
+const ON = { options: { checkpoint: 'on', timing: 'on' } }
 const LEVER = `mcp__${PKG}__request_compaction`
 const CHECKPOINT_RESUME = 'Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.'
 const LEVER_RESUME = `[${PKG} compaction] Compaction landed; resume the work in progress from the summary and your durable records.`

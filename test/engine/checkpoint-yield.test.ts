@@ -46,7 +46,7 @@ function world(on: On) {
   return { env, instructions }
 }
 
-test('keel claims checkpoint: superheroes yields, the compaction keeps the owner text alone', { plugins: [KEEL_CLAIMING], options: { checkpoint: true } }, async ($, on) => {
+test('keel claims checkpoint: superheroes yields, the compaction keeps the owner text alone', { plugins: [KEEL_CLAIMING], options: { checkpoint: 'on' } }, async ($, on) => {
   const { env, instructions } = world(on)
   await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
   expect(JSON.parse(env.get('KEEL_CLAIMS_KEEL')!)).toEqual({ session: 'session-1', features: ['checkpoint'] })
@@ -56,7 +56,7 @@ test('keel claims checkpoint: superheroes yields, the compaction keeps the owner
   expect(status).toContain('checkpoint: on (profile), yields to keel')
 })
 
-test('keel claims nothing: superheroes steers', { plugins: [KEEL_CLAIMING_NOTHING], options: { checkpoint: true } }, async ($, on) => {
+test('keel claims nothing: superheroes steers', { plugins: [KEEL_CLAIMING_NOTHING], options: { checkpoint: 'on' } }, async ($, on) => {
   const { instructions } = world(on)
   await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
   await $.session.compact({ trigger: 'manual', instructions: 'owner words', messages: MESSAGES })
@@ -64,7 +64,7 @@ test('keel claims nothing: superheroes steers', { plugins: [KEEL_CLAIMING_NOTHIN
   expect(instructions[0]).toEndWith("## Owner's instructions\nowner words")
 })
 
-test('keel starting after superheroes finds checkpoint claimed: superheroes steers', { plugins: [{ ...KEEL_CLAIMING, tier: 'append' as const }], options: { checkpoint: true } }, async ($, on) => {
+test('keel starting after superheroes finds checkpoint claimed: superheroes steers', { plugins: [{ ...KEEL_CLAIMING, tier: 'append' as const }], options: { checkpoint: 'on' } }, async ($, on) => {
   const { env, instructions } = world(on)
   await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
   expect(JSON.parse(env.get('KEEL_CLAIMS_SUPERHEROES')!).features).toContain('checkpoint')

@@ -5,7 +5,7 @@
 import { expect, mock, test, type TestBody } from 'claude-code/testing'
 import { PKG } from './package.ts'
 
-const ON = { options: { checkpoint: true } }
+const ON = { options: { checkpoint: 'on' } }
 const FENCE = `${PKG}-checkpoint`
 const RESUME = 'Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.'
 const MESSAGES = [{ role: 'user' as const, text: 'hello', toolUses: [] }, { role: 'assistant' as const, text: 'hi', toolUses: [] }]

@@ -7,7 +7,7 @@ import { PKG } from './package.ts'
 
 const TOOL: `mcp__${string}__${string}` = `mcp__${PKG}__request_mcp_reconnect`
 const TURN = { durationMs: 10, isAborted: false, turnId: 't1', reason: 'answer' as const }
-const ANY = { options: { reconnect: true, reconnectServers: '*' } }
+const ANY = { options: { reconnect: 'on', reconnectServers: '*' } }
 
 type On = Parameters<TestBody>[1]
 type Engine = Parameters<TestBody>[0]
@@ -23,7 +23,8 @@ function world(on: On, { servers = ['fixture'], commandText = '' } = {}) {
   on('session.id', () => ({ value: 'session-1' }))
   on('env.get', () => ({ value: undefined }))
   on('env.set', () => ({ value: {} }))
-  on('mcp.connect', (_, e) => ({ value: { isConnected: false, reason: 'unlisted', message: `no ${e.server}` } }))
+  // The engine holds the session's servers connected; the package's own name (no server shipped) is unlisted.
+  on('mcp.connect', (_, e) => ({ value: servers.includes(e.server) ? { isConnected: true, server: e.server } : { isConnected: false, reason: 'unlisted', message: `no ${e.server}` } }))
   on('session.usage', () => ({ value: { startedAt: 0, context: { tokens: 1, window: 200_000, percent: 0, breakdown: { mcpTools: servers.map((s) => ({ name: `mcp__${s}__echo`, serverName: s, tokens: 10, isLoaded: false })) } }, rateLimits: [] } as never }))
   // Other features register their own tools (ws: request_compaction): only this one is recorded.
   on('tool.register', (_, e) => (e.name === 'request_mcp_reconnect' && seen.registered.push(e), { value: { tool: `mcp__${PKG}__${e.name}` } }))
@@ -81,7 +82,7 @@ test('a headless refusal is reported to the model even without continue', { ...A
   expect(w.seen.submitted[0]).toContain(`[${PKG} mcp] The MCP server "fixture" did not come back (the reconnect command answered: Reconnect, enable, and disable aren't available in this session.)`)
 })
 
-test('a name outside the targets is refused with the allowed list; a subagent is refused', { options: { reconnect: true, reconnectServers: 'fixture, other' } }, async ($, on) => {
+test('a name outside the targets is refused with the allowed list; a subagent is refused', { options: { reconnect: 'on', reconnectServers: 'fixture, other' } }, async ($, on) => {
   world(on)
   await start($)
   const r = await $.tool.call({ tool: TOOL, tool_use_id: 'u1', server: 'github' })
@@ -109,7 +110,7 @@ test('a session end drops a pending request: the next turn end runs nothing', AN
   expect(w.seen.logs).toContain(`${PKG} mcp reconnect: session.end clear dropped a pending reconnect request`)
 })
 
-test('with no target the tool is not registered and the status says why', { options: { reconnect: true, reconnectServers: '' } }, async ($, on) => {
+test('with no target the tool is not registered and the status says why', { options: { reconnect: 'on', reconnectServers: '' } }, async ($, on) => {
   const w = world(on)
   await start($)
   expect(w.seen.registered).toEqual([])

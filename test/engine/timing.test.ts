@@ -6,7 +6,7 @@ import { expect, mock, test, type TestBody } from 'claude-code/testing'
 import { PKG } from './package.ts'
 
 const TOOL = `mcp__${PKG}__request_compaction`
-const ON = { options: { timing: true } }
+const ON = { options: { timing: 'on' } }
 const RUN = { origin: { kind: 'composer' }, presentation: { isFullscreen: false, columns: 100 } } as const
 const TURN = { answer: 'done', durationMs: 10, isAborted: false, turnId: 't1', reason: 'answer' as const }
 const RESUME = `[${PKG} compaction] Compaction landed; resume the work in progress from the summary and your durable records.`
@@ -122,7 +122,7 @@ test('a subagent is refused, and another tool of the same short name passes thro
   expect(other).toMatchObject({ result: 'beneath' })
 })
 
-test('an invalid advisory keeps the default and says so in the debug log and the status', { options: { timing: true, compactionAdvisory: '50 %' } }, async ($, on) => {
+test('an invalid advisory keeps the default and says so in the debug log and the status', { options: { timing: 'on', compactionAdvisory: '50 %' } }, async ($, on) => {
   const w = world(on)
   await start($)
   expect(w.seen.logs).toContain('timing: compactionAdvisory "50 %" is not valid (use 50, 50%, 150k, 1.5m or 50%|150k); the default 50% applies')
@@ -130,7 +130,7 @@ test('an invalid advisory keeps the default and says so in the debug log and the
   expect(status.text).toContain('  advisory point: 50% (compactionAdvisory "50 %" is not valid')
 })
 
-test('a token advisory point from the option', { options: { timing: true, compactionAdvisory: '50%|60k' } }, async ($, on) => {
+test('a token advisory point from the option', { options: { timing: 'on', compactionAdvisory: '50%|60k' } }, async ($, on) => {
   const w = world(on)
   await start($)
   expect(w.seen.logs).toContain('timing: advisory point "50%|60k" read as 50% or 60000 tokens')

@@ -7,7 +7,7 @@ import { PKG } from './package.ts'
 
 const K = 'CLAUDE_CODE_AUTO_COMPACT_WINDOW'
 const P = '/w/proj/.claude/settings.local.json'
-const ON = { options: { window: true, compactWindowTokens: 500000 } }
+const ON = { options: { window: 'on', compactWindowTokens: 500000 } }
 const RUN = { origin: { kind: 'composer' }, presentation: { isFullscreen: false, columns: 100 } } as const
 
 type On = Parameters<TestBody>[1]
@@ -64,7 +64,7 @@ test('a value pinned by hand is left untouched', ON, async ($, on) => {
   expect(seen.logs.some((l) => l.includes(`pins ${K}=150000, while ${PKG} asked for 500000`))).toBe(true)
 })
 
-test('the home folder is never written', { options: { window: true, compactWindowTokens: 500000 } }, async ($, on) => {
+test('the home folder is never written', { options: { window: 'on', compactWindowTokens: 500000 } }, async ($, on) => {
   const seen = world(on, {}, '/w/proj')
   await start($)
   expect(seen.writes).toEqual([])
@@ -83,7 +83,7 @@ test('window reset and enable through the package command', ON, async ($, on) =>
   expect(JSON.parse(seen.files.get(P)!).env[K]).toBe('500000')
 })
 
-test('with compactWindowTokens 0 nothing is read or written', { options: { window: true, compactWindowTokens: 0 } }, async ($, on) => {
+test('with compactWindowTokens 0 nothing is read or written', { options: { window: 'on', compactWindowTokens: 0 } }, async ($, on) => {
   const seen = world(on)
   await start($)
   expect(seen.writes).toEqual([])

@@ -3062,7 +3062,7 @@ function portOf($) {
 function allFields(template) {
   const fields = {};
   for (const [name, def] of Object.entries(template.features)) {
-    fields[name] = { type: "boolean", default: false };
+    fields[name] = { type: "switch", default: false };
     Object.assign(fields, def.userConfig);
   }
   return fields;
@@ -3112,23 +3112,27 @@ function formatStatus(pkg, version, rows, problems) {
 }
 
 // src/lib/options.ts
+var SWITCH_ON = "on";
+var SWITCH_OFF = "off";
 function schemaOf(field) {
   switch (field.type) {
+    case "switch":
+      return pipe(picklist([SWITCH_ON, SWITCH_OFF], `is not ${SWITCH_ON} or ${SWITCH_OFF}`), transform((s) => s === SWITCH_ON));
     case "boolean":
-      return boolean();
+      return boolean("is not true or false");
     case "number": {
-      const checks = [finite()];
-      if (field.min !== void 0) checks.push(minValue(field.min));
-      if (field.max !== void 0) checks.push(maxValue(field.max));
-      return pipe(number(), ...checks);
+      const checks = [finite("is not a finite number")];
+      if (field.min !== void 0) checks.push(minValue(field.min, `is below ${field.min}`));
+      if (field.max !== void 0) checks.push(maxValue(field.max, `is above ${field.max}`));
+      return pipe(number("is not a number"), ...checks);
     }
     case "string":
-      return field.options ? picklist(field.options) : string();
+      return field.options ? picklist(field.options, `is not one of ${field.options.join(", ")}`) : string("is not a text");
   }
 }
 function fallbackOf(field) {
   if (field.default !== void 0) return field.default;
-  return field.type === "boolean" ? false : field.type === "number" ? 0 : "";
+  return field.type === "boolean" || field.type === "switch" ? false : field.type === "number" ? 0 : "";
 }
 function parseOptions(fields, raw) {
   const values = {};
@@ -3144,7 +3148,7 @@ function parseOptions(fields, raw) {
       values[key] = checked.output;
     } else {
       values[key] = fallbackOf(field);
-      problems.push(`option ${key}: ${JSON.stringify(given)} is not valid (${checked.issues[0]?.message}); using ${JSON.stringify(values[key])}`);
+      problems.push(`option ${key}: ${JSON.stringify(given)} ${checked.issues[0]?.message ?? "is not valid"}; the default ${JSON.stringify(values[key])} applies`);
     }
   }
   return { values, problems };
