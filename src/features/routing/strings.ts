@@ -39,7 +39,7 @@ export const curlExitUnknown = (code: number) => `curl's error ${code}`
 // ---- The request's placeholders, where a provider cannot take what the conversation holds ----
 export const imageOmitted = (label: string) => `[an image was here; ${label} is not set up to read images ("vision": true)]`
 export const TOOL_IMAGE_OMITTED = '[an image from the tool was here; tool results carry text only]'
-export const blockOmitted = (type: string) => `[a ${type} block was here; it cannot be sent to this provider]`
+export const blockOmitted = (type: string) => `[a block of type ${type} was here; it cannot be sent to this provider]`
 /** A tool result the engine marked an error, as the model reads it. */
 export const TOOL_ERROR_PREFIX = 'Error: '
 
