@@ -5,14 +5,13 @@
 import { BILLING_HEADER_PREFIX, ENGINE_IDENTITY_LINES, POWERED_BY_PATTERN } from './constants.ts'
 import { blocksOf, textOf, type AnthropicMessage, type AnthropicRequest, type Block } from './wire.ts'
 
-/** The engine's system blocks without the billing block and with its identity lines cut; other fields (cache_control) kept. */
+/**
+ * The engine's system blocks without the billing block and with its identity lines cut; their other
+ * fields (cache_control) kept. A system prompt holds text blocks only.
+ */
 export function providerSystemBlocks(system: AnthropicRequest['system']): Block[] {
   const kept: Block[] = []
   for (const block of blocksOf(system ?? [])) {
-    if (block.type !== 'text') {
-      kept.push(block)
-      continue
-    }
     const text = textOf(block)
     if (text.startsWith(BILLING_HEADER_PREFIX)) continue
     const cut = text.split('\n').filter((line) => !ENGINE_IDENTITY_LINES.includes(line.trim())).join('\n')

@@ -7,7 +7,7 @@ export const providerAnswered = (pkg: string, label: string, provider: string, s
   `${pkg}: ${label} failed: ${provider} answered ${status}${message ? ` ${message}` : ''}`
 export const stepFailed = (pkg: string, label: string, reason: string) => `${pkg}: ${label} failed: ${reason}`
 export const stalled = (pkg: string, label: string, idleMs: number) =>
-  `${pkg}: ${label} stopped sending (no data for ${Math.round(idleMs / 1000)} s); the partial answer stands`
+  `${pkg}: ${label} stopped sending (no data for ${idleMs / 1000} s); the partial answer stands`
 export const aliasNotConfigured = (pkg: string, alias: string, configPath: string) =>
   `${pkg}: ${alias} is not configured (${configPath}); use /model to pick another`
 export const untrusted = (pkg: string, provider: string, alias: string) =>
