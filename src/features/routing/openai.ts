@@ -6,7 +6,7 @@ import type { EffortLevel, Provider, Route } from './config.ts'
 import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH } from './constants.ts'
 import { sampleOf, type RouteFailure } from './failure.ts'
 import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
-import { createStep, type StepChunk, type StepContext, type StepEnd, type StopReason } from './step.ts'
+import { createStep, type Decoded, type StepContext, type StepEnd, type StopReason } from './step.ts'
 import { blockOmitted, identityLine, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
 import { asCount, asRecord, asText, blocksOf, isThinking, textOf, type AnthropicMessage, type AnthropicRequest, type Block, type Json } from './wire.ts'
 
@@ -140,8 +140,6 @@ function usageOf(usage: Json): Partial<ModelUsage> {
 }
 
 const errorMessage = (error: unknown): string => asText(asRecord(error)?.message) || (typeof error === 'string' ? error : JSON.stringify(error))
-
-export type Decoded = { readonly chunks: StepChunk[]; readonly failure?: RouteFailure }
 
 /**
  * The streaming decoder: fed each SSE event's `data` (`[DONE]` included), it returns the chunks to

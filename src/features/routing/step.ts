@@ -7,6 +7,7 @@
 // response ends: a call's arguments are whole only then (calls interleave by index), and one whose
 // JSON does not parse must yield no chunk at all (rule 5), so the check needs the whole text first.
 import type { ModelUsage, TurnStepChunk, TurnStepResult, TurnUsage } from 'claude-code'
+import type { RouteFailure } from './failure.ts'
 import { UNNAMED_TOOL, unreadableArguments } from './strings.ts'
 
 export type StepChunk = Exclude<TurnStepChunk, { kind: 'engine' }>
@@ -14,6 +15,10 @@ export type StopReason = TurnStepResult['stopReason']
 /** The step result without the fields the caller copies from the step's input (turnId, index). */
 export type StepResult = Pick<TurnStepResult, 'answer' | 'toolUses' | 'stopReason' | 'usage'>
 export type StepEnd = { readonly chunks: StepChunk[]; readonly result: StepResult }
+/** What one stream event gives: the chunks to yield now, and a failure that ends the stream. */
+export type Decoded = { readonly chunks: StepChunk[]; readonly failure?: RouteFailure }
+/** Both formats' decoders, fed each SSE event's `data`. */
+export type StreamDecoder = { push(data: string): Decoded; finish(): StepEnd; fail(text: string): StepEnd }
 
 export type StepContext = {
   readonly pkg: string
