@@ -53,12 +53,13 @@ function runCurl(config: string, onPiece: (piece: string) => void, opts: { idleM
         child.kill()
       }, opts.idleMs)
     }
-    if (opts.peekProc) {
-      run.cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')
-      run.environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8')
-    }
     child.stdout.setEncoding('utf8')
     child.stdout.on('data', (piece: string) => {
+      // At its first output curl is surely running (and, with more pieces to come, not yet gone).
+      if (opts.peekProc && run.cmdline === undefined) {
+        run.cmdline = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8')
+        run.environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8')
+      }
       arm()
       onPiece(piece)
     })
@@ -156,7 +157,7 @@ test('text streams through real curl in order; the key reaches the provider as B
   assert.equal([req!.body.model, req!.body.stream, req!.body.stream_options], ['gpt-5-mock', true, { include_usage: true }])
   const [run] = step.runs
   assert.equal(run!.argv, [CURL_PATH, '-q', '-sS', '-N', '-i', '-K', '-'])
-  assert.ok(run!.cmdline && !run!.cmdline.includes(KEY), 'the key is not in curl\'s command line')
+  assert.is(run!.cmdline, `${CURL_PATH}\0-q\0-sS\0-N\0-i\0-K\0-\0`, 'curl\'s own command line, without the key')
   assert.ok(run!.environ !== undefined && !run!.environ.includes(KEY), 'nor in its environment')
   assert.ok(req!.firstByteAt! - req!.arrivedAt >= 290, 'the head waited for firstByteMs')
 })
