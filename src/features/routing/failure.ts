@@ -1,0 +1,65 @@
+// Why a routed request failed, as plain data, and the one visible line each failure becomes (§4).
+import { MESSAGE_CAP, SAMPLE_CAP } from './constants.ts'
+import { curlReason } from './curl.ts'
+import { curlFailed, providerAnswered, stalled, stepFailed, streamError, unreadableStream } from './strings.ts'
+
+export type RouteFailure =
+  /** A non-2xx answer, with its body. */
+  | { readonly kind: 'status'; readonly status: number; readonly body: string }
+  /** An error object inside a stream that had begun. */
+  | { readonly kind: 'stream-error'; readonly message: string }
+  /** A stream event that is not the JSON its format promises. */
+  | { readonly kind: 'unreadable'; readonly sample: string }
+  /** curl exited non-zero, with its stderr. */
+  | { readonly kind: 'curl'; readonly code: number; readonly stderr: string }
+  /** No byte arrived within the idle timeout. */
+  | { readonly kind: 'stall'; readonly idleMs: number }
+  /** Anything else the step's `.catch` meets. */
+  | { readonly kind: 'other'; readonly reason: string }
+
+const firstLine = (text: string) => (text.split(/\r?\n/).find((line) => line.trim()) ?? '').trim()
+const capped = (text: string, cap: number) => (text.length > cap ? `${text.slice(0, cap)}…` : text)
+
+/** The message an error body carries: OpenAI and Anthropic both say `{error: {message}}`; else `{message}`, an HTML title, or the text. */
+export function errorMessageOf(body: string): string {
+  let message = body
+  try {
+    const parsed: unknown = JSON.parse(body)
+    if (typeof parsed === 'object' && parsed !== null) {
+      const { error, message: top } = parsed as { error?: unknown; message?: unknown }
+      const inner = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error
+      message = typeof inner === 'string' ? inner : typeof top === 'string' ? top : body
+    }
+  } catch {
+    message = /<title>([^<]*)<\/title>/i.exec(body)?.[1] ?? body
+  }
+  return capped(firstLine(message), MESSAGE_CAP)
+}
+
+export const sampleOf = (data: string) => capped(data.trim(), SAMPLE_CAP)
+
+/** What names the failing route in the line. */
+export type FailureRoute = { readonly label: string; readonly provider: { readonly id: string } }
+
+/** The visible line for a failure, passed through the redactor so no secret in a provider's text or curl's stderr shows. */
+export function failureText(pkg: string, route: FailureRoute, failure: RouteFailure, redact: (text: string) => string): string {
+  const { label } = route
+  const provider = route.provider.id
+  const text = (() => {
+    switch (failure.kind) {
+      case 'status':
+        return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body))
+      case 'stream-error':
+        return stepFailed(pkg, label, streamError(provider, capped(firstLine(failure.message), MESSAGE_CAP)))
+      case 'unreadable':
+        return stepFailed(pkg, label, unreadableStream(provider, failure.sample))
+      case 'curl':
+        return stepFailed(pkg, label, curlFailed(failure.code, curlReason(failure.code), firstLine(failure.stderr)))
+      case 'stall':
+        return stalled(pkg, label, failure.idleMs)
+      case 'other':
+        return stepFailed(pkg, label, failure.reason)
+    }
+  })()
+  return redact(text)
+}

@@ -1,0 +1,229 @@
+// The `openai-chat` codec (§3.4): the engine's captured Anthropic request as a Chat Completions
+// request, and the provider's answer (an SSE stream, or one JSON completion) as the engine's chunks.
+import type { ModelUsage } from 'claude-code'
+import { requestHeaders } from './auth.ts'
+import type { EffortLevel, Provider, Route } from './config.ts'
+import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH } from './constants.ts'
+import { sampleOf, type RouteFailure } from './failure.ts'
+import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
+import { createStep, type Decoded, type StepContext, type StepEnd, type StopReason } from './step.ts'
+import { blockOmitted, identityLine, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
+import { asCount, asRecord, asText, blocksOf, isThinking, textOf, type AnthropicMessage, type AnthropicRequest, type Block, type Json } from './wire.ts'
+
+export type OpenAiPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
+export type OpenAiToolCall = { readonly id: string; readonly type: 'function'; readonly function: { readonly name: string; readonly arguments: string } }
+export type OpenAiMessage =
+  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string | readonly OpenAiPart[] }
+  | { readonly role: 'assistant'; readonly content: string | null; readonly tool_calls?: readonly OpenAiToolCall[] }
+  | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
+export type OpenAiTool = { readonly type: 'function'; readonly function: { readonly name: string; readonly description?: string; readonly parameters: unknown } }
+export type OpenAiRequest = {
+  readonly model: string
+  readonly messages: readonly OpenAiMessage[]
+  readonly tools?: readonly OpenAiTool[]
+  readonly max_tokens?: number
+  readonly reasoning_effort?: string
+  readonly stream: true
+  readonly stream_options: { readonly include_usage: true }
+}
+
+const joinText = (texts: readonly string[]) => texts.filter(Boolean).join(BLOCK_SEPARATOR)
+
+function imageUrl(block: Block): string | undefined {
+  const source = block.source as { type?: unknown; media_type?: unknown; data?: unknown; url?: unknown } | undefined
+  if (source?.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') return `data:${source.media_type};base64,${source.data}`
+  if (source?.type === 'url' && typeof source.url === 'string') return source.url
+  return undefined
+}
+
+/** A tool result's text: a tool message carries text only, so an image in it becomes a placeholder. */
+function toolResultText(block: Block): string {
+  const content = block.content
+  const text =
+    typeof content === 'string'
+      ? content
+      : joinText(((content ?? []) as Block[]).map((b) => (b.type === 'text' ? textOf(b) : b.type === 'image' ? TOOL_IMAGE_OMITTED : blockOmitted(b.type))))
+  return block.is_error === true ? TOOL_ERROR_PREFIX + text : text
+}
+
+/** A user message: its tool results first, as `tool` messages, so each follows the assistant call it answers; then its own text and images. */
+function userMessages(message: AnthropicMessage, route: Route, rename: (text: string) => string): OpenAiMessage[] {
+  const tools: OpenAiMessage[] = []
+  const parts: OpenAiPart[] = []
+  for (const block of blocksOf(message.content)) {
+    if (block.type === 'tool_result') tools.push({ role: 'tool', tool_call_id: String(block.tool_use_id), content: toolResultText(block) })
+    else if (block.type === 'text') parts.push({ type: 'text', text: rename(textOf(block)) })
+    else if (block.type === 'image') {
+      const url = route.vision ? imageUrl(block) : undefined
+      parts.push(url ? { type: 'image_url', image_url: { url } } : { type: 'text', text: route.vision ? blockOmitted('image') : imageOmitted(route.label) })
+    } else if (!isThinking(block)) parts.push({ type: 'text', text: blockOmitted(block.type) })
+  }
+  const kept = parts.filter((p) => p.type !== 'text' || p.text)
+  if (!kept.length) return tools
+  // Text alone stays a string: some compatible servers take no content parts.
+  const texts = kept.flatMap((p) => (p.type === 'text' ? [p.text] : []))
+  const content = texts.length === kept.length ? joinText(texts) : kept
+  return [...tools, { role: 'user', content }]
+}
+
+/** An assistant message: its text and its tool calls (ids kept); thinking and server-tool blocks are the engine's own record. */
+function assistantMessages(message: AnthropicMessage): OpenAiMessage[] {
+  const blocks = blocksOf(message.content)
+  const text = joinText(blocks.filter((b) => b.type === 'text').map(textOf))
+  const calls: OpenAiToolCall[] = blocks
+    .filter((b) => b.type === 'tool_use')
+    .map((b) => ({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }))
+  if (!text && !calls.length) return []
+  return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}) }]
+}
+
+/**
+ * The Chat Completions request for a captured engine request. `max_tokens` is sent only under the
+ * alias's `maxOutput` (capped by the engine's own): the engine asks for Claude's output size, which
+ * most other models refuse.
+ */
+export function toOpenAiRequest(body: AnthropicRequest, route: Route, pkg: string): OpenAiRequest {
+  const identity = identityLine(route.label, route.model, pkg)
+  let named = false
+  const rename = (text: string) => {
+    const renamed = renameModel(text, identity)
+    named ||= renamed.replaced
+    return renamed.text
+  }
+  const { system: systemMessages, conversation } = splitSystemMessages(body.messages)
+  const messages = conversation.flatMap((m) => (m.role === 'assistant' ? assistantMessages(m) : userMessages(m, route, rename)))
+  const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf)))
+  // With the engine's Claude identity gone, a prompt that never named the model still says who answers.
+  const system = named ? systemText : joinText([identity, systemText])
+  const tools: OpenAiTool[] = (body.tools ?? [])
+    .filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== undefined)
+    .map((t) => ({ type: 'function', function: { name: t.name, ...(typeof t.description === 'string' ? { description: t.description } : {}), parameters: t.input_schema } }))
+  const level = body.output_config?.effort
+  const effort = typeof level === 'string' ? route.effort?.[level as EffortLevel] : undefined
+  const maxTokens = route.maxOutput === undefined ? undefined : Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput)
+  return {
+    model: route.model,
+    messages: [{ role: 'system', content: system }, ...messages],
+    ...(tools.length ? { tools } : {}),
+    ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+    ...(effort !== undefined ? { reasoning_effort: effort } : {}),
+    stream: true,
+    stream_options: { include_usage: true },
+  }
+}
+
+/** Where the request goes and its headers (curl adds `Expect:`). */
+export function openAiTarget(provider: Provider, key: string | undefined): { url: string; headers: Record<string, string> } {
+  return {
+    url: provider.baseUrl + OPENAI_CHAT_PATH,
+    headers: requestHeaders(provider, { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, key),
+  }
+}
+
+// ---- The answer ----
+
+/** `finish_reason` as the engine's stop reason; `function_call` is the legacy name of `tool_calls`; an unknown one ends the turn. */
+const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
+  stop: 'end_turn',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  length: 'max_tokens',
+  content_filter: 'refusal',
+}
+
+/** Usage in the engine's names; cached tokens come as `prompt_tokens_details.cached_tokens` (OpenAI) or `prompt_cache_hit_tokens` (DeepSeek). */
+function usageOf(usage: Json): Partial<ModelUsage> {
+  const prompt = asCount(usage.prompt_tokens) ?? 0
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: asCount(usage.completion_tokens) ?? 0 }
+}
+
+const errorMessage = (error: unknown): string => asText(asRecord(error)?.message) || (typeof error === 'string' ? error : JSON.stringify(error))
+
+/**
+ * The streaming decoder: fed each SSE event's `data` (`[DONE]` included), it returns the chunks to
+ * yield now; `finish()` gives the held-back tool calls and the stop, `fail(text)` ends a broken stream.
+ */
+export function createOpenAiDecoder(ctx: StepContext) {
+  const step = createStep(ctx)
+  // A call's slot: the provider's index, unless a new id comes at an index already taken (Ollama
+  // numbers every parallel call 0, telling them apart by id alone).
+  const slots = new Map<number, { readonly key: string; id?: string }>()
+  let slotCount = 0
+  let done = false
+
+  const slotFor = (index: number, id: string): string => {
+    const slot = slots.get(index)
+    if (slot && (!id || !slot.id || slot.id === id)) {
+      slot.id ||= id
+      return slot.key
+    }
+    const fresh = { key: String(slotCount++), id }
+    slots.set(index, fresh)
+    return fresh.key
+  }
+
+  /** One chunk (`delta`) or a whole completion (`message`): both carry the same fields. */
+  function apply(chunk: Json, field: 'delta' | 'message'): Decoded {
+    if (chunk.error !== undefined && chunk.error !== null) return { chunks: [], failure: { kind: 'stream-error', message: errorMessage(chunk.error) } }
+    const usage = asRecord(chunk.usage)
+    if (usage) step.usage(usageOf(usage))
+    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : []
+    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0)
+    if (!choice) return { chunks: [] }
+    const delta = asRecord(choice[field]) ?? {}
+    const chunks = [
+      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning)),
+      ...step.text(asText(delta.content)),
+      ...step.text(asText(delta.refusal)),
+    ]
+    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : []
+    calls.forEach((raw, position) => {
+      const call = asRecord(raw) ?? {}
+      const fn = asRecord(call.function) ?? {}
+      const key = slotFor(asCount(call.index) ?? position, asText(call.id))
+      step.toolStart(key, asText(fn.name))
+      // A few servers send the arguments as an object rather than JSON text.
+      step.toolArgs(key, typeof fn.arguments === 'string' ? fn.arguments : fn.arguments == null ? '' : JSON.stringify(fn.arguments))
+    })
+    const finish = asText(choice.finish_reason)
+    if (finish) step.stopReason(FINISH_REASONS[finish] ?? 'end_turn')
+    return { chunks }
+  }
+
+  function parse(data: string, field: 'delta' | 'message'): Decoded {
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch {
+      return { chunks: [], failure: { kind: 'unreadable', sample: sampleOf(data) } }
+    }
+    const chunk = asRecord(parsed)
+    return chunk ? apply(chunk, field) : { chunks: [], failure: { kind: 'unreadable', sample: sampleOf(data) } }
+  }
+
+  return {
+    push(data: string): Decoded {
+      if (done) return { chunks: [] }
+      if (data.trim() === '[DONE]') {
+        done = true
+        return { chunks: [] }
+      }
+      return parse(data, 'delta')
+    },
+    /** A whole `chat.completion` JSON: a provider that answers without streaming. */
+    pushCompletion: (json: string): Decoded => parse(json, 'message'),
+    finish: (): StepEnd => step.finish(),
+    fail: (text: string): StepEnd => step.fail(text),
+  }
+}
+
+/** A non-streaming answer decoded at once: the chunks a stream of it would have given, or its failure. */
+export function decodeOpenAiCompletion(json: string, ctx: StepContext): StepEnd | { readonly failure: RouteFailure } {
+  const decoder = createOpenAiDecoder(ctx)
+  const { chunks, failure } = decoder.pushCompletion(json)
+  if (failure) return { failure }
+  const end = decoder.finish()
+  return { chunks: [...chunks, ...end.chunks], result: end.result }
+}

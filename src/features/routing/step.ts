@@ -1,0 +1,126 @@
+// One routed response as the engine takes it (§2.1): the chunks to yield and the step's result.
+// Both decoders feed this builder, so block numbering, the tool-argument check and the stop are
+// one rule whatever the provider's format.
+//
+// Blocks: text is block 0, as measured; thinking (shown, never recorded) is block 1 when any came;
+// tool call i follows them (1+i, or 2+i after thinking). Tool calls are held back until the
+// response ends: a call's arguments are whole only then (calls interleave by index), and one whose
+// JSON does not parse must yield no chunk at all (rule 5), so the check needs the whole text first.
+import type { ModelUsage, TurnStepChunk, TurnStepResult, TurnUsage } from 'claude-code'
+import type { RouteFailure } from './failure.ts'
+import { UNNAMED_TOOL, unreadableArguments } from './strings.ts'
+
+export type StepChunk = Exclude<TurnStepChunk, { kind: 'engine' }>
+export type StopReason = TurnStepResult['stopReason']
+/** The step result without the fields the caller copies from the step's input (turnId, index). */
+export type StepResult = Pick<TurnStepResult, 'answer' | 'toolUses' | 'stopReason' | 'usage'>
+export type StepEnd = { readonly chunks: StepChunk[]; readonly result: StepResult }
+/** What one stream event gives: the chunks to yield now, and a failure that ends the stream. */
+export type Decoded = { readonly chunks: StepChunk[]; readonly failure?: RouteFailure }
+/** Both formats' decoders, fed each SSE event's `data`. */
+export type StreamDecoder = { push(data: string): Decoded; finish(): StepEnd; fail(text: string): StepEnd }
+
+export type StepContext = {
+  readonly pkg: string
+  readonly label: string
+  /** The engine's model name for the route: the usage names it, so the turn reads as routed. */
+  readonly alias: string
+  /** Mints the tool-use id each call gets (ids.ts). */
+  readonly mintId: () => string
+}
+
+const TEXT_INDEX = 0
+const THINKING_INDEX = 1
+
+type Call = { name?: string; readonly args: string[] }
+
+/** A JSON object, or undefined: a tool's input is an object, so anything else is as unreadable as broken text. */
+function parseObject(json: string): object | undefined {
+  try {
+    const value: unknown = JSON.parse(json)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The separator a notice needs after the text so far: a blank line, unless the text is empty or ends a line. */
+const noticeGap = (answer: string) => (answer === '' ? '' : answer.endsWith('\n\n') ? '' : answer.endsWith('\n') ? '\n' : '\n\n')
+
+export function createStep(ctx: StepContext) {
+  let answer = ''
+  let thought = false
+  let reason: StopReason = null
+  let usage: Partial<ModelUsage> = {}
+  const calls = new Map<string, Call>()
+
+  const textChunk = (text: string): StepChunk => {
+    answer += text
+    return { kind: 'text', index: TEXT_INDEX, text }
+  }
+  const notice = (text: string) => textChunk(noticeGap(answer) + text)
+  const callAt = (key: string) => {
+    const call = calls.get(key) ?? { args: [] }
+    calls.set(key, call)
+    return call
+  }
+  const usageOut = (): TurnUsage => ({
+    input_tokens: usage.input_tokens ?? 0,
+    output_tokens: usage.output_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    model: ctx.alias,
+  })
+  const end = (chunks: StepChunk[], toolUses: TurnStepResult['toolUses'], stopReason: StopReason): StepEnd => {
+    const stop: StepChunk = { kind: 'stop', stopReason, usage: usageOut() }
+    return { chunks: [...chunks, stop], result: { answer, toolUses, stopReason, usage: usageOut() } }
+  }
+
+  return {
+    text: (piece: string): StepChunk[] => (piece ? [textChunk(piece)] : []),
+    thinking(piece: string): StepChunk[] {
+      if (!piece) return []
+      thought = true
+      return [{ kind: 'thinking', index: THINKING_INDEX, text: piece }]
+    },
+    /** A tool call's name, keyed by the provider's own slot for it; a later name does not replace the first. */
+    toolStart(key: string, name: string | undefined) {
+      callAt(key).name ??= name || undefined
+    },
+    toolArgs(key: string, piece: string) {
+      if (piece) callAt(key).args.push(piece)
+    },
+    usage(update: Partial<ModelUsage>) {
+      usage = { ...usage, ...update }
+    },
+    stopReason(stop: StopReason) {
+      reason = stop
+    },
+    /** The response is whole: each checked tool call, a notice for each unreadable one, and the stop. */
+    finish(): StepEnd {
+      const chunks: StepChunk[] = []
+      const toolUses: { name: string; input: unknown }[] = []
+      const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1
+      for (const call of calls.values()) {
+        const json = call.args.join('').trim() || '{}'
+        const input = parseObject(json)
+        if (!call.name || !input) {
+          chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, call.name ?? UNNAMED_TOOL)))
+          continue
+        }
+        const index = base + toolUses.length
+        chunks.push({ kind: 'tool', index, id: ctx.mintId(), name: call.name }, { kind: 'input', index, json })
+        toolUses.push({ name: call.name, input })
+      }
+      // Only a call the engine received makes it run tools; a call that failed the check leaves plain text.
+      const stopReason: StopReason = toolUses.length ? 'tool_use' : reason === 'tool_use' || reason === null ? 'end_turn' : reason
+      return end(chunks, toolUses, stopReason)
+    },
+    /** The response broke off: the partial text stands, the failure line follows it, and no held-back tool call runs. */
+    fail(text: string): StepEnd {
+      return end([notice(text)], [], 'end_turn')
+    },
+  }
+}
+
+export type Step = ReturnType<typeof createStep>

@@ -1,0 +1,92 @@
+// Every text the routing feature shows the person, the model or the status: one home each (routing.md §4).
+// `pkg` is the package's name. Texts a step yields carry `<pkg>:` themselves; command output does
+// not, because the engine puts the plugin's name in front of it (§2.6).
+
+// ---- What a routed step yields when it fails ----
+export const providerAnswered = (pkg: string, label: string, provider: string, status: number, message: string) =>
+  `${pkg}: ${label} failed: ${provider} answered ${status}${message ? ` ${message}` : ''}`
+export const stepFailed = (pkg: string, label: string, reason: string) => `${pkg}: ${label} failed: ${reason}`
+export const stalled = (pkg: string, label: string, idleMs: number) =>
+  `${pkg}: ${label} stopped sending (no data for ${idleMs / 1000} s); the partial answer stands`
+export const aliasNotConfigured = (pkg: string, alias: string, configPath: string) =>
+  `${pkg}: ${alias} is not configured (${configPath}); use /model to pick another`
+export const untrusted = (pkg: string, provider: string, alias: string) =>
+  `${pkg}: provider ${provider} is not approved; run /model ${alias} or /${pkg} route trust ${provider}`
+export const unreadableArguments = (pkg: string, label: string, tool: string) => `${pkg}: ${label} sent unreadable arguments for ${tool}`
+/** What the bad-arguments text names when the call named no tool. */
+export const UNNAMED_TOOL = 'a tool it did not name'
+
+// ---- The reasons inside `stepFailed` ----
+export const streamError = (provider: string, message: string) => `${provider} sent an error: ${message}`
+export const unreadableStream = (provider: string, sample: string) => `${provider} sent a stream that is not JSON (${sample})`
+export const curlFailed = (code: number, reason: string, detail: string) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ''}`
+/** curl's exit codes a routed request meets, in words (curl's own list, `man curl`). */
+export const CURL_EXIT_REASONS: Readonly<Record<number, string>> = {
+  2: 'curl could not start',
+  6: "the provider's host name did not resolve",
+  7: 'the provider could not be reached',
+  18: 'the connection closed before the answer was complete',
+  26: 'the request body file could not be read',
+  28: 'the request timed out',
+  35: 'the TLS handshake with the provider failed',
+  52: 'the provider closed the connection without answering',
+  55: 'the request could not be sent',
+  56: 'the connection broke while the answer was arriving',
+  60: "the provider's TLS certificate is not trusted",
+}
+export const curlExitUnknown = (code: number) => `curl's error ${code}`
+
+// ---- The request's placeholders, where a provider cannot take what the conversation holds ----
+export const imageOmitted = (label: string) => `[an image was here; ${label} is not set up to read images ("vision": true)]`
+export const TOOL_IMAGE_OMITTED = '[an image from the tool was here; tool results carry text only]'
+export const blockOmitted = (type: string) => `[a block of type ${type} was here; it cannot be sent to this provider]`
+/** A tool result the engine marked an error, as the model reads it. */
+export const TOOL_ERROR_PREFIX = 'Error: '
+
+// ---- The http.fetch hook's refusal, the trust ask, the command output, the notes ----
+export const fetchDenied = (pkg: string) => `${pkg}: a routed request could not be handled, so it was not sent`
+export const trustAsk = (label: string, baseUrl: string) => `Send this conversation to ${label} at ${baseUrl}?`
+export const TRUST_ALLOW = 'Allow'
+export const TRUST_DENY = 'Deny'
+export const modelSwitched = (label: string, model: string, pkg: string, context: number) =>
+  `main now answered by ${label} (${model}) through ${pkg}; window ${context}`
+export const leaveNote = (turns: number, label: string, model: string, pkg: string) =>
+  turns === 1
+    ? `the previous assistant turn was answered by ${label} (${model}) through ${pkg}, not by you`
+    : `the previous ${turns} assistant turns were answered by ${label} (${model}) through ${pkg}, not by you`
+export const statusLine = (pkg: string, label: string, provider: string) => `${pkg} → ${label} · ${provider}`
+export const identityLine = (label: string, model: string, pkg: string) =>
+  `You are ${label} (${model}), answering inside Claude Code through ${pkg}.`
+
+// ---- Key sources ----
+export const KEY_EMPTY = 'printed no key'
+export const KEY_UNPRINTABLE = 'printed a key with spaces or control characters in it'
+
+// ---- routing.json ----
+export const CONFIG_EMPTY = 'the file is empty; it should hold {"providers": {…}, "models": {…}}'
+export const configNotJson = (detail: string) => `the file is not valid JSON: ${detail}`
+export const CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"providers": {…}, "models": {…}}'
+export const jsonAt = (message: string, line: number, column: number) => `${message} (line ${line}, column ${column})`
+export const configError = (path: string, message: string) => `${path}: ${message}`
+export const UNKNOWN_KEY = 'unknown key'
+export const UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers" and "models"'
+export const MISSING_KEY = 'missing'
+export const NOT_AN_OBJECT = 'must be an object'
+export const API_VALUES = 'must be "openai-chat" or "anthropic-messages"'
+export const BASE_URL_FORM = 'must be an http:// or https:// URL'
+export const BASE_URL_EXTRAS = 'must have no user, password, query or fragment (a key goes in "auth")'
+export const AUTH_FORMS = 'must be "none", {"helper": ["command", "arg", …]}, {"env": "NAME"} or {"file": "path"}'
+export const ENV_NAME = 'must be an environment variable name: letters, digits and "_", not starting with a digit'
+export const HEADER_NAME = 'is not a valid header name'
+export const HEADER_VALUE = 'must be a string without control characters'
+export const HEADER_FRAMING = "is set by keel itself and cannot be replaced"
+export const NON_EMPTY_TEXT = 'must be a non-empty string without control characters'
+export const POSITIVE_TOKENS = 'must be a positive whole number of tokens'
+export const EFFORT_MAP = 'must map low, medium, high, xhigh or max to the provider\'s effort name'
+export const BOOLEAN = 'must be true or false'
+export const BAD_PROVIDER_ID = 'a provider id is letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit'
+export const BAD_ALIAS = 'an alias is lower-case letters, digits, ".", "_", ":" or "-", at most 64, starting with a letter or digit'
+export const CLAUDE_ALIAS = (alias: string) => `"${alias}" is Claude's own model name; pick another alias`
+export const UNKNOWN_PROVIDER = (id: string) => `no provider "${id}" in "providers"`
+export const BROKEN_PROVIDER = (id: string) => `provider "${id}" has errors, so this alias is off`
+export const PLAIN_HTTP = 'plain http to another machine sends the conversation and the key unencrypted'

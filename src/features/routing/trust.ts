@@ -1,0 +1,25 @@
+// A provider's approval (§3.5) is keyed by a fingerprint of everything that decides where the
+// conversation goes and with which credentials: editing the id, api, URL, auth or headers asks again.
+import type { Provider } from './config.ts'
+import { TRUST_KEY_PREFIX } from './constants.ts'
+
+/** JSON with every object's keys sorted at every depth, so equal values always give equal text. */
+export function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : stableJson(item))).join(',')}]`
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined)
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+/** `sha256(stableJson({ id, api, baseUrl, auth, headers }))` as lower-case hex. */
+export async function providerFingerprint(provider: Provider): Promise<string> {
+  const { id, api, baseUrl, auth, headers } = provider
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(stableJson({ id, api, baseUrl, auth, headers })))
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+/** The `$.store` key holding a provider's approval. */
+export const trustKey = (fingerprint: string) => TRUST_KEY_PREFIX + fingerprint
