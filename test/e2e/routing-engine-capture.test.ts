@@ -171,6 +171,8 @@ export function register(on) {
     if (CFG.mode === 'throw') throw new Error('fetch-boom')
     if (CFG.mode === 'status500') return localAnswer(500, JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'probe 500' } }))
     if (CFG.mode === 'noText') return { value: { status: 200 } }
+    if (CFG.mode === 'noHeaders') return { value: { status: 200, ok: true, text: sse(body.model, 'NO-HEADERS') } }
+    if (CFG.mode === 'minimal') return { value: { status: 200, headers: {}, text: sse(body.model, 'MINIMAL-ANSWER') } }
     if (CFG.mode === 'sse') return localAnswer(200, sse(body.model, 'LOCAL-SSE-ANSWER'), 'text/event-stream')
     return next(e)
   })` + (cfg.fcatch ? `.catch(() => ({ deny: 'probe: caught' }))` : '') + `
@@ -182,6 +184,9 @@ test('http.fetch answers the engine accepts: a local SSE is the answer; {deny} a
   const run = (cfg: { mode: string; fcatch?: boolean; side?: boolean }) => runClaude({ prompt: 'hello', pluginDirs: [writePlugin(tmpDir('probe'), 'probe', ANSWERS(cfg))], mock: mock!, extraArgs: ['--model', 'gpt-5'] })
   const ok = await run({ mode: 'sse' })
   assert.equal([ok.code, ok.json.result], [0, 'LOCAL-SSE-ANSWER'])
+  // The least the engine takes: status, headers (may be empty: no content-type needed) and text; ok is not read.
+  const minimal = await run({ mode: 'minimal' })
+  assert.equal([minimal.code, minimal.json.result], [0, 'MINIMAL-ANSWER'])
   for (const [cfg, reason] of [[{ mode: 'deny' }, 'probe: not sent'], [{ mode: 'throw', fcatch: true }, 'probe: caught'], [{ mode: 'status500' }, 'probe 500']] as const) {
     const r = await run(cfg)
     assert.equal([r.code, r.json.is_error, r.json.result], [1, true, `A mod's http.fetch hook stopped this request: ${reason}`], JSON.stringify(cfg))
@@ -196,9 +201,9 @@ test('http.fetch answers the engine accepts: a local SSE is the answer; {deny} a
   assert.is(mock.requests.length, 0)
 })
 
-test('http.fetch failing open: a throw with no .catch, or an answer without text, is skipped and the alias request goes to the network', async () => {
+test('http.fetch failing open: a throw with no .catch, or a value without text or headers, is skipped and the alias request goes to the network', async () => {
   mock = await startMockModel()
-  for (const mode of ['throw', 'noText']) {
+  for (const mode of ['throw', 'noText', 'noHeaders']) {
     mock.requests.length = 0
     const r = await runClaude({ prompt: 'hello', pluginDirs: [writePlugin(tmpDir('probe'), 'probe', ANSWERS({ mode }))], mock, extraArgs: ['--model', 'gpt-5'] })
     assert.equal([r.code, r.json.result], [0, 'ok'], mode)
