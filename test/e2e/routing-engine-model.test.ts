@@ -23,6 +23,7 @@ export function register(on) {
   })
   on('command.run', { command: 'model' }, async ($, e, next) => {
     log($, 'EV', { ev: 'cmd', args: e.args, origin: e.origin.kind })
+    if (CFG.presetMax && isAlias(e.args)) await $.env.set('CLAUDE_CODE_MAX_CONTEXT_TOKENS', CFG.presetMax)
     if (CFG.refuse && e.args === 'gpt-5') return { text: 'REFUSED-BY-PROBE' }
     const r = await next(e)
     log($, 'EV', { ev: 'cmd-result', keys: Object.keys(r).sort(), text: r.text === undefined ? null : r.text.split('\\n')[0] })
@@ -32,6 +33,12 @@ export function register(on) {
   on('classic.PostModelSwitch', async ($, e, next) => {
     log($, 'EV', { ev: 'switch', from: e.from_model, to: e.to_model, requested: e.requested_model, source: e.source, keys: Object.keys(e).filter((k) => e[k] !== undefined).sort() })
     return next(e)
+  })
+  on('turn.complete', async ($, e, next) => {
+    const r = await next(e)
+    const u = await $.session.usage({ breakdown: 'summary' })
+    log($, 'EV', { ev: 'usage', win: u.context.window, at: u.context.breakdown.autoCompactThreshold })
+    return r
   })
   on('prompt.submit', async ($, e, next) => { log($, 'EV', { ev: 'submit', text: e.text, inTurn: !!e.turnId }); return next(e) })
 ` + LOCAL_FETCH.replace("log($, 'FETCH', {", "log($, 'EV', { ev: 'fetch',") + `
@@ -64,7 +71,7 @@ test('/model gpt-5 in stream-json: the probe at http.fetch, PostModelSwitch, the
   await sendEach(live, ['/model gpt-5', 'hello'])
   const log = await turnsSettled(live, 0)
   await live.waitFor('the routed step', () => events(live!.debugLog()).some((x) => x.ev === 'step'))
-  const ev = events(live.debugLog()).filter((x) => x.ev !== 'submit')
+  const ev = events(live.debugLog()).filter((x) => x.ev !== 'submit' && x.ev !== 'usage')
   const switchKeys = ev.find((x) => x.ev === 'switch')!.keys
   assert.equal(ev.map((x) => (x.ev === 'switch' ? { ...x, keys: undefined } : x)), [
     { ev: 'cmd', args: 'gpt-5', origin: 'sdk' },
@@ -87,7 +94,7 @@ test('command.run {model}: answering before next refuses the switch; a text afte
   live = await startLive({ mode: 'stream-json', pluginDirs: [probe({ refuse: true })], mock })
   await sendEach(live, ['/model gpt-5', 'hello'])
   await live.waitFor('the step', () => events(live!.debugLog()).some((x) => x.ev === 'step'))
-  assert.equal(events(live.debugLog()).filter((x) => x.ev !== 'submit').map((x) => x.ev === 'step' ? [x.ev, x.model] : [x.ev]), [['cmd'], ['step', 'claude-opus-5-5']])
+  assert.equal(events(live.debugLog()).filter((x) => x.ev !== 'submit' && x.ev !== 'usage').map((x) => x.ev === 'step' ? [x.ev, x.model] : [x.ev]), [['cmd'], ['step', 'claude-opus-5-5']])
   assert.equal(results(live.output()).map((x) => x.result), ['probe: REFUSED-BY-PROBE', 'ok'])
   assert.is(mock.messages().length, 1, 'the model stayed native: the mock answered')
   await live.stop()
@@ -124,7 +131,7 @@ test('interactive /model gpt-5: "saved as your default", user settings.json mode
   await sleep(500)
   await live.send('hello')
   await live.waitFor('the routed step', () => events(live!.debugLog()).some((x) => x.ev === 'step'))
-  const ev = events(live.debugLog()).filter((x) => x.ev !== 'submit')
+  const ev = events(live.debugLog()).filter((x) => x.ev !== 'submit' && x.ev !== 'usage')
   assert.equal(ev.slice(0, 4).map((x) => (x.ev === 'switch' ? { ...x, keys: undefined } : x)), [
     { ev: 'cmd', args: 'gpt-5', origin: 'composer' },
     PROBE_FETCH,
@@ -163,6 +170,23 @@ test('interactive: a refusal before next shows its text and keeps the model and 
   }
 })
 
+test('MAX_CONTEXT_TOKENS set in the command.run hook before next: the window holds from the switch and the 1M notice is not printed (stream-json and UI)', async () => {
+  mock = await startMockModel()
+  live = await startLive({ mode: 'stream-json', pluginDirs: [probe({ presetMax: '200000' })], mock })
+  await sendEach(live, ['/model gpt-5', 'two'])
+  await turnsSettled(live, 1)
+  assert.equal(results(live.output()).map((x) => x.result), [SET, 'END gpt-5'])
+  assert.equal(events(live.debugLog()).filter((x) => x.ev === 'usage'), [{ ev: 'usage', win: 200_000, at: 167_000 }])
+  await live.stop()
+  if (!hasPty()) return console.log('skipped the UI half: no `script` for a pty')
+  live = await startLive({ mode: 'tui', pluginDirs: [probe({ presetMax: '200000' })], mock })
+  await live.send('/model gpt-5')
+  await live.waitFor('the output', () => screenText(live!.output()).includes('saved as your default for new sessions'))
+  await sleep(1500)
+  assert.not.match(screenText(live.output()), "doesn't recognize the model")
+  assert.is(mock.requests.length, 0)
+})
+
 test('a /model sent mid-turn in stream-json waits for the turn to end; a prompt sent after it is folded into the running turn first', async () => {
   mock = await startMockModel()
   live = await startLive({ mode: 'stream-json', pluginDirs: [probe({ steps: 3 })], mock, extraArgs: ['--model', 'gpt-5', '--allowedTools', 'Bash'] })
@@ -178,9 +202,10 @@ test('a /model sent mid-turn in stream-json waits for the turn to end; a prompt 
   const first = steps[0]!.turn
   assert.equal(steps.filter((x) => x.turn === first).map((x) => x.model), ['gpt-5', 'gpt-5', 'gpt-5', 'gpt-5'], 'the running turn keeps its model')
   assert.equal(steps.filter((x) => x.turn !== first).map((x) => x.model), ['gpt-mini', 'gpt-mini', 'gpt-mini', 'gpt-mini'], 'the next turn has the new one')
-  // Order: the folded prompt is submitted inside the turn, the command runs after the last step of that turn.
+  // Order: the folded prompt is submitted inside the turn; the command runs after that turn completed ("usage" is
+  // logged by the turn.complete hook).
   const order = ev.map((x) => x.ev === 'step' ? `step${x.index}:${x.turn === first ? 1 : 2}` : x.ev === 'submit' ? `submit:${x.text}:${x.inTurn}` : x.ev)
-  assert.equal(order.slice(0, order.indexOf('switch') + 1), ['submit:work:false', 'step0:1', 'step1:1', 'submit:folded prompt:true', 'step2:1', 'step3:1', 'cmd', 'fetch', 'switch'])
+  assert.equal(order.slice(0, order.indexOf('switch') + 1), ['submit:work:false', 'step0:1', 'step1:1', 'submit:folded prompt:true', 'step2:1', 'step3:1', 'usage', 'cmd', 'fetch', 'switch'])
   assert.equal(results(live.output()).map((x) => x.result.split('\n')[0]), ['END gpt-5', 'Set model to `gpt-mini` for this session only', 'END gpt-mini'])
   assert.is(mock.requests.length, 0)
 })
