@@ -230,6 +230,7 @@ test('a /model typed mid-turn in the interactive UI applies at once: the next st
   assert.ok(after.length >= 1 && after.every((m) => m === 'gpt-mini'), JSON.stringify(after))
   assert.is(before.length + after.length, 5)
   assert.is(mock.requests.length, 0)
+  console.log(`  mid-turn /model in the UI: steps before the switch ${JSON.stringify(before)}, after ${JSON.stringify(after)}`)
 })
 
 test.run()
