@@ -1,0 +1,108 @@
+// Routing measurements (src/features/routing/NOTES.md §3): auto mode (`--permission-mode auto`) under a
+// routed main whose answer is a Bash call that no rule allows (a curl to a closed local port, then an
+// echo: not read-only, not an edit). Is a classifier request made, with which model, through http.fetch?
+// What do `tool.judge` and its `next(e)` say, and what happens when a hook denies or allows?
+// Against this harness (ANTHROPIC_BASE_URL = a local mock) the engine has no classifier at all: its
+// auto-mode check runs on the Anthropic server inside the main response, and no local one stands in.
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startMockModel, type MockModel } from './mock-model.ts'
+import { cleanupTmp, runClaude, tmpDir, writePlugin } from './engine.ts'
+import { kitSource, tagged } from './probe-kit.ts'
+
+const CMD = 'curl -s -m 1 http://127.0.0.1:9/x; echo judged-marker-7'
+// CFG.routed: main on gpt-5 answered by the hook (else the mock answers natively); CFG.judge: the
+// tool.judge hook answers this decision without next.
+const PROBE = (cfg: object) => kitSource(cfg) + `
+export function register(on) {
+  on('turn.step', async function* ($, e, next) {
+    if (!isAlias(e.model)) return yield* next(e)
+    if (e.index === 0) return yield* answer($, e, { text: 'running', tools: [{ name: 'Bash', input: { command: ${JSON.stringify(CMD)}, description: 'probe' } }] })
+    return yield* answer($, e, { text: 'DONE' })
+  })
+  on('tool.judge', async ($, e, next) => {
+    log($, 'JUDGE', { tool: e.tool, origin: next.origin.plugin, id: String(e.tool_use_id).slice(0, 11) })
+    if (CFG.judge) return { decision: CFG.judge, reason: 'probe says ' + CFG.judge }
+    const r = await next(e)
+    log($, 'JUDGED', r)
+    return r
+  })
+  on('tool.call', async ($, e, next) => {
+    const r = await next(e)
+    log($, 'CALL', { tool: e.tool, isError: !!r.isError, text: String(r.text || '').split('\\n')[0].slice(0, 120) })
+    return r
+  })
+  on('http.fetch', async ($, e, next) => {
+    const body = bodyOf(e)
+    log($, 'FETCH', { path: new URL(e.url).pathname, origin: next.origin.plugin, model: body && body.model })
+    if (body && isAlias(body.model)) return localAnswer(200, jsonMessage(body.model, 'SIDE'))
+    return next(e)
+  })
+}
+`
+const probe = (cfg: object) => writePlugin(tmpDir('probe'), 'probe', PROBE(cfg))
+
+let mock: MockModel | undefined
+test.after.each(async () => {
+  await mock?.close()
+  mock = undefined
+})
+test.after(() => cleanupTmp())
+
+test('routed main in auto mode: no classifier request anywhere; tool.judge next(e) says ask, so headless refuses the call and exits 1', async () => {
+  mock = await startMockModel()
+  const r = await runClaude({ prompt: 'run it', pluginDirs: [probe({})], mock, extraArgs: ['--model', 'gpt-5', '--permission-mode', 'auto'] })
+  assert.is(r.code, 1, r.stderr)
+  assert.match(r.stderr, 'auto mode could not check some actions Claude tried, so they did not run.')
+  assert.equal(tagged(r.debugLog, 'probe', 'JUDGE'), [{ tool: 'Bash', origin: 'engine', id: 'toolu_keel_' }])
+  assert.equal(tagged(r.debugLog, 'probe', 'JUDGED'), [{ decision: 'ask', reason: 'No classifier runs for this session' }])
+  assert.match(r.debugLog, '[server-classifier] Bash: no server verdict for this call (server_not_requested) and there is no local classifier to fall back to')
+  const [call] = tagged(r.debugLog, 'probe', 'CALL')
+  assert.equal([call.isError, call.text.startsWith('Bash was not run: auto mode has no safety result for this call, and nobody can be asked to approve it here.')], [true, true], call.text)
+  assert.equal(r.json.permission_denials.map((d: any) => [d.tool_name, d.tool_input.command]), [['Bash', CMD]])
+  assert.equal(tagged(r.debugLog, 'probe', 'FETCH'), [], 'no engine request of any kind reached http.fetch')
+  assert.is(mock.requests.length, 0)
+})
+
+test('auto mode: a tool.judge hook that denies refuses the call with its reason; one that allows runs it (exit 0)', async () => {
+  mock = await startMockModel()
+  const deny = await runClaude({ prompt: 'run it', pluginDirs: [probe({ judge: 'deny' })], mock, extraArgs: ['--model', 'gpt-5', '--permission-mode', 'auto'] })
+  assert.is(deny.code, 0, deny.stderr)
+  assert.equal(tagged(deny.debugLog, 'probe', 'CALL'), [{ tool: 'Bash', isError: true, text: 'Permission to use Bash denied by plugin probe: probe says deny' }])
+  assert.is(deny.json.result, 'DONE')
+  const allow = await runClaude({ prompt: 'run it', pluginDirs: [probe({ judge: 'allow' })], mock, extraArgs: ['--model', 'gpt-5', '--permission-mode', 'auto'] })
+  assert.is(allow.code, 0, allow.stderr)
+  assert.equal(tagged(allow.debugLog, 'probe', 'CALL'), [{ tool: 'Bash', isError: false, text: 'judged-marker-7' }])
+  assert.equal(allow.json.permission_denials, [])
+  assert.is(mock.requests.length, 0)
+})
+
+test('the same call from native Claude (the mock) in auto mode: also no classifier here; the engine names the reason (the base URL)', async () => {
+  let n = 0
+  mock = await startMockModel((req) => (req.kind === 'main' && n++ === 0 ? { toolUse: { name: 'Bash', input: { command: CMD, description: 'probe' } } } : { text: 'fin' }))
+  const r = await runClaude({ prompt: 'run it', pluginDirs: [probe({})], mock, extraArgs: ['--permission-mode', 'auto'] })
+  assert.is(r.code, 1)
+  assert.match(r.stderr, `Its safety check runs on the server, and your requests go through 127.0.0.1:`)
+  assert.equal(tagged(r.debugLog, 'probe', 'JUDGED'), [{ decision: 'ask', reason: 'No classifier runs for this session' }])
+  assert.match(r.debugLog, '(server_no_result) and no local one judges in its place')
+  // The main requests ask the server for its verdict (beta afk-mode); no other request is made.
+  assert.equal(mock.requests.map((q) => [q.kind, q.body.model]), [['main', 'claude-opus-5-5'], ['main', 'claude-opus-5-5']])
+  assert.match(String(mock.requests[0]!.headers['anthropic-beta']), 'afk-mode-2026-01-31')
+})
+
+test('auto mode and routine Bash: a read-only or edit-like command needs no classifier (the tool\'s own allow stands)', async () => {
+  mock = await startMockModel()
+  for (const [cmd, line] of [
+    ['echo judged-marker-7', 'Server classifier skipped Bash or left it to this CLI: the tool\'s own allow stands'],
+    ['touch judged.txt && echo judged-marker-7', 'Skipping auto mode classifier for Bash: would be allowed in acceptEdits mode'],
+  ]) {
+    const src = PROBE({}).replace(JSON.stringify(CMD), JSON.stringify(cmd))
+    const r = await runClaude({ prompt: 'run it', pluginDirs: [writePlugin(tmpDir('probe'), 'probe', src)], mock, extraArgs: ['--model', 'gpt-5', '--permission-mode', 'auto'] })
+    assert.is(r.code, 0, r.stderr)
+    assert.equal(tagged(r.debugLog, 'probe', 'JUDGE'), [], cmd)
+    assert.equal(tagged(r.debugLog, 'probe', 'CALL'), [{ tool: 'Bash', isError: false, text: 'judged-marker-7' }], cmd)
+    assert.match(r.debugLog, line)
+  }
+})
+
+test.run()
