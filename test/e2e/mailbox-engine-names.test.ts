@@ -106,6 +106,8 @@ test('rename from a timer at start: answered "Session renamed to: K", in the fil
     const resumed = await start({ home, plug, cwd: first.cwd, args: ['--resume', sid] })
     await op(resumed, { op: 'reg' })
     results[kind] = { first: probe(first.debugLog(), 'REG')[0], resumed: probe(resumed.debugLog(), 'REG')[0], resumedAtStart: probe(resumed.debugLog(), 'REG-AFTER')[0].reg }
+    const top = probe(resumed.debugLog(), 'REG-BEFORE')[0].reg
+    console.log(`  [measured] ${kind} resumed: at the top of session.start the record read ${top.name} (${top.nameSource}), named ${top.nameSince - top.startedAt} ms after its startedAt`)
     await stop(resumed)
     if (kind === 'plugin-set') {
       const [rename] = probe(first.debugLog(), 'RENAME')

@@ -190,4 +190,23 @@ test('$.fs.read while another engine writes: an over-written file reads mixed no
   console.log(`  [measured] over-write: ${w.n} writes in 3 s; reads ${JSON.stringify(rd)}; create: ${c.n} new 200 kB files, scan ${JSON.stringify(sc)}`)
 })
 
+test('$.process.run mv as a claim: two engines racing over one spool folder claim each file exactly once', async () => {
+  mock = await startStampedMock(probeScript())
+  const home = tmpDir('home')
+  const plug = plugin()
+  const spool = tmpDir('claim')
+  const names = Array.from({ length: 60 }, (_, i) => `m-${String(i).padStart(3, '0')}.json`)
+  for (const n of names) writeFileSync(join(spool, n), '{}')
+  const start = () => startLive({ mode: 'stream-json', home, pluginDirs: [plug], mock: mock!, env: { PROBE_CLAIM: spool } }).then((s) => (running.push(s), s))
+  const [X, Y] = await Promise.all([start(), start()])
+  await X.waitFor('X claims', () => probe(X.debugLog(), 'CLAIM').length, 30_000)
+  await Y.waitFor('Y claims', () => probe(Y.debugLog(), 'CLAIM').length, 30_000)
+  const [x] = probe(X.debugLog(), 'CLAIM')
+  const [y] = probe(Y.debugLog(), 'CLAIM')
+  assert.equal([...x.won, ...y.won].sort(), names, 'every file claimed once')
+  assert.equal(x.won.filter((n: string) => y.won.includes(n)), [], 'never twice')
+  assert.equal(readdirSync(spool).sort(), [...x.won.map((n: string) => `${n}.claimed-${x.pid}`), ...y.won.map((n: string) => `${n}.claimed-${y.pid}`)].sort())
+  console.log(`  [measured] claim race: ${x.won.length}/${y.won.length} won, ${x.lost}/${y.lost} lost; mv ms ${JSON.stringify(spread([...x.ms, ...y.ms]))}`)
+})
+
 test.run()

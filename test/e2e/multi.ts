@@ -155,7 +155,8 @@ export const DO = (input: object) => `DO ${JSON.stringify(input)}`
  * receive `{ consumed }`; PROBE_POLL=<ms> runs `$.clock.every(ms)` with one `$.fs.list` of the
  * config root; PROBE_FSWRITE=<path> / PROBE_FSREAD=<path> loop over-writes / reads of one file for 3 s at
  * start; PROBE_FSCREATE=<dir> writes new 200 kB files there for 3 s, PROBE_FSSCAN=<dir> lists it and reads each
- * new file once as soon as it is listed.
+ * new file once as soon as it is listed; PROBE_CLAIM=<dir> claims each `*.json` there by `mv` to
+ * `<name>.claimed-<pid>` (a rename: one claimant wins).
  */
 export const PROBE = String.raw`
 const T = () => Date.now()
@@ -228,6 +229,7 @@ export function register(on) {
     const fsr = await $.env.get('PROBE_FSREAD')
     const fsc = await $.env.get('PROBE_FSCREATE')
     const fss = await $.env.get('PROBE_FSSCAN')
+    const claim = await $.env.get('PROBE_CLAIM')
     $.clock.after(0, async () => {
       log($, 'REG-T0', { at: T(), reg: await readReg($) })
       if (rename) {
@@ -280,6 +282,21 @@ export function register(on) {
         const until = T() + 3000
         while (T() < until) { await $.fs.write(fsc + '/c-' + String(n).padStart(6, '0') + '.json', body); n++ }
         log($, 'FSCREATE', { n })
+      }
+      if (claim) {
+        const pid = (await $.process.hookEnv()).CLAUDE_PID
+        const won = []
+        const ms = []
+        let lost = 0
+        for (const entry of await $.fs.list(claim)) {
+          if (!entry.name.endsWith('.json')) continue
+          const t = T()
+          const r = await $.process.run(['/bin/mv', claim + '/' + entry.name, claim + '/' + entry.name + '.claimed-' + pid])
+          ms.push(T() - t)
+          if (r.exitCode === 0) won.push(entry.name)
+          else lost++
+        }
+        log($, 'CLAIM', { pid, won, lost, ms })
       }
       if (fss) {
         const seen = {}
