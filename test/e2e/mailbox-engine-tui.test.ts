@@ -4,7 +4,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { randomUUID } from 'node:crypto'
-import { cleanupTmp, tmpDir, writePlugin } from './engine.ts'
+import { cleanupTmp, debugLines, tmpDir, writePlugin } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
 import { requestText } from './mock-model.ts'
 import { DO, PROBE, probe, probeScript, sleep, startStampedMock, type StampedMock } from './multi.ts'
@@ -55,20 +55,27 @@ for (const [answer, key] of [['approved', '\r'], ['refused', '\x1b']] as const) 
     const done = probe(B.debugLog(), 'TDONE')
     const [result] = probe(B.debugLog(), 'APPENDROW').filter((r) => r.door === 'tool-result')
     const reqs = mock.of(sidB, 'main')
-    assert.ok(sub.at > answeredAt && sub.at >= result.at, 'submitted once the dialog was answered and the tool result stored')
-    if (answer === 'approved') {
-      assert.is(sub.turnId, starts[0].turnId)
-      assert.is(starts.length, 1, 'no extra turn')
-      assert.ok(probe(B.debugLog(), 'APPENDROW').some((r) => r.door === 'delivery' && r.origin.kind === 'peer' && r.done < done[0].at))
-      assert.equal(reqs[1]!.body.messages.at(-1).role, 'system')
-      assert.ok(requestText(reqs[1]!.body).includes('DURING-DIALOG'))
-    } else {
-      assert.match(result.text, /^The user doesn't want to proceed with this tool use\./)
-      assert.is(sub.turnId, undefined)
-      assert.equal(starts.length, 2)
-      assert.ok(done[0].at < sub.at && sub.at < starts[1].at, 'the refused turn ends, then the mail turn starts')
-      assert.ok(probe(B.debugLog(), 'APPENDROW').some((r) => r.door === 'prompt' && r.origin.kind === 'peer' && r.done < starts[1].at))
-      assert.ok(requestText(reqs[1]!.body).includes('Another Claude session sent a message:\n<cross-session-message'))
+    const dump = () => debugLines(B.debugLog(), 'probe').filter((l) => !/^(START|REG)|"door":"attachment"/.test(l)).map((l) => l.slice(0, 300)).join('\n') +
+      `\n--- requests: ${reqs.map((r) => `${r.at} ${r.body.messages.at(-1).role}`).join(', ')}; key at ${answeredAt}`
+    try {
+      assert.ok(sub.at > answeredAt && sub.at >= result.at, 'submitted once the dialog was answered and the tool result stored')
+      if (answer === 'approved') {
+        assert.is(sub.turnId, starts[0].turnId)
+        assert.is(starts.length, 1, 'no extra turn')
+        assert.ok(probe(B.debugLog(), 'APPENDROW').some((r) => r.door === 'delivery' && r.origin.kind === 'peer' && r.done < done[0].at))
+        assert.equal(reqs[1]!.body.messages.at(-1).role, 'system')
+        assert.ok(requestText(reqs[1]!.body).includes('DURING-DIALOG'))
+      } else {
+        assert.match(result.text, /^The user doesn't want to proceed with this tool use\./)
+        assert.is(sub.turnId, undefined)
+        assert.equal(starts.length, 2)
+        assert.ok(done[0].at < sub.at && sub.at < starts[1].at, 'the refused turn ends, then the mail turn starts')
+        assert.ok(probe(B.debugLog(), 'APPENDROW').some((r) => r.door === 'prompt' && r.origin.kind === 'peer' && r.done < starts[1].at))
+        assert.ok(requestText(reqs[1]!.body).includes('Another Claude session sent a message:\n<cross-session-message'))
+      }
+    } catch (err) {
+      console.log(dump())
+      throw err
     }
     console.log(`  [measured] tui dialog ${answer}: receive +${rec.at - sent.at} ms after the send; submitted ${sub.at - answeredAt} ms after the key`)
   })
