@@ -6,6 +6,7 @@ import type { ApiMessage, Elements, EngineInterface, McpConnectResult, ToolSpec,
 import { clearClaims, publishClaims, readClaims, type Claims } from './claims.ts'
 import { announceCheckpointPresence, readDesktopSignal } from './session-env.ts'
 import { readHomeDir, readWindowEnv, setWindowEnv } from './harness-window.ts'
+import type { PathFacts, SafeWriteEdges } from './safe-write.ts'
 
 export type CommandSpec = { name: string; description: string; argumentHint?: string }
 
@@ -49,8 +50,10 @@ export type Port = {
   /** Calls `fn` once after `ms` on the engine's clock. */
   after(ms: number, fn: () => void): void
   readFile(path: string): Promise<string>
-  /** Replaces a file's whole content, creating its folders. */
-  writeFile(path: string, text: string): Promise<void>
+  /** A folder's entries (`$.fs.list`): name, kind, size, mtime, whether a link. */
+  listDir(path: string): Promise<readonly { name: string; kind: string; mtimeMs: number; isLink: boolean }[]>
+  /** Every write keel makes goes through these edges, by lib/safe-write.ts's rules: there is no bare write. */
+  readonly files: SafeWriteEdges
   storeGet(key: string): Promise<unknown>
   storeSet(key: string, value: unknown): Promise<void>
   storeKeys(): Promise<string[]>
@@ -81,6 +84,49 @@ export type Port = {
   windowEnv(): Promise<string | undefined>
   /** Sets (undefined: unsets) that override for the running session; resolves `{ deny }` when refused. */
   setWindowEnv(value: string | undefined): Promise<{ deny?: string }>
+}
+
+/** The host commands the safe writer runs: absolute, so a project's PATH cannot slip in its own. */
+const MV = '/bin/mv'
+const RM = '/bin/rm'
+const COMMAND_TIMEOUT_MS = 10_000
+
+async function hostRun($: EngineInterface, argv: readonly string[]): Promise<void> {
+  const r = await $.process.run(argv, { timeoutMs: COMMAND_TIMEOUT_MS })
+  if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split('\n')[0] ?? ''}`)
+}
+
+async function statOf($: EngineInterface, path: string): Promise<PathFacts | undefined> {
+  try {
+    const s = await $.fs.stat(path, { resolve: true })
+    return { kind: s.kind, isLink: s.isLink, ...(s.realPath === undefined ? {} : { realPath: s.realPath }) }
+  } catch {
+    return undefined // nothing there (or nothing this plugin may see): the writer treats it as missing
+  }
+}
+
+/** Whether `mv` starts here: `$.process.run` rejects only when it cannot (no `$.process` on this surface, no `/bin/mv`). */
+async function runsCommands($: EngineInterface): Promise<boolean> {
+  try {
+    await $.process.run([MV, '--version'], { timeoutMs: COMMAND_TIMEOUT_MS })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The safe writer's edges over `$`; whether the host runs commands is asked once, by starting `mv` itself. */
+function filesOf($: EngineInterface): SafeWriteEdges {
+  let commands: Promise<boolean> | undefined
+  return {
+    stat: (path) => statOf($, path),
+    read: (path) => $.fs.read(path),
+    write: (path, text) => $.fs.write(path, text),
+    hasCommands: () => (commands ??= runsCommands($)),
+    move: (from, to) => hostRun($, [MV, '-f', '--', from, to]),
+    remove: (path) => hostRun($, [RM, '-f', '--', path]),
+    token: () => crypto.randomUUID().replace(/-/g, '').slice(0, 12),
+  }
 }
 
 export function portOf($: EngineInterface): Port {
@@ -114,7 +160,8 @@ export function portOf($: EngineInterface): Port {
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
     readFile: (path) => $.fs.read(path),
-    writeFile: (path, text) => $.fs.write(path, text),
+    files: filesOf($),
+    listDir: (path) => $.fs.list(path),
     storeGet: (key) => $.store.get(key),
     storeSet: (key, value) => $.store.set(key, value),
     storeKeys: () => $.store.keys(),

@@ -1,6 +1,6 @@
 // Runs the pinned engine headless (`claude -p`) against a mock model, and reads its debug log.
 import { spawn } from 'node:child_process'
-import { cpSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, cpSync, lstatSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -54,6 +54,20 @@ export interface RunOptions {
   env?: Record<string, string>
   timeoutMs?: number
   extraArgs?: string[]
+  /** A command the engine runs under (argv prefix): `strace …`. */
+  wrap?: string[]
+  /** Runs the engine as this unprivileged user (root only): HOME, the project and the log are handed to it. */
+  asUser?: { uid: number; gid: number }
+}
+
+/** Hands a folder and everything under it to a user (the temp folders are made 0700 for root). */
+function handOver(dir: string, user: { uid: number; gid: number }): void {
+  chownSync(dir, user.uid, user.gid)
+  if (!statSync(dir).isDirectory()) return
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name)
+    if (!lstatSync(path).isSymbolicLink()) handOver(path, user)
+  }
 }
 
 export interface RunResult {
@@ -107,7 +121,15 @@ export async function runClaude(opts: RunOptions): Promise<RunResult> {
   const started = Date.now()
   // Its own process group, so a timeout kills the engine and anything it spawned (shells, workers)
   // together; otherwise a grandchild holding stdout open would keep 'close' from firing.
-  const child = spawn(claudeBin(), args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+  const user = opts.asUser
+  if (user) {
+    for (const dir of [home, cwd, dirname(debugFile)]) handOver(dir, user)
+    // The plugin copies sit in 0700 temp folders: let the user read them.
+    for (const d of opts.pluginDirs) chmodSync(dirname(d), 0o755)
+  }
+  const runAs = user ? ['setpriv', `--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups'] : []
+  const [bin, ...argv] = [...(opts.wrap ?? []), ...runAs, claudeBin(), ...args]
+  const child = spawn(bin!, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true })
   const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL') } catch { /* already gone */ } }
   let stdout = ''
   let stderr = ''

@@ -78,6 +78,16 @@ test('keel: switches stored as anything but on/off leave those features at the p
   for (const field of ['captions', 'checkpoint', 'reconnect', 'window', 'timing']) assert.match(log, new RegExp(`option ${field} in settings is not one of on, off`), field)
 })
 
+// Issue 14 #5: an empty switch read as off, while the status said "off (option)".
+test('superheroes: an empty or mistyped switch keeps the package default (checkpoint runs), and a mode outside its list is named', async () => {
+  for (const value of ['', 'AUTO', false]) {
+    const r = await runClaude({ prompt: '/superheroes status', pluginDirs: [packageCopy('superheroes')], mock, settings: { pluginConfigs: { 'superheroes@inline': { options: { checkpoint: value, autoCheckpointMode: 'AUTO' } } } } })
+    assert.equal(loadRefusals(r.debugLog), [])
+    assert.match(String(r.json?.result), /\ncheckpoint: runs \(profile\)/, String(r.json?.result))
+    assert.match(r.debugLog, /option autoCheckpointMode in settings is not one of auto, click-only, off; it reads as the default, auto/)
+  }
+})
+
 test('keel: every value field stored out of range or unreadable loads, and the status names each with the default in force', async () => {
   const { text } = await status({
     captions: 'on', checkpoint: 'on', window: 'on', timing: 'on',

@@ -5,6 +5,7 @@
 // resume prompt follows it unless the lever asked for one; the checkpoint's own is resumed once.
 import { expect, mock, test, type TestBody } from 'claude-code/testing'
 import { PKG } from './package.ts'
+import { filesWorld } from './files-world.ts'
 
 const ON = { options: { checkpoint: 'on', timing: 'on' } }
 const LEVER = `mcp__${PKG}__request_compaction`
@@ -25,12 +26,7 @@ function world(on: On, fill: number, compactMs = 0) {
   on('store.set', (_, e) => (store.set(e.key, e.value), { value: undefined }))
   on('store.keys', () => ({ value: [...store.keys()] }))
   on('store.delete', (_, e) => (store.delete(e.key), { value: undefined }))
-  on('fs.read', (_, e) => {
-    const text = files.get(e.path)
-    if (text === undefined) throw new Error(`ENOENT ${e.path}`)
-    return { value: text }
-  })
-  on('fs.write', (_, e) => (files.set(e.path, e.text), { value: undefined }))
+  filesWorld(on, files, { dirs: ['/data'] })
   on('ui.log', () => ({ value: undefined }))
   on('ui.toast', () => ({ value: undefined }))
   on('ui.invalidate', () => ({ value: undefined }))

@@ -4,6 +4,7 @@
 // leaves the compaction going on. The test's `on` hooks stand for the engine and its world.
 import { expect, mock, test, type TestBody } from 'claude-code/testing'
 import { PKG } from './package.ts'
+import { filesWorld } from './files-world.ts'
 
 const ON = { options: { checkpoint: 'on' } }
 const FENCE = `${PKG}-checkpoint`
@@ -39,13 +40,7 @@ function world(on: On, { fill = 1000, interactive = true } = {}) {
   on('env.get', () => ({ value: undefined }))
   on('env.set', () => ({ value: {} }))
   on('process.hookEnv', () => (fail('process.hookEnv'), { value: { CLAUDE_PLUGIN_DATA: '/data' } }))
-  on('fs.read', (_, e) => {
-    fail('fs.read')
-    const text = files.get(e.path)
-    if (text === undefined) throw new Error(`ENOENT ${e.path}`)
-    return { value: text }
-  })
-  on('fs.write', (_, e) => (fail('fs.write'), files.set(e.path, e.text), { value: undefined }))
+  filesWorld(on, files, { dirs: ['/data'], fail })
   on('ui.toast', (_, e) => (seen.toasts.push(e.text), { value: undefined }))
   on('ui.invalidate', () => ({ value: undefined }))
   on('session.surfaces', () => ({ value: interactive ? ['terminal'] : [] }))

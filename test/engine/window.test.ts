@@ -4,6 +4,7 @@
 // of `/<pkg> status` and `/<pkg> window status`. The test's `on` hooks stand for the engine's fs and env.
 import { expect, test, type TestBody } from 'claude-code/testing'
 import { PKG } from './package.ts'
+import { filesWorld } from './files-world.ts'
 
 const K = 'CLAUDE_CODE_AUTO_COMPACT_WINDOW'
 const P = '/w/proj/.claude/settings.local.json'
@@ -26,13 +27,7 @@ function world(on: On, files: Record<string, string> = {}, home = '/w') {
     else seen.env.set(e.name, e.value)
     return { value: {} }
   })
-  on('fs.stat', (_, e) => ({ value: { kind: 'dir', size: 0, mtimeMs: 0, isLink: false, realPath: e.path } }))
-  on('fs.exists', (_, e) => ({ value: seen.files.has(e.path) }))
-  on('fs.read', (_, e) => {
-    const text = seen.files.get(e.path)
-    return text === undefined ? { deny: 'ENOENT' } : { value: text }
-  })
-  on('fs.write', (_, e) => (seen.writes.push(e.path), seen.files.set(e.path, e.text), { value: undefined }))
+  filesWorld(on, seen.files, { dirs: ['/w/proj', home], landed: (path) => seen.writes.push(path) })
   on('session.usage', () => ({ value: <never>{ startedAt: 0, context: { tokens: 1000, window: 1_000_000, percent: 0, breakdown: { rawMaxTokens: 500000, autocompactSource: 'env', autoCompactThreshold: 467000, isAutoCompactEnabled: true } }, rateLimits: [] } }))
   return seen
 }

@@ -544,10 +544,108 @@ function createLane() {
   };
 }
 
+// src/lib/safe-write.ts
+var REFUSED = {
+  ownerMissing: (within) => `its folder ${within} cannot be resolved`,
+  link: (path) => `${path} is a symbolic link, and keel writes only to a real path inside the folder it owns`,
+  notFolder: (path) => `${path} is not a folder`,
+  folder: (path) => `${path} is a folder`,
+  outside: (path, within) => `${path} is not inside ${within}`,
+  changed: (path) => `${path} changed while keel was writing it, so keel left it as the other writer made it`,
+  readBack: (path) => `the text written to ${path} did not read back whole`,
+  noRename: (path) => `this surface runs no commands, so ${path} cannot be replaced atomically and keel does not write it in place`,
+  failed: (path, why) => `${path} could not be written (${why}); it holds what it held before`
+};
+var TEMP_PATTERN = /^\..+\.keel-[A-Za-z0-9]+\.tmp$/;
+var tempName = (name, token) => `.${name}.keel-${token}.tmp`;
+var trimSlash = (path) => path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
+async function resolveTarget(io, within, path) {
+  const owner = trimSlash(within);
+  const facts2 = await io.stat(owner).catch(() => void 0);
+  if (!facts2?.realPath || facts2.kind !== "dir") return { refused: REFUSED.ownerMissing(owner) };
+  const rest = path.startsWith(owner + "/") ? path.slice(owner.length + 1) : void 0;
+  if (rest === void 0 || rest.split("/").some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
+  const parts = rest.split("/");
+  let real = facts2.realPath;
+  let spelled = owner;
+  for (const [i, part] of parts.entries()) {
+    real = `${real}/${part}`;
+    spelled = `${spelled}/${part}`;
+    const here = await io.stat(real).catch(() => void 0);
+    if (here === void 0) return { target: [real, ...parts.slice(i + 1)].join("/") };
+    if (here.isLink) return { refused: REFUSED.link(spelled) };
+    const isLast = i === parts.length - 1;
+    if (isLast && here.kind === "dir") return { refused: REFUSED.folder(spelled) };
+    if (!isLast && here.kind !== "dir") return { refused: REFUSED.notFolder(spelled) };
+  }
+  return { target: real };
+}
+async function current(io, target) {
+  return await io.stat(target) === void 0 ? null : io.read(target);
+}
+async function writeSafely(io, req) {
+  let resolved;
+  try {
+    resolved = await resolveTarget(io, req.within, req.path);
+  } catch (err) {
+    return { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) };
+  }
+  if ("refused" in resolved) return { ok: false, reason: resolved.refused };
+  const target = resolved.target;
+  if (!await io.hasCommands().catch(() => false)) {
+    if (!req.inPlace) return { ok: false, reason: REFUSED.noRename(req.path) };
+    try {
+      if (req.expected !== void 0 && await current(io, target) !== req.expected) return { ok: false, reason: REFUSED.changed(req.path) };
+      await io.write(target, req.text);
+      return await io.read(target) === req.text ? { ok: true, path: target, atomic: false } : { ok: false, reason: REFUSED.readBack(req.path) };
+    } catch (err) {
+      return { ok: false, reason: `${req.path} could not be written (${messageOf(err)})` };
+    }
+  }
+  const slash = target.lastIndexOf("/");
+  const temp = `${target.slice(0, slash)}/${tempName(target.slice(slash + 1), io.token())}`;
+  let outcome;
+  try {
+    await io.write(temp, req.text);
+    if (await io.read(temp) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) };
+    else if (req.expected !== void 0 && await current(io, target) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) };
+    else {
+      await io.move(temp, target);
+      return { ok: true, path: target, atomic: true };
+    }
+  } catch (err) {
+    outcome = { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) };
+  }
+  await io.remove(temp).catch(() => void 0);
+  return outcome;
+}
+async function removeSafely(io, within, path) {
+  try {
+    const resolved = await resolveTarget(io, within, path);
+    if ("refused" in resolved) return { ok: false, reason: resolved.refused };
+    if (await io.stat(resolved.target) === void 0) return { ok: true, path: resolved.target, atomic: true };
+    const removes = await io.hasCommands().catch(() => false);
+    if (removes) await io.remove(resolved.target);
+    else await io.write(resolved.target, "");
+    return { ok: true, path: resolved.target, atomic: removes };
+  } catch (err) {
+    return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` };
+  }
+}
+
 // src/features/checkpoint/strings.ts
 var RESUME_PROMPT = "Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.";
 var NOTES_SAVED = "Checkpoint notes saved";
 var NOTES_NOT_SAVED = "Checkpoint notes NOT saved: the previous notes are still in place";
+var DAMAGED_STORE = /store file (.+?) is malformed \(([^)]*)\)/;
+function damagedStore(err) {
+  const m = DAMAGED_STORE.exec(String(err));
+  return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : void 0;
+}
+var notSaved = (err) => {
+  const store = damagedStore(err);
+  return store ? `${NOTES_NOT_SAVED}. ${store[0].toUpperCase()}${store.slice(1)}.` : NOTES_NOT_SAVED;
+};
 var CHECKPOINT_FAILED = "Auto-checkpoint failed";
 var WAIT_FOR_TURN = "Auto-checkpoint: wait for the current turn to finish";
 var CHECKPOINT_CANCELLED = "Auto-checkpoint cancelled: the turn was interrupted";
@@ -595,6 +693,7 @@ var CHARTER_CAP_CHARS = 16e3;
 var NOTES_FOLDER = "checkpoints";
 var NOTES_KEY_PREFIX = "notes:";
 var CHARTER_KEY_PREFIX = "charter:";
+var STALE_TEMP_MS = 60 * 60 * 1e3;
 
 // src/features/checkpoint/band.ts
 var bandText = (mode) => mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO;
@@ -725,10 +824,10 @@ var savedAtOf = (value) => {
   const at = value?.savedAt;
   return typeof at === "number" && Number.isFinite(at) ? at : 0;
 };
-async function staleKeys(edges, prefix, kept, current2) {
+async function staleKeys(edges, prefix, kept, current3) {
   const keys = (await edges.storeKeys()).filter((k) => k.startsWith(prefix));
   if (keys.length <= kept) return [];
-  const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current2 ? Infinity : savedAtOf(await edges.storeGet(key)) })));
+  const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current3 ? Infinity : savedAtOf(await edges.storeGet(key)) })));
   dated.sort((a, b) => a.at === b.at ? b.order - a.order : b.at > a.at ? 1 : -1);
   return dated.slice(kept).map((d) => d.key);
 }
@@ -798,15 +897,37 @@ var Notes = class {
     const pointer = await this.pointer(sessionId);
     if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at });
   }
-  async evict(current2) {
-    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
-    for (const sessionId of evicted) {
-      await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId);
-      for (const path of [await this.slotPath(sessionId, "a"), await this.slotPath(sessionId, "b"), await this.stablePath(sessionId)]) await this.edges.write(path, "");
-    }
+  async evict(current3) {
+    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current3)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
+    for (const sessionId of evicted) await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId);
+    await this.sweep(current3);
     return evicted;
   }
+  async sweep(current3) {
+    const folder = await this.folder();
+    const entries = await this.edges.list(folder);
+    const pointed = new Set((await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length)));
+    const now = await this.edges.now();
+    const newest = /* @__PURE__ */ new Map();
+    for (const entry of entries) {
+      const id = sessionOfFile(entry.name);
+      if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs));
+    }
+    const kept = /* @__PURE__ */ new Set([current3, ...pointed]);
+    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0));
+    for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id);
+    const gone = entries.filter((e) => {
+      if (TEMP_PATTERN.test(e.name)) return now - e.mtimeMs > STALE_TEMP_MS;
+      const id = sessionOfFile(e.name);
+      return id !== void 0 && !kept.has(id);
+    });
+    for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`);
+    return gone.map((e) => e.name);
+  }
 };
+function sessionOfFile(name) {
+  return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1];
+}
 
 // src/features/checkpoint/core.ts
 function recordOf(text) {
@@ -947,8 +1068,8 @@ var CheckpointSession = class {
         io.toast(NOTES_SAVED);
       } catch (err) {
         io.log(`save: ${messageOf(err)}`);
-        warning = NOTES_NOT_SAVED;
-        io.toast(NOTES_NOT_SAVED);
+        warning = notSaved(err);
+        io.toast(warning);
       }
       if (saved !== void 0) await new Notes(io).evict(this.sessionId).catch((err) => io.log(`notes eviction: ${messageOf(err)}`));
     }
@@ -1166,7 +1287,7 @@ function triggerLine({ settings, trigger, fill, attended }) {
 }
 function statusLines(facts2) {
   const skip = facts2.lastSkip ? `last skip: ${facts2.lastSkip.key} at ${facts2.lastSkip.at}` : "last skip: none";
-  return [charterLine(facts2), notesLine(facts2), triggerLine(facts2), skip];
+  return [charterLine(facts2), notesLine(facts2), triggerLine(facts2), skip, ...facts2.store ? [`store: ${facts2.store}`] : []];
 }
 
 // src/features/checkpoint/index.ts
@@ -1175,10 +1296,17 @@ var facts = { isInteractive: false, isDesktopStarted: false };
 var announcedFor;
 var dataDir;
 var lane = createLane();
-var current;
+var current2;
 var compactions = { running: 0, entered: 0 };
 function edgesOf2(port2) {
   const log = (line) => port2.log(`checkpoint: ${line}`);
+  const dataDirOf = () => {
+    dataDir ??= port2.pluginDataDir().catch((err) => {
+      dataDir = void 0;
+      throw err;
+    });
+    return dataDir;
+  };
   return {
     log,
     toast: (text) => port2.toast(text),
@@ -1195,15 +1323,17 @@ function edgesOf2(port2) {
     submit: (text) => port2.submitPrompt(text),
     redraw: () => port2.redrawRenders(),
     after: (ms, fn) => port2.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
-    dataDir: () => {
-      dataDir ??= port2.pluginDataDir().catch((err) => {
-        dataDir = void 0;
-        throw err;
-      });
-      return dataDir;
-    },
+    dataDir: dataDirOf,
     read: (path) => port2.readFile(path),
-    write: (path, text) => port2.writeFile(path, text),
+    write: async (path, text) => {
+      const done = await writeSafely(port2.files, { within: await dataDirOf(), path, text, inPlace: true });
+      if (!done.ok) throw new Error(done.reason);
+    },
+    remove: async (path) => {
+      const done = await removeSafely(port2.files, await dataDirOf(), path);
+      if (!done.ok) throw new Error(done.reason);
+    },
+    list: async (folder) => (await port2.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
     storeGet: (key) => port2.storeGet(key),
     storeSet: (key, value) => port2.storeSet(key, value),
     storeKeys: () => port2.storeKeys(),
@@ -1245,7 +1375,8 @@ async function statusOf(port2, ctx) {
     trigger: session.lastTrigger,
     fill,
     attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
-    lastSkip: await session.lastSkipRecord(io)
+    lastSkip: await session.lastSkipRecord(io),
+    store: await io.storeKeys().then(() => void 0, (err) => damagedStore(err))
   });
 }
 var checkpoint = {
@@ -1262,8 +1393,12 @@ var checkpoint = {
           port2.log(`checkpoint: session.start desktop signal: ${messageOf(err)}`);
           facts.isDesktopStarted = false;
         }
-        const session = current = Object.assign(await sessionOf(port2), facts);
-        lane.defer(port2, "checkpoint: session.start", () => session.touch(edgesOf2(port2)));
+        const session = current2 = Object.assign(await sessionOf(port2), facts);
+        lane.defer(port2, "checkpoint: session.start", async () => {
+          const io = edgesOf2(port2);
+          await session.touch(io);
+          await new Notes(io).sweep(session.sessionId).catch((err) => port2.log(`checkpoint: sweep: ${messageOf(err)}`));
+        });
         await announce(port2, session.sessionId);
       } catch (err) {
         port2.log(`checkpoint: session.start: ${messageOf(err)}`);
@@ -1302,9 +1437,9 @@ var checkpoint = {
     },
     "turn.start": (port2, e, next) => {
       if (e.agentId === void 0) {
-        if (current) current.activeTurn = e.turnId;
+        if (current2) current2.activeTurn = e.turnId;
         lane.defer(port2, "checkpoint: turn.start", async () => {
-          const session = current = await sessionOf(port2);
+          const session = current2 = await sessionOf(port2);
           if (announcedFor !== session.sessionId) await announce(port2, session.sessionId);
           await session.turnStarted(edgesOf2(port2), e.turnId, e.text);
         });
@@ -1315,7 +1450,7 @@ var checkpoint = {
       if (e.agentId !== void 0) return next(e);
       const turnCompleted = async () => (await sessionOf(port2)).turnCompleted(edgesOf2(port2), settingsFrom(ctx.options), e);
       if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
-        if (!(lane.idle() && current?.endQuietTurn(e.turnId))) lane.defer(port2, "checkpoint: turn.complete", turnCompleted);
+        if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) lane.defer(port2, "checkpoint: turn.complete", turnCompleted);
         return next(e);
       }
       const result = await next(e);
@@ -1343,7 +1478,7 @@ var checkpoint = {
         ending.ended(edgesOf2(port2));
         sessions.delete(e.sessionId);
       }
-      if (current === ending) current = void 0;
+      if (current2 === ending) current2 = void 0;
       return next(e);
     },
     "ui.render": async (port2, e, next, ctx) => {
@@ -2316,8 +2451,8 @@ ${text}`);
     }
   }
   return {
-    bind(current2) {
-      edges = current2;
+    bind(current3) {
+      edges = current3;
     },
     start(bound, spec) {
       edges = bound;
@@ -2524,7 +2659,6 @@ var OPTOUT_VALUE = "off";
 var MIN_WINDOW_TOKENS = 1e5;
 var MAX_WINDOW_TOKENS = 1e6;
 var SETTINGS_RELATIVE_PATH = ".claude/settings.local.json";
-var EMPTY_SETTINGS = "{}\n";
 var WINDOW_OPTION = "compactWindowTokens";
 
 // src/features/window/core.ts
@@ -2662,9 +2796,7 @@ var VERB_USAGE = "window status|reset|disable|enable";
 var UNKNOWN_SUBVERB = (cmd, given) => `${cmd}: unknown action "${given}". Usage: ${cmd} status|reset|disable|enable`;
 var NOT_MANAGED = (names) => `Harness auto-compact window: not managed (${WINDOW_OPTION} is 0); ${names.who} leaves ${WINDOW_KEY} alone.`;
 var SYNC_NOT_RUN = "Harness window sync did not run in this session.";
-var SYNC_FAILED = (path, err, restored) => `Harness window not written: writing ${path} failed (${err}); ${restored ? "its previous text was written back, so nothing changed" : "check the file"}.`;
-var WRITE_NOT_VERIFIED = (path) => `Harness window: ${path} did not read back as written; check the file.`;
-var WRITE_NOT_VERIFIED_RESTORED = (path) => `Harness window: ${path} did not read back as written; its previous text was written back, so nothing changed.`;
+var NOT_WRITTEN = (reason) => `Harness window not written: ${reason}. The file is as it was.`;
 var RUNNING_ENV = `the running session's environment (from your shell or another settings file)`;
 var RESET_ENV_CLEARED = `The running session compacts on the model's own window again.`;
 var RESET_ENV_KEPT = (raw) => `The running session keeps ${WINDOW_KEY}=${raw} (from its environment) until it restarts.`;
@@ -2774,33 +2906,23 @@ async function locate(port2) {
   const real = async (path) => path === void 0 ? void 0 : port2.realPath(path).catch(() => void 0);
   const [rootReal, homeReal] = await Promise.all([real(root), real(home)]);
   return {
+    root,
     settingsPath: `${root.replace(/[\\/]+$/, "")}/${SETTINGS_RELATIVE_PATH}`,
     projectIsHome: isHomeRoot(root, home, { root: rootReal, home: homeReal })
   };
 }
 async function readSettings(port2, path) {
-  if (!await port2.fileExists(path)) return parseSettings(void 0);
+  if (!await port2.fileExists(path)) return { file: parseSettings(void 0), text: null };
   try {
-    return parseSettings(await port2.readFile(path));
+    const text = await port2.readFile(path);
+    return { file: parseSettings(text), text };
   } catch (err) {
-    return { kind: "unreadable", why: `not readable: ${messageOf(err)}` };
+    return { file: { kind: "unreadable", why: `not readable: ${messageOf(err)}` }, text: null };
   }
 }
-async function writeVerified(port2, path, text) {
-  await port2.writeFile(path, text);
-  return await port2.readFile(path).catch(() => void 0) === text;
-}
-async function writeChecked(port2, path, text) {
-  const before = await port2.fileExists(path).catch(() => true) ? await port2.readFile(path).catch(() => void 0) : EMPTY_SETTINGS;
-  let failure;
-  try {
-    if (await writeVerified(port2, path, text)) return void 0;
-  } catch (err) {
-    failure = messageOf(err);
-  }
-  const restored = before !== void 0 && await writeVerified(port2, path, before).catch(() => false);
-  if (failure !== void 0) return SYNC_FAILED(path, failure, restored);
-  return restored ? WRITE_NOT_VERIFIED_RESTORED(path) : WRITE_NOT_VERIFIED(path);
+async function writeChecked(port2, location, read, text) {
+  const outcome = await writeSafely(port2.files, { within: location.root, path: location.settingsPath, text, expected: read.text });
+  return outcome.ok ? void 0 : NOT_WRITTEN(outcome.reason);
 }
 function report(port2, text, notify) {
   port2.log(`window: ${text}`);
@@ -2819,11 +2941,11 @@ async function sync(port2, ctx) {
     return text2;
   }
   const location = await locate(port2);
-  const file = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
+  const read = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
   const running = await port2.windowEnv().catch(() => void 0);
-  const { result, write } = decideSync(location, file, requested, running);
-  if (write !== void 0) {
-    const problem = await writeChecked(port2, location.settingsPath, write);
+  const { result, write } = decideSync(location, read?.file, requested, running);
+  if (write !== void 0 && read !== void 0) {
+    const problem = await writeChecked(port2, location, read, write);
     if (problem) {
       lastSync = void 0;
       report(port2, problem, true);
@@ -2851,7 +2973,7 @@ async function harnessWindow(port2) {
 }
 async function status(port2, ctx) {
   const location = await locate(port2);
-  const file = await readSettings(port2, location.settingsPath);
+  const { file } = await readSettings(port2, location.settingsPath);
   const read = file.kind === "unreadable" ? void 0 : readWindow(file, await port2.windowEnv());
   const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port2), namesOf(port2));
   if (file.kind === "unreadable") lines.push(describeSync({ settingsPath: location.settingsPath, action: "skipped", reason: "unreadable-settings", why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: void 0, owned: false }, namesOf(port2)));
@@ -2860,8 +2982,9 @@ async function status(port2, ctx) {
 }
 async function reset(port2) {
   const location = await locate(port2);
-  const { result, write } = decideReset(location.settingsPath, await readSettings(port2, location.settingsPath));
-  const problem = write === void 0 ? void 0 : await writeChecked(port2, location.settingsPath, write);
+  const read = await readSettings(port2, location.settingsPath);
+  const { result, write } = decideReset(location.settingsPath, read.file);
+  const problem = write === void 0 ? void 0 : await writeChecked(port2, location, read, write);
   if (problem) return problem;
   lastSync = void 0;
   let text = describeReset(result, namesOf(port2));
@@ -2877,15 +3000,16 @@ async function reset(port2) {
 }
 async function disable(port2) {
   const location = await locate(port2);
-  const file = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
-  const { result, write } = decideDisable(location, file);
-  const problem = write === void 0 ? void 0 : await writeChecked(port2, location.settingsPath, write);
+  const read = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
+  const { result, write } = decideDisable(location, read?.file);
+  const problem = write === void 0 || read === void 0 ? void 0 : await writeChecked(port2, location, read, write);
   return problem ?? describeDisable(result, namesOf(port2));
 }
 async function enable(port2, ctx) {
   const location = await locate(port2);
-  const { result, write } = decideEnable(location.settingsPath, await readSettings(port2, location.settingsPath));
-  const problem = write === void 0 ? void 0 : await writeChecked(port2, location.settingsPath, write);
+  const read = await readSettings(port2, location.settingsPath);
+  const { result, write } = decideEnable(location.settingsPath, read.file);
+  const problem = write === void 0 ? void 0 : await writeChecked(port2, location, read, write);
   if (problem) return problem;
   const text = describeEnable(result, requestedOf(ctx), namesOf(port2));
   return result.action === "reenabled" && requestedOf(ctx) !== 0 ? `${text}
@@ -3003,6 +3127,41 @@ async function readHomeDir($) {
 }
 
 // src/lib/port.ts
+var MV = "/bin/mv";
+var RM = "/bin/rm";
+var COMMAND_TIMEOUT_MS = 1e4;
+async function hostRun($, argv) {
+  const r = await $.process.run(argv, { timeoutMs: COMMAND_TIMEOUT_MS });
+  if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
+}
+async function statOf($, path) {
+  try {
+    const s = await $.fs.stat(path, { resolve: true });
+    return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
+  } catch {
+    return void 0;
+  }
+}
+async function runsCommands($) {
+  try {
+    await $.process.run([MV, "--version"], { timeoutMs: COMMAND_TIMEOUT_MS });
+    return true;
+  } catch {
+    return false;
+  }
+}
+function filesOf($) {
+  let commands;
+  return {
+    stat: (path) => statOf($, path),
+    read: (path) => $.fs.read(path),
+    write: (path, text) => $.fs.write(path, text),
+    hasCommands: () => commands ??= runsCommands($),
+    move: (from, to) => hostRun($, [MV, "-f", "--", from, to]),
+    remove: (path) => hostRun($, [RM, "-f", "--", path]),
+    token: () => crypto.randomUUID().replace(/-/g, "").slice(0, 12)
+  };
+}
 function portOf($) {
   const pkg = $.plugin.name;
   return {
@@ -3033,7 +3192,8 @@ function portOf($) {
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
     readFile: (path) => $.fs.read(path),
-    writeFile: (path, text) => $.fs.write(path, text),
+    files: filesOf($),
+    listDir: (path) => $.fs.list(path),
     storeGet: (key) => $.store.get(key),
     storeSet: (key, value) => $.store.set(key, value),
     storeKeys: () => $.store.keys(),

@@ -17,7 +17,7 @@ import { extractCheckpointBlock } from './fence.ts'
 import { Notes, staleKeys, type NotesEdges, type NotesRead } from './notes.ts'
 import {
   CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_TURN_RUNNING,
-  NOTES_NOT_SAVED, NOTES_SAVED, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
+  NOTES_SAVED, notSaved, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
 } from './strings.ts'
 
 /** What a session's checkpoint needs of the world, besides its notes'. */
@@ -266,8 +266,8 @@ export class CheckpointSession {
         io.toast(NOTES_SAVED)
       } catch (err) {
         io.log(`save: ${messageOf(err)}`)
-        warning = NOTES_NOT_SAVED
-        io.toast(NOTES_NOT_SAVED)
+        warning = notSaved(err)
+        io.toast(warning)
       }
       if (saved !== undefined) await new Notes(io).evict(this.sessionId).catch((err) => io.log(`notes eviction: ${messageOf(err)}`))
     }

@@ -3,6 +3,7 @@
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
 import { messageOf } from '../../lib/message.ts'
+import { removeSafely, writeSafely } from '../../lib/safe-write.ts'
 import type { Port } from '../../lib/port.ts'
 import { bandTree, type BandElements } from './band.ts'
 import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND } from './constants.ts'
@@ -11,7 +12,7 @@ import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
 import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
 import { byteLength, Notes } from './notes.ts'
 import { statusLines } from './status.ts'
-import { CHARTER_NONE, CHARTER_USAGE, charterSet } from './strings.ts'
+import { CHARTER_NONE, CHARTER_USAGE, charterSet, damagedStore } from './strings.ts'
 
 /** Each session this process has seen, by id: a /clear starts another in the same process. */
 const sessions = new Map<string, CheckpointSession>()
@@ -44,6 +45,14 @@ const compactions = { running: 0, entered: 0 }
 
 function edgesOf(port: Port): Edges {
   const log = (line: string) => port.log(`checkpoint: ${line}`)
+  const dataDirOf = () => {
+    // A failed read is not kept: the next call asks again.
+    dataDir ??= port.pluginDataDir().catch((err) => {
+      dataDir = undefined
+      throw err
+    })
+    return dataDir
+  }
   return {
     log,
     toast: (text) => port.toast(text),
@@ -60,16 +69,18 @@ function edgesOf(port: Port): Edges {
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
     after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
-    dataDir: () => {
-      // A failed read is not kept: the next call asks again.
-      dataDir ??= port.pluginDataDir().catch((err) => {
-        dataDir = undefined
-        throw err
-      })
-      return dataDir
-    },
+    dataDir: dataDirOf,
     read: (path) => port.readFile(path),
-    write: (path, text) => port.writeFile(path, text),
+    // The data folder is the one folder these writes may land in: never through a link out of it.
+    write: async (path, text) => {
+      const done = await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })
+      if (!done.ok) throw new Error(done.reason)
+    },
+    remove: async (path) => {
+      const done = await removeSafely(port.files, await dataDirOf(), path)
+      if (!done.ok) throw new Error(done.reason)
+    },
+    list: async (folder) => (await port.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
     storeGet: (key) => port.storeGet(key),
     storeSet: (key, value) => port.storeSet(key, value),
     storeKeys: () => port.storeKeys(),
@@ -116,6 +127,7 @@ async function statusOf(port: Port, ctx: FeatureContext): Promise<string[]> {
     fill,
     attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
     lastSkip: await session.lastSkipRecord(io),
+    store: await io.storeKeys().then(() => undefined, (err: unknown) => damagedStore(err)),
   })
 }
 
@@ -134,8 +146,12 @@ export const checkpoint: Feature = {
           facts.isDesktopStarted = false
         }
         const session = (current = Object.assign(await sessionOf(port), facts))
-        // In use from its start, not only from its first save: off the start's path.
-        lane.defer(port, 'checkpoint: session.start', () => session.touch(edgesOf(port)))
+        // In use from its start, not only from its first save, and the folder kept bounded: off the start's path.
+        lane.defer(port, 'checkpoint: session.start', async () => {
+          const io = edgesOf(port)
+          await session.touch(io)
+          await new Notes(io).sweep(session.sessionId).catch((err) => port.log(`checkpoint: sweep: ${messageOf(err)}`))
+        })
         await announce(port, session.sessionId)
       } catch (err) {
         port.log(`checkpoint: session.start: ${messageOf(err)}`)

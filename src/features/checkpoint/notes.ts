@@ -6,17 +6,26 @@
 // notes are copied to one stable file, `<session>.notes.md`, the path the model is given. The copy
 // is not the truth (the committed slot is): a copy that lags (a crash between the commit and the
 // copy) is rewritten before its path is given out again.
-import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT } from './constants.ts'
+import { TEMP_PATTERN } from '../../lib/safe-write.ts'
+import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT, STALE_TEMP_MS } from './constants.ts'
 import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK } from './strings.ts'
 
 export type Slot = 'a' | 'b'
 export type Pointer = { slot: Slot; length: number; digest: string; savedAt: number }
 
+/** A file of the notes folder, as the folder lists it. */
+export type FolderEntry = { name: string; mtimeMs: number }
+
 /** What the notes need of the world: the plugin's data folder, files, the store and the clock. */
 export type NotesEdges = {
   dataDir(): Promise<string>
   read(path: string): Promise<string>
+  /** Replaces a file of the data folder (lib/safe-write.ts: never through a link; atomic where the host allows). */
   write(path: string, text: string): Promise<void>
+  /** Removes a file of the data folder (emptied where the host runs no commands). */
+  remove(path: string): Promise<void>
+  /** The notes folder's files; none when it does not exist. */
+  list(folder: string): Promise<FolderEntry[]>
   storeGet(key: string): Promise<unknown>
   storeSet(key: string, value: unknown): Promise<void>
   storeKeys(): Promise<string[]>
@@ -155,14 +164,45 @@ export class Notes {
 
   /**
    * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently used evicted,
-   * never `current`. Their slot files cannot be deleted, so they are emptied. Returns the sessions evicted.
+   * never `current`; their files go with them (`sweep`). Returns the sessions evicted.
    */
   async evict(current: string): Promise<string[]> {
     const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)).map((k) => k.slice(NOTES_KEY_PREFIX.length))
-    for (const sessionId of evicted) {
-      await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId)
-      for (const path of [await this.slotPath(sessionId, 'a'), await this.slotPath(sessionId, 'b'), await this.stablePath(sessionId)]) await this.edges.write(path, '')
-    }
+    for (const sessionId of evicted) await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId)
+    await this.sweep(current)
     return evicted
   }
+
+  /**
+   * Keeps the folder bounded: the files of every session whose notes the store keeps (at most
+   * SESSIONS_KEPT, by `evict`) and `current`'s stay, then the most recently written others up to
+   * SESSIONS_KEPT sessions in all; the rest, and a temporary file a crash left behind, are removed.
+   * Returns the names removed.
+   */
+  async sweep(current: string): Promise<string[]> {
+    const folder = await this.folder()
+    const entries = await this.edges.list(folder)
+    const pointed = new Set((await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length)))
+    const now = await this.edges.now()
+    const newest = new Map<string, number>()
+    for (const entry of entries) {
+      const id = sessionOfFile(entry.name)
+      if (id !== undefined) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs))
+    }
+    const kept = new Set([current, ...pointed])
+    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0))
+    for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id)
+    const gone = entries.filter((e) => {
+      if (TEMP_PATTERN.test(e.name)) return now - e.mtimeMs > STALE_TEMP_MS
+      const id = sessionOfFile(e.name)
+      return id !== undefined && !kept.has(id)
+    })
+    for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`)
+    return gone.map((e) => e.name)
+  }
+}
+
+/** The session a file of the folder belongs to: `<id>.notes.a.md`, `<id>.notes.md`, `<id>.skip`; undefined for anything else. */
+export function sessionOfFile(name: string): string | undefined {
+  return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1]
 }

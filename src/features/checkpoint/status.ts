@@ -16,6 +16,8 @@ export type StatusFacts = {
   fill: number | undefined
   attended: boolean
   lastSkip: { key: string; at: string } | null
+  /** What to do about the engine's damaged store file, when it is. */
+  store?: string
 }
 
 const firstLine = (text: string) => {
@@ -49,5 +51,5 @@ function triggerLine({ settings, trigger, fill, attended }: StatusFacts): string
 
 export function statusLines(facts: StatusFacts): string[] {
   const skip = facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : 'last skip: none'
-  return [charterLine(facts), notesLine(facts), triggerLine(facts), skip]
+  return [charterLine(facts), notesLine(facts), triggerLine(facts), skip, ...(facts.store ? [`store: ${facts.store}`] : [])]
 }

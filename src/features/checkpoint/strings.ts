@@ -7,6 +7,23 @@ export const RESUME_PROMPT =
 export const NOTES_SAVED = 'Checkpoint notes saved'
 /** Toasted, and returned alone as the turn's text (the engine draws it under the answer), because a headless run shows no toast. */
 export const NOTES_NOT_SAVED = 'Checkpoint notes NOT saved: the previous notes are still in place'
+
+/**
+ * Measured: once the engine's store file of a plugin is damaged (a torn or hand-edited JSON), every
+ * `$.store` call rejects naming it: `store file <path> is malformed (<why>)`, and the engine never
+ * repairs it. keel may not write there (it writes only its data folder, the project's .claude/ and
+ * its home), so it says exactly what to do.
+ */
+const DAMAGED_STORE = /store file (.+?) is malformed \(([^)]*)\)/
+export function damagedStore(err: unknown): string | undefined {
+  const m = DAMAGED_STORE.exec(String(err))
+  return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : undefined
+}
+/** The line a failed save shows: why, when it is the engine's store. */
+export const notSaved = (err: unknown) => {
+  const store = damagedStore(err)
+  return store ? `${NOTES_NOT_SAVED}. ${store[0]!.toUpperCase()}${store.slice(1)}.` : NOTES_NOT_SAVED
+}
 export const CHECKPOINT_FAILED = 'Auto-checkpoint failed'
 export const WAIT_FOR_TURN = 'Auto-checkpoint: wait for the current turn to finish'
 export const CHECKPOINT_CANCELLED = 'Auto-checkpoint cancelled: the turn was interrupted'

@@ -20,8 +20,6 @@ export const MAX_WINDOW_TOKENS = 1_000_000
 
 /** The machine-local settings file, under the project root. */
 export const SETTINGS_RELATIVE_PATH = '.claude/settings.local.json'
-/** What a settings file this feature created holds after a failed write is undone: `$.fs` cannot delete it. */
-export const EMPTY_SETTINGS = '{}\n'
 
 /** The option that sets the window; 0 leaves the harness's window alone. */
 export const WINDOW_OPTION = 'compactWindowTokens'

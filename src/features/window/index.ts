@@ -4,14 +4,15 @@
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { messageOf } from '../../lib/message.ts'
 import type { Port } from '../../lib/port.ts'
-import { EMPTY_SETTINGS, SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
+import { writeSafely } from '../../lib/safe-write.ts'
+import { SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
 import {
   decideDisable, decideEnable, decideReset, decideSync, isHomeRoot, parseSettings, parseWindowTokens, readWindow,
   type SettingsFile, type SyncResult, type WindowLocation,
 } from './core.ts'
 import {
-  describeDisable, describeEnable, describeReset, describeState, describeSync, ENV_SET_REFUSED, NOT_MANAGED,
-  RESET_ENV_CLEARED, RESET_ENV_KEPT, SYNC_FAILED, syncWarning, UNKNOWN_SUBVERB, VERB_USAGE, WRITE_NOT_VERIFIED, WRITE_NOT_VERIFIED_RESTORED,
+  describeDisable, describeEnable, describeReset, describeState, describeSync, ENV_SET_REFUSED, NOT_MANAGED, NOT_WRITTEN,
+  RESET_ENV_CLEARED, RESET_ENV_KEPT, syncWarning, UNKNOWN_SUBVERB, VERB_USAGE,
   type HarnessWindow, type Names,
 } from './strings.ts'
 
@@ -23,51 +24,42 @@ const noticed = new Set<string>()
 const namesOf = (port: Port): Names => ({ who: port.pkg, cmd: `/${port.pkg} window` })
 const requestedOf = (ctx: FeatureContext): number => Number(ctx.options[WINDOW_OPTION] ?? 0)
 
-async function locate(port: Port): Promise<WindowLocation> {
+type Located = WindowLocation & { readonly root: string }
+
+async function locate(port: Port): Promise<Located> {
   const root = await port.projectRoot()
   const home = await port.homeDir()
   // Real paths settle a link to the home folder; where one cannot be read, the spelling decides.
   const real = async (path: string | undefined) => (path === undefined ? undefined : port.realPath(path).catch(() => undefined))
   const [rootReal, homeReal] = await Promise.all([real(root), real(home)])
   return {
+    root,
     settingsPath: `${root.replace(/[\\/]+$/, '')}/${SETTINGS_RELATIVE_PATH}`,
     projectIsHome: isHomeRoot(root, home, { root: rootReal, home: homeReal }),
   }
 }
 
-async function readSettings(port: Port, path: string): Promise<SettingsFile> {
-  if (!(await port.fileExists(path))) return parseSettings(undefined)
-  try {
-    return parseSettings(await port.readFile(path))
-  } catch (err) {
-    return { kind: 'unreadable', why: `not readable: ${messageOf(err)}` }
-  }
-}
+/** The file as parsed, and its text as read (null: no file): a write names it, so a change made meanwhile is kept. */
+type Read = { file: SettingsFile; text: string | null }
 
-/** Writes `text` and reads it back; true when it reads back as written. */
-async function writeVerified(port: Port, path: string, text: string): Promise<boolean> {
-  await port.writeFile(path, text)
-  return (await port.readFile(path).catch(() => undefined)) === text
+async function readSettings(port: Port, path: string): Promise<Read> {
+  if (!(await port.fileExists(path))) return { file: parseSettings(undefined), text: null }
+  try {
+    const text = await port.readFile(path)
+    return { file: parseSettings(text), text }
+  } catch (err) {
+    return { file: { kind: 'unreadable', why: `not readable: ${messageOf(err)}` }, text: null }
+  }
 }
 
 /**
- * Writes, then reads back: `$.fs` has no rename, so a verified write stands in for an atomic one.
- * A write that throws or does not read back is undone: the file's text before it is written again
- * (`{}` where there was no file, which `$.fs` cannot delete), so no torn settings file is left behind.
+ * The one way this feature writes the person's settings file (lib/safe-write.ts): a real path inside
+ * the project, replaced atomically or not at all, and only while it still holds the text the change
+ * was made from. Undefined when written; else the sentence that says why not (the file is as it was).
  */
-async function writeChecked(port: Port, path: string, text: string): Promise<string | undefined> {
-  // Undefined when a file is there but cannot be read: then nothing is written back over it.
-  const before = (await port.fileExists(path).catch(() => true)) ? await port.readFile(path).catch(() => undefined) : EMPTY_SETTINGS
-  let failure: string | undefined
-  try {
-    if (await writeVerified(port, path, text)) return undefined
-  } catch (err) {
-    // A write that throws part-way may have left some of its text behind.
-    failure = messageOf(err)
-  }
-  const restored = before !== undefined && (await writeVerified(port, path, before).catch(() => false))
-  if (failure !== undefined) return SYNC_FAILED(path, failure, restored)
-  return restored ? WRITE_NOT_VERIFIED_RESTORED(path) : WRITE_NOT_VERIFIED(path)
+async function writeChecked(port: Port, location: Located, read: Read, text: string): Promise<string | undefined> {
+  const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text, expected: read.text })
+  return outcome.ok ? undefined : NOT_WRITTEN(outcome.reason)
 }
 
 function report(port: Port, text: string, notify: boolean): void {
@@ -90,12 +82,12 @@ async function sync(port: Port, ctx: FeatureContext): Promise<string> {
   }
   const location = await locate(port)
   // The home guard comes before any file access.
-  const file = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
+  const read = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
   // A value the process already runs with counts as a pin where the file has none (A-I6).
   const running = await port.windowEnv().catch(() => undefined)
-  const { result, write } = decideSync(location, file, requested, running)
-  if (write !== undefined) {
-    const problem = await writeChecked(port, location.settingsPath, write)
+  const { result, write } = decideSync(location, read?.file, requested, running)
+  if (write !== undefined && read !== undefined) {
+    const problem = await writeChecked(port, location, read, write)
     if (problem) {
       lastSync = undefined
       report(port, problem, true)
@@ -127,7 +119,7 @@ async function harnessWindow(port: Port): Promise<HarnessWindow | undefined> {
 
 async function status(port: Port, ctx: FeatureContext): Promise<string> {
   const location = await locate(port)
-  const file = await readSettings(port, location.settingsPath)
+  const { file } = await readSettings(port, location.settingsPath)
   const read = file.kind === 'unreadable' ? undefined : readWindow(file, await port.windowEnv())
   const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port), namesOf(port))
   if (file.kind === 'unreadable') lines.push(describeSync({ settingsPath: location.settingsPath, action: 'skipped', reason: 'unreadable-settings', why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: undefined, owned: false }, namesOf(port)))
@@ -137,8 +129,9 @@ async function status(port: Port, ctx: FeatureContext): Promise<string> {
 
 async function reset(port: Port): Promise<string> {
   const location = await locate(port)
-  const { result, write } = decideReset(location.settingsPath, await readSettings(port, location.settingsPath))
-  const problem = write === undefined ? undefined : await writeChecked(port, location.settingsPath, write)
+  const read = await readSettings(port, location.settingsPath)
+  const { result, write } = decideReset(location.settingsPath, read.file)
+  const problem = write === undefined ? undefined : await writeChecked(port, location, read, write)
   if (problem) return problem
   lastSync = undefined
   let text = describeReset(result, namesOf(port))
@@ -157,16 +150,17 @@ async function reset(port: Port): Promise<string> {
 
 async function disable(port: Port): Promise<string> {
   const location = await locate(port)
-  const file = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
-  const { result, write } = decideDisable(location, file)
-  const problem = write === undefined ? undefined : await writeChecked(port, location.settingsPath, write)
+  const read = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
+  const { result, write } = decideDisable(location, read?.file)
+  const problem = write === undefined || read === undefined ? undefined : await writeChecked(port, location, read, write)
   return problem ?? describeDisable(result, namesOf(port))
 }
 
 async function enable(port: Port, ctx: FeatureContext): Promise<string> {
   const location = await locate(port)
-  const { result, write } = decideEnable(location.settingsPath, await readSettings(port, location.settingsPath))
-  const problem = write === undefined ? undefined : await writeChecked(port, location.settingsPath, write)
+  const read = await readSettings(port, location.settingsPath)
+  const { result, write } = decideEnable(location.settingsPath, read.file)
+  const problem = write === undefined ? undefined : await writeChecked(port, location, read, write)
   if (problem) return problem
   const text = describeEnable(result, requestedOf(ctx), namesOf(port))
   // Sync at once rather than at the next start: enabling means "manage it again".

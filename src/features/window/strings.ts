@@ -11,10 +11,8 @@ export const VERB_USAGE = 'window status|reset|disable|enable'
 export const UNKNOWN_SUBVERB = (cmd: string, given: string) => `${cmd}: unknown action "${given}". Usage: ${cmd} status|reset|disable|enable`
 export const NOT_MANAGED = (names: Names) => `Harness auto-compact window: not managed (${WINDOW_OPTION} is 0); ${names.who} leaves ${WINDOW_KEY} alone.`
 export const SYNC_NOT_RUN = 'Harness window sync did not run in this session.'
-export const SYNC_FAILED = (path: string, err: string, restored: boolean) =>
-  `Harness window not written: writing ${path} failed (${err}); ${restored ? 'its previous text was written back, so nothing changed' : 'check the file'}.`
-export const WRITE_NOT_VERIFIED = (path: string) => `Harness window: ${path} did not read back as written; check the file.`
-export const WRITE_NOT_VERIFIED_RESTORED = (path: string) => `Harness window: ${path} did not read back as written; its previous text was written back, so nothing changed.`
+/** A write the safe writer did not make (lib/safe-write.ts says why): the file is as it was. */
+export const NOT_WRITTEN = (reason: string) => `Harness window not written: ${reason}. The file is as it was.`
 /** Where a pin lives when the file has none: the running process's environment. */
 export const RUNNING_ENV = `the running session's environment (from your shell or another settings file)`
 /** After a reset: the harness keeps a variable whose row left the file, so the feature says what runs now. */

@@ -621,7 +621,7 @@ test('a live session that has not saved lately keeps its notes and charter: its 
   assert.ok(await kept(), 'its first turn: used after all but 49 others')
   await others(1)
   assert.not.ok(await kept(), 'the cap stands: 50 used after it')
-  assert.is(x.files.get('/data/checkpoints/S1.notes.a.md'), '')
+  assert.is(x.files.has('/data/checkpoints/S1.notes.a.md'), false, 'its files go with it')
 })
 
 test('a touch and a save run one after the other, so the touch never writes back the pointer the save replaced', async () => {

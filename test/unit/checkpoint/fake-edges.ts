@@ -3,6 +3,8 @@ import type { Edges } from '../../../src/features/checkpoint/core.ts'
 
 export function fakeEdges(over: Partial<Edges> = {}) {
   const files = new Map<string, string>()
+  /** When each file was last written, on the world's clock: what the folder lists as its mtime. */
+  const written = new Map<string, number>()
   const store = new Map<string, unknown>()
   const timers: { at: number; fn: () => Promise<void> }[] = []
   const seen = { toasts: [] as string[], logs: [] as string[], commands: [] as string[], submitted: [] as string[], compacts: 0, redraws: 0 }
@@ -14,7 +16,15 @@ export function fakeEdges(over: Partial<Edges> = {}) {
       if (text === undefined) throw new Error(`ENOENT ${path}`)
       return text
     },
-    write: async (path, text) => void files.set(path, text),
+    write: async (path, text) => {
+      files.set(path, text)
+      written.set(path, world.now)
+    },
+    remove: async (path) => {
+      files.delete(path)
+      written.delete(path)
+    },
+    list: async (folder) => [...files.keys()].filter((p) => p.startsWith(`${folder}/`) && !p.slice(folder.length + 1).includes('/')).map((p) => ({ name: p.slice(folder.length + 1), mtimeMs: written.get(p) ?? 0 })),
     storeGet: async (key) => store.get(key),
     storeSet: async (key, value) => void store.set(key, value),
     storeKeys: async () => [...store.keys()],
@@ -47,5 +57,5 @@ export function fakeEdges(over: Partial<Edges> = {}) {
     }
     world.now = until
   }
-  return { io, files, store, seen, world, tick, timers }
+  return { io, files, written, store, seen, world, tick, timers }
 }

@@ -1,7 +1,7 @@
 // B.18.2 double-buffer commit, B.18.4 caps, B.19 #30.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Notes, fnv1a32, staleKeys, byteLength } from '../../../src/features/checkpoint/notes.ts'
+import { Notes, fnv1a32, sessionOfFile, staleKeys, byteLength } from '../../../src/features/checkpoint/notes.ts'
 import { fakeEdges } from './fake-edges.ts'
 
 async function rejects(work: () => Promise<unknown>, pattern: RegExp): Promise<void> {
@@ -82,16 +82,55 @@ test('the cap: 256 KiB of UTF-8 saves, one byte more fails before anything is wr
   assert.is(byteLength('é'), 2)
 })
 
-test('eviction keeps the 50 newest sessions and empties the slots of the rest', async () => {
+test('eviction keeps the 50 newest sessions and removes the files of the rest', async () => {
   const w = fakeEdges()
   const notes = new Notes(w.io)
-  for (let i = 0; i < 52; i++) await notes.save(`s${i}`, `n${i}`)
+  for (let i = 0; i < 52; i++) {
+    w.world.now += 1000
+    await notes.save(`s${i}`, `n${i}`)
+  }
   assert.equal(await notes.evict('s51'), ['s1', 's0'])
   assert.is(w.store.has('notes:s0'), false)
-  assert.is(w.files.get('/data/checkpoints/s0.notes.a.md'), '')
-  assert.is(w.files.get('/data/checkpoints/s0.notes.md'), '', 'the stable copy goes too')
+  assert.is(w.files.has('/data/checkpoints/s0.notes.a.md'), false)
+  assert.is(w.files.has('/data/checkpoints/s0.notes.md'), false, 'the stable copy goes too')
   assert.is(await notes.read('s51'), 'n51')
   assert.equal(await notes.evict('s51'), [])
+})
+
+// Issue 14 #6: 60 sessions left 130 files while 50 were kept (evicted slots emptied, skip records never removed).
+test('the folder stays bounded: 50 sessions\' files at most, skip records and crash leftovers included, the current one always', async () => {
+  const w = fakeEdges()
+  const notes = new Notes(w.io)
+  for (let i = 0; i < 60; i++) {
+    w.world.now += 1000
+    w.files.set(`/data/checkpoints/k${i}.skip`, '{}')
+    w.written.set(`/data/checkpoints/k${i}.skip`, w.world.now)
+    if (i % 2) await notes.save(`k${i}`, `n${i}`)
+  }
+  w.files.set('/data/checkpoints/.k1.notes.md.keel-abc.tmp', 'torn')
+  w.written.set('/data/checkpoints/.k1.notes.md.keel-abc.tmp', w.world.now - 2 * 60 * 60 * 1000)
+  w.files.set('/data/checkpoints/.k2.notes.md.keel-new.tmp', 'in flight')
+  w.written.set('/data/checkpoints/.k2.notes.md.keel-new.tmp', w.world.now)
+  w.files.set('/data/checkpoints/README', 'not ours')
+  const removed = await notes.sweep('k0')
+  const sessions = new Set([...w.files.keys()].map((p) => sessionOfFile(p.slice('/data/checkpoints/'.length))).filter((s) => s !== undefined))
+  assert.is(sessions.size, 50, 'the 50 kept, the current one among them')
+  assert.ok(sessions.has('k0'), 'the current session keeps its files')
+  assert.ok(sessions.has('k59') && !sessions.has('k2'), 'the newest kept, the oldest gone')
+  assert.ok(removed.includes('.k1.notes.md.keel-abc.tmp'), 'a stale temporary file is removed')
+  assert.ok(w.files.has('/data/checkpoints/.k2.notes.md.keel-new.tmp'), 'a fresh one (a write in flight) is not')
+  assert.ok(w.files.has('/data/checkpoints/README'), 'a file keel did not make stays')
+  assert.equal(await notes.sweep('k0'), [], 'a second sweep has nothing to do')
+  assert.equal(await new Notes({ ...w.io, list: async () => [] }).sweep('x'), [])
+})
+
+test('sessionOfFile: the files keel makes, and nothing else', () => {
+  assert.is(sessionOfFile('abc.notes.a.md'), 'abc')
+  assert.is(sessionOfFile('abc.notes.b.md'), 'abc')
+  assert.is(sessionOfFile('abc.notes.md'), 'abc')
+  assert.is(sessionOfFile('abc.skip'), 'abc')
+  assert.is(sessionOfFile('.abc.notes.md.keel-x.tmp'), undefined)
+  assert.is(sessionOfFile('abc.txt'), undefined)
 })
 
 // H1: the store keeps a key's first place when it is set again; eviction goes by the time saved.

@@ -7,6 +7,7 @@ import { describeSync, describeState, syncWarning } from '../../../src/features/
 import type { SyncResult } from '../../../src/features/window/core.ts'
 import type { FeatureContext } from '../../../src/registry.ts'
 import { fakeNext, fakePort } from '../fakes.ts'
+import { fakeFiles, type FakeFiles } from '../fake-files.ts'
 
 const ROOT = '/w/proj'
 const P = `${ROOT}/.claude/settings.local.json`
@@ -14,6 +15,7 @@ const NAMES = { who: 'ws', cmd: '/ws window' }
 
 type World = {
   files: Map<string, string>
+  fs: FakeFiles
   env: { value: string | undefined }
   writes: string[]
   notices: string[]
@@ -22,7 +24,18 @@ type World = {
 }
 
 function setup(opts: { root?: string; home?: string; files?: Record<string, string>; envValue?: string; failWrite?: boolean; garble?: boolean; deny?: string; unreadable?: boolean; breakdown?: object } = {}) {
-  const world: World = { files: new Map(Object.entries(opts.files ?? {})), env: { value: opts.envValue }, writes: [], notices: [], lines: [], envSets: [] }
+  const fs = fakeFiles(opts.files ?? {}, [opts.root?.replace(/\/+$/, '') ?? ROOT])
+  if (opts.failWrite) fs.failWrite = () => true
+  if (opts.garble) {
+    const write = fs.edges.write
+    fs.edges.write = (p, text) => write(p, text + 'x')
+  }
+  const world: World = { files: fs.files, fs, env: { value: opts.envValue }, writes: [], notices: [], lines: [], envSets: [] }
+  const moved = fs.edges.move
+  fs.edges.move = async (from, to) => {
+    await moved(from, to)
+    world.writes.push(to)
+  }
   const fake = fakePort('ws', {
     projectRoot: async () => opts.root ?? ROOT,
     homeDir: async () => opts.home ?? '/w',
@@ -34,11 +47,7 @@ function setup(opts: { root?: string; home?: string; files?: Record<string, stri
       if (text === undefined) throw new Error('ENOENT')
       return text
     },
-    writeFile: async (p: string, text: string) => {
-      if (opts.failWrite) throw new Error('ENOSPC')
-      world.writes.push(p)
-      world.files.set(p, opts.garble ? text + 'x' : text)
-    },
+    files: fs.edges,
     windowEnv: async () => world.env.value,
     setWindowEnv: async (v: string | undefined) => {
       world.envSets.push(v)
@@ -122,52 +131,51 @@ test('a running value equal to the one asked for, inherited by a claude started 
   assert.not.match(enabled, 'does not manage it')
 })
 
-test('a write that does not read back is undone: the previous text, or {} where there was no file', async () => {
+test('a write is a temporary file renamed over the target: a full disk or a failed rename leaves the file as it was', async () => {
   const text = JSON.stringify({ env: { FOO: 'x' } })
   const { port, world } = setup({ files: { [P]: text } })
-  let torn = true
-  const write = port.writeFile
-  port.writeFile = async (p: string, t: string) => write(p, torn ? ((torn = false), t.slice(0, 9)) : t)
+  world.fs.failWrite = (p) => p.endsWith('.tmp')
   await start(port, 500000)
-  assert.is(world.files.get(P), text, 'the original text is back')
+  assert.is(world.files.get(P), text, 'the file holds exactly what it held')
+  assert.equal([...world.files.keys()], [P], 'no temporary file left')
   assert.equal(world.envSets, [])
-  assert.match(world.notices[0]!, `${P} did not read back as written; its previous text was written back, so nothing changed.`)
-  const fresh = setup()
-  torn = true
-  const freshWrite = fresh.port.writeFile
-  fresh.port.writeFile = async (p: string, t: string) => freshWrite(p, torn ? ((torn = false), t.slice(0, 9)) : t)
-  await start(fresh.port, 500000)
-  assert.is(fresh.world.files.get(P), '{}\n')
-  // A file there that cannot be read before the write is never written over a second time.
-  const blind = setup({ files: { [P]: text } })
-  const read = blind.port.readFile
-  let reads = 0
-  blind.port.readFile = async (p: string) => (++reads === 2 ? Promise.reject(new Error('EIO')) : read(p))
-  torn = true
-  const blindWrite = blind.port.writeFile
-  blind.port.writeFile = async (p: string, t: string) => blindWrite(p, torn ? ((torn = false), t.slice(0, 9)) : t)
-  await start(blind.port, 500000)
-  assert.equal(blind.world.writes, [P])
-  // (The notice of that text is shown once per module: the debug log has every one.)
-  assert.ok(blind.world.lines.includes(`window: Harness window: ${P} did not read back as written; check the file.`), blind.world.lines.join('\n'))
+  assert.match(world.notices[0]!, `Harness window not written: ${P} could not be written (ENOSPC`)
+  assert.match(world.notices[0]!, 'The file is as it was.')
+  const stuck = setup({ files: { [P]: text } })
+  stuck.world.fs.failMove = true
+  await start(stuck.port, 500000)
+  assert.is(stuck.world.files.get(P), text)
 })
 
-// Review 10: a write that throws part-way is undone like one that does not read back.
-test('a write that throws part-way is undone, and the report says so', async () => {
+// Issue 14 #4: the old undo wrote the previous text back over a change another writer made meanwhile.
+test('a second writer\'s change made during the write is kept, and the notice says keel left it', async () => {
   const text = JSON.stringify({ env: { FOO: 'x' } })
+  const theirs = JSON.stringify({ env: { FOO: 'theirs' } })
   const { port, world } = setup({ files: { [P]: text } })
-  let torn = true
-  const write = port.writeFile
-  port.writeFile = async (p: string, t: string) => {
-    if (!torn) return write(p, t)
-    torn = false
-    await write(p, t.slice(0, 9))
-    throw new Error('EIO')
+  const write = world.fs.edges.write
+  world.fs.edges.write = async (p, t) => {
+    await write(p, t)
+    world.files.set(P, theirs)
   }
   await start(port, 500000)
-  assert.is(world.files.get(P), text, 'the original text is back')
-  assert.equal(world.envSets, [])
-  assert.match(world.notices[0]!, `writing ${P} failed (EIO); its previous text was written back, so nothing changed.`)
+  assert.is(world.files.get(P), theirs)
+  assert.match(world.notices[0]!, `${P} changed while keel was writing it, so keel left it as the other writer made it`)
+})
+
+test('a settings file that is a link, or a .claude folder that is one, is refused: nothing is written anywhere', async () => {
+  const home = '/w/.claude/settings.json'
+  const { port, world } = setup({ files: { [home]: '{"model":"opus"}' } })
+  world.fs.dirs.add(`${ROOT}/.claude`)
+  world.fs.links.set(P, home)
+  await start(port, 500000)
+  assert.is(world.files.get(home), '{"model":"opus"}')
+  assert.equal(world.writes, [])
+  assert.match(world.notices[0]!, `${P} is a symbolic link, and keel writes only to a real path inside the folder it owns`)
+  const folder = setup({ files: { '/w/.claude/settings.local.json': '{}' } })
+  folder.world.fs.links.set(`${ROOT}/.claude`, '/w/.claude')
+  await start(folder.port, 500000)
+  assert.is(folder.world.files.get('/w/.claude/settings.local.json'), '{}')
+  assert.match(folder.world.notices[0]!, `${ROOT}/.claude is a symbolic link`)
 })
 
 test('the home folder: no file is touched, and the notice says why in words', async () => {
@@ -195,12 +203,12 @@ test('a failed or garbled write is reported, and the running value is not set', 
   const failed = setup({ failWrite: true })
   await start(failed.port, 500000)
   assert.equal(failed.world.envSets, [])
-  assert.match(failed.world.notices[0]!, `writing ${P} failed (ENOSPC); check the file.`)
+  assert.ok(failed.world.lines.some((l) => l.includes(`${P} could not be written (ENOSPC`)), failed.world.lines.join('\n'))
   const garbled = setup({ garble: true })
   await start(garbled.port, 500000)
   assert.equal(garbled.world.envSets, [])
-  // Every write garbled: the undo does not read back either, so the file is named for a check.
-  assert.ok(garbled.world.lines.includes(`window: Harness window: ${P} did not read back as written; check the file.`), garbled.world.lines.join('\n'))
+  assert.is(garbled.world.files.has(P), false, 'a temporary file that does not read back is never moved')
+  assert.ok(garbled.world.lines.includes(`window: Harness window not written: the text written to ${P} did not read back whole. The file is as it was.`), garbled.world.lines.join('\n'))
 })
 
 test('a refused running value is said beside the write', async () => {
@@ -257,7 +265,7 @@ test('window reset keeps a running value that is not the one removed, and says s
   assert.match(await verb(unreadable.port, 'reset'), 'not reset')
   assert.equal(unreadable.world.writes, [])
   const failing = setup({ files: { [P]: JSON.stringify({ env: { [K]: '500000' } }) }, failWrite: true })
-  assert.match(await verb(failing.port, 'reset'), 'failed (ENOSPC)')
+  assert.match(await verb(failing.port, 'reset'), 'could not be written (ENOSPC')
 })
 
 test('window disable and enable', async () => {
@@ -277,8 +285,8 @@ test('window disable and enable', async () => {
   assert.match(await verb(zero.port, 'enable', 0), 'compactWindowTokens is 0, so nothing is written. Undo')
   assert.match(await verb(setup({ files: { [P]: 'x' } }).port, 'enable'), 'not re-enabled')
   assert.match(await verb(setup({ files: { [P]: 'x' } }).port, 'disable'), 'not turned off: ')
-  assert.match(await verb(setup({ files: { [P]: '{}' }, failWrite: true }).port, 'disable'), 'failed (ENOSPC)')
-  assert.match(await verb(setup({ files: { [P]: '{"env":{"' + OPTOUT_KEY + '":"off"}}' }, failWrite: true }).port, 'enable'), 'failed (ENOSPC)')
+  assert.match(await verb(setup({ files: { [P]: '{}' }, failWrite: true }).port, 'disable'), 'could not be written (ENOSPC')
+  assert.match(await verb(setup({ files: { [P]: '{"env":{"' + OPTOUT_KEY + '":"off"}}' }, failWrite: true }).port, 'enable'), 'could not be written (ENOSPC')
   assert.match(await verb(port, 'frob'), '/ws window: unknown action "frob"')
 })
 

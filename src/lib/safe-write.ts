@@ -1,0 +1,163 @@
+// Every file keel writes goes through here, so no write can hurt a file that is not keel's own,
+// whatever the disk, a crash, a second writer or a symbolic link does. Pure: the world comes in as
+// edges (the port binds them to `$.fs` and, where the engine runs commands, `$.process`).
+//
+// Measured on 2.1.328 (safe-writes e2e): `$.fs.write` follows symbolic links (it writes through a
+// link, creates the target of a dangling one, and writes through a linked folder), is not atomic
+// (open, one write, truncate, close: a kill before the truncate leaves the new text over the old
+// tail), and a failed write leaves the file emptied. `$.fs` has no rename or delete; `/bin/mv` and
+// `/bin/rm` run through `$.process.run` in 3-17 ms. So:
+//  - a write lands only on a real path inside the folder that owns it: no link anywhere between
+//    that folder and the file, and the file itself no link or folder (refused with the reason);
+//  - where the host runs commands, the text goes to a fresh temporary file beside the target, is
+//    read back, and is renamed over the target (rename is atomic): a failure or a crash at any point
+//    leaves the target as it was or whole with the new text, and a temporary file at worst;
+//  - a write that names the text it read (`expected`) is not made when the file changed meanwhile,
+//    so a second writer's change is never overwritten with an older picture of the file.
+import { messageOf } from './message.ts'
+
+export type PathFacts = {
+  kind: 'file' | 'dir' | 'other'
+  /** The path itself is a symbolic link. */
+  isLink: boolean
+  /** Where the path lands, every link followed; absent when it leads nowhere. */
+  realPath?: string
+}
+
+export type SafeWriteEdges = {
+  /** The path's facts, undefined when nothing is there (a dangling link is there: `isLink`). */
+  stat(path: string): Promise<PathFacts | undefined>
+  read(path: string): Promise<string>
+  /** `$.fs.write`: in place, following links, creating folders. */
+  write(path: string, text: string): Promise<void>
+  /** Whether the host runs commands (`$.process`, the CLI): only then are `move` and `remove` there. */
+  hasCommands(): Promise<boolean>
+  /** An atomic rename over `to` (`/bin/mv`). */
+  move(from: string, to: string): Promise<void>
+  /** Removes a file (`/bin/rm`). */
+  remove(path: string): Promise<void>
+  /** A short random token for a temporary name. */
+  token(): string
+}
+
+export type WriteRequest = {
+  /** The folder that owns the write: the file must land inside its real path. */
+  within: string
+  /** The file, absolute, under `within` as spelled (links are checked on the way down). */
+  path: string
+  text: string
+  /** The file's text this write was computed from (null: no file); a file that no longer holds it is left alone. */
+  expected?: string | null
+  /**
+   * Where no atomic rename is available, write in place all the same: for a file whose torn or
+   * empty state costs nothing (a crash-safe slot the reader checks, a record), never for a file
+   * a person keeps (settings). Default false: without a rename, such a write is refused.
+   */
+  inPlace?: boolean
+}
+
+export type WriteOutcome = { ok: true; path: string; atomic: boolean } | { ok: false; reason: string }
+
+/** Why a path is not keel's to write, in words; one home each. */
+export const REFUSED = {
+  ownerMissing: (within: string) => `its folder ${within} cannot be resolved`,
+  link: (path: string) => `${path} is a symbolic link, and keel writes only to a real path inside the folder it owns`,
+  notFolder: (path: string) => `${path} is not a folder`,
+  folder: (path: string) => `${path} is a folder`,
+  outside: (path: string, within: string) => `${path} is not inside ${within}`,
+  changed: (path: string) => `${path} changed while keel was writing it, so keel left it as the other writer made it`,
+  readBack: (path: string) => `the text written to ${path} did not read back whole`,
+  noRename: (path: string) => `this surface runs no commands, so ${path} cannot be replaced atomically and keel does not write it in place`,
+  failed: (path: string, why: string) => `${path} could not be written (${why}); it holds what it held before`,
+}
+
+/** A temporary file's name: dotted, so it sorts apart; `keel-` and `.tmp`, so a sweep can find one left by a crash. */
+export const TEMP_PATTERN = /^\..+\.keel-[A-Za-z0-9]+\.tmp$/
+const tempName = (name: string, token: string) => `.${name}.keel-${token}.tmp`
+
+const trimSlash = (path: string) => (path.length > 1 ? path.replace(/[\\/]+$/, '') : path)
+
+/**
+ * The real path the file would land on, or why not: `within`'s real path, then each part of the
+ * path below it, none of which may be a link (a folder that is missing is created by the write).
+ */
+export async function resolveTarget(io: Pick<SafeWriteEdges, 'stat'>, within: string, path: string): Promise<{ target: string } | { refused: string }> {
+  const owner = trimSlash(within)
+  const facts = await io.stat(owner).catch(() => undefined)
+  if (!facts?.realPath || facts.kind !== 'dir') return { refused: REFUSED.ownerMissing(owner) }
+  const rest = path.startsWith(owner + '/') ? path.slice(owner.length + 1) : undefined
+  if (rest === undefined || rest.split('/').some((part) => part === '' || part === '.' || part === '..')) return { refused: REFUSED.outside(path, owner) }
+  const parts = rest.split('/')
+  let real = facts.realPath
+  let spelled = owner
+  for (const [i, part] of parts.entries()) {
+    real = `${real}/${part}`
+    spelled = `${spelled}/${part}`
+    const here = await io.stat(real).catch(() => undefined)
+    // Missing: the write creates it, and every part below it.
+    if (here === undefined) return { target: [real, ...parts.slice(i + 1)].join('/') }
+    if (here.isLink) return { refused: REFUSED.link(spelled) }
+    const isLast = i === parts.length - 1
+    if (isLast && here.kind === 'dir') return { refused: REFUSED.folder(spelled) }
+    if (!isLast && here.kind !== 'dir') return { refused: REFUSED.notFolder(spelled) }
+  }
+  return { target: real }
+}
+
+/** The file's text now; null when there is none. A read that fails is a failure: nothing is decided on it. */
+async function current(io: SafeWriteEdges, target: string): Promise<string | null> {
+  return (await io.stat(target)) === undefined ? null : io.read(target)
+}
+
+/** Writes one file by the rules above. Never throws: a refusal or a failure is an outcome with its reason. */
+export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promise<WriteOutcome> {
+  let resolved: { target: string } | { refused: string }
+  try {
+    resolved = await resolveTarget(io, req.within, req.path)
+  } catch (err) {
+    return { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) }
+  }
+  if ('refused' in resolved) return { ok: false, reason: resolved.refused }
+  const target = resolved.target
+  if (!(await io.hasCommands().catch(() => false))) {
+    if (!req.inPlace) return { ok: false, reason: REFUSED.noRename(req.path) }
+    try {
+      if (req.expected !== undefined && (await current(io, target)) !== req.expected) return { ok: false, reason: REFUSED.changed(req.path) }
+      await io.write(target, req.text)
+      return (await io.read(target)) === req.text ? { ok: true, path: target, atomic: false } : { ok: false, reason: REFUSED.readBack(req.path) }
+    } catch (err) {
+      return { ok: false, reason: `${req.path} could not be written (${messageOf(err)})` }
+    }
+  }
+  const slash = target.lastIndexOf('/')
+  const temp = `${target.slice(0, slash)}/${tempName(target.slice(slash + 1), io.token())}`
+  let outcome: WriteOutcome
+  try {
+    await io.write(temp, req.text)
+    if ((await io.read(temp)) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) }
+    else if (req.expected !== undefined && (await current(io, target)) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) }
+    else {
+      await io.move(temp, target)
+      return { ok: true, path: target, atomic: true }
+    }
+  } catch (err) {
+    outcome = { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) }
+  }
+  await io.remove(temp).catch(() => undefined)
+  return outcome
+}
+
+/** Removes a file keel owns (a real path inside `within`); where the host runs no commands, empties it instead. */
+export async function removeSafely(io: SafeWriteEdges, within: string, path: string): Promise<WriteOutcome> {
+  try {
+    const resolved = await resolveTarget(io, within, path)
+    if ('refused' in resolved) return { ok: false, reason: resolved.refused }
+    if ((await io.stat(resolved.target)) === undefined) return { ok: true, path: resolved.target, atomic: true }
+    const removes = await io.hasCommands().catch(() => false)
+    if (removes) await io.remove(resolved.target)
+    else await io.write(resolved.target, '')
+    return { ok: true, path: resolved.target, atomic: removes }
+  } catch (err) {
+    return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` }
+  }
+}
