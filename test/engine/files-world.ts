@@ -1,7 +1,9 @@
 // The engine's file world for kit tests, over one map: `$.fs` reads, writes, stats and lists, and the
 // `mv`/`rm` the safe writer runs through `$.process.run` (lib/safe-write.ts). A folder is any prefix
 // of a file's path, or one named in `dirs`; there are no links here (the e2e tests have real ones).
-type On = Parameters<Parameters<typeof import('claude-code/testing').test>[1]>[1]
+import type { TestBody } from 'claude-code/testing'
+
+type On = Parameters<TestBody>[1]
 
 /** `landed` hears each file a write ends in: the target a temporary file is moved over, or one written in place. */
 export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: string[]; fail?: (op: string) => void; landed?: (path: string) => void } = {}) {
