@@ -17,49 +17,17 @@ const bundlePath = join(root, 'dist/hooks.js')
  * (titles, descriptions, keywords) are for the manifests and READMEs only, so the bundle gets the
  * template without them.
  */
-function runtimeTemplate() {
+function runtimeTemplate(from) {
   const fieldOf = ({ title, description, ...rule }) => rule
   return {
-    version: template.version,
-    packages: Object.fromEntries(Object.entries(template.packages).map(([name, p]) => [name, { features: p.features, defaults: p.defaults }])),
-    features: Object.fromEntries(Object.entries(template.features).map(([name, f]) => [name, {
+    version: from.version,
+    packages: Object.fromEntries(Object.entries(from.packages).map(([name, p]) => [name, { features: p.features, defaults: p.defaults }])),
+    features: Object.fromEntries(Object.entries(from.features).map(([name, f]) => [name, {
       sessionActing: f.sessionActing,
       userConfig: Object.fromEntries(Object.entries(f.userConfig ?? {}).map(([key, field]) => [key, fieldOf(field)])),
     }])),
   }
 }
-
-const templateForBundle = {
-  name: 'template-for-bundle',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]plugin\.json$/ }, () => ({ contents: JSON.stringify(runtimeTemplate()), loader: 'json' }))
-  },
-}
-
-const result = await build({
-  entryPoints: [join(root, 'src/main.ts')],
-  bundle: true,
-  format: 'esm',
-  platform: 'neutral',
-  target: 'es2022',
-  external: ['claude-code'],
-  jsxFactory: 'h',
-  jsxFragment: 'Fragment',
-  treeShaking: true,
-  minify: false,
-  legalComments: 'none',
-  outfile: bundlePath,
-  plugins: [templateForBundle],
-  write: false,
-  logLevel: 'warning',
-})
-
-// esbuild ends an ESM bundle with `export { register }`. Spell it `export function register`, the
-// form the engine's loader documents and the before-stop check looks for.
-const emitted = result.outputFiles[0].text
-const tail = /\nexport \{\n  register\n\};\n$/
-if (!tail.test(emitted) || !/^function register\(/m.test(emitted)) throw new Error('the bundle does not end with the export of register that build.mjs rewrites')
-const spelled = emitted.replace(tail, '\n').replace(/^function register\(/m, 'export function register(')
 
 /**
  * The source's comments, which esbuild keeps in class bodies and object literals, are the
@@ -76,7 +44,7 @@ function withoutCommentLines(code) {
       inBlock = !text.endsWith('*/')
       continue
     }
-    if (text.startsWith('//') && !/^\/\/ (src|node_modules|plugin\.json)/.test(text)) continue
+    if (text.startsWith('//') && !/^\/\/ (src|node_modules|plugin\.json|test)/.test(text)) continue
     if (text.startsWith('/*') && !text.startsWith('/* @__')) {
       inBlock = !text.endsWith('*/')
       continue
@@ -86,13 +54,51 @@ function withoutCommentLines(code) {
   return kept.join('\n')
 }
 
-const stripped = withoutCommentLines(spelled)
-// Proof that only comments went: both minify (which drops every comment) to the same program.
-const asMinified = async (code) => (await transform(code, { minifyWhitespace: true, format: 'esm', legalComments: 'none' })).code
-if ((await asMinified(spelled)) !== (await asMinified(stripped))) throw new Error('dropping comment lines changed the program; see withoutCommentLines in build.mjs')
-const bundle = Buffer.from(stripped)
-mkdirSync(dirname(bundlePath), { recursive: true })
-writeFileSync(bundlePath, bundle)
+/**
+ * Builds the hooks module from `src/main.ts`. `redirects` swap a module main.ts imports for
+ * another (a test bundle's feature list: test/tools/test-bundle.mjs); `from` is the template.
+ */
+export async function bundleText({ from = template, redirects = {} } = {}) {
+  const templateForBundle = {
+    name: 'template-for-bundle',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]plugin\.json$/ }, () => ({ contents: JSON.stringify(runtimeTemplate(from)), loader: 'json' }))
+      b.onResolve({ filter: /^\.\/features\/(index|bind)\.ts$/ }, (args) => {
+        const to = redirects[args.path]
+        return to && args.importer === join(root, 'src/main.ts') ? { path: to } : undefined
+      })
+    },
+  }
+  const result = await build({
+    entryPoints: [join(root, 'src/main.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    external: ['claude-code'],
+    jsxFactory: 'h',
+    jsxFragment: 'Fragment',
+    treeShaking: true,
+    minify: false,
+    legalComments: 'none',
+    outfile: bundlePath,
+    plugins: [templateForBundle],
+    write: false,
+    logLevel: 'warning',
+  })
+  // esbuild ends an ESM bundle with `export { register }`. Spell it `export function register`, the
+  // form the engine's loader documents and the before-stop check looks for.
+  const emitted = result.outputFiles[0].text
+  const tail = /\nexport \{\n  register\n\};\n$/
+  if (!tail.test(emitted) || !/^function register\(/m.test(emitted)) throw new Error('the bundle does not end with the export of register that build.mjs rewrites')
+  const spelled = emitted.replace(tail, '\n').replace(/^function register\(/m, 'export function register(')
+  const stripped = withoutCommentLines(spelled)
+  // Proof that only comments went: both minify (which drops every comment) to the same program.
+  const asMinified = async (code) => (await transform(code, { minifyWhitespace: true, format: 'esm', legalComments: 'none' })).code
+  if ((await asMinified(spelled)) !== (await asMinified(stripped))) throw new Error('dropping comment lines changed the program; see withoutCommentLines in build.mjs')
+  return stripped
+}
+
 const sha = (bytes) => createHash('sha256').update(bytes).digest('hex')
 
 /**
@@ -115,11 +121,11 @@ function declaredField({ min, max, ...field }) {
 }
 
 /** The manifest of one package: the template's shared fields and the userConfig of the features it carries. */
-export function manifestFor(name) {
-  const profile = template.packages[name]
+export function manifestFor(name, from = template) {
+  const profile = from.packages[name]
   const userConfig = {}
   for (const [feature, isOnByDefault] of Object.entries(profile.features)) {
-    const def = template.features[feature]
+    const def = from.features[feature]
     if (!def) throw new Error(`package ${name} names an unknown feature: ${feature}`)
     userConfig[feature] = switchField(def, isOnByDefault)
     for (const [key, field] of Object.entries(def.userConfig ?? {})) {
@@ -130,21 +136,19 @@ export function manifestFor(name) {
   return {
     name,
     displayName: profile.displayName,
-    version: template.version,
+    version: from.version,
     description: profile.description,
-    author: template.author,
-    license: template.license,
-    keywords: template.keywords,
-    engines: template.engines,
+    author: from.author,
+    license: from.license,
+    keywords: from.keywords,
+    engines: from.engines,
     ...(Object.keys(userConfig).length ? { userConfig } : {}),
   }
 }
 
-const written = []
-function write(path, text) {
+export function write(path, text) {
   mkdirSync(dirname(path), { recursive: true })
   writeFileSync(path, text)
-  written.push(path)
 }
 
 /** The package's README, from the template: what it runs and every option, so it cannot drift. */
@@ -171,7 +175,6 @@ function readmeFor(name) {
   return lines.join('\n')
 }
 
-const license = readFileSync(join(root, 'LICENSE'))
 
 /** Files a feature ships inside every package that carries it (skills, commands): src/features/<f>/package/. */
 function featureFiles(feature) {
@@ -183,6 +186,10 @@ function featureFiles(feature) {
     .map((path) => ({ path, bytes: readFileSync(join(dir, path)) }))
 }
 
+async function main() {
+const bundle = Buffer.from(await bundleText())
+write(bundlePath, bundle)
+const license = readFileSync(join(root, 'LICENSE'))
 for (const name of Object.keys(template.packages)) {
   const dir = join(root, 'packages', name)
   rmSync(dir, { recursive: true, force: true })
@@ -224,3 +231,6 @@ if (process.argv.includes('--check')) {
     process.exit(1)
   }
 }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) await main()

@@ -117,19 +117,22 @@ const layerRunners = {
   engine() {
     const tests = filesUnder(join(root, 'test/engine'), '.test.ts')
     const helpers = filesUnder(join(root, 'test/engine'), '.ts').filter((f) => !f.endsWith('.test.ts'))
-    const packages = readdirSync(join(root, 'packages'))
-    for (const pkg of packages) {
+    // The shipped packages, and the test bundles (test/tools/test-bundle.mjs) that add test-only features.
+    const built = run('node', ['test/tools/test-bundle.mjs', 'stream-features'])
+    if (built.code !== 0) fail(`the test bundle was not built: ${built.output}`)
+    const folders = { ...Object.fromEntries(readdirSync(join(root, 'packages')).map((p) => [p, join(root, 'packages', p)])), keeltest: built.output.trim() }
+    for (const [pkg, folder] of Object.entries(folders)) {
       const stage = join(root, '.build/engine', pkg)
       rmSync(stage, { recursive: true, force: true })
-      cpSync(join(root, 'packages', pkg), stage, { recursive: true })
+      cpSync(folder, stage, { recursive: true })
       mkdirSync(join(stage, 'test'), { recursive: true })
       for (const helper of helpers) cpSync(helper, join(stage, 'test', relative(join(root, 'test/engine'), helper)))
       writeFileSync(join(stage, 'test/package.ts'), `// Written by test/run.mjs: the package these tests run against.\nexport const PKG: string = ${JSON.stringify(pkg)}\n`)
       let staged = 0
       for (const file of tests) {
-        // A first line `// packages: a, b` limits a test file to those packages.
+        // A first line `// packages: a, b` limits a test file to those packages; a test bundle runs only the files that name it.
         const only = /^\/\/ packages: (.+)$/m.exec(readFileSync(file, 'utf8').split('\n')[0] ?? '')?.[1]?.split(/,\s*/)
-        if (only && !only.includes(pkg)) continue
+        if (only ? !only.includes(pkg) : pkg === 'keeltest') continue
         cpSync(file, join(stage, 'test', relative(join(root, 'test/engine'), file)))
         staged++
       }

@@ -1,20 +1,22 @@
-// Every feature of the bundle, outermost first: the order their hooks nest in one dispatch.
-import type { Feature } from '../registry.ts'
-import { captionsFeature } from './captions/index.ts'
-import { checkpoint } from './checkpoint/index.ts'
-import { reconnectFeature } from './reconnect/index.ts'
-import { timingFeature } from './timing/index.ts'
-import { window } from './window/index.ts'
+// Every feature of the bundle, outermost first: the order their hooks nest in one dispatch. Each is
+// a factory, called once per registration, so a reload starts every feature's state over. Its `$`
+// binder is listed in bind.ts under the same name.
+import type { FeatureFactory } from '../registry.ts'
+import { createCaptionsFeature } from './captions/index.ts'
+import { createCheckpointFeature } from './checkpoint/index.ts'
+import { createReconnectFeature } from './reconnect/index.ts'
+import { createTimingFeature } from './timing/index.ts'
+import { createWindowFeature } from './window/index.ts'
 
-export const FEATURES: readonly Feature[] = [
+export const FEATURES: readonly FeatureFactory[] = [
   // Outermost: its tool.call capture sees the result the lead reads, after every rewrite beneath.
-  captionsFeature,
+  createCaptionsFeature,
   // Steers compactions, saves notes, draws its band: nothing it does depends on a feature beneath it.
-  checkpoint,
+  createCheckpointFeature,
   // Writes the harness window at session start; no other hook.
-  window,
+  createWindowFeature,
   // Wake prompts and the request_compaction lever: answers only its own tool's calls.
-  timingFeature,
+  createTimingFeature,
   // Answers only its own tool's calls: innermost, so the features above see its answer.
-  reconnectFeature,
+  createReconnectFeature,
 ]

@@ -6,11 +6,13 @@
 // that reads what pending work writes drains the lane first: the pending tasks run at once, not at
 // their timer. A task that fails is logged under its name, never lost.
 import { messageOf } from './message.ts'
-import type { Port } from './port.ts'
+
+/** What a lane needs of the world: the engine's clock, and a debug line for a task that failed. */
+export type LaneEdges = { after(ms: number, fn: () => void): void; log(line: string): void }
 
 export type Lane = {
   /** Queues `task` behind the lane's pending tasks, to run from a timer; a failure is logged as `<what>: <message>`. */
-  defer(port: Pick<Port, 'after' | 'log'>, what: string, task: () => unknown): void
+  defer(port: LaneEdges, what: string, task: () => unknown): void
   /** Runs what is pending now, in order; resolves once the lane is empty. */
   drain(): Promise<void>
   /** Nothing queued or running: a hook may act on the state at once, in order. */

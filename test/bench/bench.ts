@@ -5,8 +5,8 @@
 //      pass-through module hooking the same events, over the same scripted headless session.
 import { mkdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { createRuntime } from '../../src/lib/runtime.ts'
-import type { Template } from '../../src/lib/activation.ts'
+import { createRuntime } from '../../src/runtime/runtime.ts'
+import type { Template } from '../../src/runtime/activation.ts'
 import type { Feature } from '../../src/registry.ts'
 import { fakeNext, fakePort } from '../unit/fakes.ts'
 import { hookSettles, loadedModules, repoRoot, runClaude, tmpDir, cleanupTmp, writePlugin } from '../e2e/engine.ts'
@@ -38,9 +38,10 @@ async function nodeDispatch(): Promise<void> {
     const names = Array.from({ length: n }, (_, i) => `f${i}`)
     const features: Feature[] = names.map((name) => ({ name, sessionActing: false, hooks: { 'turn.complete': (_p, e, next) => next(e) } }))
     const t: Template = { version: '0', packages: {}, features: Object.fromEntries(names.map((f) => [f, { sessionActing: false }])) }
-    const rt = createRuntime(features, t, Object.fromEntries(names.map((f) => [f, true])))
+    const rt = createRuntime(features.map((f) => () => f), t, Object.fromEntries(names.map((f) => [f, 'on'])))
     const { port } = fakePort('bench')
-    const through = await time(() => rt.dispatch('turn.complete', port, input, engine))
+    rt.bind(port, {})
+    const through = await time(() => rt.dispatch('turn.complete', input, engine))
     const overhead = through - direct
     line(`Node: through the registry, ${n} no-op feature(s)`, `${through.toFixed(0)} ns/event (${(through / direct).toFixed(2)}x direct; overhead ${overhead.toFixed(0)} ns, ${(overhead / n).toFixed(0)} ns/feature) ${through < NODE_LIMIT_NS ? 'OK' : 'OVER'} (< ${NODE_LIMIT_NS} ns)`)
   }

@@ -7,7 +7,7 @@
 // the model answers every request at once.
 import { createCaptions } from '../../src/features/captions/core.ts'
 import { FLUSH_MS } from '../../src/features/captions/constants.ts'
-import { DEFAULT_STYLE } from '../../src/features/captions/strings.ts'
+import { DEFAULTS } from '../unit/template-defaults.ts'
 import type { Unit } from '../../src/features/captions/units.ts'
 
 const TOOL_CALLS = 100
@@ -54,7 +54,7 @@ export async function captionModelCallsPer100ToolCalls(seed = 7): Promise<number
     redraw: () => {},
     every: (_ms, fn) => { tick = fn; return () => {} },
     log: () => {},
-  }, { model: 'haiku', style: DEFAULT_STYLE, contextTokens: 200_000, lang: undefined })
+  }, { model: 'haiku', style: String(DEFAULTS.captionsStyle), contextTokens: 200_000, lang: undefined })
   const settle = async () => { for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)) }
   // The ticker starts at the first request; ticks fall every FLUSH_MS from there.
   let nextTick = Infinity

@@ -1,5 +1,5 @@
 // Runs the pinned engine headless (`claude -p`) against a mock model, and reads its debug log.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { chmodSync, chownSync, cpSync, lstatSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
@@ -173,6 +173,13 @@ export function packageCopy(pkg: string): string {
   const dir = join(tmpDir('pkg'), pkg)
   cpSync(join(repoRoot(), 'packages', pkg), dir, { recursive: true })
   return dir
+}
+
+/** A test bundle's plugin folder (test/tools/test-bundle.mjs): the shipped module with test-only features added. */
+export function testPackage(set: string): string {
+  const r = spawnSync(process.execPath, [join(repoRoot(), 'test/tools/test-bundle.mjs'), set], { cwd: repoRoot(), encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`test bundle ${set} not built: ${r.stderr}`)
+  return r.stdout.trim()
 }
 
 /** Every file under `dir` whose name ends with `suffix`. */

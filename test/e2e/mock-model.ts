@@ -16,6 +16,8 @@ export interface RecordedRequest {
 
 export interface Reply {
   text?: string
+  /** The text sent as several deltas of one block, in order (`text` is their join when not given). */
+  textPieces?: string[]
   toolUse?: { name: string; input: unknown; id?: string }
   inputTokens?: number
   outputTokens?: number
@@ -95,12 +97,13 @@ function pickReply(script: Script | undefined, req: RecordedRequest, index: numb
   if (!r) return defaultReply(req)
   // A reply that names only a tool call gets no default text block beside it.
   const d = defaultReply(req)
-  return { ...d, ...(r.toolUse ? { text: undefined } : {}), ...r }
+  return { ...d, ...(r.toolUse || r.textPieces ? { text: undefined } : {}), ...r }
 }
 
 function messageFor(reply: Reply, model: string) {
   const content: any[] = []
-  if (reply.text) content.push({ type: 'text', text: reply.text })
+  if (reply.textPieces) content.push({ type: 'text', text: reply.textPieces.join(''), pieces: reply.textPieces })
+  else if (reply.text) content.push({ type: 'text', text: reply.text })
   if (reply.toolUse) {
     const t = reply.toolUse
     content.push({ type: 'tool_use', id: t.id ?? `toolu_mock${Math.random().toString(36).slice(2, 12)}`, name: t.name, input: t.input })
@@ -131,7 +134,7 @@ function writeSse(res: ServerResponse, msg: ReturnType<typeof messageFor>): void
   msg.content.forEach((block, index) => {
     if (block.type === 'text') {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } })
-      send('content_block_delta', { index, delta: { type: 'text_delta', text: block.text } })
+      for (const piece of block.pieces ?? [block.text]) send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } })
     } else {
       send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } })
       send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } })

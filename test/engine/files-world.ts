@@ -25,7 +25,7 @@ export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: st
   on('fs.stat', (_, e) => {
     if (files.has(e.path)) return { value: { kind: 'file', size: files.get(e.path)!.length, mtimeMs: 0, isLink: false, realPath: e.path } }
     if (isDir(e.path)) return { value: { kind: 'dir', size: 0, mtimeMs: 0, isLink: false, realPath: e.path } }
-    throw new Error(`ENOENT ${e.path}`)
+    return { deny: `ENOENT ${e.path}` }
   })
   on('fs.list', (_, e) => ({
     value: [...files.keys()].filter((f) => f.startsWith(`${e.path}/`) && !f.slice(e.path.length + 1).includes('/'))

@@ -1,9 +1,12 @@
-// The edges: main.ts's registrations and portOf's closures, against a fake `$` and a fake `on`.
+// The edges: main.ts's registrations and the runtime's `$` binder, against a fake `$` and a fake `on`;
+// every feature's binder is listed once, by the name its factory gives the feature.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { portOf } from '../../src/lib/port.ts'
+import { bindRuntime as portOf } from '../../src/runtime/bind.ts'
 import { register } from '../../src/main.ts'
-import { CLAIMING_PACKAGES } from '../../src/lib/claims.ts'
+import { CLAIMING_PACKAGES } from '../../src/runtime/claims.ts'
+import { FEATURES } from '../../src/features/index.ts'
+import { bindFeatures } from '../../src/features/bind.ts'
 import template from '../../plugin.json'
 
 /** A fake `$`: records calls, keeps env in a map. */
@@ -82,11 +85,18 @@ test('register: the port is built once per load, at the first dispatch, and agai
   register(on as never, {})
   const start = registered[0]!.hook
   await start(counted, { cwd: '/w' }, async (e: unknown) => e)
+  const once = reads
+  assert.ok(once > 0)
   await start(counted, { cwd: '/w' }, async (e: unknown) => e)
-  assert.is(reads, 1)
+  assert.is(reads, once, 'the second dispatch binds nothing again')
   register(on as never, {})
   await registered[2]!.hook(counted, { cwd: '/w' }, async (e: unknown) => e)
-  assert.is(reads, 2)
+  assert.is(reads, 2 * once, 'a new registration binds afresh')
+})
+
+test('every feature has its binder, under its own name, and nothing else is bound', () => {
+  const { $ } = fakeDollar('ws')
+  assert.equal(Object.keys(bindFeatures($)).sort(), FEATURES.map((make) => make().name).sort())
 })
 
 test.run()

@@ -1,11 +1,24 @@
-// Fakes of the engine's edges for unit tests: a port that records, and a `next` standing for the engine.
-import type { Claims } from '../../src/lib/claims.ts'
-import type { Port } from '../../src/lib/port.ts'
+// Fakes of the engine's edges for unit tests: a port that records, a feature context as the
+// runtime builds it, and a `next` standing for the engine.
+import type { Claims } from '../../src/runtime/claims.ts'
+import type { RuntimePort } from '../../src/runtime/bind.ts'
+import { createFacts, type Facts } from '../../src/runtime/facts.ts'
+import type { Feature, FeatureContext, HookedEvent } from '../../src/registry.ts'
 
-export type FakePort = { port: Port; lines: string[]; commands: string[]; claims: Claims }
+export type FakePort = {
+  /** A port for the runtime and, with overrides, for any feature: each feature reads only its own capabilities. */
+  port: RuntimePort & Record<string, any> & any
+  lines: string[]
+  commands: string[]
+  claims: Claims
+  /** The session facts the runtime would keep, bound to this port's session id. */
+  facts: Facts
+  /** The context the runtime hands `feature`: its debug lines land in `lines`, prefixed as the runtime does. */
+  ctx(feature: Pick<Feature<any>, 'name' | 'logPrefix'>, options?: FeatureContext['options'], over?: Partial<FeatureContext>): FeatureContext
+}
 
 /** A port that records debug lines and registered commands, over an in-memory claims table. */
-export function fakePort(pkg = 'keel', overrides: Partial<Port> = {}): FakePort {
+export function fakePort(pkg = 'keel', overrides: Partial<RuntimePort> & Record<string, any> = {}): FakePort {
   const lines: string[] = []
   const commands: string[] = []
   const claims: Claims = {}
@@ -17,9 +30,24 @@ export function fakePort(pkg = 'keel', overrides: Partial<Port> = {}): FakePort 
     publishClaims: async (_session: string, features: readonly string[]) => void (claims[pkg] = features),
     readClaims: async (_session: string, pkgs: readonly string[]) => Object.fromEntries(pkgs.map((p) => [p, claims[p]])),
     clearClaims: async () => void delete claims[pkg],
+    compactSession: async () => ({ messages: [] }),
+    ownServer: async () => undefined,
     ...overrides,
-  } as Port
-  return { port, lines, commands, claims }
+  } as FakePort['port']
+  const facts = createFacts()
+  facts.bind({ sessionId: () => port.sessionId(), ownServer: () => port.ownServer() })
+  const ctx: FakePort['ctx'] = (feature, options = {}, over = {}) => {
+    const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `
+    return { pkg, options, defaults: {}, facts, log: (line) => void lines.push(prefix + line), compact: (i) => port.compactSession(i), ...over }
+  }
+  return { port, lines, commands, claims, facts, ctx }
+}
+
+/** A feature's hook as the registry runs it: the function itself, or a spec's `run`. */
+export function hookOf(feature: Feature<any>, event: HookedEvent): (...args: any[]) => any {
+  const spec = feature.hooks[event] as unknown
+  if (spec === undefined) throw new Error(`${feature.name} does not hook ${event}`)
+  return typeof spec === 'function' ? (spec as (...args: any[]) => any) : (spec as { run: (...args: any[]) => any }).run
 }
 
 /** The engine beneath the features: `answer` is what core settles to for the input it is given. */
@@ -31,4 +59,9 @@ export function fakeNext<R>(answer: (e: never) => R, facts: { signal?: AbortSign
 /** Lets work a hook started without awaiting it (fake edges resolve at once) run to its end. */
 export async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await Promise.resolve()
+}
+
+/** Every hook of a feature, by event, as the registry runs it (`hooks['tool.call'](port, e, next, ctx)`). */
+export function hooksOf(feature: Feature<any>): Partial<Record<HookedEvent, (...args: any[]) => any>> {
+  return Object.fromEntries(Object.keys(feature.hooks).map((event) => [event, hookOf(feature, event as HookedEvent)]))
 }

@@ -1,13 +1,19 @@
 // The registry's chain and isolation semantics, against a fake port and a fake engine `next`.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Registry, type Feature, type FeatureHook, type HookedEvent } from '../../src/registry.ts'
+import { Registry, type Feature, type HookedEvent, type PromiseHook } from '../../src/registry.ts'
 import { fakePort, fakeNext } from './fakes.ts'
 
-const ctx = { pkg: 'keel', options: {} }
-
-function feature(name: string, hook: FeatureHook<'turn.complete'>): Feature {
+function feature(name: string, hook: PromiseHook<unknown, 'turn.complete'>): Feature {
   return { name, sessionActing: false, hooks: { 'turn.complete': hook } }
+}
+
+/** A registry over these features, bound as a load binds it: its skips said into `lines`. */
+function registryOf(features: Feature<any>[], lines: string[] = fakePort().lines): Registry {
+  const fake = fakePort()
+  const registry = new Registry(features, (line) => void lines.push(line))
+  registry.bind(Object.fromEntries(features.map((f) => [f.name, fake.port])), Object.fromEntries(features.map((f) => [f.name, fake.ctx(f)])))
+  return registry
 }
 
 const COMPLETE = { answer: 'a', durationMs: 1, isAborted: false, turnId: 't', reason: 'answer' } as never
@@ -24,9 +30,9 @@ function passer(name: string, seen: string[]): Feature {
 
 test('features nest outermost first, then the engine', async () => {
   const seen: string[] = []
-  const registry = new Registry([passer('a', seen), passer('b', seen)])
+  const registry = registryOf([passer('a', seen), passer('b', seen)])
   const engine = fakeNext((e: { answer: string }) => { seen.push('engine'); return { text: e.answer } })
-  const r = await registry.dispatch('turn.complete', fakePort().port, COMPLETE, engine, ctx)
+  const r = await registry.dispatch('turn.complete', COMPLETE, engine)
   assert.equal(seen, ['a in', 'b in', 'engine', 'b out', 'a out'])
   assert.is((r as { text: string }).text, 'a+b+a')
 })
@@ -34,7 +40,7 @@ test('features nest outermost first, then the engine', async () => {
 test('a rewrite passed to next reaches the features beneath and the engine', async () => {
   const rewriting = feature('r', (_port, e, next) => next({ ...e, answer: 'rewritten' }))
   const engine = fakeNext((e: { answer: string }) => ({ text: e.answer }))
-  const r = await new Registry([rewriting]).dispatch('turn.complete', fakePort().port, COMPLETE, engine, ctx)
+  const r = await registryOf([rewriting]).dispatch('turn.complete', COMPLETE, engine)
   assert.is((r as { text: string }).text, 'rewritten')
 })
 
@@ -46,10 +52,10 @@ for (const [how, hook] of [
 ] as const) {
   test(`a feature that ${how} before next is skipped as if absent`, async () => {
     const seen: string[] = []
-    const { port, lines } = fakePort()
-    const registry = new Registry([feature('bad', hook as never), passer('good', seen)])
+    const { lines } = fakePort()
+    const registry = registryOf([feature('bad', hook as never), passer('good', seen)], lines)
     const engine = fakeNext(() => { seen.push('engine'); return { text: 'x' } })
-    const r = await registry.dispatch('turn.complete', port, COMPLETE, engine, ctx)
+    const r = await registry.dispatch('turn.complete', COMPLETE, engine)
     assert.equal(seen, ['good in', 'engine', 'good out'])
     assert.is((r as { text: string }).text, 'x+good')
     assert.is(registry.skips.get('bad'), 1)
@@ -64,8 +70,8 @@ test('a feature that fails after next: what its next settled to stands, nothing 
     throw new Error('after')
   })
   const engine = fakeNext(() => { engineRuns++; return { text: 'once' } })
-  const registry = new Registry([failsAfter])
-  const r = await registry.dispatch('turn.complete', fakePort().port, COMPLETE, engine, ctx)
+  const registry = registryOf([failsAfter])
+  const r = await registry.dispatch('turn.complete', COMPLETE, engine)
   assert.is(engineRuns, 1)
   assert.is((r as { text: string }).text, 'once')
   assert.is(registry.skips.get('late'), 1)
@@ -77,8 +83,8 @@ test('calling next twice is refused and the first call stands', async () => {
     await next(e)
     return next(e)
   })
-  const registry = new Registry([twice])
-  const r = await registry.dispatch('turn.complete', fakePort().port, COMPLETE, fakeNext(() => ({ text: `run ${++engineRuns}` })), ctx)
+  const registry = registryOf([twice])
+  const r = await registry.dispatch('turn.complete', COMPLETE, fakeNext(() => ({ text: `run ${++engineRuns}` })))
   assert.is(engineRuns, 1)
   assert.is((r as { text: string }).text, 'run 1')
   assert.is(registry.skips.get('twice'), 1)
@@ -86,9 +92,9 @@ test('calling next twice is refused and the first call stands', async () => {
 
 test('a failure from beneath goes up unchanged and is not counted against the feature', async () => {
   const relays = feature('relay', (_port, e, next) => next(e))
-  const registry = new Registry([relays])
+  const registry = registryOf([relays])
   const engine = fakeNext(() => { throw new Error('engine said no') })
-  await registry.dispatch('turn.complete', fakePort().port, COMPLETE, engine, ctx).then(
+  await registry.dispatch('turn.complete', COMPLETE, engine).then(
     () => assert.unreachable('should reject'),
     (err: Error) => assert.is(err.message, 'engine said no'),
   )
@@ -101,35 +107,35 @@ test('a skip is logged once per feature and event until the feature succeeds aga
     if (fail) throw new Error('x')
     return next(e)
   })
-  const { port, lines } = fakePort()
-  const registry = new Registry([flaky])
+  const { lines } = fakePort()
+  const registry = registryOf([flaky], lines)
   const engine = fakeNext(() => ({ text: 'ok' }))
-  await registry.dispatch('turn.complete', port, COMPLETE, engine, ctx)
-  await registry.dispatch('turn.complete', port, COMPLETE, engine, ctx)
+  await registry.dispatch('turn.complete', COMPLETE, engine)
+  await registry.dispatch('turn.complete', COMPLETE, engine)
   assert.is(lines.length, 1)
   fail = false
-  await registry.dispatch('turn.complete', port, COMPLETE, engine, ctx)
+  await registry.dispatch('turn.complete', COMPLETE, engine)
   fail = true
-  await registry.dispatch('turn.complete', port, COMPLETE, engine, ctx)
+  await registry.dispatch('turn.complete', COMPLETE, engine)
   assert.is(lines.length, 2)
   assert.is(registry.skips.get('flaky'), 3)
 })
 
 test('session.compact answers must carry messages or a skip reason', async () => {
   const wrong = { name: 'w', sessionActing: false, hooks: { 'session.compact': async () => ({ nothing: true }) } } as unknown as Feature
-  const registry = new Registry([wrong])
+  const registry = registryOf([wrong])
   const input = { trigger: 'manual', messages: [{ role: 'user', text: 'x', toolUses: [] }] } as never
-  const r = await registry.dispatch('session.compact', fakePort().port, input, fakeNext(() => ({ messages: ['kept'] })), ctx)
+  const r = await registry.dispatch('session.compact', input, fakeNext(() => ({ messages: ['kept'] })))
   assert.equal((r as unknown as { messages: string[] }).messages, ['kept'])
   assert.is(registry.skips.get('w'), 1)
 })
 
 test('leftOut leaves a feature out of a dispatch; hooks() names only hooked events', async () => {
   const seen: string[] = []
-  const registry = new Registry([passer('a', seen), passer('b', seen)])
-  await registry.dispatch('turn.complete', fakePort().port, COMPLETE, fakeNext(() => ({ text: '' })), ctx, new Set(['a']))
+  const registry = registryOf([passer('a', seen), passer('b', seen)])
+  await registry.dispatch('turn.complete', COMPLETE, fakeNext(() => ({ text: '' })), new Set(['a']))
   assert.equal(seen, ['b in', 'b out'])
-  await registry.dispatch('turn.complete', fakePort().port, COMPLETE, fakeNext(() => ({ text: '' })), ctx)
+  await registry.dispatch('turn.complete', COMPLETE, fakeNext(() => ({ text: '' })))
   assert.equal(seen, ['b in', 'b out', 'a in', 'b in', 'b out', 'a out'])
   assert.ok(registry.hooks('turn.complete'))
   assert.not.ok(registry.hooks('session.compact' as HookedEvent))
@@ -139,7 +145,7 @@ test('the feature sees the engine facts of the dispatch on its next', async () =
   let seenSignal: unknown
   const reader = feature('reader', (_port, e, next) => { seenSignal = next.signal; return next(e) })
   const signal = new AbortController().signal
-  await new Registry([reader]).dispatch('turn.complete', fakePort().port, COMPLETE, fakeNext(() => ({ text: '' }), { signal }), ctx)
+  await registryOf([reader]).dispatch('turn.complete', COMPLETE, fakeNext(() => ({ text: '' }), { signal }))
   assert.is(seenSignal, signal)
 })
 

@@ -1,13 +1,21 @@
 // The package runtime: activation from options, the session-acting rule, the package command.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { activationOf, allFields, ownerOf, type Template } from '../../src/lib/activation.ts'
-import { claimText, parseClaim } from '../../src/lib/claims.ts'
-import { formatStatus, parseCommandArgs } from '../../src/lib/command.ts'
-import { parseOptions } from '../../src/lib/options.ts'
-import { createRuntime } from '../../src/lib/runtime.ts'
-import type { Feature } from '../../src/registry.ts'
+import { activationOf, allFields, ownerOf, type Template } from '../../src/runtime/activation.ts'
+import { claimText, parseClaim } from '../../src/runtime/claims.ts'
+import { formatStatus, parseCommandArgs } from '../../src/runtime/command.ts'
+import { parseOptions } from '../../src/runtime/options.ts'
+import { createRuntime as makeRuntime, type Runtime } from '../../src/runtime/runtime.ts'
+import type { Feature, FeatureContext } from '../../src/registry.ts'
 import { fakeNext, fakePort, settle } from './fakes.ts'
+
+/** The runtime over ready-made features (each its own factory), as register makes it. */
+const createRuntime = (features: Feature<any>[], template: Template, raw: Record<string, unknown>) => makeRuntime(features.map((f) => () => f), template, raw)
+/** The runtime bound to this load's port, as the first dispatch binds it (features get the same fake port). */
+function on(rt: Runtime, port: ReturnType<typeof fakePort>['port']): Runtime {
+  if (!rt.isBound) rt.bind(port, Object.fromEntries(rt.registry.features.map((f) => [f.name, port])))
+  return rt
+}
 
 const TEMPLATE: Template = {
   version: '9.9.9',
@@ -91,7 +99,7 @@ test('runtime: only switched-on features run, and only hooked events are registe
   assert.ok(rt.hooks('turn.complete'))
   assert.ok(rt.hooks('session.start'))
   assert.not.ok(rt.hooks('session.compact'))
-  await rt.dispatch('turn.complete', fakePort('superheroes').port, COMPLETE, engine())
+  await on(rt, fakePort('superheroes').port).dispatch('turn.complete', COMPLETE, engine())
   assert.equal(seen, ['acting'])
 })
 
@@ -102,27 +110,27 @@ test('runtime: at session start a feature another package claimed is yielded, be
   const seen: string[] = []
   const starting: Feature = { ...recorder('acting', true, seen), hooks: { ...recorder('acting', true, seen).hooks, 'session.start': (_p, e, next) => { startHooks.push('acting'); return next(e) } } }
   const rt = createRuntime([starting, recorder('quiet', false, seen)], TEMPLATE, { acting: 'on', quiet: 'on' })
-  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.equal(startHooks, [], 'the yielded feature did no session-start work')
   assert.is(claims.superheroes, undefined, 'nothing owned, nothing claimed')
-  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
   assert.equal(seen, ['quiet'])
   assert.ok(lines.includes('acting: yields to ws, which runs it in this session'), lines.join('\n'))
-  const status = (await rt.command(port, command('status'), engine())).text!
+  const status = (await on(rt, port).command(command('status'), engine())).text!
   assert.match(status, /acting: on \(profile\), yields to ws/)
 })
 
 test('runtime: the first package to start claims what it runs, and the next one yields it', async () => {
   const shared = fakePort('keel')
-  const inner = fakePort('ws', { readClaims: shared.port.readClaims, publishClaims: async (_s, f) => void (shared.claims.ws = f) })
+  const inner = fakePort('ws', { readClaims: shared.port.readClaims, publishClaims: async (_s: string, f: readonly string[]) => void (shared.claims.ws = f) })
   const seen: string[] = []
   const mk = () => createRuntime([recorder('acting', true, seen)], TEMPLATE, { acting: 'on' })
   const [keel, ws] = [mk(), mk()]
-  await keel.dispatch('session.start', shared.port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
-  await ws.dispatch('session.start', inner.port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(keel, shared.port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(ws, inner.port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.equal(shared.claims, { keel: ['acting'] })
-  await keel.dispatch('turn.complete', shared.port, COMPLETE, engine())
-  await ws.dispatch('turn.complete', inner.port, COMPLETE, engine())
+  await on(keel, shared.port).dispatch('turn.complete', COMPLETE, engine())
+  await on(ws, inner.port).dispatch('turn.complete', COMPLETE, engine())
   assert.equal(seen, ['acting'], 'exactly one package ran it')
 })
 
@@ -131,8 +139,8 @@ test('runtime: with no session start seen, the claims are read once, at the firs
   let reads = 0
   const { port } = fakePort('keel', { readClaims: async () => { reads++; return { superheroes: ['acting'] } } })
   const rt = createRuntime([recorder('acting', true, seen)], TEMPLATE, { acting: 'on' })
-  await rt.dispatch('turn.complete', port, COMPLETE, engine())
-  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
   assert.equal(seen, [])
   assert.is(reads, 1)
 })
@@ -142,24 +150,24 @@ test('runtime: a feature that would not act with its options claims nothing, so 
   const idle: Feature = { ...recorder('acting', true, seen), actsWith: (o) => o.actingLevel !== 1 }
   const { port, claims } = fakePort('keel')
   const rt = createRuntime([idle], TEMPLATE, { acting: 'on', actingLevel: 1 })
-  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.is(claims.keel, undefined, 'nothing claimed, nothing published')
-  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
   assert.equal(seen, ['acting'], 'it still runs its hooks (its status says why it does nothing)')
 })
 
 test('runtime: a claim that changed is published again, an empty one included; an unchanged one is not', async () => {
   let publishes = 0
   const shared = fakePort('keel')
-  const { port } = fakePort('keel', { readClaims: shared.port.readClaims, clearClaims: shared.port.clearClaims, publishClaims: async (s, f) => { publishes++; return shared.port.publishClaims(s, f) } })
+  const { port } = fakePort('keel', { readClaims: shared.port.readClaims, clearClaims: shared.port.clearClaims, publishClaims: async (s: string, f: readonly string[]) => { publishes++; return shared.port.publishClaims(s, f) } })
   shared.claims.keel = ['acting']
-  await createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'on' }).dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'on' }), port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.is(publishes, 0, 'the same claim stands')
-  await createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'off' }).dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'off' }), port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.is(shared.claims.keel, undefined, 'switched off: the stale claim is cleared')
   const idle: Feature = { ...recorder('acting', true, []), actsWith: () => false }
   shared.claims.keel = ['acting']
-  await createRuntime([idle, recorder('quiet', true, [])], { ...TEMPLATE, features: { ...TEMPLATE.features, quiet: { sessionActing: true } } }, { acting: 'on', quiet: 'on' }).dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(createRuntime([idle, recorder('quiet', true, [])], { ...TEMPLATE, features: { ...TEMPLATE.features, quiet: { sessionActing: true } } }, { acting: 'on', quiet: 'on' }), port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.is(publishes, 1)
   assert.equal(shared.claims.keel, ['quiet'], 'a feature it no longer acts on is dropped from its claim')
 })
@@ -167,89 +175,100 @@ test('runtime: a claim that changed is published again, an empty one included; a
 test('runtime: a refused claim is said in the debug log and the status', async () => {
   const { port, lines } = fakePort('superheroes', { publishClaims: async () => { throw new Error('the environment refused the claims variable: managed') } })
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'on' })
-  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.ok(lines.some((l) => l.includes('claims not published')), lines.join('\n'))
-  assert.match((await rt.command(port, command('status'), engine())).text!, /Problem: claims not published \(the environment refused the claims variable: managed\)/)
+  assert.match((await on(rt, port).command(command('status'), engine())).text!, /Problem: claims not published \(the environment refused the claims variable: managed\)/)
 })
 
 test('runtime: after /clear the claims are stamped with the new session id at the next event', async () => {
   const stamps: string[] = []
   let id = 'before'
-  const { port } = fakePort('keel', { sessionId: async () => id, publishClaims: async (session) => void stamps.push(session) })
+  const { port } = fakePort('keel', { sessionId: async () => id, publishClaims: async (session: string) => void stamps.push(session) })
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'on' })
   assert.ok(rt.hooks('session.end'), 'session.end is hooked to follow a /clear')
-  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
-  await rt.dispatch('session.end', port, { reason: 'clear', sessionId: 'before', resume: { id: 'before' } } as never, fakeNext(() => ({ sessionId: 'before' })))
+  await on(rt, port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('session.end', { reason: 'clear', sessionId: 'before', resume: { id: 'before' } } as never, fakeNext(() => ({ sessionId: 'before' })))
   id = 'after'
-  await rt.dispatch('turn.complete', port, COMPLETE, engine())
-  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
   await settle()
   assert.equal(stamps, ['before', 'after'])
 })
 
+/** A feature that hands its context out at session start: how a test asks to compact as a feature does. */
+function capturing(name: string, hooks: Feature['hooks'], got: { ctx?: FeatureContext }): Feature {
+  return { name, sessionActing: false, hooks: { ...hooks, 'session.start': (_p, e, next, ctx) => { got.ctx = ctx; return next(e) } } }
+}
+const START = { cwd: '/w' } as never
+
 test('runtime: a compaction a feature asks for runs through the features\' session.compact hooks, then the engine', async () => {
   const heard: string[] = []
-  const steering: Feature = {
-    name: 'acting',
-    sessionActing: false,
-    hooks: { 'session.compact': (_p, e, next) => { heard.push(`${e.trigger}: ${e.instructions}`); return next({ ...e, instructions: `${e.instructions} + steered` }) } },
-  }
+  const got: { ctx?: FeatureContext } = {}
+  const steering = capturing('acting', { 'session.compact': (_p, e, next, ctx) => { heard.push(`${e.trigger}: ${e.instructions} (asked by ${ctx.facts.compactionAskedBy(e)})`); return next({ ...e, instructions: `${e.instructions} + steered` }) } }, got)
   const rt = createRuntime([steering], TEMPLATE, { acting: 'on' })
-  const { port } = fakePort('keel')
   const sent: (string | undefined)[] = []
   // The engine, asked from inside the chain, may raise this plugin's own hook: it must pass straight through.
-  const engineCompact = async (instructions?: string) => {
-    sent.push(instructions)
-    await rt.dispatch('session.compact', port, { trigger: 'plugin', instructions, messages: [] } as never, fakeNext((e: { instructions?: string }) => ({ messages: [], seen: e.instructions })))
-    return { messages: [] } as never
-  }
-  const result = await rt.compact(port, 'owner', engineCompact)
-  assert.equal(heard, ['plugin: owner'], 'the hook ran once, for the chain, not again for the re-entry')
+  const { port } = fakePort('keel', {
+    compactSession: async (instructions?: string) => {
+      sent.push(instructions)
+      await on(rt, port).dispatch('session.compact', { trigger: 'plugin', instructions, messages: [] } as never, fakeNext((e: { instructions?: string }) => ({ messages: [], seen: e.instructions })))
+      return { messages: [] } as never
+    },
+  })
+  await on(rt, port).dispatch('session.start', START, fakeNext(() => ({ cwd: '/w' })))
+  const result = await got.ctx!.compact('owner')
+  assert.equal(heard, ['plugin: owner (asked by acting)'], 'the hook ran once, for the chain, not again for the re-entry; the asker is stamped')
   assert.equal(sent, ['owner + steered'])
   assert.equal(result, { messages: [] })
 })
 
 test('runtime: while a feature\'s compaction runs, another compaction (a precompute) still goes through the chain', async () => {
   const heard: string[] = []
-  const steering: Feature = { name: 'acting', sessionActing: false, hooks: { 'session.compact': (_p, e, next) => { heard.push(e.trigger); return next({ ...e, instructions: 'steered' }) } } }
+  const got: { ctx?: FeatureContext } = {}
+  const steering = capturing('acting', { 'session.compact': (_p, e, next, ctx) => { heard.push(`${e.trigger} ${ctx.facts.compactionAskedBy(e) ?? 'not asked'}`); return next({ ...e, instructions: 'steered' }) } }, got)
   const rt = createRuntime([steering], TEMPLATE, { acting: 'on' })
-  const { port } = fakePort('keel')
   const reached: (string | undefined)[] = []
-  const engineCompact = async () => {
-    const precompute = await rt.dispatch('session.compact', port, { trigger: 'precompute', messages: [] } as never, fakeNext((e: { instructions?: string }) => (reached.push(e.instructions), { messages: [] })))
-    return precompute as never
-  }
-  await rt.compact(port, undefined, engineCompact)
-  assert.equal(heard, ['plugin', 'precompute'])
+  const { port } = fakePort('keel', {
+    compactSession: async () => {
+      const precompute = await on(rt, port).dispatch('session.compact', { trigger: 'precompute', messages: [] } as never, fakeNext((e: { instructions?: string }) => (reached.push(e.instructions), { messages: [] })))
+      return precompute as never
+    },
+  })
+  await on(rt, port).dispatch('session.start', START, fakeNext(() => ({ cwd: '/w' })))
+  await got.ctx!.compact(undefined)
+  assert.equal(heard, ['plugin acting', 'precompute not asked'])
   assert.equal(reached, ['steered'], 'the precompute was steered too')
 })
 
 test('runtime: two features asking to compact at once get one compaction', async () => {
-  const rt = createRuntime([], TEMPLATE, {})
-  const { port } = fakePort('keel')
+  const got: { ctx?: FeatureContext } = {}
+  const rt = createRuntime([capturing('acting', {}, got)], TEMPLATE, { acting: 'on' })
   let engineRuns = 0
   let release!: () => void
-  const engineCompact = async () => { engineRuns++; await new Promise<void>((r) => (release = r)); return { messages: ['one'] } as never }
-  const first = rt.compact(port, 'lever', engineCompact)
-  const second = rt.compact(port, 'checkpoint', engineCompact)
+  let answer: () => Promise<never> = async () => { await new Promise<void>((r) => (release = r)); return { messages: ['one'] } as never }
+  const { port } = fakePort('keel', { compactSession: async () => { engineRuns++; return answer() } })
+  await on(rt, port).dispatch('session.start', START, fakeNext(() => ({ cwd: '/w' })))
+  const first = got.ctx!.compact('lever')
+  const second = got.ctx!.compact('checkpoint')
   await settle()
   release()
   assert.equal(await first, { messages: ['one'] })
   assert.equal(await second, { messages: ['one'] })
   assert.is(engineRuns, 1)
-  await rt.compact(port, 'later', async () => { engineRuns++; return { messages: [] } as never })
+  answer = async () => ({ messages: [] }) as never
+  await got.ctx!.compact('later')
   assert.is(engineRuns, 2, 'a later request compacts again')
 })
 
 test('runtime: a /resume in the same process moves the claims to the new session id too', async () => {
   const stamps: string[] = []
   let id = 'before'
-  const { port } = fakePort('keel', { sessionId: async () => id, publishClaims: async (session) => void stamps.push(session) })
+  const { port } = fakePort('keel', { sessionId: async () => id, publishClaims: async (session: string) => void stamps.push(session) })
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'on' })
-  await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
-  await rt.dispatch('session.end', port, { reason: 'resume', sessionId: 'before', resume: { id: 'other' } } as never, fakeNext(() => ({ sessionId: 'before' })))
+  await on(rt, port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('session.end', { reason: 'resume', sessionId: 'before', resume: { id: 'other' } } as never, fakeNext(() => ({ sessionId: 'before' })))
   id = 'after'
-  await rt.dispatch('turn.complete', port, COMPLETE, engine())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
   await settle()
   assert.equal(stamps, ['before', 'after'])
 })
@@ -258,8 +277,8 @@ test('runtime: session start registers the package command and logs option probl
   const { port, lines, commands } = fakePort('superheroes')
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'on', actingLevel: 42 })
   const start = { cwd: '/w', surface: 'terminal', isInteractive: true } as never
-  await rt.dispatch('session.start', port, start, fakeNext(() => ({ cwd: '/w' })))
-  await rt.dispatch('session.start', port, start, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('session.start', start, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('session.start', start, fakeNext(() => ({ cwd: '/w' })))
   assert.equal(commands, ['superheroes', 'superheroes'])
   assert.is(lines.filter((l) => l.includes('option actingLevel')).length, 1)
 })
@@ -270,7 +289,7 @@ test('runtime: a failing edge at session start is logged and the session goes on
     registerCommand: async () => { throw new Error('not bound') },
   })
   const rt = createRuntime([recorder('acting', true, [])], TEMPLATE, { acting: 'on' })
-  const r = await rt.dispatch('session.start', port, { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  const r = await on(rt, port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.equal(r, { cwd: '/w' })
   assert.ok(lines.some((l) => l.includes('claims not published (env refused)')), lines.join('\n'))
   assert.ok(lines.some((l) => l.includes('registering the package command failed (not bound)')))
@@ -280,17 +299,17 @@ test('package command: status, verbs, another package\'s command, unknown verbs,
   const failing: Feature = { name: 'quiet', sessionActing: false, hooks: {}, verbs: { boom: { usage: 'boom', run: () => { throw new Error('kaput') } } }, status: () => { throw new Error('no status') } }
   const rt = createRuntime([recorder('acting', true, []), failing], TEMPLATE, { acting: 'on', actingLevel: 4, quiet: 'on' })
   const { port, lines } = fakePort('keel')
-  const status = (await rt.command(port, command('', 'keel'), engine())).text!
+  const status = (await on(rt, port).command(command('', 'keel'), engine())).text!
   assert.match(status, /^keel 9\.9\.9/)
   assert.match(status, /acting: runs \(option\)/)
   assert.match(status, /options: actingLevel=4/)
   assert.match(status, /acting is fine/)
   assert.match(status, /quiet: runs \(profile\)\n {2}\(status unavailable/)
-  assert.is((await rt.command(port, command('level high', 'keel'), engine())).text, 'level 4 high')
-  assert.match((await rt.command(port, command('nope', 'keel'), engine())).text!, /unknown verb "nope"[\s\S]*\/keel level/)
-  assert.match((await rt.command(port, command('boom', 'keel'), engine())).text!, /boom failed; the debug log says why/)
+  assert.is((await on(rt, port).command(command('level high', 'keel'), engine())).text, 'level 4 high')
+  assert.match((await on(rt, port).command(command('nope', 'keel'), engine())).text!, /unknown verb "nope"[\s\S]*\/keel level/)
+  assert.match((await on(rt, port).command(command('boom', 'keel'), engine())).text!, /boom failed; the debug log says why/)
   assert.ok(lines.some((l) => l.includes('kaput')))
-  assert.equal(await rt.command(port, command('status', 'ws'), engine()), { text: 'done' })
+  assert.equal(await on(rt, port).command(command('status', 'ws'), engine()), { text: 'done' })
 })
 
 test('status: skip counts, problems, and a package that carries nothing', () => {

@@ -1,6 +1,161 @@
 // plugin.json
 var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false }, defaults: { reconnectServers: "*" } }, superheroes: { features: { checkpoint: true, reconnect: true }, defaults: { reconnectServers: "" } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true }, defaults: { reconnectServers: "*" } } }, features: { checkpoint: { sessionActing: true, userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] } } }, captions: { sessionActing: true, userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { sessionActing: true, userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { sessionActing: true, userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { sessionActing: true, userConfig: { compactionAdvisory: { type: "string", default: "50%" } } } } };
 
+// src/features/captions/bind.ts
+function bindCaptions($) {
+  return {
+    apiMessages: async () => {
+      const messages = await $.session.messages({ as: "api" });
+      return Array.isArray(messages) ? messages : [];
+    },
+    complete: (request) => $.model.complete(request),
+    redrawRenders: () => $.ui.invalidate("ui.render"),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn);
+      return () => timer.cancel();
+    },
+    elements: (e) => $.ui.resolve(e)
+  };
+}
+
+// src/lib/files.ts
+var MV = "/bin/mv";
+var RM = "/bin/rm";
+var COMMAND_TIMEOUT_MS = 1e4;
+async function hostRun($, argv) {
+  const r = await $.process.run(argv, { timeoutMs: COMMAND_TIMEOUT_MS });
+  if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
+}
+async function runsCommands($) {
+  try {
+    await $.process.run([MV, "--version"], { timeoutMs: COMMAND_TIMEOUT_MS });
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function statOf($, path) {
+  try {
+    const s = await $.fs.stat(path, { resolve: true });
+    return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
+  } catch {
+    return void 0;
+  }
+}
+function bindFiles($) {
+  let commands;
+  return {
+    stat: (path) => statOf($, path),
+    read: (path) => $.fs.read(path),
+    write: (path, text) => $.fs.write(path, text),
+    hasCommands: () => commands ??= runsCommands($),
+    move: (from, to) => hostRun($, [MV, "-f", "--", from, to]),
+    remove: (path) => hostRun($, [RM, "-f", "--", path]),
+    token: () => crypto.randomUUID().replace(/-/g, "").slice(0, 12)
+  };
+}
+
+// src/features/checkpoint/bind.ts
+function bindCheckpoint($) {
+  return {
+    pkg: $.plugin.name,
+    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
+    surfaces: () => $.session.surfaces(),
+    runCommand: (command, args) => $.command.run({ command, args }),
+    submitPrompt: (text) => $.prompt.submit({ text }),
+    toast: (text) => $.ui.toast(text),
+    redrawRenders: () => $.ui.invalidate("ui.render"),
+    elements: (e) => $.ui.resolve(e),
+    now: () => $.clock.now(),
+    after: (ms, fn) => void $.clock.after(ms, fn),
+    readFile: (path) => $.fs.read(path),
+    files: bindFiles($),
+    listDir: (path) => $.fs.list(path),
+    storeGet: (key) => $.store.get(key),
+    storeSet: (key, value) => $.store.set(key, value),
+    storeKeys: () => $.store.keys(),
+    storeDelete: (key) => $.store.delete(key),
+    pluginDataDir: async () => {
+      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
+      if (!dir) throw new Error("no plugin data folder");
+      return dir;
+    },
+    desktopSignal: async () => {
+      const [entrypoint, child] = await Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]);
+      return { entrypoint, child };
+    },
+    announcePresence: async (sessionId) => await $.env.set("SUPERHEROES_COMPACT_MOD", sessionId)
+  };
+}
+
+// src/features/reconnect/bind.ts
+function bindReconnect($) {
+  return {
+    pkg: $.plugin.name,
+    runCommand: (command, args) => $.command.run({ command, args }),
+    listTools: async () => (await $.tool.list()).map((t) => t.name),
+    connectMcp: (server) => $.mcp.connect(server),
+    submitPrompt: (text) => $.prompt.submit({ text }),
+    notice: (line) => $.ui.log(line),
+    after: (ms, fn) => void $.clock.after(ms, fn),
+    now: () => $.clock.now(),
+    usage: () => $.session.usage({ breakdown: "summary" }),
+    registerTool: async (spec) => (await $.tool.register(spec)).tool
+  };
+}
+
+// src/lib/harness-window.ts
+function readWindowEnv($) {
+  return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
+}
+function setWindowEnv($, value) {
+  return $.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", value);
+}
+async function readHomeDir($) {
+  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
+}
+
+// src/features/timing/bind.ts
+function bindTiming($) {
+  return {
+    pkg: $.plugin.name,
+    submitPrompt: (text) => $.prompt.submit({ text }),
+    notice: (line) => $.ui.log(line),
+    after: (ms, fn) => void $.clock.after(ms, fn),
+    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
+    windowEnv: () => readWindowEnv($),
+    registerTool: async (spec) => (await $.tool.register(spec)).tool
+  };
+}
+
+// src/features/window/bind.ts
+function bindWindow($) {
+  return {
+    pkg: $.plugin.name,
+    projectRoot: () => $.session.root(),
+    homeDir: () => readHomeDir($),
+    realPath: async (path) => (await $.fs.stat(path, { resolve: true })).realPath,
+    fileExists: (path) => $.fs.exists(path),
+    readFile: (path) => $.fs.read(path),
+    files: bindFiles($),
+    windowEnv: () => readWindowEnv($),
+    setWindowEnv: async (value) => await setWindowEnv($, value),
+    notice: (line) => $.ui.log(line),
+    usage: () => $.session.usage({ breakdown: "summary" })
+  };
+}
+
+// src/features/bind.ts
+function bindFeatures($) {
+  return {
+    captions: bindCaptions($),
+    checkpoint: bindCheckpoint($),
+    window: bindWindow($),
+    timing: bindTiming($),
+    reconnect: bindReconnect($)
+  };
+}
+
 // src/features/captions/constants.ts
 var OPTION = {
   model: "captionsModel",
@@ -8,8 +163,6 @@ var OPTION = {
   contextTokens: "captionsContextTokens",
   language: "captionsLanguage"
 };
-var DEFAULT_MODEL = "haiku";
-var DEFAULT_CONTEXT_TOKENS = 2e5;
 var FLUSH_MS = 1500;
 var BATCH_CALLS = 24;
 var FIELD_CAP = 3e3;
@@ -44,7 +197,6 @@ var LATEST_HEADER = "LATEST MESSAGE (may be incomplete)";
 var NOT_AVAILABLE = "(not available)";
 var NO_TEXT_OUTPUT = "(no text output)";
 var cutNote = (cut) => `\u2026[${cut} chars cut]\u2026`;
-var DEFAULT_STYLE = 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").';
 var RULES = [
   "You write one-glance captions for a coding agent's tool calls. A human watching the terminal reads them in place of the raw calls.",
   "The request opens with the agent's conversation since its last compaction (its oldest part possibly omitted), then the latest message, then UNITS.",
@@ -71,13 +223,13 @@ ${unitsJson}
 
 ${answer}`;
 var LOG = {
-  on: (model, window2, lang) => `captions: on: model ${model}, window ${window2} tokens, language ${lang ?? "(the user's)"}`,
-  badOption: (key, given, used) => `captions: option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
-  notAnswered: (reason) => `captions: request not answered: ${reason}`,
-  failed: (err) => `captions: request failed: ${messageOf(err)}`
+  on: (model, window, lang) => `on: model ${model}, window ${window} tokens, language ${lang ?? "(the user's)"}`,
+  badOption: (key, given, used) => `option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
+  notAnswered: (reason) => `request not answered: ${reason}`,
+  failed: (err) => `request failed: ${messageOf(err)}`
 };
 var STATUS = {
-  settings: (model, window2, lang) => `model ${model}, mirror window ${window2} tokens, language ${lang ?? "the user's"}`,
+  settings: (model, window, lang) => `model ${model}, mirror window ${window} tokens, language ${lang ?? "the user's"}`,
   counts: (lone, runs, queued, failed, calls) => `${lone} calls and ${runs} runs captioned; ${queued} queued; ${failed} not answered (asked again after a reload); ${calls} model calls`
 };
 
@@ -144,9 +296,9 @@ function parseReply(text) {
     return [];
   }
 }
-function displayToolName(tool2) {
-  const m = /^mcp__(.+?)__(.+)$/.exec(tool2);
-  if (!m) return tool2;
+function displayToolName(tool) {
+  const m = /^mcp__(.+?)__(.+)$/.exec(tool);
+  if (!m) return tool;
   const server = m[1].replace(/^plugin_([^_]+)_(.+)$/, "plugin:$1:$2");
   return `${server}/${m[2].replace("_", ".")}`;
 }
@@ -201,11 +353,11 @@ function absorb(m, api) {
     latest: last ? serializeMessage(last) : ""
   };
 }
-function movePivot(lengths, start, tokensPerChar, window2) {
+function movePivot(lengths, start, tokensPerChar, window) {
   let kept = lengths.slice(start).reduce((n, len) => n + len, 0) * tokensPerChar;
-  if (kept <= PIVOT_HIGH * window2) return start;
+  if (kept <= PIVOT_HIGH * window) return start;
   let at = start;
-  while (at < lengths.length - 1 && kept > PIVOT_LOW * window2) {
+  while (at < lengths.length - 1 && kept > PIVOT_LOW * window) {
     kept -= (lengths[at] ?? 0) * tokensPerChar;
     at++;
   }
@@ -250,17 +402,18 @@ function toolUseUnit(props) {
 }
 
 // src/features/captions/core.ts
-function settingsOf(options) {
+function settingsOf(options, defaults) {
   const tokens = options[OPTION.contextTokens];
   const isPositiveInteger = typeof tokens === "number" && Number.isInteger(tokens) && tokens > 0;
+  const fallbackTokens = Number(defaults[OPTION.contextTokens]);
   return {
     settings: {
-      model: nonBlank(options[OPTION.model])?.trim() ?? DEFAULT_MODEL,
-      style: nonBlank(options[OPTION.style]) ?? DEFAULT_STYLE,
-      contextTokens: isPositiveInteger ? tokens : DEFAULT_CONTEXT_TOKENS,
+      model: nonBlank(options[OPTION.model])?.trim() ?? String(defaults[OPTION.model]),
+      style: nonBlank(options[OPTION.style]) ?? String(defaults[OPTION.style]),
+      contextTokens: isPositiveInteger ? tokens : fallbackTokens,
       lang: nonBlank(options[OPTION.language])?.trim()
     },
-    problems: isPositiveInteger || tokens === void 0 ? [] : [LOG.badOption(OPTION.contextTokens, tokens, DEFAULT_CONTEXT_TOKENS)]
+    problems: isPositiveInteger || tokens === void 0 ? [] : [LOG.badOption(OPTION.contextTokens, tokens, fallbackTokens)]
   };
 }
 function createCaptions() {
@@ -439,24 +592,23 @@ function drawEmpty(ui) {
 }
 
 // src/features/captions/index.ts
-var captions = createCaptions();
-var edgesOf = (port2) => ({
-  messages: () => port2.apiMessages(),
-  complete: (req) => port2.complete(req),
-  redraw: () => port2.redrawRenders(),
-  every: (ms, fn) => port2.every(ms, fn),
-  log: (line) => port2.log(line)
+var edgesOf = (port, ctx) => ({
+  messages: () => port.apiMessages(),
+  complete: (req) => port.complete(req),
+  redraw: () => port.redrawRenders(),
+  every: (ms, fn) => port.every(ms, fn),
+  log: (line) => ctx.log(line)
 });
-function render(port2, e, next) {
+function render(captions, port, e, next) {
   const columns = e.viewport?.columns;
   switch (e.component) {
     case "ToolGroup": {
       const unit = groupUnit(e.props);
       if (!unit) return next(e);
       const lone = !isRun(unit) && captions.toolCaption(unit.key);
-      if (lone) return drawCall(port2.elements(e), unit.calls[0], lone, columns);
+      if (lone) return drawCall(port.elements(e), unit.calls[0], lone, columns);
       const run = isRun(unit) && captions.runCaption(unit.key);
-      if (run) return drawRun(port2.elements(e), unit.calls, run, columns);
+      if (run) return drawRun(port.elements(e), unit.calls, run, columns);
       captions.request(unit);
       return next(e);
     }
@@ -464,51 +616,54 @@ function render(port2, e, next) {
       const unit = toolUseUnit(e.props);
       if (!unit) return next(e);
       const caption = captions.toolCaption(unit.key);
-      if (caption) return drawCall(port2.elements(e), unit.calls[0], caption, columns);
+      if (caption) return drawCall(port.elements(e), unit.calls[0], caption, columns);
       captions.request(unit);
       return next(e);
     }
     case "ToolResult": {
       const { props } = e;
       if (props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id)) return next(e);
-      return drawEmpty(port2.elements(e));
+      return drawEmpty(port.elements(e));
     }
     default:
       return next(e);
   }
 }
-var captionsFeature = {
-  name: "captions",
-  sessionActing: true,
-  hooks: {
-    "session.start": (port2, e, next, ctx) => {
-      const { settings, problems } = settingsOf(ctx.options);
-      for (const problem of problems) port2.log(problem);
-      captions.start(edgesOf(port2), settings);
-      return next(e);
+function createCaptionsFeature() {
+  const captions = createCaptions();
+  return {
+    name: "captions",
+    sessionActing: true,
+    hooks: {
+      "session.start": (port, e, next, ctx) => {
+        const { settings, problems } = settingsOf(ctx.options, ctx.defaults);
+        for (const problem of problems) ctx.log(problem);
+        captions.start(edgesOf(port, ctx), settings);
+        return next(e);
+      },
+      "tool.call": async (_port, e, next) => {
+        const res = await next(e);
+        captions.captured(e, res);
+        return res;
+      },
+      "session.compact": async (_port, e, next) => {
+        const res = await next(e);
+        captions.compacted(e.trigger, e.agentId, res);
+        return res;
+      },
+      "session.end": (_port, e, next) => {
+        captions.end();
+        return next(e);
+      },
+      "ui.render": (port, e, next) => render(captions, port, e, next)
     },
-    "tool.call": async (_port, e, next) => {
-      const res = await next(e);
-      captions.captured(e, res);
-      return res;
-    },
-    "session.compact": async (_port, e, next) => {
-      const res = await next(e);
-      captions.compacted(e.trigger, e.agentId, res);
-      return res;
-    },
-    "session.end": (_port, e, next) => {
-      captions.end();
-      return next(e);
-    },
-    "ui.render": render
-  },
-  status(_port, ctx) {
-    const { settings, problems } = settingsOf(ctx.options);
-    const s = captions.stats();
-    return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems];
-  }
-};
+    status(_port, ctx) {
+      const { settings, problems } = settingsOf(ctx.options, ctx.defaults);
+      const s = captions.stats();
+      return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems];
+    }
+  };
+}
 
 // src/lib/lane.ts
 function createLane() {
@@ -528,12 +683,12 @@ function createLane() {
     return running;
   }
   return {
-    defer(port2, what, task) {
-      queue.push({ what, task, log: (line) => port2.log(line) });
+    defer(port, what, task) {
+      queue.push({ what, task, log: (line) => port.log(line) });
       try {
-        port2.after(0, () => void run());
+        port.after(0, () => void run());
       } catch (err) {
-        port2.log(`${what}: no timer (${messageOf(err)}); run at once`);
+        port.log(`${what}: no timer (${messageOf(err)}); run at once`);
         void run();
       }
     },
@@ -561,12 +716,12 @@ var tempName = (name, token) => `.${name}.keel-${token}.tmp`;
 var trimSlash = (path) => path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 async function resolveTarget(io, within, path) {
   const owner = trimSlash(within);
-  const facts2 = await io.stat(owner).catch(() => void 0);
-  if (!facts2?.realPath || facts2.kind !== "dir") return { refused: REFUSED.ownerMissing(owner) };
+  const facts = await io.stat(owner).catch(() => void 0);
+  if (!facts?.realPath || facts.kind !== "dir") return { refused: REFUSED.ownerMissing(owner) };
   const rest = path.startsWith(owner + "/") ? path.slice(owner.length + 1) : void 0;
   if (rest === void 0 || rest.split("/").some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
   const parts = rest.split("/");
-  let real = facts2.realPath;
+  let real = facts.realPath;
   let spelled = owner;
   for (const [i, part] of parts.entries()) {
     real = `${real}/${part}`;
@@ -824,10 +979,10 @@ var savedAtOf = (value) => {
   const at = value?.savedAt;
   return typeof at === "number" && Number.isFinite(at) ? at : 0;
 };
-async function staleKeys(edges, prefix, kept, current3) {
+async function staleKeys(edges, prefix, kept, current2) {
   const keys = (await edges.storeKeys()).filter((k) => k.startsWith(prefix));
   if (keys.length <= kept) return [];
-  const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current3 ? Infinity : savedAtOf(await edges.storeGet(key)) })));
+  const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current2 ? Infinity : savedAtOf(await edges.storeGet(key)) })));
   dated.sort((a, b) => a.at === b.at ? b.order - a.order : b.at > a.at ? 1 : -1);
   return dated.slice(kept).map((d) => d.key);
 }
@@ -897,13 +1052,13 @@ var Notes = class {
     const pointer = await this.pointer(sessionId);
     if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at });
   }
-  async evict(current3) {
-    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current3)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
+  async evict(current2) {
+    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
     for (const sessionId of evicted) await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId);
-    await this.sweep(current3);
+    await this.sweep(current2);
     return evicted;
   }
-  async sweep(current3) {
+  async sweep(current2) {
     const folder = await this.folder();
     const entries = await this.edges.list(folder);
     const pointed = new Set((await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length)));
@@ -913,7 +1068,7 @@ var Notes = class {
       const id = sessionOfFile(entry.name);
       if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs));
     }
-    const kept = /* @__PURE__ */ new Set([current3, ...pointed]);
+    const kept = /* @__PURE__ */ new Set([current2, ...pointed]);
     const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0));
     for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id);
     const gone = entries.filter((e) => {
@@ -929,7 +1084,7 @@ function sessionOfFile(name) {
   return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1];
 }
 
-// src/features/checkpoint/core.ts
+// src/features/checkpoint/session.ts
 function recordOf(text) {
   try {
     const r = JSON.parse(text ?? "");
@@ -1285,79 +1440,73 @@ function triggerLine({ settings, trigger, fill, attended }) {
   const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${settings.allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
   return `automatic checkpoint: ${settings.mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
 }
-function statusLines(facts2) {
-  const skip = facts2.lastSkip ? `last skip: ${facts2.lastSkip.key} at ${facts2.lastSkip.at}` : "last skip: none";
-  return [charterLine(facts2), notesLine(facts2), triggerLine(facts2), skip, ...facts2.store ? [`store: ${facts2.store}`] : []];
+function statusLines(facts) {
+  const skip = facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : "last skip: none";
+  return [charterLine(facts), notesLine(facts), triggerLine(facts), skip, ...facts.store ? [`store: ${facts.store}`] : []];
 }
 
 // src/features/checkpoint/index.ts
-var sessions = /* @__PURE__ */ new Map();
-var facts = { isInteractive: false, isDesktopStarted: false };
-var announcedFor;
-var dataDir;
-var lane = createLane();
-var current2;
-var compactions = { running: 0, entered: 0 };
-function edgesOf2(port2) {
-  const log = (line) => port2.log(`checkpoint: ${line}`);
+function edgesOf2(port, ctx, state) {
+  const log = ctx.log;
+  const { lane, compactions } = state;
   const dataDirOf = () => {
-    dataDir ??= port2.pluginDataDir().catch((err) => {
-      dataDir = void 0;
+    state.dataDir ??= port.pluginDataDir().catch((err) => {
+      state.dataDir = void 0;
       throw err;
     });
-    return dataDir;
+    return state.dataDir;
   };
   return {
     log,
-    toast: (text) => port2.toast(text),
+    toast: (text) => port.toast(text),
     usage: async () => {
-      const { context } = await port2.usage("summary");
+      const { context } = await port.usage("summary");
       return { tokens: context.tokens, breakdown: context.breakdown };
     },
-    fill: async () => (await port2.usage()).context.tokens,
-    surfaces: () => port2.surfaces(),
-    runCheckpoint: () => port2.runCommand(`${port2.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: (instructions) => port2.compactSession(instructions),
-    compactCommand: () => port2.runCommand(COMPACT_COMMAND, ""),
+    fill: async () => (await port.usage()).context.tokens,
+    surfaces: () => port.surfaces(),
+    runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
+    compact: (instructions) => ctx.compact(instructions),
+    compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
     compactions: () => ({ ...compactions }),
-    submit: (text) => port2.submitPrompt(text),
-    redraw: () => port2.redrawRenders(),
-    after: (ms, fn) => port2.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
+    submit: (text) => port.submitPrompt(text),
+    redraw: () => port.redrawRenders(),
+    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
     dataDir: dataDirOf,
-    read: (path) => port2.readFile(path),
+    read: (path) => port.readFile(path),
     write: async (path, text) => {
-      const done = await writeSafely(port2.files, { within: await dataDirOf(), path, text, inPlace: true });
+      const done = await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true });
       if (!done.ok) throw new Error(done.reason);
     },
     remove: async (path) => {
-      const done = await removeSafely(port2.files, await dataDirOf(), path);
+      const done = await removeSafely(port.files, await dataDirOf(), path);
       if (!done.ok) throw new Error(done.reason);
     },
-    list: async (folder) => (await port2.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
-    storeGet: (key) => port2.storeGet(key),
-    storeSet: (key, value) => port2.storeSet(key, value),
-    storeKeys: () => port2.storeKeys(),
-    storeDelete: (key) => port2.storeDelete(key),
-    now: () => port2.now()
+    list: async (folder) => (await port.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
+    storeGet: (key) => port.storeGet(key),
+    storeSet: (key, value) => port.storeSet(key, value),
+    storeKeys: () => port.storeKeys(),
+    storeDelete: (key) => port.storeDelete(key),
+    now: () => port.now()
   };
 }
-async function sessionOf(port2) {
-  const id = await port2.sessionId();
-  let session = sessions.get(id);
+async function sessionOf(port, ctx, state) {
+  const id = await ctx.facts.sessionId();
+  let session = state.sessions.get(id);
   if (!session) {
-    session = Object.assign(new CheckpointSession(id, `${port2.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), facts);
-    sessions.set(id, session);
+    session = Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), state.process);
+    state.sessions.set(id, session);
   }
   return session;
 }
-async function announce(port2, sessionId) {
-  announcedFor = sessionId;
-  const result = await port2.announceCheckpointPresence(sessionId);
-  if (typeof result?.deny === "string") port2.log(`checkpoint: presence signal refused (${result.deny}); the skill will not know its block is saved`);
+async function announce(port, ctx, state, sessionId) {
+  state.announcedFor = sessionId;
+  const result = await port.announcePresence(sessionId);
+  if (typeof result?.deny === "string") ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
 }
-async function statusOf(port2, ctx) {
-  const session = await sessionOf(port2);
-  const io = edgesOf2(port2);
+async function statusOf(port, ctx, state) {
+  const session = await sessionOf(port, ctx, state);
+  const io = edgesOf2(port, ctx, state);
   const notes = new Notes(io);
   const settings = settingsFrom(ctx.options);
   const charter = await session.charter(io).catch(() => void 0);
@@ -1367,7 +1516,7 @@ async function statusOf(port2, ctx) {
   const fill = await io.fill().catch(() => void 0);
   const surfaces = await io.surfaces().catch(() => null);
   return statusLines({
-    pkg: port2.pkg,
+    pkg: port.pkg,
     charter,
     notes: typeof text === "string" && path !== null ? { bytes: byteLength(text), path } : text === null ? null : void 0,
     folder,
@@ -1379,142 +1528,157 @@ async function statusOf(port2, ctx) {
     store: await io.storeKeys().then(() => void 0, (err) => damagedStore(err))
   });
 }
-var checkpoint = {
-  name: "checkpoint",
-  sessionActing: true,
-  hooks: {
-    "session.start": async (port2, e, next) => {
-      try {
-        facts.isInteractive = e.isInteractive;
+function createCheckpointFeature() {
+  const state = {
+    sessions: /* @__PURE__ */ new Map(),
+    process: { isInteractive: false, isDesktopStarted: false },
+    announcedFor: void 0,
+    dataDir: void 0,
+    lane: createLane(),
+    current: void 0,
+    compactions: { running: 0, entered: 0 }
+  };
+  const { sessions, lane, compactions } = state;
+  const io = (port, ctx) => edgesOf2(port, ctx, state);
+  const sessionFor = (port, ctx) => sessionOf(port, ctx, state);
+  const laneEdges = (port, ctx) => ({ after: port.after, log: ctx.log });
+  return {
+    name: "checkpoint",
+    sessionActing: true,
+    hooks: {
+      "session.start": async (port, e, next, ctx) => {
         try {
-          const { entrypoint, child } = await port2.desktopSignal();
-          facts.isDesktopStarted = isDesktopStarted(entrypoint, child);
+          state.process.isInteractive = e.isInteractive;
+          try {
+            const { entrypoint, child } = await port.desktopSignal();
+            state.process.isDesktopStarted = isDesktopStarted(entrypoint, child);
+          } catch (err) {
+            ctx.log(`session.start desktop signal: ${messageOf(err)}`);
+            state.process.isDesktopStarted = false;
+          }
+          const session = state.current = Object.assign(await sessionFor(port, ctx), state.process);
+          lane.defer(laneEdges(port, ctx), "session.start", async () => {
+            const edges = io(port, ctx);
+            await session.touch(edges);
+            await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`));
+          });
+          await announce(port, ctx, state, session.sessionId);
         } catch (err) {
-          port2.log(`checkpoint: session.start desktop signal: ${messageOf(err)}`);
-          facts.isDesktopStarted = false;
+          ctx.log(`session.start: ${messageOf(err)}`);
         }
-        const session = current2 = Object.assign(await sessionOf(port2), facts);
-        lane.defer(port2, "checkpoint: session.start", async () => {
-          const io = edgesOf2(port2);
-          await session.touch(io);
-          await new Notes(io).sweep(session.sessionId).catch((err) => port2.log(`checkpoint: sweep: ${messageOf(err)}`));
-        });
-        await announce(port2, session.sessionId);
-      } catch (err) {
-        port2.log(`checkpoint: session.start: ${messageOf(err)}`);
-      }
-      return next(e);
-    },
-    "session.compact": async (port2, e, next) => {
-      if (e.agentId !== void 0) return next(e);
-      compactions.running += 1;
-      compactions.entered += 1;
-      try {
-        const io = edgesOf2(port2);
-        let session;
-        let isOwn = false;
-        let steered = e;
+        return next(e);
+      },
+      "session.compact": async (port, e, next, ctx) => {
+        if (e.agentId !== void 0) return next(e);
+        compactions.running += 1;
+        compactions.entered += 1;
+        try {
+          const edges = io(port, ctx);
+          let session;
+          let isOwn = false;
+          let steered = e;
+          try {
+            await lane.drain();
+            session = await sessionFor(port, ctx);
+            isOwn = session.isOwn(e.trigger, e.instructions);
+            steered = { ...e, instructions: await session.steer(edges, e.instructions) };
+          } catch (err) {
+            ctx.log(`session.compact: ${messageOf(err)}`);
+          }
+          const result = await next(steered);
+          if (session && typeof result.skip !== "string") {
+            try {
+              session.compacted(edges, e.trigger, isOwn);
+            } catch (err) {
+              ctx.log(`session.compact state: ${messageOf(err)}`);
+            }
+          }
+          return result;
+        } finally {
+          compactions.running -= 1;
+        }
+      },
+      "turn.start": (port, e, next, ctx) => {
+        if (e.agentId === void 0) {
+          if (state.current) state.current.activeTurn = e.turnId;
+          lane.defer(laneEdges(port, ctx), "turn.start", async () => {
+            const session = state.current = await sessionFor(port, ctx);
+            if (state.announcedFor !== session.sessionId) await announce(port, ctx, state, session.sessionId);
+            await session.turnStarted(io(port, ctx), e.turnId, e.text);
+          });
+        }
+        return next(e);
+      },
+      "turn.complete": async (port, e, next, ctx) => {
+        if (e.agentId !== void 0) return next(e);
+        const turnCompleted = async () => (await sessionFor(port, ctx)).turnCompleted(io(port, ctx), settingsFrom(ctx.options), e);
+        if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
+          if (!(lane.idle() && state.current?.endQuietTurn(e.turnId))) lane.defer(laneEdges(port, ctx), "turn.complete", turnCompleted);
+          return next(e);
+        }
+        const result = await next(e);
+        let warning = null;
         try {
           await lane.drain();
-          session = await sessionOf(port2);
-          isOwn = session.isOwn(e.trigger, e.instructions);
-          steered = { ...e, instructions: await session.steer(io, e.instructions) };
+          warning = await turnCompleted();
         } catch (err) {
-          port2.log(`checkpoint: session.compact: ${messageOf(err)}`);
+          ctx.log(`turn.complete: ${messageOf(err)}`);
         }
-        const result = await next(steered);
-        if (session && typeof result.skip !== "string") {
-          try {
-            session.compacted(io, e.trigger, isOwn);
-          } catch (err) {
-            port2.log(`checkpoint: session.compact state: ${messageOf(err)}`);
-          }
-        }
-        return result;
-      } finally {
-        compactions.running -= 1;
-      }
-    },
-    "turn.start": (port2, e, next) => {
-      if (e.agentId === void 0) {
-        if (current2) current2.activeTurn = e.turnId;
-        lane.defer(port2, "checkpoint: turn.start", async () => {
-          const session = current2 = await sessionOf(port2);
-          if (announcedFor !== session.sessionId) await announce(port2, session.sessionId);
-          await session.turnStarted(edgesOf2(port2), e.turnId, e.text);
-        });
-      }
-      return next(e);
-    },
-    "turn.complete": async (port2, e, next, ctx) => {
-      if (e.agentId !== void 0) return next(e);
-      const turnCompleted = async () => (await sessionOf(port2)).turnCompleted(edgesOf2(port2), settingsFrom(ctx.options), e);
-      if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
-        if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) lane.defer(port2, "checkpoint: turn.complete", turnCompleted);
+        return warning === null ? result : { ...result, text: warning };
+      },
+      "session.measure": (port, e, next, ctx) => {
+        const measured = e.context.tokens;
+        const edges = io(port, ctx);
+        const reading = edges.usage();
+        reading.catch(() => void 0);
+        lane.defer(laneEdges(port, ctx), "session.measure", async () => (await sessionFor(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
         return next(e);
-      }
-      const result = await next(e);
-      let warning = null;
-      try {
+      },
+      "session.end": async (port, e, next, ctx) => {
         await lane.drain();
-        warning = await turnCompleted();
-      } catch (err) {
-        port2.log(`checkpoint: turn.complete: ${messageOf(err)}`);
-      }
-      return warning === null ? result : { ...result, text: warning };
-    },
-    "session.measure": (port2, e, next, ctx) => {
-      const measured = e.context.tokens;
-      const io = edgesOf2(port2);
-      const reading = io.usage();
-      reading.catch(() => void 0);
-      lane.defer(port2, "checkpoint: session.measure", async () => (await sessionOf(port2)).evaluate(io, settingsFrom(ctx.options), measured, reading));
-      return next(e);
-    },
-    "session.end": async (port2, e, next) => {
-      await lane.drain();
-      const ending = sessions.get(e.sessionId);
-      if (ending) {
-        ending.ended(edgesOf2(port2));
-        sessions.delete(e.sessionId);
-      }
-      if (current2 === ending) current2 = void 0;
-      return next(e);
-    },
-    "ui.render": async (port2, e, next, ctx) => {
-      if (e.component !== "AbovePrompt" || ![...sessions.values()].some((s) => s.band)) return next(e);
-      try {
-        const session = await sessionOf(port2);
-        const props = e.props;
-        if (!session.band || props.hasSurvey) return next(e);
-        const io = edgesOf2(port2);
-        const tree = bandTree(
-          port2.elements(e),
-          settingsFrom(ctx.options)?.mode,
-          () => void lane.drain().then(() => session.start(io, true)),
-          () => void session.snoozeNow(io)
-        );
-        return tree;
-      } catch (err) {
-        port2.log(`checkpoint: ui.render: ${messageOf(err)}`);
+        const ending = sessions.get(e.sessionId);
+        if (ending) {
+          ending.ended(io(port, ctx));
+          sessions.delete(e.sessionId);
+        }
+        if (state.current === ending) state.current = void 0;
         return next(e);
+      },
+      "ui.render": async (port, e, next, ctx) => {
+        if (e.component !== "AbovePrompt" || ![...sessions.values()].some((s) => s.band)) return next(e);
+        try {
+          const session = await sessionFor(port, ctx);
+          const props = e.props;
+          if (!session.band || props.hasSurvey) return next(e);
+          const edges = io(port, ctx);
+          const tree = bandTree(
+            port.elements(e),
+            settingsFrom(ctx.options)?.mode,
+            () => void lane.drain().then(() => session.start(edges, true)),
+            () => void session.snoozeNow(edges)
+          );
+          return tree;
+        } catch (err) {
+          ctx.log(`ui.render: ${messageOf(err)}`);
+          return next(e);
+        }
       }
-    }
-  },
-  verbs: {
-    charter: {
-      usage: CHARTER_USAGE,
-      async run(port2, args) {
-        const session = await sessionOf(port2);
-        const io = edgesOf2(port2);
-        if (args === "") return (await session.charter(io))?.text ?? CHARTER_NONE;
-        const charter = await session.setCharter(io, args, "verb");
-        return charterSet(charter.text.split("\n")[0] ?? "");
+    },
+    verbs: {
+      charter: {
+        usage: CHARTER_USAGE,
+        async run(port, args, ctx) {
+          const session = await sessionFor(port, ctx);
+          const edges = io(port, ctx);
+          if (args === "") return (await session.charter(edges))?.text ?? CHARTER_NONE;
+          const charter = await session.setCharter(edges, args, "verb");
+          return charterSet(charter.text.split("\n")[0] ?? "");
+        }
       }
-    }
-  },
-  status: statusOf
-};
+    },
+    status: (port, ctx) => statusOf(port, ctx, state)
+  };
+}
 
 // src/features/reconnect/constants.ts
 var TOOL_NAME = "request_mcp_reconnect";
@@ -1575,11 +1739,11 @@ var endDropped = (reason) => `session.end ${reason} dropped a pending reconnect 
 var promptNotSubmitted = (pkg, why, text) => `${pkg} mcp reconnect: a prompt was not submitted (${why}):
 ${text}`;
 var setupFailed = (err) => `setup failed (${String(err)}); ${TOOL_NAME} not registered`;
-var registeredLine = (tool2, allowed) => `${tool2} registered (${allowed})`;
+var registeredLine = (tool, allowed) => `${tool} registered (${allowed})`;
 var notRegisteredLine = (why) => `${TOOL_NAME} not registered: ${why}`;
 var serversUnread = (err) => `the session's MCP servers were not read (${String(err)})`;
 var NO_TARGET_EMPTY = "reconnectServers is empty and the package declares no MCP server of its own";
-var statusRegistered = (tool2, allowed) => `tool: ${tool2} (${allowed})`;
+var statusRegistered = (tool, allowed) => `tool: ${tool} (${allowed})`;
 var statusNotRegistered = (why) => `tool: not registered: ${why}`;
 var statusPending = (servers, resume) => `pending: ${quoted(servers)} at the next turn end${resume ? ", then resume" : ""}`;
 var statusLast = (line) => `last step: ${line}`;
@@ -1614,7 +1778,6 @@ function createReconnect(pkg) {
   let edges;
   let request;
   let generation = 0;
-  let turns = 0;
   let last;
   function reset2() {
     generation++;
@@ -1670,7 +1833,7 @@ function createReconnect(pkg) {
     if (!e || request !== r) return;
     request = void 0;
     const gen = generation;
-    const startedAt = turns;
+    const startedAt = e.mainTurns();
     const failures = [];
     const reconnected = [];
     const lines = [];
@@ -1691,7 +1854,7 @@ function createReconnect(pkg) {
     last = lines.join("; ");
     if (failures.length === 0) {
       if (!r.resume) return;
-      if (turns !== startedAt) return e.log(TURN_STARTED_DURING_STEP);
+      if (e.mainTurns() !== startedAt) return e.log(TURN_STARTED_DURING_STEP);
     }
     const text = failures.length ? failureText(pkg, failures, reconnected, r.resume) : successText(pkg, reconnected);
     Promise.resolve().then(() => e.submit(text)).then(
@@ -1715,9 +1878,6 @@ function createReconnect(pkg) {
       }
       edges?.log(requestedLine(request.servers, resume));
       return { result: reconnectResult(resume) };
-    },
-    turnStarted(agentId) {
-      if (agentId === void 0) turns++;
     },
     turnComplete(agentId, reason) {
       const e = edges;
@@ -1783,151 +1943,144 @@ function toolPrefix(server) {
 function resolveServer(name, allowed) {
   return allowed.includes(name) ? name : allowed.find((s) => toolSpelling(s) === name);
 }
-function serverOfTool(tool2, provider, hostName) {
-  if (!provider || !tool2.startsWith("mcp__") || tool2.startsWith(toolPrefix(hostName))) return void 0;
+function serverOfTool(tool, provider, hostName) {
+  if (!provider || !tool.startsWith("mcp__") || tool.startsWith(toolPrefix(hostName))) return void 0;
   if (provider.startsWith("mcp:")) return provider.slice("mcp:".length) || void 0;
   const plugin = provider.split("@")[0] ?? "";
   const head2 = `mcp__plugin_${toolSpelling(plugin)}_`;
-  if (!plugin || !tool2.startsWith(head2)) return void 0;
-  const key = tool2.slice(head2.length).split("__")[0];
+  if (!plugin || !tool.startsWith(head2)) return void 0;
+  const key = tool.slice(head2.length).split("__")[0];
   return key ? `plugin:${plugin}:${key}` : void 0;
 }
-function realNames(listed, known2) {
-  return listed.map((name) => known2.find((real) => toolSpelling(real) === name) ?? name);
+function realNames(listed, known) {
+  return listed.map((name) => known.find((real) => toolSpelling(real) === name) ?? name);
 }
 
 // src/features/reconnect/index.ts
 var OPTION2 = "reconnectServers";
-var reconnect = createReconnect("");
-var targets;
-var tool;
-var unregistered;
-var lane2 = createLane();
-var known = [];
-function logOf(port2) {
-  const prefix = debugPrefix(port2.pkg);
-  return (text) => port2.log(prefix + text);
-}
-function edgesOf3(port2) {
+function edgesOf3(port, ctx) {
   return {
-    reconnect: async (server) => await port2.runCommand(MCP_COMMAND, `reconnect ${server}`),
-    toolsListed: async (server) => (await port2.listTools()).some((name) => name.startsWith(toolPrefix(server))),
-    connection: async (server) => port2.connectMcp(server),
-    submit: async (text) => await port2.submitPrompt(text),
-    notice: (text) => port2.notice(text),
-    after: (fn) => port2.after(0, fn),
-    sleep: (ms) => new Promise((resolve) => port2.after(ms, resolve)),
-    now: () => port2.now(),
-    log: logOf(port2)
+    reconnect: async (server) => await port.runCommand(MCP_COMMAND, `reconnect ${server}`),
+    toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
+    connection: async (server) => port.connectMcp(server),
+    submit: async (text) => await port.submitPrompt(text),
+    notice: (text) => port.notice(text),
+    after: (fn) => port.after(0, fn),
+    sleep: (ms) => new Promise((resolve) => port.after(ms, resolve)),
+    now: () => port.now(),
+    mainTurns: () => ctx.facts.mainTurns(),
+    log: (text) => ctx.log(text)
   };
 }
-async function sessionServers(port2) {
-  const tools = (await port2.usage("summary")).context.breakdown?.mcpTools ?? [];
-  return realNames([...new Set(tools.map((t) => t.serverName))], known);
+async function listedServers(port) {
+  const tools = (await port.usage()).context.breakdown?.mcpTools ?? [];
+  return [...new Set(tools.map((t) => t.serverName))];
 }
-async function ownServer(port2) {
-  const conn = await port2.connectMcp(port2.pkg);
-  return conn.isConnected && conn.server.startsWith(`plugin:${port2.pkg}:`) ? conn.server : void 0;
-}
-async function noteSessionServers(port2) {
-  if (!targets?.rule.any) return;
-  const listed = await sessionServers(port2);
-  if (targets) targets = withSeen(targets, listed);
-}
-async function setup(port2, option) {
-  const log = logOf(port2);
-  const rule = parseServerRule(option);
-  const [own, seen] = await Promise.all([
-    ownServer(port2).catch(() => void 0),
-    rule.any ? sessionServers(port2).catch((err) => (log(serversUnread(err)), [])) : Promise.resolve([])
-  ]);
-  targets = { rule, own, seen };
-  if (!hasTarget(targets, port2.pkg)) {
-    unregistered = NO_TARGET_EMPTY;
-    return log(notRegisteredLine(unregistered));
+function createReconnectFeature() {
+  let reconnect = createReconnect("");
+  let targets;
+  let tool;
+  let unregistered;
+  const lane = createLane();
+  let known = [];
+  const sessionServers = async (port) => realNames(await listedServers(port), known);
+  async function noteSessionServers(port) {
+    if (!targets?.rule.any) return;
+    const listed = await sessionServers(port);
+    if (targets) targets = withSeen(targets, listed);
   }
-  const allowed = describeAllowed(targets, port2.pkg);
-  tool = await port2.registerTool({
-    name: TOOL_NAME,
-    description: reconnectDescription(allowed),
-    inputSchema: {
-      type: "object",
-      properties: { server: { type: "string", description: SERVER_PARAM }, continue: { type: "boolean", description: CONTINUE_PARAM } }
-    },
-    isDeferred: false
-  });
-  log(registeredLine(tool, allowed));
-}
-var reconnectFeature = {
-  name: "reconnect",
-  sessionActing: true,
-  actsWith: (options) => {
-    const rule = parseServerRule(String(options[OPTION2] ?? ""));
-    return rule.any || rule.names.length > 0;
-  },
-  hooks: {
-    "session.start": async (port2, e, next, ctx) => {
-      reconnect = createReconnect(port2.pkg);
-      reconnect.start(edgesOf3(port2));
-      known = [];
-      targets = void 0;
-      tool = void 0;
-      unregistered = void 0;
-      try {
-        await setup(port2, String(ctx.options[OPTION2] ?? ""));
-      } catch (err) {
-        unregistered = setupFailed(err);
-        logOf(port2)(unregistered);
-      }
-      return next(e);
-    },
-    "tool.call": async (port2, e, next) => {
-      if (tool === void 0 || e.tool !== tool || targets === void 0) return next(e);
-      try {
-        const input = e;
-        await lane2.drain();
-        await noteSessionServers(port2).catch(() => void 0);
-        const call = checkCall(e.agentId, input, allowedServers(targets, port2.pkg), targets.rule.any);
-        return "deny" in call ? call : reconnect.lever(call.server, call.resume);
-      } catch (err) {
-        logOf(port2)(String(err));
-        return { deny: HOOK_FAILED };
-      }
-    },
-    "turn.start": (port2, e, next) => {
-      reconnect.turnStarted(e.agentId);
-      if (e.agentId === void 0 && targets?.rule.any) {
-        lane2.defer(port2, `${debugPrefix(port2.pkg)}turn.start`, () => noteSessionServers(port2).catch((err) => logOf(port2)(serversUnread(err))));
-      }
-      return next(e);
-    },
-    "tool.describe": (port2, e, next) => {
-      const server = serverOfTool(e.tool, e.provider?.plugin, port2.pkg);
-      if (server !== void 0 && !known.includes(server)) {
-        known = [...known, server];
-        if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server]);
-      }
-      return next(e);
-    },
-    "turn.complete": (_port, e, next) => {
-      reconnect.turnComplete(e.agentId, e.reason);
-      return next(e);
-    },
-    "session.end": (_port, e, next) => {
-      reconnect.end(e.reason);
-      return next(e);
+  async function setup(port, ctx, option) {
+    const rule = parseServerRule(option);
+    const [own, seen] = await Promise.all([
+      ctx.facts.ownServer(),
+      rule.any ? sessionServers(port).catch((err) => (ctx.log(serversUnread(err)), [])) : Promise.resolve([])
+    ]);
+    targets = { rule, ...own === void 0 ? {} : { own }, seen };
+    if (!hasTarget(targets, port.pkg)) {
+      unregistered = NO_TARGET_EMPTY;
+      return ctx.log(notRegisteredLine(unregistered));
     }
-  },
-  status(port2) {
-    const lines = [tool !== void 0 && targets !== void 0 ? statusRegistered(tool, describeAllowed(targets, port2.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
-    if (targets?.rule.any) lines.push(seenPhrase(targets.seen));
-    const pending = reconnect.pending();
-    if (pending) lines.push(statusPending(pending.servers, pending.resume));
-    const last = reconnect.lastOutcome();
-    if (last) lines.push(statusLast(last));
-    return lines;
+    const allowed = describeAllowed(targets, port.pkg);
+    tool = await port.registerTool({
+      name: TOOL_NAME,
+      description: reconnectDescription(allowed),
+      inputSchema: {
+        type: "object",
+        properties: { server: { type: "string", description: SERVER_PARAM }, continue: { type: "boolean", description: CONTINUE_PARAM } }
+      },
+      isDeferred: false
+    });
+    ctx.log(registeredLine(tool, allowed));
   }
-};
+  return {
+    name: "reconnect",
+    sessionActing: true,
+    logPrefix: debugPrefix,
+    actsWith: (options) => {
+      const rule = parseServerRule(String(options[OPTION2] ?? ""));
+      return rule.any || rule.names.length > 0;
+    },
+    hooks: {
+      "session.start": async (port, e, next, ctx) => {
+        reconnect = createReconnect(port.pkg);
+        reconnect.start(edgesOf3(port, ctx));
+        known = [];
+        targets = void 0;
+        tool = void 0;
+        unregistered = void 0;
+        try {
+          await setup(port, ctx, String(ctx.options[OPTION2] ?? ""));
+        } catch (err) {
+          unregistered = setupFailed(err);
+          ctx.log(unregistered);
+        }
+        return next(e);
+      },
+      "tool.call": {
+        onFailure: { deny: HOOK_FAILED },
+        run: async (port, e, next) => {
+          if (tool === void 0 || e.tool !== tool || targets === void 0) return next(e);
+          const input = e;
+          await lane.drain();
+          await noteSessionServers(port).catch(() => void 0);
+          const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any);
+          return "deny" in call ? call : reconnect.lever(call.server, call.resume);
+        }
+      },
+      "turn.start": (port, e, next, ctx) => {
+        if (e.agentId === void 0 && targets?.rule.any) {
+          lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(port).catch((err) => ctx.log(serversUnread(err))));
+        }
+        return next(e);
+      },
+      "tool.describe": (port, e, next) => {
+        const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg);
+        if (server !== void 0 && !known.includes(server)) {
+          known = [...known, server];
+          if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server]);
+        }
+        return next(e);
+      },
+      "turn.complete": (_port, e, next) => {
+        reconnect.turnComplete(e.agentId, e.reason);
+        return next(e);
+      },
+      "session.end": (_port, e, next) => {
+        reconnect.end(e.reason);
+        return next(e);
+      }
+    },
+    status(port) {
+      const lines = [tool !== void 0 && targets !== void 0 ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
+      if (targets?.rule.any) lines.push(seenPhrase(targets.seen));
+      const pending = reconnect.pending();
+      if (pending) lines.push(statusPending(pending.servers, pending.resume));
+      const last = reconnect.lastOutcome();
+      if (last) lines.push(statusLast(last));
+      return lines;
+    }
+  };
+}
 
 // node_modules/valibot/dist/index.mjs
 var store$4;
@@ -2451,8 +2604,8 @@ ${text}`);
     }
   }
   return {
-    bind(current3) {
-      edges = current3;
+    bind(current2) {
+      edges = current2;
     },
     start(bound, spec) {
       edges = bound;
@@ -2533,123 +2686,111 @@ ${held.text}`);
 }
 
 // src/features/timing/index.ts
-var timing;
-var mainTurn = false;
-var leverTool;
-var lane3 = createLane();
 function advisoryOf(ctx) {
   const raw = String(ctx.options[ADVISORY_OPTION] ?? "");
   const spec = parseAdvisory(raw);
   return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) };
 }
-async function usageOf(port2, context) {
-  const override = await port2.windowEnv().catch(() => void 0);
+async function usageOf(port, context) {
+  const override = await port.windowEnv().catch(() => void 0);
   return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ""}` };
 }
-function edgesOf4(port2) {
+function edgesOf4(port, ctx) {
   return {
-    submit: (text) => port2.submitPrompt(text),
-    compact: () => port2.compactSession(),
-    after: (fn) => port2.after(0, fn),
-    delay: (ms, fn) => port2.after(ms, fn),
-    log: (text) => port2.log(`timing: ${text}`),
-    notice: (text) => port2.notice(`${noticePrefixOf(port2.pkg)}${text}`),
-    turnRunning: () => mainTurn,
-    readUsage: async () => usageOf(port2, (await port2.usage()).context)
+    submit: (text) => port.submitPrompt(text),
+    compact: () => ctx.compact(),
+    after: (fn) => port.after(0, fn),
+    delay: (ms, fn) => port.after(ms, fn),
+    log: (text) => ctx.log(text),
+    notice: (text) => port.notice(`${noticePrefixOf(port.pkg)}${text}`),
+    turnRunning: () => ctx.facts.isMainTurnRunning(),
+    readUsage: async () => usageOf(port, (await port.usage()).context)
   };
 }
-async function readBreakdown(port2) {
-  return (await port2.usage("summary")).context.breakdown;
+async function readBreakdown(port) {
+  return (await port.usage("summary")).context.breakdown;
 }
-function machineFor(port2) {
-  timing ??= createTiming(port2.pkg);
-  return timing;
-}
-var timingFeature = {
-  name: "timing",
-  sessionActing: true,
-  hooks: {
-    "session.start": async (port2, e, next, ctx) => {
-      mainTurn = false;
-      const { spec, problem } = advisoryOf(ctx);
-      const t = machineFor(port2);
-      t.start(edgesOf4(port2), spec);
-      port2.log(`timing: ${problem ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec))}`);
-      try {
-        leverTool = await port2.registerTool({ name: TOOL_NAME2, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
-      } catch (err) {
-        leverTool = void 0;
-        port2.log(`timing: ${SETUP_FAILED(messageOf(err))}`);
-      }
-      return next(e);
-    },
-    "session.end": async (port2, e, next) => {
-      await lane3.drain();
-      mainTurn = false;
-      timing?.bind(edgesOf4(port2));
-      timing?.end(e.reason);
-      return next(e);
-    },
-    "session.measure": (port2, e, next) => {
-      const t = timing;
-      if (t) lane3.defer(port2, "timing: session.measure", async () => {
-        t.bind(edgesOf4(port2));
+function createTimingFeature() {
+  let timing;
+  let leverTool;
+  const lane = createLane();
+  const machineFor = (port) => timing ??= createTiming(port.pkg);
+  return {
+    name: "timing",
+    sessionActing: true,
+    hooks: {
+      "session.start": async (port, e, next, ctx) => {
+        const { spec, problem } = advisoryOf(ctx);
+        const t = machineFor(port);
+        t.start(edgesOf4(port, ctx), spec);
+        ctx.log(problem ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec)));
         try {
-          await t.measure(await usageOf(port2, e.context), () => readBreakdown(port2));
+          leverTool = await port.registerTool({ name: TOOL_NAME2, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
         } catch (err) {
-          port2.log(`timing: ${BREAKDOWN_FAILED(messageOf(err))}`);
+          leverTool = void 0;
+          ctx.log(SETUP_FAILED(messageOf(err)));
         }
-      });
-      return next(e);
-    },
-    "turn.start": (port2, e, next) => {
-      if (e.agentId === void 0) mainTurn = true;
-      timing?.bind(edgesOf4(port2));
-      timing?.turnStarted(e.agentId);
-      return next(e);
-    },
-    "turn.complete": async (port2, e, next) => {
-      let r;
-      try {
-        r = await next(e);
-      } finally {
-        if (e.agentId === void 0) mainTurn = false;
+        return next(e);
+      },
+      "session.end": async (port, e, next, ctx) => {
+        await lane.drain();
+        timing?.bind(edgesOf4(port, ctx));
+        timing?.end(e.reason);
+        return next(e);
+      },
+      "session.measure": (port, e, next, ctx) => {
+        const t = timing;
+        if (t) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
+          t.bind(edgesOf4(port, ctx));
+          try {
+            await t.measure(await usageOf(port, e.context), () => readBreakdown(port));
+          } catch (err) {
+            ctx.log(BREAKDOWN_FAILED(messageOf(err)));
+          }
+        });
+        return next(e);
+      },
+      "turn.start": (port, e, next, ctx) => {
+        timing?.bind(edgesOf4(port, ctx));
+        timing?.turnStarted(e.agentId);
+        return next(e);
+      },
+      "turn.complete": async (port, e, next, ctx) => {
+        const r = await next(e);
+        timing?.bind(edgesOf4(port, ctx));
+        timing?.turnComplete(e.agentId, e.reason);
+        return r;
+      },
+      "session.compact": async (port, e, next, ctx) => {
+        await lane.drain();
+        const r = await next(e);
+        timing?.bind(edgesOf4(port, ctx));
+        timing?.compacted(e.trigger, e.agentId, r);
+        return r;
+      },
+      "tool.call": {
+        onFailure: { deny: LEVER_FAILED },
+        run: (port, e, next, ctx) => {
+          if (leverTool === void 0 || e.tool !== leverTool) return next(e);
+          const t = machineFor(port);
+          t.bind(edgesOf4(port, ctx));
+          return t.lever(e.agentId, e.continue);
+        }
       }
-      timing?.bind(edgesOf4(port2));
-      timing?.turnComplete(e.agentId, e.reason);
-      return r;
     },
-    "session.compact": async (port2, e, next) => {
-      await lane3.drain();
-      const r = await next(e);
-      timing?.bind(edgesOf4(port2));
-      timing?.compacted(e.trigger, e.agentId, r);
-      return r;
-    },
-    "tool.call": (port2, e, next) => {
-      if (leverTool === void 0 || e.tool !== leverTool) return next(e);
-      try {
-        const t = machineFor(port2);
-        t.bind(edgesOf4(port2));
-        return t.lever(e.agentId, e.continue);
-      } catch (err) {
-        port2.log(`timing: ${messageOf(err)}`);
-        return { deny: LEVER_FAILED };
-      }
+    status: (_port, ctx) => {
+      const { spec, problem } = advisoryOf(ctx);
+      const state = timing?.inspect();
+      const lines = [problem ? `advisory point: ${describeAdvisory(spec)} (${problem})` : `advisory point: ${describeAdvisory(spec)}`];
+      lines.push(state?.thresholds ? THRESHOLDS_LINE(state.thresholds) : "thresholds: not read yet (read at the first turn end) or off");
+      if (state?.latch !== void 0) lines.push(`messages delivered up to level ${state.latch} of 3`);
+      lines.push(leverTool ? `${TOOL_NAME2}: registered as ${leverTool}` : `${TOOL_NAME2}: not registered`);
+      if (state?.requested) lines.push("a compaction request waits for the turn end");
+      if (state?.held) lines.push("a resume prompt is held in the continuation window");
+      return lines;
     }
-  },
-  status: (port2, ctx) => {
-    const { spec, problem } = advisoryOf(ctx);
-    const state = timing?.inspect();
-    const lines = [problem ? `advisory point: ${describeAdvisory(spec)} (${problem})` : `advisory point: ${describeAdvisory(spec)}`];
-    lines.push(state?.thresholds ? THRESHOLDS_LINE(state.thresholds) : "thresholds: not read yet (read at the first turn end) or off");
-    if (state?.latch !== void 0) lines.push(`messages delivered up to level ${state.latch} of 3`);
-    lines.push(leverTool ? `${TOOL_NAME2}: registered as ${leverTool}` : `${TOOL_NAME2}: not registered`);
-    if (state?.requested) lines.push("a compaction request waits for the turn end");
-    if (state?.held) lines.push("a resume prompt is held in the continuation window");
-    return lines;
-  }
-};
+  };
+}
 
 // src/features/window/constants.ts
 var WINDOW_KEY = "CLAUDE_CODE_AUTO_COMPACT_WINDOW";
@@ -2896,14 +3037,12 @@ function describeState(requested, read, settingsPath, harness, names) {
 }
 
 // src/features/window/index.ts
-var lastSync;
-var noticed = /* @__PURE__ */ new Set();
-var namesOf = (port2) => ({ who: port2.pkg, cmd: `/${port2.pkg} window` });
+var namesOf = (port) => ({ who: port.pkg, cmd: `/${port.pkg} window` });
 var requestedOf = (ctx) => Number(ctx.options[WINDOW_OPTION] ?? 0);
-async function locate(port2) {
-  const root = await port2.projectRoot();
-  const home = await port2.homeDir();
-  const real = async (path) => path === void 0 ? void 0 : port2.realPath(path).catch(() => void 0);
+async function locate(port) {
+  const root = await port.projectRoot();
+  const home = await port.homeDir();
+  const real = async (path) => path === void 0 ? void 0 : port.realPath(path).catch(() => void 0);
   const [rootReal, homeReal] = await Promise.all([real(root), real(home)]);
   return {
     root,
@@ -2911,149 +3050,152 @@ async function locate(port2) {
     projectIsHome: isHomeRoot(root, home, { root: rootReal, home: homeReal })
   };
 }
-async function readSettings(port2, path) {
-  if (!await port2.fileExists(path)) return { file: parseSettings(void 0), text: null };
+async function readSettings(port, path) {
+  if (!await port.fileExists(path)) return { file: parseSettings(void 0), text: null };
   try {
-    const text = await port2.readFile(path);
+    const text = await port.readFile(path);
     return { file: parseSettings(text), text };
   } catch (err) {
     return { file: { kind: "unreadable", why: `not readable: ${messageOf(err)}` }, text: null };
   }
 }
-async function writeChecked(port2, location, read, text) {
-  const outcome = await writeSafely(port2.files, { within: location.root, path: location.settingsPath, text, expected: read.text });
+async function writeChecked(port, location, read, text) {
+  const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text, expected: read.text });
   return outcome.ok ? void 0 : NOT_WRITTEN(outcome.reason);
 }
-function report(port2, text, notify) {
-  port2.log(`window: ${text}`);
-  if (notify && !noticed.has(text)) {
-    noticed.add(text);
-    port2.notice(text);
+function report(port, ctx, state, text, notify) {
+  ctx.log(text);
+  if (notify && !state.noticed.has(text)) {
+    state.noticed.add(text);
+    port.notice(text);
   }
 }
-async function sync(port2, ctx) {
-  const names = namesOf(port2);
+async function sync(port, ctx, state) {
+  const names = namesOf(port);
   const requested = requestedOf(ctx);
   if (requested === 0) {
-    lastSync = void 0;
+    state.lastSync = void 0;
     const text2 = NOT_MANAGED(names);
-    port2.log(`window: ${text2}`);
+    ctx.log(text2);
     return text2;
   }
-  const location = await locate(port2);
-  const read = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
-  const running = await port2.windowEnv().catch(() => void 0);
+  const location = await locate(port);
+  const read = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
+  const running = await port.windowEnv().catch(() => void 0);
   const { result, write } = decideSync(location, read?.file, requested, running);
   if (write !== void 0 && read !== void 0) {
-    const problem = await writeChecked(port2, location, read, write);
+    const problem = await writeChecked(port, location, read, write);
     if (problem) {
-      lastSync = void 0;
-      report(port2, problem, true);
+      state.lastSync = void 0;
+      report(port, ctx, state, problem, true);
       return problem;
     }
   }
-  lastSync = result;
+  state.lastSync = result;
   let text = describeSync(result, names);
   if (result.action === "written") {
-    const set = await port2.setWindowEnv(String(requested)).catch((err) => ({ deny: messageOf(err) }));
+    const set = await port.setWindowEnv(String(requested)).catch((err) => ({ deny: messageOf(err) }));
     if (set.deny) text += ` (${ENV_SET_REFUSED(set.deny)})`;
   }
   const warning = syncWarning(result, names);
-  report(port2, text, result.action === "written" || warning !== null);
-  if (warning) port2.log(`window: ${warning}`);
+  report(port, ctx, state, text, result.action === "written" || warning !== null);
+  if (warning) ctx.log(warning);
   return text;
 }
-async function harnessWindow(port2) {
+async function harnessWindow(port) {
   try {
-    const b = (await port2.usage("summary")).context.breakdown;
+    const b = (await port.usage()).context.breakdown;
     return b && { rawMaxTokens: b.rawMaxTokens, source: b.autocompactSource, autoCompactThreshold: b.autoCompactThreshold, isAutoCompactEnabled: b.isAutoCompactEnabled };
   } catch {
     return void 0;
   }
 }
-async function status(port2, ctx) {
-  const location = await locate(port2);
-  const { file } = await readSettings(port2, location.settingsPath);
-  const read = file.kind === "unreadable" ? void 0 : readWindow(file, await port2.windowEnv());
-  const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port2), namesOf(port2));
-  if (file.kind === "unreadable") lines.push(describeSync({ settingsPath: location.settingsPath, action: "skipped", reason: "unreadable-settings", why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: void 0, owned: false }, namesOf(port2)));
-  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port2)) : describeSync(lastSync, namesOf(port2))}`);
+async function status(port, ctx, state) {
+  const location = await locate(port);
+  const { file } = await readSettings(port, location.settingsPath);
+  const read = file.kind === "unreadable" ? void 0 : readWindow(file, await port.windowEnv());
+  const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port), namesOf(port));
+  if (file.kind === "unreadable") lines.push(describeSync({ settingsPath: location.settingsPath, action: "skipped", reason: "unreadable-settings", why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: void 0, owned: false }, namesOf(port)));
+  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(state.lastSync, namesOf(port))}`);
   return lines.join("\n");
 }
-async function reset(port2) {
-  const location = await locate(port2);
-  const read = await readSettings(port2, location.settingsPath);
+async function reset(port, state) {
+  const location = await locate(port);
+  const read = await readSettings(port, location.settingsPath);
   const { result, write } = decideReset(location.settingsPath, read.file);
-  const problem = write === void 0 ? void 0 : await writeChecked(port2, location, read, write);
+  const problem = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
   if (problem) return problem;
-  lastSync = void 0;
-  let text = describeReset(result, namesOf(port2));
+  state.lastSync = void 0;
+  let text = describeReset(result, namesOf(port));
   if (result.action === "removed") {
-    const running = await port2.windowEnv();
+    const running = await port.windowEnv();
     if (running !== void 0 && running !== "") {
       const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens;
-      const unset = ours ? await port2.setWindowEnv(void 0).catch((err) => ({ deny: messageOf(err) })) : void 0;
+      const unset = ours ? await port.setWindowEnv(void 0).catch((err) => ({ deny: messageOf(err) })) : void 0;
       text += " " + (ours && !unset?.deny ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running));
     }
   }
   return text;
 }
-async function disable(port2) {
-  const location = await locate(port2);
-  const read = location.projectIsHome ? void 0 : await readSettings(port2, location.settingsPath);
+async function disable(port) {
+  const location = await locate(port);
+  const read = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
   const { result, write } = decideDisable(location, read?.file);
-  const problem = write === void 0 || read === void 0 ? void 0 : await writeChecked(port2, location, read, write);
-  return problem ?? describeDisable(result, namesOf(port2));
+  const problem = write === void 0 || read === void 0 ? void 0 : await writeChecked(port, location, read, write);
+  return problem ?? describeDisable(result, namesOf(port));
 }
-async function enable(port2, ctx) {
-  const location = await locate(port2);
-  const read = await readSettings(port2, location.settingsPath);
+async function enable(port, ctx, state) {
+  const location = await locate(port);
+  const read = await readSettings(port, location.settingsPath);
   const { result, write } = decideEnable(location.settingsPath, read.file);
-  const problem = write === void 0 ? void 0 : await writeChecked(port2, location, read, write);
+  const problem = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
   if (problem) return problem;
-  const text = describeEnable(result, requestedOf(ctx), namesOf(port2));
+  const text = describeEnable(result, requestedOf(ctx), namesOf(port));
   return result.action === "reenabled" && requestedOf(ctx) !== 0 ? `${text}
-${await sync(port2, ctx)}` : text;
+${await sync(port, ctx, state)}` : text;
 }
-var window = {
-  name: "window",
-  sessionActing: true,
-  hooks: {
-    "session.start": async (port2, e, next, ctx) => {
-      try {
-        await sync(port2, ctx);
-      } catch (err) {
-        port2.log(`window: sync failed (${messageOf(err)}); the harness window is left as it was`);
+function createWindowFeature() {
+  const state = { lastSync: void 0, noticed: /* @__PURE__ */ new Set() };
+  return {
+    name: "window",
+    sessionActing: true,
+    hooks: {
+      "session.start": async (port, e, next, ctx) => {
+        try {
+          await sync(port, ctx, state);
+        } catch (err) {
+          ctx.log(`sync failed (${messageOf(err)}); the harness window is left as it was`);
+        }
+        return next(e);
       }
-      return next(e);
-    }
-  },
-  verbs: {
-    window: {
-      usage: VERB_USAGE,
-      run: async (port2, args, ctx) => {
-        const action = args.trim().toLowerCase() || "status";
-        if (action === "status") return status(port2, ctx);
-        if (action === "reset") return reset(port2);
-        if (action === "disable") return disable(port2);
-        if (action === "enable") return enable(port2, ctx);
-        return UNKNOWN_SUBVERB(namesOf(port2).cmd, action);
+    },
+    verbs: {
+      window: {
+        usage: VERB_USAGE,
+        run: async (port, args, ctx) => {
+          const action = args.trim().toLowerCase() || "status";
+          if (action === "status") return status(port, ctx, state);
+          if (action === "reset") return reset(port, state);
+          if (action === "disable") return disable(port);
+          if (action === "enable") return enable(port, ctx, state);
+          return UNKNOWN_SUBVERB(namesOf(port).cmd, action);
+        }
       }
-    }
-  },
-  status: (port2, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port2)) : describeSync(lastSync, namesOf(port2))]
-};
+    },
+    status: (port, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(state.lastSync, namesOf(port))]
+  };
+}
 
 // src/features/index.ts
 var FEATURES = [
-  captionsFeature,
-  checkpoint,
-  window,
-  timingFeature,
-  reconnectFeature
+  createCaptionsFeature,
+  createCheckpointFeature,
+  createWindowFeature,
+  createTimingFeature,
+  createReconnectFeature
 ];
 
-// src/lib/claims.ts
+// src/runtime/claims.ts
 var CLAIMING_PACKAGES = ["keel", "superheroes", "ws"];
 function parseClaim(raw, session) {
   if (!raw) return void 0;
@@ -3106,63 +3248,8 @@ async function readClaims($, session, pkgs) {
   return Object.fromEntries(pkgs.map((pkg, i) => [pkg, parseClaim(raws[i], session)]));
 }
 
-// src/lib/session-env.ts
-async function readDesktopSignal($) {
-  const [entrypoint, child] = await Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]);
-  return { entrypoint, child };
-}
-function announceCheckpointPresence($, sessionId) {
-  return $.env.set("SUPERHEROES_COMPACT_MOD", sessionId);
-}
-
-// src/lib/harness-window.ts
-function readWindowEnv($) {
-  return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
-}
-function setWindowEnv($, value) {
-  return $.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", value);
-}
-async function readHomeDir($) {
-  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
-}
-
-// src/lib/port.ts
-var MV = "/bin/mv";
-var RM = "/bin/rm";
-var COMMAND_TIMEOUT_MS = 1e4;
-async function hostRun($, argv) {
-  const r = await $.process.run(argv, { timeoutMs: COMMAND_TIMEOUT_MS });
-  if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
-}
-async function statOf($, path) {
-  try {
-    const s = await $.fs.stat(path, { resolve: true });
-    return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
-  } catch {
-    return void 0;
-  }
-}
-async function runsCommands($) {
-  try {
-    await $.process.run([MV, "--version"], { timeoutMs: COMMAND_TIMEOUT_MS });
-    return true;
-  } catch {
-    return false;
-  }
-}
-function filesOf($) {
-  let commands;
-  return {
-    stat: (path) => statOf($, path),
-    read: (path) => $.fs.read(path),
-    write: (path, text) => $.fs.write(path, text),
-    hasCommands: () => commands ??= runsCommands($),
-    move: (from, to) => hostRun($, [MV, "-f", "--", from, to]),
-    remove: (path) => hostRun($, [RM, "-f", "--", path]),
-    token: () => crypto.randomUUID().replace(/-/g, "").slice(0, 12)
-  };
-}
-function portOf($) {
+// src/runtime/bind.ts
+function bindRuntime($) {
   const pkg = $.plugin.name;
   return {
     pkg,
@@ -3172,53 +3259,15 @@ function portOf($) {
     publishClaims: (session, features) => publishClaims($, pkg, session, features),
     readClaims: (session, pkgs) => readClaims($, session, pkgs),
     clearClaims: () => clearClaims($, pkg),
-    apiMessages: async () => {
-      const messages = await $.session.messages({ as: "api" });
-      return Array.isArray(messages) ? messages : [];
-    },
-    complete: (request) => $.model.complete(request),
-    redrawRenders: () => $.ui.invalidate("ui.render"),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn);
-      return () => timer.cancel();
-    },
-    elements: (e) => $.ui.resolve(e),
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
-    surfaces: () => $.session.surfaces(),
     compactSession: (instructions) => $.session.compact(instructions === void 0 ? void 0 : { instructions }),
-    runCommand: (command, args) => $.command.run({ command, args }),
-    submitPrompt: (text) => $.prompt.submit({ text }),
-    toast: (text) => $.ui.toast(text),
-    now: () => $.clock.now(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
-    readFile: (path) => $.fs.read(path),
-    files: filesOf($),
-    listDir: (path) => $.fs.list(path),
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
-    storeKeys: () => $.store.keys(),
-    storeDelete: (key) => $.store.delete(key),
-    pluginDataDir: async () => {
-      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
-      if (!dir) throw new Error("no plugin data folder");
-      return dir;
-    },
-    desktopSignal: () => readDesktopSignal($),
-    announceCheckpointPresence: async (sessionId) => await announceCheckpointPresence($, sessionId),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool,
-    listTools: async () => (await $.tool.list()).map((t) => t.name),
-    connectMcp: (server) => $.mcp.connect(server),
-    notice: (line) => $.ui.log(line),
-    projectRoot: () => $.session.root(),
-    fileExists: (path) => $.fs.exists(path),
-    realPath: async (path) => (await $.fs.stat(path, { resolve: true })).realPath,
-    homeDir: () => readHomeDir($),
-    windowEnv: () => readWindowEnv($),
-    setWindowEnv: async (value) => await setWindowEnv($, value)
+    ownServer: async () => {
+      const conn = await $.mcp.connect(pkg);
+      return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : void 0;
+    }
   };
 }
 
-// src/lib/activation.ts
+// src/runtime/activation.ts
 function allFields(template) {
   const fields = {};
   for (const [name, def] of Object.entries(template.features)) {
@@ -3236,7 +3285,7 @@ function ownerOf(feature, claims) {
   return Object.keys(claims).sort().find((pkg) => claims[pkg]?.includes(feature));
 }
 
-// src/lib/command.ts
+// src/runtime/command.ts
 var STATUS_VERB = "status";
 function parseCommandArgs(args) {
   const trimmed = args.trim();
@@ -3271,7 +3320,86 @@ function formatStatus(pkg, version, rows, problems) {
   return out.join("\n");
 }
 
-// src/lib/options.ts
+// src/runtime/compaction.ts
+function createRelay(facts) {
+  let running;
+  let reached;
+  return {
+    compact(feature, instructions, chain, engineCompact) {
+      running ??= (async () => {
+        const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
+        const engine = ((steered) => {
+          reached = { instructions: steered.instructions };
+          return engineCompact(steered.instructions);
+        });
+        facts.asking(feature);
+        try {
+          return await chain(e, engine);
+        } finally {
+          running = void 0;
+          reached = void 0;
+          facts.asking(void 0);
+        }
+      })();
+      return running;
+    },
+    isOwnReRaise(e) {
+      return reached !== void 0 && e.trigger === "plugin" && e.agentId === void 0 && e.instructions === reached.instructions;
+    }
+  };
+}
+
+// src/runtime/facts.ts
+function createFacts() {
+  let edges;
+  let id;
+  let own;
+  let running = false;
+  let turns = 0;
+  let askedBy;
+  const unbound = () => Promise.reject(new Error("the session facts are read before the first dispatch"));
+  return {
+    bind: (bound) => {
+      edges = bound;
+    },
+    sessionId() {
+      if (!id) {
+        const reading = edges ? edges.sessionId() : unbound();
+        id = reading;
+        reading.catch(() => {
+          if (id === reading) id = void 0;
+        });
+      }
+      return id;
+    },
+    ownServer() {
+      own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0);
+      return own;
+    },
+    isMainTurnRunning: () => running,
+    mainTurns: () => turns,
+    compactionAskedBy(e) {
+      return e.trigger === "plugin" && e.agentId === void 0 ? askedBy : void 0;
+    },
+    turnStarted(agentId) {
+      if (agentId !== void 0) return;
+      running = true;
+      turns++;
+    },
+    turnEnded(agentId) {
+      if (agentId === void 0) running = false;
+    },
+    sessionEnded(reason) {
+      if (reason === "clear" || reason === "resume") id = void 0;
+      running = false;
+    },
+    asking(feature) {
+      askedBy = feature;
+    }
+  };
+}
+
+// src/runtime/options.ts
 var SWITCH_ON = "on";
 var SWITCH_OFF = "off";
 function schemaOf(field) {
@@ -3315,23 +3443,41 @@ function parseOptions(fields, raw) {
 }
 
 // src/registry.ts
+var isPlainObject2 = (r) => typeof r === "object" && r !== null;
+var isString = (v) => typeof v === "string";
 var RESULT_CHECKS = {
-  "session.compact": (r) => Array.isArray(r.messages) || typeof r.skip === "string"
+  "session.compact": (r) => Array.isArray(r.messages) || isString(r.skip),
+  "tool.call": (r) => "result" in r || isString(r.deny) || "ref" in r,
+  "prompt.compose": (r) => Array.isArray(r.sections),
+  "http.fetch": (r) => isString(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString(r.value.text),
+  "agent.spawn": (r) => isString(r.model) || isString(r.deny),
+  "session.receive": (r) => isString(r.text) || isString(r.consumed),
+  "session.send": (r) => typeof r.isDelivered === "boolean",
+  "session.append": (r) => isPlainObject2(r.message) || isString(r.deny),
+  "turn.step": (r) => isString(r.turnId) && typeof r.index === "number"
 };
 function isSettledShape(event, result) {
-  if (result === null || typeof result !== "object") return false;
+  if (!isPlainObject2(result)) return false;
   const check = RESULT_CHECKS[event];
   return check ? check(result) : true;
 }
 var NEXT_TWICE = "next() called twice";
 var NO_ERROR = /* @__PURE__ */ Symbol("no error");
 var Registry = class {
-  constructor(features) {
+  constructor(features, say) {
     this.features = features;
+    this.say = say;
   }
   features;
+  say;
   skips = /* @__PURE__ */ new Map();
   failing = /* @__PURE__ */ new Set();
+  ports = {};
+  contexts = {};
+  bind(ports, contexts) {
+    this.ports = ports;
+    this.contexts = contexts;
+  }
   hooks(event) {
     return this.features.some((f) => f.hooks[event] !== void 0);
   }
@@ -3344,17 +3490,21 @@ var Registry = class {
     }
     let chain = this.chains.get(event);
     if (!chain) {
-      chain = this.features.filter((f) => f.hooks[event] !== void 0 && !leftOut?.has(f.name));
+      chain = this.features.flatMap((feature) => {
+        const spec = feature.hooks[event];
+        if (spec === void 0 || leftOut?.has(feature.name)) return [];
+        return typeof spec === "function" ? [{ feature, run: spec, onFailure: "open" }] : [{ feature, ...spec }];
+      });
       this.chains.set(event, chain);
     }
     return chain;
   }
-  dispatch(event, port2, e, next, ctx, leftOut) {
+  dispatch(event, e, next, leftOut) {
     const chain = this.chainOf(event, leftOut);
     const step = (i, input) => {
-      const feature = chain[i];
-      if (feature === void 0) return next(input);
-      const hook = feature.hooks[event];
+      const entry = chain[i];
+      if (entry === void 0) return next(input);
+      const { feature } = entry;
       let beneath;
       let beneathError = NO_ERROR;
       const featureNext = ((rewritten) => {
@@ -3365,35 +3515,148 @@ var Registry = class {
       });
       featureNext.signal = next.signal;
       featureNext.budget = next.budget;
-      const skip = (why) => {
-        this.noteSkip(feature.name, event, why, port2);
+      featureNext.origin = next.origin;
+      const fail = (why) => {
+        this.noteSkip(feature.name, event, why);
+        const policy = entry.onFailure;
+        if (policy !== "open" && beneath === void 0) return Promise.resolve({ deny: policy.deny });
         return beneath ?? step(i + 1, input);
       };
       let answer;
       try {
-        answer = hook(port2, input, featureNext, ctx);
+        answer = entry.run(this.ports[feature.name], input, featureNext, this.contexts[feature.name]);
       } catch (err) {
-        return skip(describe(err));
+        return fail(describe(err));
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return skip(result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
+          if (!isSettledShape(event, result)) return fail(result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
           if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
           return result;
         },
-        (err) => err === beneathError ? Promise.reject(err) : skip(describe(err))
+        (err) => err === beneathError ? Promise.reject(err) : fail(describe(err))
       );
     };
     return step(0, e);
   }
-  noteSkip(feature, event, why, port2) {
+  stream(event, e, next, leftOut) {
+    const chain = this.chainOf(event, leftOut);
+    const registry = this;
+    async function* step(i, input) {
+      const entry = chain[i];
+      if (entry === void 0) return yield* next(input);
+      const { feature } = entry;
+      const policy = entry.onFailure;
+      const ctx = registry.contexts[feature.name];
+      let beneath;
+      let beneathResult;
+      let beneathError = NO_ERROR;
+      async function* below(rewritten) {
+        try {
+          const value = yield* step(i + 1, rewritten);
+          beneathResult = { value };
+          return value;
+        } catch (err) {
+          beneathError = err;
+          throw err;
+        }
+      }
+      const featureNext = ((rewritten) => {
+        if (beneath !== void 0) throw new Error(NEXT_TWICE);
+        const inner = below(rewritten);
+        beneath = inner;
+        return handOver2(inner, () => beneathResult);
+      });
+      featureNext.signal = next.signal;
+      featureNext.budget = next.budget;
+      featureNext.origin = next.origin;
+      let body;
+      let bodyDone = false;
+      let failure;
+      try {
+        body = entry.run(registry.ports[feature.name], input, featureNext, ctx);
+        for (; ; ) {
+          const r = await body.next();
+          if (!r.done) {
+            yield r.value;
+            continue;
+          }
+          bodyDone = true;
+          const result = r.value ?? beneathResult?.value;
+          if (result !== void 0 && isSettledShape(event, result)) {
+            if (registry.failing.size) registry.failing.delete(`${feature.name} ${event}`);
+            if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await beneath.return(void 0).catch(() => void 0);
+            return result;
+          }
+          failure = result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
+          break;
+        }
+      } catch (err) {
+        bodyDone = true;
+        if (err === beneathError && policy === "open") throw err;
+        failure = describe(err);
+      } finally {
+        if (!bodyDone) {
+          await body?.return(void 0).catch(() => void 0);
+          if (beneath !== void 0 && beneathResult === void 0) await beneath.return(void 0).catch(() => void 0);
+        }
+      }
+      registry.noteSkip(feature.name, event, failure);
+      if (policy !== "open") {
+        await beneath?.return(void 0).catch(() => void 0);
+        return yield* policy.answer({ message: failure, calledNext: beneath !== void 0 }, input, ctx);
+      }
+      if (beneath === void 0) return yield* step(i + 1, input);
+      if (beneathResult !== void 0) return beneathResult.value;
+      return yield* beneath;
+    }
+    return step(0, e);
+  }
+  answerFor(event, e, failure, leftOut) {
+    for (const entry of this.chainOf(event, leftOut)) {
+      const policy = entry.onFailure;
+      if (policy !== "open" && policy.owns?.(e)) return policy.answer(failure, e, this.contexts[entry.feature.name]);
+    }
+    return void 0;
+  }
+  noteSkip(feature, event, why) {
     this.skips.set(feature, (this.skips.get(feature) ?? 0) + 1);
     const key = `${feature} ${event}`;
     if (this.failing.has(key)) return;
     this.failing.add(key);
-    port2.log(`${feature}: ${event} hook skipped (${why})`);
+    this.say(`${feature}: ${event} hook skipped (${why})`);
   }
 };
+function handOver2(inner, settled) {
+  let resolve;
+  let reject;
+  const result = new Promise((res, rej) => (resolve = res, reject = rej));
+  result.catch(() => void 0);
+  const watch = (p) => p.then(
+    (r) => {
+      if (r.done) resolve(r.value);
+      return r;
+    },
+    (err) => {
+      reject(err);
+      throw err;
+    }
+  );
+  const held = {
+    result,
+    next: (...args) => watch(inner.next(...args)),
+    throw: (err) => watch(inner.throw(err)),
+    return: async (value) => {
+      const done = settled();
+      if (!done) reject(new Error("the stream was left before its end"));
+      return { done: true, value: done ? done.value : await value };
+    },
+    [Symbol.asyncIterator]() {
+      return held;
+    }
+  };
+  return held;
+}
 function describe(err) {
   return err instanceof Error ? `${err.name}: ${err.message}` : `threw ${preview(err)}`;
 }
@@ -3402,196 +3665,244 @@ function preview(value) {
   return text.length > 80 ? `${text.slice(0, 79)}\u2026` : text;
 }
 
-// src/lib/runtime.ts
+// src/runtime/runtime.ts
 var COMMAND_DESCRIPTION = "What this package runs and why; its verbs.";
-function createRuntime(features, template, raw) {
-  const { values: options, problems } = parseOptions(allFields(template), raw);
+function createRuntime(factories, template, raw) {
+  const fields = allFields(template);
+  const { values: options, problems } = parseOptions(fields, raw);
+  const defaults = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fallbackOf(field)]));
+  const all = factories.map((make) => make());
   const isOn = (f) => f.name in raw && options[f.name] === true;
-  const registry = new Registry(features.filter(isOn));
+  let port;
+  const log = (line) => port?.log(line);
+  const registry = new Registry(all.filter(isOn), log);
+  const facts = createFacts();
+  const relay = createRelay(facts);
   const actingOn = registry.features.filter((f) => f.sessionActing && (f.actsWith?.(options) ?? true)).map((f) => f.name);
   let yields;
   let owned = [];
   let restamp = false;
   let claimProblem;
   let problemsLogged = false;
-  const contextOf = (port2) => ({ pkg: port2.pkg, options });
-  async function guarded(port2, what, fallback, work) {
+  const bound = () => {
+    if (!port) throw new Error("the runtime is used before its first dispatch bound it");
+    return port;
+  };
+  async function guarded(what, fallback, work) {
     try {
       return await work();
     } catch (err) {
-      port2.log(`keel: ${what} failed (${messageOf(err)})`);
+      log(`keel: ${what} failed (${messageOf(err)})`);
       return fallback;
     }
   }
-  let session;
-  function sessionOf2(port2) {
-    if (!session) {
-      session = port2.sessionId();
-      session.catch(() => session = void 0);
-    }
-    return session;
+  function compactFor(feature, instructions) {
+    const p = bound();
+    return relay.compact(feature, instructions, async (e, engine) => await registry.dispatch("session.compact", e, engine, yields ?? await yieldsOf()), p.compactSession);
   }
-  async function readAllClaims(port2) {
+  const prefixOf = (feature) => {
+    const f = all.find((x) => x.name === feature);
+    return f?.logPrefix ? f.logPrefix(port?.pkg ?? "") : `${feature}: `;
+  };
+  const contextOf = (feature) => {
+    const prefix = prefixOf(feature);
+    return {
+      pkg: port?.pkg ?? "",
+      options,
+      defaults,
+      facts,
+      log: (line) => log(prefix + line),
+      compact: (instructions) => compactFor(feature, instructions)
+    };
+  };
+  async function readAllClaims() {
     if (!actingOn.length) return {};
-    return guarded(port2, "reading the packages' claims", {}, async () => port2.readClaims(await sessionOf2(port2), CLAIMING_PACKAGES));
+    return guarded("reading the packages' claims", {}, async () => bound().readClaims(await facts.sessionId(), CLAIMING_PACKAGES));
   }
-  function yieldsFrom(port2, claims) {
-    const others = Object.fromEntries(Object.entries(claims).filter(([pkg]) => pkg !== port2.pkg));
+  function yieldsFrom(claims) {
+    const pkg = bound().pkg;
+    const others = Object.fromEntries(Object.entries(claims).filter(([p]) => p !== pkg));
     const found = /* @__PURE__ */ new Map();
     for (const feature of actingOn) {
       const owner = ownerOf(feature, others);
       if (owner === void 0) continue;
       found.set(feature, owner);
-      port2.log(`${feature}: yields to ${owner}, which runs it in this session`);
+      log(`${feature}: yields to ${owner}, which runs it in this session`);
     }
     return found;
   }
-  async function yieldsOf(port2) {
-    yields ??= yieldsFrom(port2, await readAllClaims(port2));
+  async function yieldsOf() {
+    yields ??= yieldsFrom(await readAllClaims());
     return yields;
   }
-  async function publish(port2) {
+  async function publish() {
     try {
-      await port2.publishClaims(await sessionOf2(port2), owned);
+      await bound().publishClaims(await facts.sessionId(), owned);
       claimProblem = void 0;
     } catch (err) {
       claimProblem = `claims not published (${messageOf(err)}): another keel package in this session may run the same features`;
-      port2.log(`keel: ${claimProblem}`);
+      log(`keel: ${claimProblem}`);
     }
   }
-  async function claimAtStart(port2) {
+  async function claimAtStart() {
     if (!problemsLogged) {
       problemsLogged = true;
-      for (const problem of problems) port2.log(`keel: ${problem}`);
+      for (const problem of problems) log(`keel: ${problem}`);
     }
-    session = void 0;
     restamp = false;
     if (!actingOn.length) {
-      await guarded(port2, "clearing claims", void 0, () => port2.clearClaims());
+      await guarded("clearing claims", void 0, () => bound().clearClaims());
       yields = /* @__PURE__ */ new Map();
       return yields;
     }
-    const claims = await readAllClaims(port2);
-    yields = yieldsFrom(port2, claims);
+    const claims = await readAllClaims();
+    yields = yieldsFrom(claims);
     owned = actingOn.filter((feature) => !yields.has(feature));
-    const published = claims[port2.pkg] ?? [];
-    if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish(port2);
+    const published = claims[bound().pkg] ?? [];
+    if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish();
     return yields;
-  }
-  async function registerCommand(port2) {
-    await guarded(port2, "registering the package command", void 0, async () => {
-      await port2.registerCommand({ name: port2.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
-    });
-  }
-  let compacting;
-  let compactingWith;
-  function compact(port2, instructions, engineCompact) {
-    compacting ??= (async () => {
-      const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
-      const engine = ((steered) => {
-        compactingWith = { instructions: steered.instructions };
-        return engineCompact(steered.instructions);
-      });
-      try {
-        return await registry.dispatch("session.compact", port2, e, engine, contextOf(port2), yields ?? await yieldsOf(port2));
-      } finally {
-        compacting = void 0;
-        compactingWith = void 0;
-      }
-    })();
-    return compacting;
-  }
-  function isOwnReRaise(e) {
-    return compactingWith !== void 0 && e.trigger === "plugin" && e.agentId === void 0 && e.instructions === compactingWith.instructions;
-  }
-  async function dispatch2(event, port2, e, next) {
-    if (event === "session.compact" && isOwnReRaise(e)) return next(e);
-    const ctx = contextOf(port2);
-    if (event === "session.start") {
-      const startFeatures = async () => registry.dispatch(event, port2, e, next, ctx, await claimAtStart(port2));
-      const [, result] = await Promise.all([registerCommand(port2), startFeatures()]);
-      return result;
-    }
-    const ending = event === "session.end" ? e.reason : void 0;
-    if (ending === "clear" || ending === "resume") {
-      session = void 0;
-      restamp = owned.length > 0;
-    } else if (restamp) {
-      restamp = false;
-      void publish(port2);
-    }
-    const yielded = yields ?? await yieldsOf(port2);
-    return registry.dispatch(event, port2, e, next, ctx, yielded);
   }
   function usages() {
     const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage));
     return [STATUS_VERB, ...verbs];
   }
-  async function statusText(port2) {
-    const ctx = contextOf(port2);
-    const yielded = await yieldsOf(port2);
+  async function registerCommand() {
+    const p = bound();
+    await guarded("registering the package command", void 0, async () => {
+      await p.registerCommand({ name: p.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
+    });
+  }
+  function noteBefore(event, e) {
+    if (event === "turn.start") facts.turnStarted(e.agentId);
+    else if (event === "session.end") {
+      const reason = e.reason;
+      facts.sessionEnded(reason);
+      if (reason === "clear" || reason === "resume") restamp = owned.length > 0;
+    } else if (restamp) {
+      restamp = false;
+      void publish();
+    }
+  }
+  async function dispatch2(event, e, next) {
+    if (event === "session.compact" && relay.isOwnReRaise(e)) return next(e);
+    if (event === "session.start") {
+      const startFeatures = async () => registry.dispatch(event, e, next, await claimAtStart());
+      const [, result] = await Promise.all([registerCommand(), startFeatures()]);
+      return result;
+    }
+    noteBefore(event, e);
+    const yielded = yields ?? await yieldsOf();
+    if (event !== "turn.complete") return registry.dispatch(event, e, next, yielded);
+    try {
+      return await registry.dispatch(event, e, next, yielded);
+    } finally {
+      facts.turnEnded(e.agentId);
+    }
+  }
+  async function* stream2(event, e, next) {
+    const yielded = yields ?? await yieldsOf();
+    return yield* registry.stream(event, e, next, yielded);
+  }
+  async function* streamFailed2(event, e, next, message) {
+    log(`keel: ${event} failed at the engine (${message})`);
+    const answer = registry.answerFor(event, e, { message, calledNext: true }, yields);
+    if (answer) return yield* answer;
+    return yield* next(e);
+  }
+  async function statusText() {
+    const p = bound();
+    const yielded = await yieldsOf();
     const rows = [];
-    for (const f of features) {
+    for (const f of all) {
       const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {});
-      const lines = isOn(f) && f.status ? await guarded(port2, `${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(port2, ctx)) : [];
+      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[f.name], contextOf(f.name))) : [];
       rows.push({
-        ...activationOf(template, raw, ctx.pkg, f.name, isOn(f)),
+        ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
         yieldsTo: yielded.get(f.name),
         options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
         skips: registry.skips.get(f.name) ?? 0,
         lines
       });
     }
-    return formatStatus(ctx.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems);
+    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems);
   }
-  async function command(port2, e, next) {
-    if (e.command !== port2.pkg) return next(e);
-    const ctx = contextOf(port2);
+  async function command(e, next) {
+    const p = bound();
+    if (e.command !== p.pkg) return next(e);
     const { verb, rest } = parseCommandArgs(e.args);
-    if (verb === STATUS_VERB) return { text: await statusText(port2) };
+    if (verb === STATUS_VERB) return { text: await statusText() };
     const owner = registry.features.find((f) => f.verbs?.[verb]);
     const handler = owner?.verbs?.[verb];
-    if (!owner || !handler) return { text: unknownVerb(port2.pkg, verb, usages()) };
-    const text = await guarded(port2, `/${port2.pkg} ${verb}`, `/${port2.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(port2, rest, ctx));
+    if (!owner || !handler) return { text: unknownVerb(p.pkg, verb, usages()) };
+    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner.name)));
     return { text };
   }
+  let featurePorts = {};
+  const engineCommands = [...new Set(registry.features.flatMap((f) => f.commands ?? []))];
   return {
     registry,
-    hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && actingOn.length > 0,
+    hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && registry.features.length > 0,
+    engineCommands,
+    bind(runtimePort, ports) {
+      port = runtimePort;
+      featurePorts = ports;
+      facts.bind({ sessionId: runtimePort.sessionId, ownServer: runtimePort.ownServer });
+      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f.name)])));
+    },
+    get isBound() {
+      return port !== void 0;
+    },
     dispatch: dispatch2,
-    compact,
+    stream: stream2,
+    streamFailed: streamFailed2,
     command
   };
 }
 
 // src/main.ts
 var runtime;
-var port;
-function featurePort($) {
-  const edges = portOf($);
-  const ported = { ...edges, compactSession: (instructions) => runtime.compact(ported, instructions, edges.compactSession) };
-  return ported;
+function bindLoad($) {
+  if (!runtime.isBound) runtime.bind(bindRuntime($), bindFeatures($));
+  return runtime;
 }
 function dispatch(event, $, e, next) {
-  return runtime.dispatch(event, port ??= featurePort($), e, next);
+  return bindLoad($).dispatch(event, e, next);
+}
+function stream(event, $, e, next) {
+  return bindLoad($).stream(event, e, next);
+}
+function streamFailed(event, $, e, next) {
+  return bindLoad($).streamFailed(event, e, next, String(next.error?.message ?? "failed"));
 }
 function packageCommand($, e, next) {
-  return runtime.command(port ??= featurePort($), e, next);
+  return bindLoad($).command(e, next);
 }
 export function register(on, options) {
   runtime = createRuntime(FEATURES, plugin_default, options);
-  port = void 0;
   const rt = runtime;
   on("session.start", ($, e, next) => dispatch("session.start", $, e, next));
   on("command.run", { command: ["keel", "superheroes", "ws"] }, ($, e, next) => packageCommand($, e, next));
+  if (rt.engineCommands.length) on("command.run", { command: ["model", "rename"] }, ($, e, next) => dispatch("command.run", $, e, next));
   if (rt.hooks("session.end")) on("session.end", ($, e, next) => dispatch("session.end", $, e, next));
   if (rt.hooks("session.compact")) on("session.compact", ($, e, next) => dispatch("session.compact", $, e, next));
   if (rt.hooks("session.measure")) on("session.measure", ($, e, next) => dispatch("session.measure", $, e, next));
+  if (rt.hooks("session.append")) on("session.append", ($, e, next) => dispatch("session.append", $, e, next));
+  if (rt.hooks("session.receive")) on("session.receive", ($, e, next) => dispatch("session.receive", $, e, next));
+  if (rt.hooks("session.send")) on("session.send", ($, e, next) => dispatch("session.send", $, e, next));
   if (rt.hooks("turn.start")) on("turn.start", ($, e, next) => dispatch("turn.start", $, e, next));
+  if (rt.hooks("turn.step")) {
+    on("turn.step", async function* ($, e, next) {
+      return yield* stream("turn.step", $, e, next);
+    }).catch(async function* ($, e, next) {
+      return yield* streamFailed("turn.step", $, e, next);
+    });
+  }
   if (rt.hooks("turn.complete")) on("turn.complete", ($, e, next) => dispatch("turn.complete", $, e, next));
   if (rt.hooks("prompt.submit")) on("prompt.submit", ($, e, next) => dispatch("prompt.submit", $, e, next));
+  if (rt.hooks("prompt.compose")) on("prompt.compose", ($, e, next) => dispatch("prompt.compose", $, e, next));
   if (rt.hooks("tool.call")) on("tool.call", ($, e, next) => dispatch("tool.call", $, e, next));
-  if (rt.hooks("command.run")) on("command.run", ($, e, next) => dispatch("command.run", $, e, next));
-  if (rt.hooks("ui.render")) on("ui.render", ($, e, next) => dispatch("ui.render", $, e, next));
   if (rt.hooks("tool.describe")) on("tool.describe", { tool: /^mcp__/ }, ($, e, next) => dispatch("tool.describe", $, e, next));
+  if (rt.hooks("ui.render")) on("ui.render", ($, e, next) => dispatch("ui.render", $, e, next));
+  if (rt.hooks("http.fetch")) on("http.fetch", ($, e, next) => dispatch("http.fetch", $, e, next));
+  if (rt.hooks("agent.spawn")) on("agent.spawn", ($, e, next) => dispatch("agent.spawn", $, e, next));
 }

@@ -8,10 +8,6 @@ export const OPTION = {
   language: 'captionsLanguage',
 } as const
 
-/** The cheap model a caption is worth; the person may name another alias or id. */
-export const DEFAULT_MODEL = 'haiku'
-/** The lead's own window size in tokens: the mirror never holds more than a share of it. */
-export const DEFAULT_CONTEXT_TOKENS = 200_000
 /** How often the queue is sent: long enough that a burst of calls lands in one request. */
 export const FLUSH_MS = 1500
 /** Calls per request: a unit is never split, so one unit may exceed it and go alone. */

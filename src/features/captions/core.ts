@@ -3,12 +3,12 @@
 // a redraw lets the rows draw them. Driven through edges only: no port, no `$`.
 import type { ModelCompleteRequest, ModelCompleteResult } from 'claude-code'
 import {
-  BATCH_CALLS, CAPTURED_LIMIT, DEFAULT_CONTEXT_TOKENS, DEFAULT_MODEL, ENVELOPE_FIELDS, FIELD_CAP, FLUSH_MS, OPTION,
+  BATCH_CALLS, CAPTURED_LIMIT, ENVELOPE_FIELDS, FIELD_CAP, FLUSH_MS, OPTION,
   RUN_FIELD_CAP, TIMEOUT_MS, TOKENS_PER_CALL, TOKENS_PER_UNIT,
 } from './constants.ts'
 import { clip, fileChange, inputSubtitle, nonBlank, parseReply, stringify, transcriptCalls, type ApiMessageLike, type SeenCall } from './digest.ts'
 import { absorb, emptyMirror, measuredTokensPerChar, movePivot, promptBlocks, resetMirror, type Mirror } from './mirror.ts'
-import { answerPrompt, DEFAULT_STYLE, LOG, NOT_AVAILABLE, rulesPrompt, taskText } from './strings.ts'
+import { answerPrompt, LOG, NOT_AVAILABLE, rulesPrompt, taskText } from './strings.ts'
 import { isRun, type Unit } from './units.ts'
 
 export type CaptionEdges = {
@@ -23,18 +23,23 @@ export type CaptionSettings = { model: string; style: string; contextTokens: num
 export type ToolCaption = { subtitle: string; intention: string; result: string; bytes: number }
 export type RunCaption = { subtitles: string[]; summary: string; bytes: number }
 
-/** The settings from the package's options; a context size that is no positive integer is named in `problems`. */
-export function settingsOf(options: Readonly<Record<string, unknown>>): { settings: CaptionSettings; problems: string[] } {
+/**
+ * The settings from the package's options; a blank model or style, or a context size that is no
+ * positive integer, takes the field's declared default (plugin.json, its one home), and a bad size
+ * is named in `problems`.
+ */
+export function settingsOf(options: Readonly<Record<string, unknown>>, defaults: Readonly<Record<string, unknown>>): { settings: CaptionSettings; problems: string[] } {
   const tokens = options[OPTION.contextTokens]
   const isPositiveInteger = typeof tokens === 'number' && Number.isInteger(tokens) && tokens > 0
+  const fallbackTokens = Number(defaults[OPTION.contextTokens])
   return {
     settings: {
-      model: nonBlank(options[OPTION.model])?.trim() ?? DEFAULT_MODEL,
-      style: nonBlank(options[OPTION.style]) ?? DEFAULT_STYLE,
-      contextTokens: isPositiveInteger ? tokens : DEFAULT_CONTEXT_TOKENS,
+      model: nonBlank(options[OPTION.model])?.trim() ?? String(defaults[OPTION.model]),
+      style: nonBlank(options[OPTION.style]) ?? String(defaults[OPTION.style]),
+      contextTokens: isPositiveInteger ? tokens : fallbackTokens,
       lang: nonBlank(options[OPTION.language])?.trim(),
     },
-    problems: isPositiveInteger || tokens === undefined ? [] : [LOG.badOption(OPTION.contextTokens, tokens, DEFAULT_CONTEXT_TOKENS)],
+    problems: isPositiveInteger || tokens === undefined ? [] : [LOG.badOption(OPTION.contextTokens, tokens, fallbackTokens)],
   }
 }
 

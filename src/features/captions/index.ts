@@ -2,26 +2,23 @@
 // model call wrote. Display only: the model reads the raw result, and the expanded view, a running
 // call and the live group draw raw. This file binds the core's edges to the port; nothing else.
 import type { Args, EventResult, Next } from 'claude-code'
-import type { Feature } from '../../registry.ts'
-import type { Port } from '../../lib/port.ts'
-import { createCaptions, settingsOf, type CaptionEdges } from './core.ts'
+import type { Feature, FeatureContext } from '../../registry.ts'
+import type { CaptionsPort as Port } from './bind.ts'
+import { createCaptions, settingsOf, type CaptionEdges, type Captions } from './core.ts'
 import { drawCall, drawEmpty, drawRun } from './draw.tsx'
 import { STATUS } from './strings.ts'
 import { groupUnit, isRun, toolUseUnit } from './units.ts'
 
-/** One per module instance: a reload starts it over, and a drawn unit is asked once more. */
-const captions = createCaptions()
-
-const edgesOf = (port: Port): CaptionEdges => ({
+const edgesOf = (port: Port, ctx: FeatureContext): CaptionEdges => ({
   messages: () => port.apiMessages(),
   complete: (req) => port.complete(req),
   redraw: () => port.redrawRenders(),
   every: (ms, fn) => port.every(ms, fn),
-  log: (line) => port.log(line),
+  log: (line) => ctx.log(line),
 })
 
 /** The row hooks never wait on the model: a unit with no caption draws raw and is queued. */
-function render(port: Port, e: Args<'ui.render'>, next: Next<'ui.render'>): EventResult<'ui.render'> | Promise<EventResult<'ui.render'>> {
+function render(captions: Captions, port: Port, e: Args<'ui.render'>, next: Next<'ui.render'>): EventResult<'ui.render'> | Promise<EventResult<'ui.render'>> {
   const columns = e.viewport?.columns
   switch (e.component) {
     case 'ToolGroup': {
@@ -53,15 +50,18 @@ function render(port: Port, e: Args<'ui.render'>, next: Next<'ui.render'>): Even
   }
 }
 
-export const captionsFeature: Feature = {
+export function createCaptionsFeature(): Feature<Port> {
+  // Per registration: a reload starts it over, and a drawn unit is asked once more.
+  const captions = createCaptions()
+  return {
   name: 'captions',
   // Two packages captioning the same rows would double the model calls and fight over the drawing.
   sessionActing: true,
   hooks: {
     'session.start': (port, e, next, ctx) => {
-      const { settings, problems } = settingsOf(ctx.options)
-      for (const problem of problems) port.log(problem)
-      captions.start(edgesOf(port), settings)
+      const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
+      for (const problem of problems) ctx.log(problem)
+      captions.start(edgesOf(port, ctx), settings)
       return next(e)
     },
     // Outside the rewrite hooks beneath, so what is captured is the result the lead reads.
@@ -79,11 +79,12 @@ export const captionsFeature: Feature = {
       captions.end()
       return next(e)
     },
-    'ui.render': render,
+    'ui.render': (port, e, next) => render(captions, port, e, next),
   },
   status(_port, ctx) {
-    const { settings, problems } = settingsOf(ctx.options)
+    const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
     const s = captions.stats()
     return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems]
   },
+  }
 }

@@ -15,10 +15,6 @@ export const NOT_AVAILABLE = '(not available)'
 export const NO_TEXT_OUTPUT = '(no text output)'
 export const cutNote = (cut: number): string => `…[${cut} chars cut]…`
 
-/** The default style layer; the manifest's `captionsStyle` default is pinned equal to it by a test. */
-export const DEFAULT_STYLE =
-  'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("정의 위치 확인", "3개 파일에서 발견, foo.go:12 외").'
-
 const RULES = [
   "You write one-glance captions for a coding agent's tool calls. A human watching the terminal reads them in place of the raw calls.",
   "The request opens with the agent's conversation since its last compaction (its oldest part possibly omitted), then the latest message, then UNITS.",
@@ -48,11 +44,12 @@ export function answerPrompt(units: readonly { id: string; calls: number }[]): s
 export const taskText = (unitsJson: string, answer: string): string => `UNITS\n${unitsJson}\n\n${answer}`
 
 // Debug-log lines (under the plugin's name in the engine's debug log).
+/** Debug lines; the runtime opens each with `captions: ` (ctx.log). */
 export const LOG = {
-  on: (model: string, window: number, lang: string | undefined) => `captions: on: model ${model}, window ${window} tokens, language ${lang ?? "(the user's)"}`,
-  badOption: (key: string, given: unknown, used: unknown) => `captions: option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
-  notAnswered: (reason: string) => `captions: request not answered: ${reason}`,
-  failed: (err: unknown) => `captions: request failed: ${messageOf(err)}`,
+  on: (model: string, window: number, lang: string | undefined) => `on: model ${model}, window ${window} tokens, language ${lang ?? "(the user's)"}`,
+  badOption: (key: string, given: unknown, used: unknown) => `option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
+  notAnswered: (reason: string) => `request not answered: ${reason}`,
+  failed: (err: unknown) => `request failed: ${messageOf(err)}`,
 }
 
 // `/<pkg> status` lines.

@@ -1,5 +1,5 @@
 // When the automatic checkpoint runs, shows its band, or records why it did not (spec B.3, B.4). Pure.
-import type { Options } from '../../lib/options.ts'
+import type { Options } from '../../runtime/options.ts'
 import {
   AUTO_MODE, DESKTOP_ENTRYPOINTS, DESKTOP_SURFACE, HEADS_UP_TOKENS, MIN_TRIGGER_TOKENS, OFF_MODE, SNOOZE_STEP_TOKENS,
 } from './constants.ts'

@@ -1,57 +1,61 @@
-// The checkpoint feature: binds each hook to one session's state machine (core.ts) over the port's
+// The checkpoint feature: binds each hook to one session's state machine (session.ts) over the port's
 // edges. Every hook fails open: a failure is logged and the event goes on as it came.
 import type { Feature, FeatureContext } from '../../registry.ts'
-import { createLane } from '../../lib/lane.ts'
+import { createLane, type Lane } from '../../lib/lane.ts'
 import { messageOf } from '../../lib/message.ts'
 import { removeSafely, writeSafely } from '../../lib/safe-write.ts'
-import type { Port } from '../../lib/port.ts'
 import { bandTree, type BandElements } from './band.ts'
+import type { CheckpointPort as Port } from './bind.ts'
 import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND } from './constants.ts'
-import { CheckpointSession, type Edges } from './core.ts'
+import { CheckpointSession, type Edges } from './session.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
 import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
 import { byteLength, Notes } from './notes.ts'
 import { statusLines } from './status.ts'
 import { CHARTER_NONE, CHARTER_USAGE, charterSet, damagedStore } from './strings.ts'
 
-/** Each session this process has seen, by id: a /clear starts another in the same process. */
-const sessions = new Map<string, CheckpointSession>()
-/**
- * Facts of the process, not of one conversation: read at session.start, and carried into each
- * session a /clear starts (no session.start fires for it).
- */
-const facts = { isInteractive: false, isDesktopStarted: false }
-/** The session the presence signal names now. */
-let announcedFor: string | undefined
-/** The plugin's data folder: it does not move while the process lives. */
-let dataDir: Promise<string> | undefined
-/**
- * The work of the observing hooks (a measurement, a turn start, a turn end with no block), run off
- * their path in order. Whatever reads the state it writes drains it first: the steering, a turn end
- * with a block, the band's Now, the compaction timer.
- */
-const lane = createLane()
-/**
- * The session in force, as its start or the last main turn start resolved it: a turn start marks it
- * busy and a turn end with nothing to do clears the mark, with no `$` call. A session end forgets it.
- */
-let current: CheckpointSession | undefined
-/**
- * This package's main-conversation compactions, as the session.compact hook sees each (every one
- * now runs through the package's chain): running from the hook's entry until its next settles, and
- * entered so far. No checkpoint starts while one runs, nor on a fill read before one entered.
- */
-const compactions = { running: 0, entered: 0 }
+/** What one registration of the feature holds (a reload starts it over; the store and files keep the rest). */
+type State = {
+  /** Each session this process has seen, by id: a /clear starts another in the same process. */
+  readonly sessions: Map<string, CheckpointSession>
+  /**
+   * Facts of the process, not of one conversation: read at session.start, and carried into each
+   * session a /clear starts (no session.start fires for it).
+   */
+  readonly process: { isInteractive: boolean; isDesktopStarted: boolean }
+  /** The session the presence signal names now. */
+  announcedFor: string | undefined
+  /** The plugin's data folder: it does not move while the process lives. */
+  dataDir: Promise<string> | undefined
+  /**
+   * The work of the observing hooks (a measurement, a turn start, a turn end with no block), run off
+   * their path in order. Whatever reads the state it writes drains it first: the steering, a turn end
+   * with a block, the band's Now, the compaction timer.
+   */
+  readonly lane: Lane
+  /**
+   * The session in force, as its start or the last main turn start resolved it: a turn start marks it
+   * busy and a turn end with nothing to do clears the mark, with no `$` call. A session end forgets it.
+   */
+  current: CheckpointSession | undefined
+  /**
+   * This package's main-conversation compactions, as the session.compact hook sees each (every one
+   * now runs through the package's chain): running from the hook's entry until its next settles, and
+   * entered so far. No checkpoint starts while one runs, nor on a fill read before one entered.
+   */
+  readonly compactions: { running: number; entered: number }
+}
 
-function edgesOf(port: Port): Edges {
-  const log = (line: string) => port.log(`checkpoint: ${line}`)
+function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
+  const log = ctx.log
+  const { lane, compactions } = state
   const dataDirOf = () => {
     // A failed read is not kept: the next call asks again.
-    dataDir ??= port.pluginDataDir().catch((err) => {
-      dataDir = undefined
+    state.dataDir ??= port.pluginDataDir().catch((err) => {
+      state.dataDir = undefined
       throw err
     })
-    return dataDir
+    return state.dataDir
   }
   return {
     log,
@@ -63,7 +67,7 @@ function edgesOf(port: Port): Edges {
     fill: async () => (await port.usage()).context.tokens,
     surfaces: () => port.surfaces(),
     runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: (instructions) => port.compactSession(instructions),
+    compact: (instructions) => ctx.compact(instructions),
     compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
     compactions: () => ({ ...compactions }),
     submit: (text) => port.submitPrompt(text),
@@ -89,26 +93,26 @@ function edgesOf(port: Port): Edges {
   }
 }
 
-async function sessionOf(port: Port): Promise<CheckpointSession> {
-  const id = await port.sessionId()
-  let session = sessions.get(id)
+async function sessionOf(port: Port, ctx: FeatureContext, state: State): Promise<CheckpointSession> {
+  const id = await ctx.facts.sessionId()
+  let session = state.sessions.get(id)
   if (!session) {
-    session = Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), facts)
-    sessions.set(id, session)
+    session = Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), state.process)
+    state.sessions.set(id, session)
   }
   return session
 }
 
 /** B.14: the skill reads the signal to know its block is saved here. A deny is logged (part C.9). */
-async function announce(port: Port, sessionId: string): Promise<void> {
-  announcedFor = sessionId
-  const result = await port.announceCheckpointPresence(sessionId)
-  if (typeof result?.deny === 'string') port.log(`checkpoint: presence signal refused (${result.deny}); the skill will not know its block is saved`)
+async function announce(port: Port, ctx: FeatureContext, state: State, sessionId: string): Promise<void> {
+  state.announcedFor = sessionId
+  const result = await port.announcePresence(sessionId)
+  if (typeof result?.deny === 'string') ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`)
 }
 
-async function statusOf(port: Port, ctx: FeatureContext): Promise<string[]> {
-  const session = await sessionOf(port)
-  const io = edgesOf(port)
+async function statusOf(port: Port, ctx: FeatureContext, state: State): Promise<string[]> {
+  const session = await sessionOf(port, ctx, state)
+  const io = edgesOf(port, ctx, state)
   const notes = new Notes(io)
   const settings = settingsFrom(ctx.options)
   const charter = await session.charter(io).catch(() => undefined)
@@ -131,60 +135,74 @@ async function statusOf(port: Port, ctx: FeatureContext): Promise<string[]> {
   })
 }
 
-export const checkpoint: Feature = {
+export function createCheckpointFeature(): Feature<Port> {
+  const state: State = {
+    sessions: new Map(),
+    process: { isInteractive: false, isDesktopStarted: false },
+    announcedFor: undefined,
+    dataDir: undefined,
+    lane: createLane(),
+    current: undefined,
+    compactions: { running: 0, entered: 0 },
+  }
+  const { sessions, lane, compactions } = state
+  const io = (port: Port, ctx: FeatureContext) => edgesOf(port, ctx, state)
+  const sessionFor = (port: Port, ctx: FeatureContext) => sessionOf(port, ctx, state)
+  const laneEdges = (port: Port, ctx: FeatureContext) => ({ after: port.after, log: ctx.log })
+  return {
   name: 'checkpoint',
   sessionActing: true,
   hooks: {
-    'session.start': async (port, e, next) => {
+    'session.start': async (port, e, next, ctx) => {
       try {
-        facts.isInteractive = e.isInteractive
+        state.process.isInteractive = e.isInteractive
         try {
           const { entrypoint, child } = await port.desktopSignal()
-          facts.isDesktopStarted = isDesktopStarted(entrypoint, child)
+          state.process.isDesktopStarted = isDesktopStarted(entrypoint, child)
         } catch (err) {
-          port.log(`checkpoint: session.start desktop signal: ${messageOf(err)}`)
-          facts.isDesktopStarted = false
+          ctx.log(`session.start desktop signal: ${messageOf(err)}`)
+          state.process.isDesktopStarted = false
         }
-        const session = (current = Object.assign(await sessionOf(port), facts))
+        const session = (state.current = Object.assign(await sessionFor(port, ctx), state.process))
         // In use from its start, not only from its first save, and the folder kept bounded: off the start's path.
-        lane.defer(port, 'checkpoint: session.start', async () => {
-          const io = edgesOf(port)
-          await session.touch(io)
-          await new Notes(io).sweep(session.sessionId).catch((err) => port.log(`checkpoint: sweep: ${messageOf(err)}`))
+        lane.defer(laneEdges(port, ctx), 'session.start', async () => {
+          const edges = io(port, ctx)
+          await session.touch(edges)
+          await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`))
         })
-        await announce(port, session.sessionId)
+        await announce(port, ctx, state, session.sessionId)
       } catch (err) {
-        port.log(`checkpoint: session.start: ${messageOf(err)}`)
+        ctx.log(`session.start: ${messageOf(err)}`)
       }
       return next(e)
     },
 
     // L0: every main-conversation compaction is steered; a subagent's is left alone.
-    'session.compact': async (port, e, next) => {
+    'session.compact': async (port, e, next, ctx) => {
       if (e.agentId !== undefined) return next(e)
       // Marked before anything is awaited: the lane drained below may hold a decision to start a checkpoint.
       compactions.running += 1
       compactions.entered += 1
       try {
-        const io = edgesOf(port)
+        const edges = io(port, ctx)
         let session: CheckpointSession | undefined
         let isOwn = false
         let steered = e
         try {
           await lane.drain()
-          session = await sessionOf(port)
+          session = await sessionFor(port, ctx)
           isOwn = session.isOwn(e.trigger, e.instructions)
-          steered = { ...e, instructions: await session.steer(io, e.instructions) }
+          steered = { ...e, instructions: await session.steer(edges, e.instructions) }
         } catch (err) {
           // The compaction goes on with the owner's own text.
-          port.log(`checkpoint: session.compact: ${messageOf(err)}`)
+          ctx.log(`session.compact: ${messageOf(err)}`)
         }
         const result = await next(steered)
         if (session && typeof result.skip !== 'string') {
           try {
-            session.compacted(io, e.trigger, isOwn)
+            session.compacted(edges, e.trigger, isOwn)
           } catch (err) {
-            port.log(`checkpoint: session.compact state: ${messageOf(err)}`)
+            ctx.log(`session.compact state: ${messageOf(err)}`)
           }
         }
         return result
@@ -195,14 +213,14 @@ export const checkpoint: Feature = {
 
     // Observes only: the turn goes on at once, the binding follows from the lane. The busy mark is
     // set here, so a decision still waiting in the lane does not start a checkpoint beside this turn.
-    'turn.start': (port, e, next) => {
+    'turn.start': (port, e, next, ctx) => {
       if (e.agentId === undefined) {
-        if (current) current.activeTurn = e.turnId
-        lane.defer(port, 'checkpoint: turn.start', async () => {
-          const session = (current = await sessionOf(port))
+        if (state.current) state.current.activeTurn = e.turnId
+        lane.defer(laneEdges(port, ctx), 'turn.start', async () => {
+          const session = (state.current = await sessionFor(port, ctx))
           // A /clear starts a new session id with no session.start: the signal follows it here.
-          if (announcedFor !== session.sessionId) await announce(port, session.sessionId)
-          await session.turnStarted(edgesOf(port), e.turnId, e.text)
+          if (state.announcedFor !== session.sessionId) await announce(port, ctx, state, session.sessionId)
+          await session.turnStarted(io(port, ctx), e.turnId, e.text)
         })
       }
       return next(e)
@@ -211,11 +229,11 @@ export const checkpoint: Feature = {
     // L1: a main reply ending with the block replaces the notes; a subagent's never does.
     'turn.complete': async (port, e, next, ctx) => {
       if (e.agentId !== undefined) return next(e)
-      const turnCompleted = async () => (await sessionOf(port)).turnCompleted(edgesOf(port), settingsFrom(ctx.options), e)
+      const turnCompleted = async () => (await sessionFor(port, ctx)).turnCompleted(io(port, ctx), settingsFrom(ctx.options), e)
       // Only a failed save changes the answer, so a reply with no block is observed: at once when
       // it only clears the busy mark, else off the path.
       if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
-        if (!(lane.idle() && current?.endQuietTurn(e.turnId))) lane.defer(port, 'checkpoint: turn.complete', turnCompleted)
+        if (!(lane.idle() && state.current?.endQuietTurn(e.turnId))) lane.defer(laneEdges(port, ctx), 'turn.complete', turnCompleted)
         return next(e)
       }
       const result = await next(e)
@@ -225,7 +243,7 @@ export const checkpoint: Feature = {
         await lane.drain()
         warning = await turnCompleted()
       } catch (err) {
-        port.log(`checkpoint: turn.complete: ${messageOf(err)}`)
+        ctx.log(`turn.complete: ${messageOf(err)}`)
       }
       // Headless output shows no toast: the failed save is said beneath the answer too. The engine
       // shows a changed text as a capped note of its own under the answer (measured), so the line
@@ -238,23 +256,23 @@ export const checkpoint: Feature = {
     // read then is gone, and the skip record would name the option's value instead).
     'session.measure': (port, e, next, ctx) => {
       const measured = e.context.tokens
-      const io = edgesOf(port)
-      const reading = io.usage()
+      const edges = io(port, ctx)
+      const reading = edges.usage()
       reading.catch(() => undefined) // its failure is the decision's to report
-      lane.defer(port, 'checkpoint: session.measure', async () => (await sessionOf(port)).evaluate(io, settingsFrom(ctx.options), measured, reading))
+      lane.defer(laneEdges(port, ctx), 'session.measure', async () => (await sessionFor(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading))
       return next(e)
     },
 
     // What the last measurement started lands before the session ends: a print-mode run ends right
     // after it. Then the ending session's checkpoint goes: a /clear must not compact the new one.
-    'session.end': async (port, e, next) => {
+    'session.end': async (port, e, next, ctx) => {
       await lane.drain()
       const ending = sessions.get(e.sessionId)
       if (ending) {
-        ending.ended(edgesOf(port))
+        ending.ended(io(port, ctx))
         sessions.delete(e.sessionId)
       }
-      if (current === ending) current = undefined
+      if (state.current === ending) state.current = undefined
       return next(e)
     },
 
@@ -262,20 +280,20 @@ export const checkpoint: Feature = {
       // Drawn at every render: with no band up in any session, nothing is asked of the host.
       if (e.component !== 'AbovePrompt' || ![...sessions.values()].some((s) => s.band)) return next(e)
       try {
-        const session = await sessionOf(port)
+        const session = await sessionFor(port, ctx)
         const props = e.props as { hasSurvey?: boolean }
         if (!session.band || props.hasSurvey) return next(e)
-        const io = edgesOf(port)
+        const edges = io(port, ctx)
         const tree = bandTree(
           port.elements(e) as unknown as BandElements,
           settingsFrom(ctx.options)?.mode,
           // Now waits for a turn start still in the lane: a running turn makes it wait.
-          () => void lane.drain().then(() => session.start(io, true)),
-          () => void session.snoozeNow(io),
+          () => void lane.drain().then(() => session.start(edges, true)),
+          () => void session.snoozeNow(edges),
         )
         return tree as Awaited<ReturnType<typeof next>>
       } catch (err) {
-        port.log(`checkpoint: ui.render: ${messageOf(err)}`)
+        ctx.log(`ui.render: ${messageOf(err)}`)
         return next(e)
       }
     },
@@ -284,15 +302,16 @@ export const checkpoint: Feature = {
   verbs: {
     charter: {
       usage: CHARTER_USAGE,
-      async run(port, args) {
-        const session = await sessionOf(port)
-        const io = edgesOf(port)
-        if (args === '') return (await session.charter(io))?.text ?? CHARTER_NONE
-        const charter = await session.setCharter(io, args, 'verb')
+      async run(port, args, ctx) {
+        const session = await sessionFor(port, ctx)
+        const edges = io(port, ctx)
+        if (args === '') return (await session.charter(edges))?.text ?? CHARTER_NONE
+        const charter = await session.setCharter(edges, args, 'verb')
         return charterSet(charter.text.split('\n')[0] ?? '')
       },
     },
   },
 
-  status: statusOf,
+  status: (port, ctx) => statusOf(port, ctx, state),
+  }
 }

@@ -1,9 +1,9 @@
 // The reconnect lever: the model brings a dead MCP server back with `request_mcp_reconnect`.
 // Binds the hooks to port edges; the rules live in targets.ts, the state machine in machine.ts.
-import type { Feature } from '../../registry.ts'
+import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
-import type { Port } from '../../lib/port.ts'
 import { MCP_COMMAND, TOOL_NAME } from './constants.ts'
+import type { ReconnectPort as Port } from './bind.ts'
 import { createReconnect, type ReconnectEdges } from './machine.ts'
 import {
   CONTINUE_PARAM, debugPrefix, HOOK_FAILED, NO_TARGET_EMPTY, notRegisteredLine, reconnectDescription,
@@ -15,28 +15,7 @@ import { allowedServers, checkCall, describeAllowed, hasTarget, parseServerRule,
 /** The option naming the servers beyond the package's own. */
 export const OPTION = 'reconnectServers'
 
-// Per-session state: one module instance per package load (a reload starts it over).
-let reconnect = createReconnect('')
-let targets: Targets | undefined
-/** The registered tool's full name, once registered. */
-let tool: string | undefined
-/** Why the tool is not registered this session. */
-let unregistered: string | undefined
-/** The server reads of turn starts, off their path; the lever's call drains it before it reads. */
-const lane = createLane()
-/**
- * Real server names (the ones /mcp and `$.mcp.connect` know), learnt from the engine's tool
- * descriptions: the usage breakdown lists servers in their tool-name spelling (`audit_fix-2` for
- * `audit.fix-2`, `plugin_p_s` for `plugin:p:s`), which /mcp answers "not found" for (measured).
- */
-let known: string[] = []
-
-function logOf(port: Port): (text: string) => void {
-  const prefix = debugPrefix(port.pkg)
-  return (text) => port.log(prefix + text)
-}
-
-function edgesOf(port: Port): ReconnectEdges {
+function edgesOf(port: Port, ctx: FeatureContext): ReconnectEdges {
   return {
     reconnect: async (server) => (await port.runCommand(MCP_COMMAND, `reconnect ${server}`)) as { text?: string } | undefined,
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
@@ -46,137 +25,149 @@ function edgesOf(port: Port): ReconnectEdges {
     after: (fn) => port.after(0, fn),
     sleep: (ms) => new Promise<void>((resolve) => port.after(ms, resolve)),
     now: () => port.now(),
-    log: logOf(port),
+    mainTurns: () => ctx.facts.mainTurns(),
+    log: (text) => ctx.log(text),
   }
 }
 
-/** The MCP servers the session lists now (the context breakdown), under their real names where known. */
-async function sessionServers(port: Port): Promise<string[]> {
-  const tools = (await port.usage('summary')).context.breakdown?.mcpTools ?? []
-  return realNames([...new Set(tools.map((t) => t.serverName))], known)
+/** The MCP servers the session lists now (the context breakdown), in their tool spelling. */
+async function listedServers(port: Port): Promise<string[]> {
+  const tools = (await port.usage()).context.breakdown?.mcpTools ?? []
+  return [...new Set(tools.map((t) => t.serverName))]
 }
 
-/** The package's own server: a key of its manifest named after it, when it declares one. */
-async function ownServer(port: Port): Promise<string | undefined> {
-  const conn = await port.connectMcp(port.pkg)
-  // Only a server the package itself ships counts; a user server that happens to share the name does not.
-  return conn.isConnected && conn.server.startsWith(`plugin:${port.pkg}:`) ? conn.server : undefined
-}
+export function createReconnectFeature(): Feature<Port> {
+  // Per registration: a reload starts it over, and a pending request with it.
+  let reconnect = createReconnect('')
+  let targets: Targets | undefined
+  /** The registered tool's full name, once registered. */
+  let tool: string | undefined
+  /** Why the tool is not registered this session. */
+  let unregistered: string | undefined
+  /** The server reads of turn starts, off their path; the lever's call drains it before it reads. */
+  const lane = createLane()
+  /**
+   * Real server names (the ones /mcp and `$.mcp.connect` know), learnt from the engine's tool
+   * descriptions: the usage breakdown lists servers in their tool-name spelling (`audit_fix-2` for
+   * `audit.fix-2`, `plugin_p_s` for `plugin:p:s`), which /mcp answers "not found" for (measured).
+   */
+  let known: string[] = []
 
-/** `*` keeps every server the session has listed, so a server that went down can still be named. */
-async function noteSessionServers(port: Port): Promise<void> {
-  if (!targets?.rule.any) return
-  const listed = await sessionServers(port)
-  if (targets) targets = withSeen(targets, listed)
-}
+  const sessionServers = async (port: Port) => realNames(await listedServers(port), known)
 
-async function setup(port: Port, option: string): Promise<void> {
-  const log = logOf(port)
-  const rule = parseServerRule(option)
-  const [own, seen] = await Promise.all([
-    ownServer(port).catch(() => undefined),
-    rule.any ? sessionServers(port).catch((err) => (log(serversUnread(err)), [] as string[])) : Promise.resolve([] as string[]),
-  ])
-  targets = { rule, own, seen }
-  if (!hasTarget(targets, port.pkg)) {
-    unregistered = NO_TARGET_EMPTY
-    return log(notRegisteredLine(unregistered))
+  /** `*` keeps every server the session has listed, so a server that went down can still be named. */
+  async function noteSessionServers(port: Port): Promise<void> {
+    if (!targets?.rule.any) return
+    const listed = await sessionServers(port)
+    if (targets) targets = withSeen(targets, listed)
   }
-  const allowed = describeAllowed(targets, port.pkg)
-  tool = await port.registerTool({
-    name: TOOL_NAME,
-    description: reconnectDescription(allowed),
-    inputSchema: {
-      type: 'object',
-      properties: { server: { type: 'string', description: SERVER_PARAM }, continue: { type: 'boolean', description: CONTINUE_PARAM } },
-    },
-    isDeferred: false,
-  })
-  log(registeredLine(tool, allowed))
-}
 
-export const reconnectFeature: Feature = {
-  name: 'reconnect',
-  sessionActing: true,
-  // With no server to reach (an empty option; no package ships a server of its own today) the lever
-  // is not registered, so the package claims nothing and another package's lever can run.
-  actsWith: (options) => {
-    const rule = parseServerRule(String(options[OPTION] ?? ''))
-    return rule.any || rule.names.length > 0
-  },
-  hooks: {
-    'session.start': async (port, e, next, ctx) => {
-      reconnect = createReconnect(port.pkg)
-      reconnect.start(edgesOf(port))
-      known = []
-      targets = undefined
-      tool = undefined
-      unregistered = undefined
-      try {
-        await setup(port, String(ctx.options[OPTION] ?? ''))
-      } catch (err) {
-        unregistered = setupFailed(err)
-        logOf(port)(unregistered)
-      }
-      return next(e)
+  async function setup(port: Port, ctx: FeatureContext, option: string): Promise<void> {
+    const rule = parseServerRule(option)
+    const [own, seen] = await Promise.all([
+      ctx.facts.ownServer(),
+      rule.any ? sessionServers(port).catch((err) => (ctx.log(serversUnread(err)), [] as string[])) : Promise.resolve([] as string[]),
+    ])
+    targets = { rule, ...(own === undefined ? {} : { own }), seen }
+    if (!hasTarget(targets, port.pkg)) {
+      unregistered = NO_TARGET_EMPTY
+      return ctx.log(notRegisteredLine(unregistered))
+    }
+    const allowed = describeAllowed(targets, port.pkg)
+    tool = await port.registerTool({
+      name: TOOL_NAME,
+      description: reconnectDescription(allowed),
+      inputSchema: {
+        type: 'object',
+        properties: { server: { type: 'string', description: SERVER_PARAM }, continue: { type: 'boolean', description: CONTINUE_PARAM } },
+      },
+      isDeferred: false,
+    })
+    ctx.log(registeredLine(tool, allowed))
+  }
+
+  return {
+    name: 'reconnect',
+    sessionActing: true,
+    logPrefix: debugPrefix,
+    // With no server to reach (an empty option; no package ships a server of its own today) the lever
+    // is not registered, so the package claims nothing and another package's lever can run.
+    actsWith: (options) => {
+      const rule = parseServerRule(String(options[OPTION] ?? ''))
+      return rule.any || rule.names.length > 0
+    },
+    hooks: {
+      'session.start': async (port, e, next, ctx) => {
+        reconnect = createReconnect(port.pkg)
+        reconnect.start(edgesOf(port, ctx))
+        known = []
+        targets = undefined
+        tool = undefined
+        unregistered = undefined
+        try {
+          await setup(port, ctx, String(ctx.options[OPTION] ?? ''))
+        } catch (err) {
+          unregistered = setupFailed(err)
+          ctx.log(unregistered)
+        }
+        return next(e)
+      },
+
+      // Served here, ahead of the permission check, so it answers while the server itself is gone. A
+      // failure of the hook refuses the call rather than leave it unanswered.
+      'tool.call': {
+        onFailure: { deny: HOOK_FAILED },
+        run: async (port, e, next) => {
+          if (tool === undefined || e.tool !== tool || targets === undefined) return next(e)
+          const input = e as { server?: unknown; continue?: unknown }
+          // A turn start's read not yet landed is made now; `*` allows a server that joined after the
+          // start too: read the session's list afresh.
+          await lane.drain()
+          await noteSessionServers(port).catch(() => undefined)
+          const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any)
+          return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
+        },
+      },
+
+      'turn.start': (port, e, next, ctx) => {
+        // Servers connect in the background after the start: note them while they are up, off the path.
+        if (e.agentId === undefined && targets?.rule.any) {
+          lane.defer({ after: port.after, log: ctx.log }, 'turn.start', () => noteSessionServers(port).catch((err) => ctx.log(serversUnread(err))))
+        }
+        return next(e)
+      },
+
+      // Observes only (MCP tools alone reach it: main.ts matches `mcp__`): each described tool names
+      // its server's real name, which joins those `*` allows and maps the breakdown's spelling.
+      'tool.describe': (port, e, next) => {
+        const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg)
+        if (server !== undefined && !known.includes(server)) {
+          known = [...known, server]
+          if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server])
+        }
+        return next(e)
+      },
+
+      'turn.complete': (_port, e, next) => {
+        reconnect.turnComplete(e.agentId, e.reason)
+        return next(e)
+      },
+
+      'session.end': (_port, e, next) => {
+        reconnect.end(e.reason)
+        return next(e)
+      },
     },
 
-    // Served here, ahead of the permission check, so it answers while the server itself is gone.
-    'tool.call': async (port, e, next) => {
-      if (tool === undefined || e.tool !== tool || targets === undefined) return next(e)
-      try {
-        const input = e as { server?: unknown; continue?: unknown }
-        // A turn start's read not yet landed is made now; `*` allows a server that joined after the
-        // start too: read the session's list afresh.
-        await lane.drain()
-        await noteSessionServers(port).catch(() => undefined)
-        const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any)
-        return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
-      } catch (err) {
-        logOf(port)(String(err))
-        return { deny: HOOK_FAILED }
-      }
+    status(port) {
+      const lines = [tool !== undefined && targets !== undefined ? statusRegistered(tool, describeAllowed(targets, port.pkg))
+        : unregistered !== undefined ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
+      if (targets?.rule.any) lines.push(seenPhrase(targets.seen))
+      const pending = reconnect.pending()
+      if (pending) lines.push(statusPending(pending.servers, pending.resume))
+      const last = reconnect.lastOutcome()
+      if (last) lines.push(statusLast(last))
+      return lines
     },
-
-    'turn.start': (port, e, next) => {
-      reconnect.turnStarted(e.agentId)
-      // Servers connect in the background after the start: note them while they are up, off the path.
-      if (e.agentId === undefined && targets?.rule.any) {
-        lane.defer(port, `${debugPrefix(port.pkg)}turn.start`, () => noteSessionServers(port).catch((err) => logOf(port)(serversUnread(err))))
-      }
-      return next(e)
-    },
-
-    // Observes only (MCP tools alone reach it: main.ts matches `mcp__`): each described tool names
-    // its server's real name, which joins those `*` allows and maps the breakdown's spelling.
-    'tool.describe': (port, e, next) => {
-      const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg)
-      if (server !== undefined && !known.includes(server)) {
-        known = [...known, server]
-        if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server])
-      }
-      return next(e)
-    },
-
-    'turn.complete': (_port, e, next) => {
-      reconnect.turnComplete(e.agentId, e.reason)
-      return next(e)
-    },
-
-    'session.end': (_port, e, next) => {
-      reconnect.end(e.reason)
-      return next(e)
-    },
-  },
-
-  status(port) {
-    const lines = [tool !== undefined && targets !== undefined ? statusRegistered(tool, describeAllowed(targets, port.pkg))
-      : unregistered !== undefined ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
-    if (targets?.rule.any) lines.push(seenPhrase(targets.seen))
-    const pending = reconnect.pending()
-    if (pending) lines.push(statusPending(pending.servers, pending.resume))
-    const last = reconnect.lastOutcome()
-    if (last) lines.push(statusLast(last))
-    return lines
-  },
+  }
 }

@@ -29,6 +29,8 @@ export type ReconnectEdges = {
   after(fn: () => void): void
   sleep(ms: number): Promise<void>
   now(): Promise<number>
+  /** Main-thread turns started so far (the session's facts): a turn that starts during the step cancels the resume. */
+  mainTurns(): number
   /** A debug-log line (the caller prefixes it). */
   log(text: string): void
 }
@@ -57,7 +59,6 @@ export function createReconnect(pkg: string) {
   let edges: ReconnectEdges | undefined
   let request: Request | undefined
   let generation = 0
-  let turns = 0
   let last: string | undefined
 
   function reset(): void {
@@ -126,7 +127,7 @@ export function createReconnect(pkg: string) {
     // The step takes the request as it starts: a call made meanwhile is a new request for a later turn end.
     request = undefined
     const gen = generation
-    const startedAt = turns
+    const startedAt = e.mainTurns()
     const failures: Failure[] = []
     const reconnected: string[] = []
     const lines: string[] = []
@@ -147,7 +148,7 @@ export function createReconnect(pkg: string) {
     last = lines.join('; ')
     if (failures.length === 0) {
       if (!r.resume) return
-      if (turns !== startedAt) return e.log(TURN_STARTED_DURING_STEP)
+      if (e.mainTurns() !== startedAt) return e.log(TURN_STARTED_DURING_STEP)
     }
     // A failure is always reported, whatever turn is running.
     const text = failures.length ? failureText(pkg, failures, reconnected, r.resume) : successText(pkg, reconnected)
@@ -176,9 +177,6 @@ export function createReconnect(pkg: string) {
       return { result: reconnectResult(resume) }
     },
 
-    turnStarted(agentId: string | undefined): void {
-      if (agentId === undefined) turns++
-    },
 
     /** A main turn that ended other than aborted schedules the step; otherwise the request waits. */
     turnComplete(agentId: string | undefined, reason: string): void {

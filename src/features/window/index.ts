@@ -3,8 +3,8 @@
 // opt-out, reset and the home-folder guard (spec part A). Binds the core to the port's edges.
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { messageOf } from '../../lib/message.ts'
-import type { Port } from '../../lib/port.ts'
 import { writeSafely } from '../../lib/safe-write.ts'
+import type { WindowPort as Port } from './bind.ts'
 import { SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
 import {
   decideDisable, decideEnable, decideReset, decideSync, isHomeRoot, parseSettings, parseWindowTokens, readWindow,
@@ -16,10 +16,13 @@ import {
   type HarnessWindow, type Names,
 } from './strings.ts'
 
-/** The latest sync of this module instance, for the status lines. */
-let lastSync: SyncResult | undefined
-/** Notices already shown by this module instance: a warning that stands is shown once. */
-const noticed = new Set<string>()
+/** What one registration of the feature remembers. */
+type State = {
+  /** The latest sync, for the status lines. */
+  lastSync: SyncResult | undefined
+  /** Notices already shown: a warning that stands is shown once. */
+  readonly noticed: Set<string>
+}
 
 const namesOf = (port: Port): Names => ({ who: port.pkg, cmd: `/${port.pkg} window` })
 const requestedOf = (ctx: FeatureContext): number => Number(ctx.options[WINDOW_OPTION] ?? 0)
@@ -62,22 +65,22 @@ async function writeChecked(port: Port, location: Located, read: Read, text: str
   return outcome.ok ? undefined : NOT_WRITTEN(outcome.reason)
 }
 
-function report(port: Port, text: string, notify: boolean): void {
-  port.log(`window: ${text}`)
-  if (notify && !noticed.has(text)) {
-    noticed.add(text)
+function report(port: Port, ctx: FeatureContext, state: State, text: string, notify: boolean): void {
+  ctx.log(text)
+  if (notify && !state.noticed.has(text)) {
+    state.noticed.add(text)
     port.notice(text)
   }
 }
 
 /** Sync at every session start (a change of the option reloads the module, so it starts again). */
-async function sync(port: Port, ctx: FeatureContext): Promise<string> {
+async function sync(port: Port, ctx: FeatureContext, state: State): Promise<string> {
   const names = namesOf(port)
   const requested = requestedOf(ctx)
   if (requested === 0) {
-    lastSync = undefined
+    state.lastSync = undefined
     const text = NOT_MANAGED(names)
-    port.log(`window: ${text}`)
+    ctx.log(text)
     return text
   }
   const location = await locate(port)
@@ -89,12 +92,12 @@ async function sync(port: Port, ctx: FeatureContext): Promise<string> {
   if (write !== undefined && read !== undefined) {
     const problem = await writeChecked(port, location, read, write)
     if (problem) {
-      lastSync = undefined
-      report(port, problem, true)
+      state.lastSync = undefined
+      report(port, ctx, state, problem, true)
       return problem
     }
   }
-  lastSync = result
+  state.lastSync = result
   let text = describeSync(result, names)
   if (result.action === 'written') {
     // Measured: the harness applies a changed settings file a second or two later, but a set
@@ -103,37 +106,37 @@ async function sync(port: Port, ctx: FeatureContext): Promise<string> {
     if (set.deny) text += ` (${ENV_SET_REFUSED(set.deny)})`
   }
   const warning = syncWarning(result, names)
-  report(port, text, result.action === 'written' || warning !== null)
-  if (warning) port.log(`window: ${warning}`)
+  report(port, ctx, state, text, result.action === 'written' || warning !== null)
+  if (warning) ctx.log(warning)
   return text
 }
 
 async function harnessWindow(port: Port): Promise<HarnessWindow | undefined> {
   try {
-    const b = (await port.usage('summary')).context.breakdown
+    const b = (await port.usage()).context.breakdown
     return b && { rawMaxTokens: b.rawMaxTokens, source: b.autocompactSource, autoCompactThreshold: b.autoCompactThreshold, isAutoCompactEnabled: b.isAutoCompactEnabled }
   } catch {
     return undefined
   }
 }
 
-async function status(port: Port, ctx: FeatureContext): Promise<string> {
+async function status(port: Port, ctx: FeatureContext, state: State): Promise<string> {
   const location = await locate(port)
   const { file } = await readSettings(port, location.settingsPath)
   const read = file.kind === 'unreadable' ? undefined : readWindow(file, await port.windowEnv())
   const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port), namesOf(port))
   if (file.kind === 'unreadable') lines.push(describeSync({ settingsPath: location.settingsPath, action: 'skipped', reason: 'unreadable-settings', why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: undefined, owned: false }, namesOf(port)))
-  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(lastSync, namesOf(port))}`)
+  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(state.lastSync, namesOf(port))}`)
   return lines.join('\n')
 }
 
-async function reset(port: Port): Promise<string> {
+async function reset(port: Port, state: State): Promise<string> {
   const location = await locate(port)
   const read = await readSettings(port, location.settingsPath)
   const { result, write } = decideReset(location.settingsPath, read.file)
   const problem = write === undefined ? undefined : await writeChecked(port, location, read, write)
   if (problem) return problem
-  lastSync = undefined
+  state.lastSync = undefined
   let text = describeReset(result, namesOf(port))
   if (result.action === 'removed') {
     // The harness does not unset a variable whose row left the file: the running session keeps
@@ -156,7 +159,7 @@ async function disable(port: Port): Promise<string> {
   return problem ?? describeDisable(result, namesOf(port))
 }
 
-async function enable(port: Port, ctx: FeatureContext): Promise<string> {
+async function enable(port: Port, ctx: FeatureContext, state: State): Promise<string> {
   const location = await locate(port)
   const read = await readSettings(port, location.settingsPath)
   const { result, write } = decideEnable(location.settingsPath, read.file)
@@ -164,34 +167,37 @@ async function enable(port: Port, ctx: FeatureContext): Promise<string> {
   if (problem) return problem
   const text = describeEnable(result, requestedOf(ctx), namesOf(port))
   // Sync at once rather than at the next start: enabling means "manage it again".
-  return result.action === 'reenabled' && requestedOf(ctx) !== 0 ? `${text}\n${await sync(port, ctx)}` : text
+  return result.action === 'reenabled' && requestedOf(ctx) !== 0 ? `${text}\n${await sync(port, ctx, state)}` : text
 }
 
-export const window: Feature = {
-  name: 'window',
-  sessionActing: true,
-  hooks: {
-    'session.start': async (port, e, next, ctx) => {
-      try {
-        await sync(port, ctx)
-      } catch (err) {
-        port.log(`window: sync failed (${messageOf(err)}); the harness window is left as it was`)
-      }
-      return next(e)
-    },
-  },
-  verbs: {
-    window: {
-      usage: VERB_USAGE,
-      run: async (port, args, ctx) => {
-        const action = args.trim().toLowerCase() || 'status'
-        if (action === 'status') return status(port, ctx)
-        if (action === 'reset') return reset(port)
-        if (action === 'disable') return disable(port)
-        if (action === 'enable') return enable(port, ctx)
-        return UNKNOWN_SUBVERB(namesOf(port).cmd, action)
+export function createWindowFeature(): Feature<Port> {
+  const state: State = { lastSync: undefined, noticed: new Set() }
+  return {
+    name: 'window',
+    sessionActing: true,
+    hooks: {
+      'session.start': async (port, e, next, ctx) => {
+        try {
+          await sync(port, ctx, state)
+        } catch (err) {
+          ctx.log(`sync failed (${messageOf(err)}); the harness window is left as it was`)
+        }
+        return next(e)
       },
     },
-  },
-  status: (port, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(lastSync, namesOf(port))],
+    verbs: {
+      window: {
+        usage: VERB_USAGE,
+        run: async (port, args, ctx) => {
+          const action = args.trim().toLowerCase() || 'status'
+          if (action === 'status') return status(port, ctx, state)
+          if (action === 'reset') return reset(port, state)
+          if (action === 'disable') return disable(port)
+          if (action === 'enable') return enable(port, ctx, state)
+          return UNKNOWN_SUBVERB(namesOf(port).cmd, action)
+        },
+      },
+    },
+    status: (port, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(state.lastSync, namesOf(port))],
+  }
 }

@@ -3,11 +3,11 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ModelCompleteRequest, ModelCompleteResult } from 'claude-code'
 import { createCaptions, settingsOf, type CaptionEdges } from '../../../src/features/captions/core.ts'
-import { DEFAULT_STYLE } from '../../../src/features/captions/strings.ts'
+import { DEFAULTS } from '../template-defaults.ts'
 import type { Unit } from '../../../src/features/captions/units.ts'
 
 const USAGE = { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 }
-const SETTINGS = { model: 'haiku', style: DEFAULT_STYLE, contextTokens: 200_000, lang: undefined }
+const SETTINGS = { model: 'haiku', style: String(DEFAULTS.captionsStyle), contextTokens: 200_000, lang: undefined }
 const answered = (text: string, usage = USAGE): ModelCompleteResult => ({ isAnswered: true, text, usage })
 
 type Api = { role: string; content: unknown[] | string }[]
@@ -26,7 +26,8 @@ function rig(reply: (req: ModelCompleteRequest, i: number) => ModelCompleteResul
     complete: async (req) => { requests.push(req); return reply(req, requests.length - 1) },
     redraw: () => void redraws++,
     every: (ms, fn) => { assert.is(ms, 1500); ticker = fn; return () => (ticker = undefined) },
-    log: (line) => void lines.push(line),
+    // As ctx.log binds it: every line opens with the feature's name.
+    log: (line) => void lines.push(`captions: ${line}`),
   }
   const captions = createCaptions()
   captions.start(edges, SETTINGS)
@@ -50,18 +51,18 @@ const lastText = (req: ModelCompleteRequest) => (req.prompt as { text: string }[
 const unitsOf = (req: ModelCompleteRequest) => JSON.parse(/UNITS\n(.*)\n\n/.exec(lastText(req))![1]!) as { id: string; calls: { tool: string; input: string; output: string; failed: boolean }[] }[]
 
 test('settings: defaults, and a context size that is no positive integer reads as 200000', () => {
-  assert.equal(settingsOf({}).settings, SETTINGS)
-  assert.equal(settingsOf({}).problems, [])
+  assert.equal(settingsOf({}, DEFAULTS).settings, SETTINGS)
+  assert.equal(settingsOf({}, DEFAULTS).problems, [])
   for (const bad of [0, 1.5, '5000', -3]) {
-    const { settings, problems } = settingsOf({ captionsContextTokens: bad })
+    const { settings, problems } = settingsOf({ captionsContextTokens: bad }, DEFAULTS)
     assert.is(settings.contextTokens, 200_000)
     assert.is(problems.length, 1)
     assert.match(problems[0]!, 'captionsContextTokens')
   }
-  assert.is(settingsOf({ captionsContextTokens: 50_000 }).settings.contextTokens, 50_000)
-  const named = settingsOf({ captionsModel: ' sonnet ', captionsStyle: 'terse', captionsLanguage: 'Korean' }).settings
+  assert.is(settingsOf({ captionsContextTokens: 50_000 }, DEFAULTS).settings.contextTokens, 50_000)
+  const named = settingsOf({ captionsModel: ' sonnet ', captionsStyle: 'terse', captionsLanguage: 'Korean' }, DEFAULTS).settings
   assert.equal(named, { model: 'sonnet', style: 'terse', contextTokens: 200_000, lang: 'Korean' })
-  assert.equal(settingsOf({ captionsModel: '', captionsStyle: ' ', captionsLanguage: '' }).settings, SETTINGS)
+  assert.equal(settingsOf({ captionsModel: '', captionsStyle: ' ', captionsLanguage: '' }, DEFAULTS).settings, SETTINGS)
 })
 
 test('start: logs the settings and redraws the rows drawn before it', () => {

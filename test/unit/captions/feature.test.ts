@@ -2,9 +2,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { ModelCompleteRequest } from 'claude-code'
-import { captionsFeature } from '../../../src/features/captions/index.ts'
+import { createCaptionsFeature } from '../../../src/features/captions/index.ts'
 import { drawCall, drawEmpty, drawRun } from '../../../src/features/captions/draw.tsx'
-import { fakeNext, fakePort } from '../fakes.ts'
+import { fakeNext, fakePort, hooksOf } from '../fakes.ts'
+import { DEFAULTS } from '../template-defaults.ts'
 
 type Node = { type: string; props: Record<string, unknown>; children: (Node | string)[] }
 // The engine's JSX factory is a global of the hooks environment; on Node the test stands in for it.
@@ -17,7 +18,8 @@ const UI = { Box: function Box() {}, Text: function Text() {} } as never
 const textOf = (n: Node | string): string => (typeof n === 'string' ? n : n.children.map(textOf).join(''))
 const texts = (n: Node | string): string[] => (typeof n === 'string' ? [] : [...(n.type === 'Text' ? [textOf(n)] : []), ...n.children.flatMap(texts)])
 
-const hooks = captionsFeature.hooks
+let captionsFeature = createCaptionsFeature()
+let hooks = hooksOf(captionsFeature)
 const ENGINE_ROW = { type: 'engine', ref: 1 }
 
 /** A started feature over a fake port whose clock the test cranks and whose model answers `reply`. */
@@ -25,14 +27,17 @@ async function started(reply: string) {
   const requests: ModelCompleteRequest[] = []
   let tick: () => void = () => {}
   let redraws = 0
-  const { port, lines } = fakePort('ws', {
+  captionsFeature = createCaptionsFeature()
+  hooks = hooksOf(captionsFeature)
+  const fake = fakePort('ws', {
     apiMessages: async () => [],
-    complete: async (req) => { requests.push(req); return { isAnswered: true, text: reply, usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } },
+    complete: async (req: ModelCompleteRequest) => { requests.push(req); return { isAnswered: true, text: reply, usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } },
     redrawRenders: () => void redraws++,
-    every: (_ms, fn) => { tick = fn; return () => {} },
+    every: (_ms: number, fn: () => void) => { tick = fn; return () => {} },
     elements: () => UI,
   })
-  const ctx = { pkg: 'ws', options: { captions: true, captionsContextTokens: 1.5 } }
+  const { port, lines } = fake
+  const ctx = fake.ctx(captionsFeature, { captions: true, captionsContextTokens: 1.5 }, { defaults: DEFAULTS })
   await hooks['session.start']!(port, { cwd: '/w', surface: 'terminal', isInteractive: true }, fakeNext((e) => e), ctx)
   // Every edge here settles in microtasks: a few turns of the queue let a tick run to its end.
   const settle = async () => { for (let i = 0; i < 20; i++) await Promise.resolve() }

@@ -4,9 +4,8 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { clip, displayToolName, fileChange, inputSubtitle, nonBlank, parseReply, resultText, serializeMessage, stringify, transcriptCalls } from '../../../src/features/captions/digest.ts'
 import { absorb, emptyMirror, measuredTokensPerChar, movePivot, promptBlocks, resetMirror } from '../../../src/features/captions/mirror.ts'
-import { answerPrompt, DEFAULT_STYLE, rulesPrompt } from '../../../src/features/captions/strings.ts'
+import { answerPrompt, rulesPrompt } from '../../../src/features/captions/strings.ts'
 import { groupUnit, isResolved, toolUseUnit } from '../../../src/features/captions/units.ts'
-import template from '../../../plugin.json'
 
 // ---- units ----
 
@@ -214,8 +213,5 @@ test('answerPrompt: one line per unit, naming its shape', () => {
   ].join('\n'))
 })
 
-test('the manifest default style is DEFAULT_STYLE', () => {
-  assert.is((template as any).features.captions.userConfig.captionsStyle.default, DEFAULT_STYLE)
-})
 
 test.run()

@@ -1,7 +1,7 @@
 // The session's checkpoint as a state machine (B.7-B.13), pinned by the acceptance tests.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { CheckpointSession } from '../../../src/features/checkpoint/core.ts'
+import { CheckpointSession } from '../../../src/features/checkpoint/session.ts'
 import { Notes } from '../../../src/features/checkpoint/notes.ts'
 import * as S from '../../../src/features/checkpoint/strings.ts'
 import { fakeEdges } from './fake-edges.ts'

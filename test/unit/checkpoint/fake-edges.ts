@@ -1,5 +1,5 @@
 // A fake world for the checkpoint core: files and store in maps, a clock whose timers run on `tick`.
-import type { Edges } from '../../../src/features/checkpoint/core.ts'
+import type { Edges } from '../../../src/features/checkpoint/session.ts'
 
 export function fakeEdges(over: Partial<Edges> = {}) {
   const files = new Map<string, string>()

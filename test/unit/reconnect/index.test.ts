@@ -1,9 +1,11 @@
 // The feature's hooks over a fake port: registration, the call, the turn-end step, the status.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { Port } from '../../../src/lib/port.ts'
-import type { FeatureContext } from '../../../src/registry.ts'
-import { reconnectFeature } from '../../../src/features/reconnect/index.ts'
+import type { ReconnectPort as Port } from '../../../src/features/reconnect/bind.ts'
+import { createFacts, type Facts } from '../../../src/runtime/facts.ts'
+import { hooksOf } from '../fakes.ts'
+import { Registry, type FeatureContext } from '../../../src/registry.ts'
+import { createReconnectFeature } from '../../../src/features/reconnect/index.ts'
 
 type Fake = {
   servers: string[]
@@ -48,22 +50,41 @@ function fakePort(pkg: string, fake: Fake) {
       for (let i = 0; i < 50; i++) await Promise.resolve()
     }
   }
-  return { port, seen, fire }
+  // The runtime's facts over this port: the own server as `$.mcp.connect(<pkg>)` resolves it.
+  const facts = createFacts()
+  facts.bind({
+    sessionId: async () => 'session-1',
+    ownServer: async () => {
+      const conn = await port.connectMcp(pkg)
+      return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : undefined
+    },
+  })
+  worlds.set(port, { seen, facts })
+  return { port, seen, fire, facts }
 }
 
-const ctx = (pkg: string, reconnectServers: string): FeatureContext => ({ pkg, options: { reconnect: true, reconnectServers } })
-const hooks = reconnectFeature.hooks
+const worlds = new WeakMap<object, { seen: { logs: string[] }; facts: Facts }>()
+let reconnectFeature = createReconnectFeature()
+let hooks = hooksOf(reconnectFeature)
+/** The context the runtime hands the feature over this port: lines prefixed as the feature declares. */
+function ctxOn(port: object, pkg: string, reconnectServers: string): FeatureContext {
+  const world = worlds.get(port)!
+  const prefix = reconnectFeature.logPrefix!(pkg)
+  return { pkg, options: { reconnect: true, reconnectServers }, defaults: {}, facts: world.facts, log: (l) => void world.seen.logs.push(prefix + l), compact: async () => ({ messages: [] }) as never }
+}
 const next = ((e: unknown) => Promise.resolve({ passed: e })) as never
 
 async function started(pkg: string, option: string, fake: Partial<Fake> = {}) {
   const f: Fake = { servers: ['fixture'], listed: ['mcp__fixture__t'], commandAnswer: {}, ...fake }
+  reconnectFeature = createReconnectFeature()
+  hooks = hooksOf(reconnectFeature)
   const h = fakePort(pkg, f)
-  await hooks['session.start']!(h.port, { cwd: '/w' } as never, next, ctx(pkg, option))
+  await hooks['session.start']!(h.port, { cwd: '/w' } as never, next, ctxOn(h.port, pkg, option))
   return { ...h, fake: f }
 }
 
-const call = (h: { port: Port }, input: object) => hooks['tool.call']!(h.port, { tool_use_id: 'u', ...input } as never, next, ctx('ws', '*'))
-const status = (h: { port: Port }, pkg = 'ws') => reconnectFeature.status!(h.port, ctx(pkg, '*')) as string[]
+const call = (h: { port: Port }, input: object) => hooks['tool.call']!(h.port, { tool_use_id: 'u', ...input } as never, next, ctxOn(h.port, 'ws', '*'))
+const status = (h: { port: Port }, pkg = 'ws') => reconnectFeature.status!(h.port, ctxOn(h.port, pkg, '*')) as string[]
 
 test('"*": registered at start; a call is recorded and the step runs at the turn end', async () => {
   const h = await started('ws', '*')
@@ -72,8 +93,8 @@ test('"*": registered at start; a call is recorded and the step runs at the turn
   const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', continue: true })
   assert.ok(String((r as { result: string }).result).startsWith('Reconnect requested.'))
   assert.ok(status(h).includes('pending: "fixture" at the next turn end, then resume'), status(h).join('\n'))
-  await hooks['turn.start']!(h.port, { text: 'x', turnId: 't' } as never, next, ctx('ws', '*'))
-  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctx('ws', '*'))
+  await hooks['turn.start']!(h.port, { text: 'x', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
+  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
   await h.fire()
   assert.equal(h.seen.commands, ['mcp reconnect fixture'])
   assert.equal(h.seen.submitted, ['[ws mcp] The MCP server "fixture" reconnected; its tools are available again. Resume the interrupted work.'])
@@ -117,19 +138,22 @@ test('a registration that fails is written in the status; a failing server read 
 })
 
 test('a hook that throws refuses the call instead of leaving it unanswered', async () => {
+  // The refusal is the hook's declared failure policy, which the registry applies.
   const h = await started('ws', 'a')
   const e = Object.defineProperty({ tool: 'mcp__ws__request_mcp_reconnect', tool_use_id: 'u' }, 'server', { get() { throw new Error('bad input') } })
-  const r = await hooks['tool.call']!(h.port, e as never, next, ctx('ws', 'a'))
-  assert.ok(h.seen.logs.includes('ws mcp reconnect: Error: bad input'))
+  const registry = new Registry([reconnectFeature], (line) => void h.seen.logs.push(line))
+  registry.bind({ reconnect: h.port }, { reconnect: ctxOn(h.port, 'ws', 'a') })
+  const r = await registry.dispatch('tool.call', e as never, next)
+  assert.ok(h.seen.logs.includes('reconnect: tool.call hook skipped (Error: bad input)'), h.seen.logs.join('\n'))
   assert.equal(r, { deny: 'request_mcp_reconnect: the reconnect request hook failed; see the debug log.' })
 })
 
 test('session.end drops the pending request', async () => {
   const h = await started('ws', 'a')
   await call(h, { tool: 'mcp__ws__request_mcp_reconnect' })
-  await hooks['session.end']!(h.port, { reason: 'clear', sessionId: 's' } as never, next, ctx('ws', 'a'))
+  await hooks['session.end']!(h.port, { reason: 'clear', sessionId: 's' } as never, next, ctxOn(h.port, 'ws', 'a'))
   assert.not.ok(status(h).some((l) => l.startsWith('pending')))
-  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctx('ws', 'a'))
+  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctxOn(h.port, 'ws', 'a'))
   await h.fire()
   assert.equal(h.seen.commands, [])
 })
@@ -137,7 +161,7 @@ test('session.end drops the pending request', async () => {
 test('"*": a turn start notes the servers off its path, from the clock; one listed then is kept while down', async () => {
   const h = await started('ws', '*', { servers: [] })
   h.fake.servers.push('late')
-  const r = await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctx('ws', '*'))
+  const r = await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
   assert.equal(r, { passed: { text: 'go', turnId: 't' } })
   assert.ok(status(h).includes('servers seen: none yet'), 'not read on the hook\'s path')
   await h.fire()
@@ -150,13 +174,13 @@ test('"*": a turn start notes the servers off its path, from the clock; one list
 test('"*": a turn start\'s read not yet landed is made at the lever\'s call', async () => {
   const h = await started('ws', '*', { servers: [] })
   h.fake.servers.push('late')
-  await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctx('ws', '*'))
+  await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
   const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect' })
   assert.ok(String((r as { result: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r))
   assert.ok(status(h).includes('pending: "late" at the next turn end'), status(h).join('\n'))
 })
 
-const describe = (h: { port: Port }, tool: string, plugin: string) => hooks['tool.describe']!(h.port, { tool, description: 'd', provider: { plugin, tier: 'user' } } as never, next, ctx('ws', '*'))
+const describe = (h: { port: Port }, tool: string, plugin: string) => hooks['tool.describe']!(h.port, { tool, description: 'd', provider: { plugin, tier: 'user' } } as never, next, ctxOn(h.port, 'ws', '*'))
 
 test('real names from the tool descriptions: the breakdown\'s spelling is mapped, either spelling is accepted, /mcp gets the real one', async () => {
   const h = await started('ws', '*', { servers: ['audit_fix-2', 'plugin_shipper_inner'], connected: ['audit.fix-2', 'plugin:shipper:inner'], listed: ['mcp__audit_fix-2__echo', 'mcp__plugin_shipper_inner__echo'] })
@@ -168,7 +192,7 @@ test('real names from the tool descriptions: the breakdown\'s spelling is mapped
   assert.ok(String((r1 as { result?: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r1))
   const r2 = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', server: 'plugin:shipper:inner', continue: true })
   assert.ok(String((r2 as { result?: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r2))
-  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctx('ws', '*'))
+  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
   await h.fire()
   assert.equal(h.seen.commands, ['mcp reconnect audit.fix-2', 'mcp reconnect plugin:shipper:inner'])
   assert.equal(h.seen.submitted, ['[ws mcp] The MCP servers "audit.fix-2", "plugin:shipper:inner" reconnected; their tools are available again. Resume the interrupted work.'])

@@ -2,6 +2,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { commandRefusal, createReconnect, type Connection, type ReconnectEdges } from '../../../src/features/reconnect/machine.ts'
 import { RECONNECT_RESULT, RECONNECT_RESULT_NO_RESUME } from '../../../src/features/reconnect/strings.ts'
+import { createFacts } from '../../../src/runtime/facts.ts'
 
 type Script = {
   reconnect?: (server: string) => Promise<{ text?: string } | undefined>
@@ -19,7 +20,10 @@ function harness(script: Script = {}) {
   const calls = { reconnect: [] as string[], listed: 0, connections: 0, sleeps: [] as number[], submitted: [] as string[], notices: [] as string[], logs: [] as string[] }
   const queued: (() => void)[] = []
   let clock = 1000
+  // The runtime's facts count the main-thread turns; the test starts them as the runtime would.
+  const facts = createFacts()
   const edges: ReconnectEdges = {
+    mainTurns: () => facts.mainTurns(),
     reconnect: (server) => { calls.reconnect.push(server); return script.reconnect ? script.reconnect(server) : Promise.resolve({}) },
     toolsListed: async () => (script.listed ?? (() => true))(++calls.listed),
     connection: async () => (script.connection ?? (() => ({ isConnected: true as const })))(++calls.connections),
@@ -34,7 +38,7 @@ function harness(script: Script = {}) {
   machine.start(edges)
   const settle = async () => { for (let i = 0; i < 200; i++) await Promise.resolve() }
   const fire = async () => { for (const fn of queued.splice(0)) fn(); await settle() }
-  return { machine, calls, edges, queued, fire, settle }
+  return { machine, calls, edges, queued, fire, settle, facts }
 }
 
 const SUCCESS = '[ws mcp] The MCP server "plugin:ws:ws" reconnected; its tools are available again. Resume the interrupted work.'
@@ -80,9 +84,9 @@ test('a success without continue submits nothing (acceptance 5)', async () => {
 })
 
 test('a main turn that starts during the step keeps the success prompt back (acceptance 6)', async () => {
-  let machine: ReturnType<typeof createReconnect> | undefined
-  const h = harness({ listed: (n) => { if (n === 1) { machine!.turnStarted(undefined) } return n >= 2 } })
-  machine = h.machine
+  let started: (() => void) | undefined
+  const h = harness({ listed: (n) => { if (n === 1) started!(); return n >= 2 } })
+  started = () => h.facts.turnStarted(undefined)
   h.machine.lever('s', true)
   h.machine.turnComplete(undefined, 'answer')
   await h.fire()
@@ -91,9 +95,9 @@ test('a main turn that starts during the step keeps the success prompt back (acc
 })
 
 test('a subagent turn start during the step does not count', async () => {
-  let machine: ReturnType<typeof createReconnect> | undefined
-  const h = harness({ listed: (n) => { if (n === 1) machine!.turnStarted('A1'); return n >= 2 } })
-  machine = h.machine
+  let started: (() => void) | undefined
+  const h = harness({ listed: (n) => { if (n === 1) started!(); return n >= 2 } })
+  started = () => h.facts.turnStarted('A1')
   h.machine.lever('s', true)
   h.machine.turnComplete(undefined, 'answer')
   await h.fire()

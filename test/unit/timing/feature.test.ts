@@ -1,16 +1,18 @@
 // The timing feature's hooks over a fake port: registration, the main-turn flag, measure, the lever, status.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { advisoryOf, timingFeature } from '../../../src/features/timing/index.ts'
-import type { FeatureContext } from '../../../src/registry.ts'
-import { fakeNext, fakePort } from '../fakes.ts'
+import { advisoryOf, createTimingFeature } from '../../../src/features/timing/index.ts'
+import { Registry, type FeatureContext } from '../../../src/registry.ts'
+import { fakeNext, fakePort, hooksOf, type FakePort } from '../fakes.ts'
 
-const ctx = (compactionAdvisory = '50%'): FeatureContext => ({ pkg: 'ws', options: { timing: true, compactionAdvisory } })
+let fake: FakePort = fakePort('ws')
+let timingFeature = createTimingFeature()
+const ctx = (compactionAdvisory = '50%'): FeatureContext => fake.ctx(timingFeature, { timing: true, compactionAdvisory })
 const TOOL = 'mcp__ws__request_compaction'
 
 function setup(over: Record<string, unknown> = {}) {
   const seen = { submits: [] as string[], timers: [] as (() => void)[], compacts: 0, tokens: 50_000, notices: [] as string[] }
-  const fake = fakePort('ws', {
+  fake = fakePort('ws', {
     registerTool: async (spec: { name: string }) => `mcp__ws__${spec.name}`,
     windowEnv: async () => undefined,
     usage: async () => ({ startedAt: 0, rateLimits: [], context: { tokens: seen.tokens, window: 200_000, breakdown: { rawMaxTokens: 200_000, autoCompactThreshold: 160_000, isAutoCompactEnabled: true } } }) as never,
@@ -20,7 +22,20 @@ function setup(over: Record<string, unknown> = {}) {
     notice: (line: string) => void seen.notices.push(line),
     ...over,
   })
-  const h = timingFeature.hooks
+  timingFeature = createTimingFeature()
+  const hooks = hooksOf(timingFeature)
+  // The runtime's facts follow the main turn around the features' own turn hooks.
+  const h = {
+    ...hooks,
+    'turn.start': (port: unknown, e: { agentId?: string }, next: unknown, c: FeatureContext) => (fake.facts.turnStarted(e.agentId), hooks['turn.start']!(port, e, next, c)),
+    'turn.complete': async (port: unknown, e: { agentId?: string }, next: unknown, c: FeatureContext) => {
+      try {
+        return await hooks['turn.complete']!(port, e, next, c)
+      } finally {
+        fake.facts.turnEnded(e.agentId)
+      }
+    },
+  }
   const run = async () => {
     for (const fn of seen.timers.splice(0)) fn()
     for (let i = 0; i < 20; i++) await Promise.resolve()
@@ -81,16 +96,16 @@ test('a failed registration, a failing breakdown read, and a throwing lever answ
   await s.run()
   assert.ok(s.lines.includes('timing: usage observation failed: no usage'))
 
+  // A lever that throws is refused by its declared failure policy, which the registry applies.
   const t = setup()
   await t.h['session.start']!(t.port, { cwd: '/w' } as never, fakeNext((e: { cwd: string }) => ({ cwd: e.cwd })), ctx())
-  const log = t.port.log
-  t.port.log = (line: string) => {
-    if (line.startsWith('timing: compaction requested')) throw new Error('log broke')
-    log(line)
-  }
-  const denied = await t.h['tool.call']!(t.port, { tool: TOOL, tool_use_id: 'u1' } as never, fakeNext(() => ({ result: 'beneath' })), ctx())
+  const broken = ctx('50%', )
+  const throwing: FeatureContext = { ...broken, log: (line) => { if (line.startsWith('compaction requested')) throw new Error('log broke'); broken.log(line) } }
+  const registry = new Registry([timingFeature], (line) => t.lines.push(line))
+  registry.bind({ timing: t.port }, { timing: throwing })
+  const denied = await registry.dispatch('tool.call', { tool: TOOL, tool_use_id: 'u1' } as never, fakeNext(() => ({ result: 'beneath' })))
   assert.equal(denied, { deny: 'request_compaction: the compaction request hook failed; see the debug log.' })
-  assert.ok(t.lines.includes('timing: log broke'))
+  assert.ok(t.lines.includes('timing: tool.call hook skipped (Error: log broke)'), t.lines.join('\n'))
 })
 
 test.run()

@@ -2,11 +2,11 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { OPTOUT_KEY, WINDOW_KEY as K, WRITTEN_KEY } from '../../../src/features/window/constants.ts'
-import { window } from '../../../src/features/window/index.ts'
+import { createWindowFeature } from '../../../src/features/window/index.ts'
 import { describeSync, describeState, syncWarning } from '../../../src/features/window/strings.ts'
 import type { SyncResult } from '../../../src/features/window/core.ts'
 import type { FeatureContext } from '../../../src/registry.ts'
-import { fakeNext, fakePort } from '../fakes.ts'
+import { fakeNext, fakePort, type FakePort } from '../fakes.ts'
 import { fakeFiles, type FakeFiles } from '../fake-files.ts'
 
 const ROOT = '/w/proj'
@@ -59,13 +59,18 @@ function setup(opts: { root?: string; home?: string; files?: Record<string, stri
     usage: async () => ({ startedAt: 0, rateLimits: [], context: { window: 1_000_000, tokens: 1000, breakdown: opts.breakdown } }) as never,
   })
   world.lines = fake.lines
+  // A fresh registration of the feature per world: its state (the last sync, the notices shown) is its own.
+  registrations.set(fake.port, { fake, feature: createWindowFeature() })
   return { port: fake.port, world }
 }
 
-const ctx = (tokens: number): FeatureContext => ({ pkg: 'ws', options: { window: true, compactWindowTokens: tokens } })
+const registrations = new WeakMap<object, { fake: FakePort; feature: ReturnType<typeof createWindowFeature> }>()
+const of = (port: object) => registrations.get(port)!
+const ctxOf = (port: object, tokens: number): FeatureContext => of(port).fake.ctx(of(port).feature, { window: true, compactWindowTokens: tokens })
+const window = { status: (port: object, tokens: number) => of(port).feature.status!(port as never, ctxOf(port, tokens)) }
 const start = (port: ReturnType<typeof setup>['port'], tokens: number) =>
-  window.hooks['session.start']!(port, { cwd: ROOT, surface: null, isInteractive: false } as never, fakeNext((e: { cwd: string }) => ({ cwd: e.cwd })), ctx(tokens))
-const verb = (port: ReturnType<typeof setup>['port'], args: string, tokens = 500000) => window.verbs!.window!.run(port, args, ctx(tokens))
+  (of(port).feature.hooks['session.start'] as (...a: unknown[]) => unknown)(port, { cwd: ROOT, surface: null, isInteractive: false } as never, fakeNext((e: { cwd: string }) => ({ cwd: e.cwd })), ctxOf(port, tokens))
+const verb = (port: ReturnType<typeof setup>['port'], args: string, tokens = 500000) => of(port).feature.verbs!.window!.run(port, args, ctxOf(port, tokens))
 const envOf = (world: World) => (JSON.parse(world.files.get(P)!) as { env: Record<string, string> }).env
 
 test('session start with the option set writes the file, sets the running value, and tells the person', async () => {
@@ -81,7 +86,7 @@ test('session start with the option set writes the file, sets the running value,
   await start(port, 500000)
   assert.equal(world.writes, [P])
   assert.is(world.notices.length, 1)
-  assert.equal(await window.status!(port, ctx(500000)), [`Harness auto-compact window: ${K}=500000 in ${P} already (managed by ws).`])
+  assert.equal(await window.status(port, 500000), [`Harness auto-compact window: ${K}=500000 in ${P} already (managed by ws).`])
 })
 
 test('option 0: nothing is read or written', async () => {
@@ -89,7 +94,7 @@ test('option 0: nothing is read or written', async () => {
   await start(port, 0)
   assert.equal([world.writes, world.envSets, world.notices], [[], [], []])
   assert.match(world.lines.join('\n'), 'not managed (compactWindowTokens is 0)')
-  assert.match((await window.status!(port, ctx(0)))[0]!, 'not managed')
+  assert.match((await window.status(port, 0))[0]!, 'not managed')
 })
 
 test('a pinned value stays, and the notice names both numbers', async () => {

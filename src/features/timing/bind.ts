@@ -1,0 +1,31 @@
+// The timing feature's `$` binder: what its wake prompts and its lever need of the world.
+import type { EngineInterface, SessionUsage, ToolSpec } from 'claude-code'
+import { readWindowEnv } from '../../lib/harness-window.ts'
+
+export type TimingPort = {
+  readonly pkg: string
+  /** Queues a prompt as its own turn once the session is idle. */
+  submitPrompt(text: string): Promise<unknown>
+  /** A dim transcript row the model never reads. */
+  notice(line: string): void
+  /** Calls `fn` once after `ms` on the engine's clock. */
+  after(ms: number, fn: () => void): void
+  /** The context fill; with `summary`, the harness's own threshold in `context.breakdown` too. */
+  usage(breakdown?: 'summary'): Promise<SessionUsage>
+  /** The harness's window override as the running process holds it. */
+  windowEnv(): Promise<string | undefined>
+  /** Declares a tool the mod serves at tool.call; resolves its full name `mcp__<pkg>__<name>`. */
+  registerTool(spec: ToolSpec): Promise<string>
+}
+
+export function bindTiming($: EngineInterface): TimingPort {
+  return {
+    pkg: $.plugin.name,
+    submitPrompt: (text) => $.prompt.submit({ text }),
+    notice: (line) => $.ui.log(line),
+    after: (ms, fn) => void $.clock.after(ms, fn),
+    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
+    windowEnv: () => readWindowEnv($),
+    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+  }
+}

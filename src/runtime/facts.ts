@@ -1,0 +1,74 @@
+// The session facts every feature shares, measured once here instead of in each feature: the
+// session id (one host trip, read again only when a /clear or /resume gives the process a new one),
+// whether a main-thread turn runs, the package's own MCP server, and who asked for a compaction.
+import type { Args } from 'claude-code'
+import type { SessionFacts } from '../registry.ts'
+
+export type FactsEdges = {
+  sessionId(): Promise<string>
+  ownServer(): Promise<string | undefined>
+}
+
+export type Facts = SessionFacts & {
+  /** A main-thread turn started (before the features hear it) or ended (after they did). */
+  turnStarted(agentId: string | undefined): void
+  turnEnded(agentId: string | undefined): void
+  /** A session ended: a `/clear` or `/resume` goes on in this process under a new id. */
+  sessionEnded(reason: string): void
+  /** The feature whose compaction the relay runs now; undefined once it settled. */
+  asking(feature: string | undefined): void
+  bind(edges: FactsEdges): void
+}
+
+export function createFacts(): Facts {
+  let edges: FactsEdges | undefined
+  let id: Promise<string> | undefined
+  let own: Promise<string | undefined> | undefined
+  let running = false
+  let turns = 0
+  let askedBy: string | undefined
+  const unbound = () => Promise.reject(new Error('the session facts are read before the first dispatch'))
+
+  return {
+    bind: (bound) => {
+      edges = bound
+    },
+    sessionId() {
+      if (!id) {
+        const reading = edges ? edges.sessionId() : unbound()
+        id = reading
+        // A failed read is not kept: the next call asks again.
+        reading.catch(() => {
+          if (id === reading) id = undefined
+        })
+      }
+      return id
+    },
+    ownServer() {
+      own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)
+      return own
+    },
+    isMainTurnRunning: () => running,
+    mainTurns: () => turns,
+    compactionAskedBy(e: Args<'session.compact'>) {
+      // While the relay runs a feature's compaction, the chain hears it as the main thread's `plugin`
+      // compaction; anything else meanwhile (an auto one, a precompute, a subagent's) is not it.
+      return e.trigger === 'plugin' && e.agentId === undefined ? askedBy : undefined
+    },
+    turnStarted(agentId) {
+      if (agentId !== undefined) return
+      running = true
+      turns++
+    },
+    turnEnded(agentId) {
+      if (agentId === undefined) running = false
+    },
+    sessionEnded(reason) {
+      if (reason === 'clear' || reason === 'resume') id = undefined
+      running = false
+    },
+    asking(feature) {
+      askedBy = feature
+    },
+  }
+}

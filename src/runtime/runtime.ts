@@ -1,0 +1,273 @@
+// A package's runtime: which features run here (activation.ts), the registry that dispatches them,
+// the claims that keep two packages of the bundle from both acting on a session (claims.ts), the
+// session facts every feature shares (facts.ts), the compaction relay (compaction.ts) and the
+// package command (command.ts). main.ts hands every event to `dispatch`/`stream`; everything here
+// fails open, but a stream a feature answers the failure of (routing's).
+import type { Args, Chunk, CommandRunResult, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
+import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
+import { CLAIMING_PACKAGES, type Claims } from './claims.ts'
+import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
+import { createRelay } from './compaction.ts'
+import { createFacts } from './facts.ts'
+import { fallbackOf, parseOptions } from './options.ts'
+import type { RuntimePort } from './bind.ts'
+import { messageOf } from '../lib/message.ts'
+import { Registry, type Feature, type FeatureContext, type FeatureFactory, type PromiseEvent, type StreamEvent } from '../registry.ts'
+
+export const COMMAND_DESCRIPTION = 'What this package runs and why; its verbs.'
+
+export type Runtime = {
+  readonly registry: Registry
+  /** Whether some active feature hooks `event` (session.start is always hooked, for the runtime itself). */
+  hooks(event: PromiseEvent | StreamEvent): boolean
+  /** The engine commands some active feature hears at `command.run`. */
+  readonly engineCommands: readonly string[]
+  /** Binds this load's ports: the runtime's and each feature's (`$` is one object per load). */
+  bind(port: RuntimePort, featurePorts: Readonly<Record<string, unknown>>): void
+  readonly isBound: boolean
+  dispatch<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>): Promise<EventResult<E>>
+  stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>): AsyncGenerator<Chunk<E>, EventResult<E>>
+  /**
+   * keel's stream hook failed at the engine (its `.catch`): a step an answering feature owns is
+   * answered by it; any other goes on beneath, as the engine would have done.
+   */
+  streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, message: string): AsyncGenerator<Chunk<E>, EventResult<E>>
+  /** The package's own command, `/<pkg> <verb> <args>`. */
+  command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult>
+}
+
+export function createRuntime(factories: readonly FeatureFactory[], template: Template, raw: Readonly<Record<string, unknown>>): Runtime {
+  const fields = allFields(template)
+  const { values: options, problems } = parseOptions(fields, raw)
+  const defaults = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fallbackOf(field)]))
+  // Each registration makes its features afresh: a reload, or a second register in one process, starts clean.
+  const all = factories.map((make) => make())
+  const isOn = (f: Feature<any>) => f.name in raw && options[f.name] === true
+  let port: RuntimePort | undefined
+  const log = (line: string) => port?.log(line)
+  const registry = new Registry(all.filter(isOn), log)
+  const facts = createFacts()
+  const relay = createRelay(facts)
+  /** The session-acting features this package would run with its options: the ones it claims. */
+  const actingOn = registry.features.filter((f) => f.sessionActing && (f.actsWith?.(options) ?? true)).map((f) => f.name)
+  /** feature -> the package that runs it instead; undefined until read for this session. */
+  let yields: ReadonlyMap<string, string> | undefined
+  /** What this package claims, and whether a /clear left that claim stamped with the old session id. */
+  let owned: readonly string[] = []
+  let restamp = false
+  /** Why this package's claims could not be published, for the status. */
+  let claimProblem: string | undefined
+  let problemsLogged = false
+
+  const bound = (): RuntimePort => {
+    if (!port) throw new Error('the runtime is used before its first dispatch bound it')
+    return port
+  }
+
+  async function guarded<T>(what: string, fallback: T, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work()
+    } catch (err) {
+      log(`keel: ${what} failed (${messageOf(err)})`)
+      return fallback
+    }
+  }
+
+  /** A feature's compaction: the package's own chain around the engine's, stamped with the feature. */
+  function compactFor(feature: string, instructions: string | undefined): Promise<SessionCompactResult> {
+    const p = bound()
+    return relay.compact(feature, instructions, async (e, engine) => (await registry.dispatch('session.compact', e, engine, yields ?? (await yieldsOf()))) as SessionCompactResult, p.compactSession)
+  }
+
+  const prefixOf = (feature: string) => {
+    const f = all.find((x) => x.name === feature)
+    return f?.logPrefix ? f.logPrefix(port?.pkg ?? '') : `${feature}: `
+  }
+  const contextOf = (feature: string): FeatureContext => {
+    const prefix = prefixOf(feature)
+    return {
+      pkg: port?.pkg ?? '',
+      options,
+      defaults,
+      facts,
+      log: (line) => log(prefix + line),
+      compact: (instructions) => compactFor(feature, instructions),
+    }
+  }
+
+  /** Every package's claims in this session, this one's included (to tell a stale claim of its own). */
+  async function readAllClaims(): Promise<Claims> {
+    if (!actingOn.length) return {}
+    return guarded('reading the packages\' claims', {}, async () => bound().readClaims(await facts.sessionId(), CLAIMING_PACKAGES))
+  }
+
+  function yieldsFrom(claims: Claims): ReadonlyMap<string, string> {
+    const pkg = bound().pkg
+    const others = Object.fromEntries(Object.entries(claims).filter(([p]) => p !== pkg))
+    const found = new Map<string, string>()
+    for (const feature of actingOn) {
+      const owner = ownerOf(feature, others)
+      if (owner === undefined) continue
+      found.set(feature, owner)
+      log(`${feature}: yields to ${owner}, which runs it in this session`)
+    }
+    return found
+  }
+
+  /** Which features another package runs, read once per session (at its start, or at the first event). */
+  async function yieldsOf(): Promise<ReadonlyMap<string, string>> {
+    yields ??= yieldsFrom(await readAllClaims())
+    return yields
+  }
+
+  async function publish(): Promise<void> {
+    try {
+      await bound().publishClaims(await facts.sessionId(), owned)
+      claimProblem = undefined
+    } catch (err) {
+      claimProblem = `claims not published (${messageOf(err)}): another keel package in this session may run the same features`
+      log(`keel: ${claimProblem}`)
+    }
+  }
+
+  /**
+   * The runtime's own start. The rule that keeps two packages of the bundle from both running a
+   * session-acting feature is "the first to claim it owns it": this package reads the claims
+   * already published in this session, yields what another package claimed, and claims the rest,
+   * before any feature's session-start work (a tool registered, a file written) runs. The engine
+   * raises session.start as one dispatch through every plugin, outermost first, so the outer
+   * package has claimed before the inner one reads, and both copies agree on the owner. A package
+   * whose claim changed (a reload with other options) publishes again, and one that claims nothing
+   * clears its variable, so a feature it gave up is not left claimed by a package that does not run it.
+   */
+  async function claimAtStart(): Promise<ReadonlyMap<string, string>> {
+    if (!problemsLogged) {
+      problemsLogged = true
+      for (const problem of problems) log(`keel: ${problem}`)
+    }
+    restamp = false
+    if (!actingOn.length) {
+      // Nothing to claim: clear what an earlier load of this package may have claimed (one write, no read).
+      await guarded('clearing claims', undefined, () => bound().clearClaims())
+      yields = new Map()
+      return yields
+    }
+    const claims = await readAllClaims()
+    yields = yieldsFrom(claims)
+    owned = actingOn.filter((feature) => !yields!.has(feature))
+    const published = claims[bound().pkg] ?? []
+    if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish()
+    return yields
+  }
+
+  function usages(): string[] {
+    const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))
+    return [STATUS_VERB, ...verbs]
+  }
+
+  async function registerCommand(): Promise<void> {
+    const p = bound()
+    await guarded('registering the package command', undefined, async () => {
+      await p.registerCommand({ name: p.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
+    })
+  }
+
+  /** Keeps the shared facts current, before the features hear the event (and after, for an end). */
+  function noteBefore<E extends PromiseEvent>(event: E, e: Args<E>): void {
+    if (event === 'turn.start') facts.turnStarted((e as Args<'turn.start'>).agentId)
+    else if (event === 'session.end') {
+      const reason = (e as Args<'session.end'>).reason
+      facts.sessionEnded(reason)
+      // The process goes on under a new session id, with no session.start: the claims follow it at the
+      // next event, off that event's path (publish logs its own failure).
+      if (reason === 'clear' || reason === 'resume') restamp = owned.length > 0
+    } else if (restamp) {
+      restamp = false
+      void publish()
+    }
+  }
+
+  async function dispatch<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>): Promise<EventResult<E>> {
+    // Where the engine does raise this plugin's hooks for its own compaction (a call made inside a
+    // hook), the chain has already run around it in the relay: pass that one through untouched.
+    if (event === 'session.compact' && relay.isOwnReRaise(e as Args<'session.compact'>)) return next(e) as Promise<EventResult<E>>
+    if (event === 'session.start') {
+      const startFeatures = async () => registry.dispatch(event, e, next, await claimAtStart())
+      const [, result] = await Promise.all([registerCommand(), startFeatures()])
+      return result
+    }
+    noteBefore(event, e)
+    const yielded = yields ?? (await yieldsOf())
+    if (event !== 'turn.complete') return registry.dispatch(event, e, next, yielded)
+    try {
+      return await registry.dispatch(event, e, next, yielded)
+    } finally {
+      facts.turnEnded((e as Args<'turn.complete'>).agentId)
+    }
+  }
+
+  async function* stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
+    const yielded = yields ?? (await yieldsOf())
+    return yield* registry.stream(event, e, next, yielded)
+  }
+
+  async function* streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, message: string): AsyncGenerator<Chunk<E>, EventResult<E>> {
+    log(`keel: ${event} failed at the engine (${message})`)
+    const answer = registry.answerFor(event, e, { message, calledNext: true }, yields)
+    if (answer) return yield* answer
+    return yield* next(e)
+  }
+
+  async function statusText(): Promise<string> {
+    const p = bound()
+    const yielded = await yieldsOf()
+    const rows: FeatureRow[] = []
+    for (const f of all) {
+      const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {})
+      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ['(status unavailable: see the debug log)'], async () => f.status!(featurePorts[f.name], contextOf(f.name))) : []
+      rows.push({
+        ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
+        yieldsTo: yielded.get(f.name),
+        options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
+        skips: registry.skips.get(f.name) ?? 0,
+        lines,
+      })
+    }
+    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems)
+  }
+
+  async function command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult> {
+    const p = bound()
+    if (e.command !== p.pkg) return next(e)
+    const { verb, rest } = parseCommandArgs(e.args)
+    if (verb === STATUS_VERB) return { text: await statusText() }
+    const owner = registry.features.find((f) => f.verbs?.[verb])
+    const handler = owner?.verbs?.[verb]
+    if (!owner || !handler) return { text: unknownVerb(p.pkg, verb, usages()) }
+    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner.name)))
+    return { text }
+  }
+
+  let featurePorts: Readonly<Record<string, unknown>> = {}
+  const engineCommands = [...new Set(registry.features.flatMap((f) => f.commands ?? []))]
+
+  return {
+    registry,
+    // session.end too where the package claims something (a /clear moves its claims) or keeps facts.
+    hooks: (event) => event === 'session.start' || registry.hooks(event) || (event === 'session.end' && registry.features.length > 0),
+    engineCommands,
+    bind(runtimePort, ports) {
+      port = runtimePort
+      featurePorts = ports
+      facts.bind({ sessionId: runtimePort.sessionId, ownServer: runtimePort.ownServer })
+      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f.name)])))
+    },
+    get isBound() {
+      return port !== undefined
+    },
+    dispatch,
+    stream,
+    streamFailed,
+    command,
+  }
+}
