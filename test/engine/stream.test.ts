@@ -12,9 +12,9 @@ function model(on: On, pieces: string[]) {
   const seen = { requests: 0 }
   on('turn.step', async function* (_, e) {
     seen.requests++
-    for (const text of pieces) yield { kind: 'text', index: 0, text }
-    yield { kind: 'stop', stopReason: 'end_turn', usage: USAGE }
-    return { turnId: e.turnId, index: e.index, answer: pieces.join(''), toolUses: [], stopReason: 'end_turn', usage: USAGE }
+    for (const text of pieces) yield { kind: 'text', index: 0, text } as never
+    yield { kind: 'stop', stopReason: 'end_turn', usage: USAGE } as never
+    return { turnId: e.turnId, index: e.index, answer: pieces.join(''), toolUses: [], stopReason: 'end_turn', usage: USAGE } as never
   })
   on('session.start', (_, e) => ({ cwd: e.cwd }))
   on('command.register', (_, e) => ({ value: { command: e.name } }))
