@@ -1084,44 +1084,18 @@ function sessionOfFile(name) {
   return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1];
 }
 
-// src/features/checkpoint/session.ts
-function recordOf(text) {
-  try {
-    const r = JSON.parse(text ?? "");
-    return r && typeof r.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
-  } catch {
-    return null;
-  }
-}
+// src/features/checkpoint/records.ts
 function isCharter(value) {
   const c = value;
   return typeof c === "object" && c !== null && typeof c.text === "string" && (c.source === "verb" || c.source === "first prompt");
 }
-var CheckpointSession = class {
-  constructor(sessionId, command, fences) {
+var SessionRecords = class {
+  constructor(sessionId) {
     this.sessionId = sessionId;
-    this.command = command;
-    this.fences = fences;
   }
   sessionId;
-  command;
-  fences;
-  isInteractive = false;
-  isDesktopStarted = false;
-  activeTurn = null;
-  checkpoint = null;
-  snoozeUntil = null;
-  band = false;
-  lastSkip = null;
-  lastRecorded = null;
-  rearmAfterCompact = false;
-  compactionsDone = 0;
-  lastTrigger = null;
-  isStarting = false;
-  isResumePending = false;
-  own;
-  charterKnown;
   isTouched = false;
+  charterKnown;
   storeWork = Promise.resolve();
   async charter(io) {
     if (this.charterKnown !== void 0) return this.charterKnown;
@@ -1151,6 +1125,94 @@ var CheckpointSession = class {
     const run = this.storeWork.then(work);
     this.storeWork = run.catch(() => void 0);
     return run;
+  }
+};
+
+// src/features/checkpoint/skips.ts
+function recordOf(text) {
+  try {
+    const r = JSON.parse(text ?? "");
+    return r && typeof r.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
+  } catch {
+    return null;
+  }
+}
+var SkipRecords = class {
+  constructor(sessionId) {
+    this.sessionId = sessionId;
+  }
+  sessionId;
+  lastKey = null;
+  lastWritten = null;
+  async record(io, decision, tokens, trigger, facts) {
+    const key = skipKey(decision, tokens, trigger);
+    if (key === null) {
+      this.lastKey = null;
+      return;
+    }
+    if (key === this.lastKey) return;
+    try {
+      const at = new Date(await io.now()).toISOString();
+      const record = { at, reason: decision.reason, tokens, trigger, ...facts };
+      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
+      this.lastKey = key;
+      this.lastWritten = { key, at };
+      io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
+    } catch (err) {
+      io.log(`skip record: ${messageOf(err)}`);
+    }
+  }
+  async last(io) {
+    if (this.lastWritten) return this.lastWritten;
+    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
+    const record = recordOf(text);
+    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? "past" : "near"}`, at: record.at };
+  }
+};
+
+// src/features/checkpoint/session.ts
+var CheckpointSession = class {
+  constructor(sessionId, command, fences) {
+    this.sessionId = sessionId;
+    this.command = command;
+    this.fences = fences;
+    this.records = new SessionRecords(sessionId);
+    this.skips = new SkipRecords(sessionId);
+  }
+  sessionId;
+  command;
+  fences;
+  isInteractive = false;
+  isDesktopStarted = false;
+  activeTurn = null;
+  checkpoint = null;
+  snoozeUntil = null;
+  band = false;
+  rearmAfterCompact = false;
+  compactionsDone = 0;
+  lastTrigger = null;
+  isStarting = false;
+  isResumePending = false;
+  own;
+  records;
+  skips;
+  charter(io) {
+    return this.records.charter(io);
+  }
+  setCharter(io, text, source) {
+    return this.records.setCharter(io, text, source);
+  }
+  touch(io) {
+    return this.records.touch(io);
+  }
+  get lastSkip() {
+    return this.skips.lastKey;
+  }
+  get lastRecorded() {
+    return this.skips.lastWritten;
+  }
+  lastSkipRecord(io) {
+    return this.skips.last(io);
   }
   async instructions(io, owner) {
     await this.touch(io);
@@ -1199,7 +1261,7 @@ var CheckpointSession = class {
   }
   async turnStarted(io, turnId, text) {
     this.activeTurn = turnId;
-    if (!this.isTouched) await this.touch(io);
+    if (!this.records.isTouched) await this.touch(io);
     const running = this.running(await io.now());
     if (running !== null && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId };
@@ -1218,7 +1280,7 @@ var CheckpointSession = class {
     let saved;
     if (block !== null) {
       try {
-        await this.serial(() => new Notes(io).save(this.sessionId, block));
+        await this.records.serial(() => new Notes(io).save(this.sessionId, block));
         saved = block;
         io.toast(NOTES_SAVED);
       } catch (err) {
@@ -1390,29 +1452,8 @@ var CheckpointSession = class {
     this.band = band2;
     io.redraw();
   }
-  async lastSkipRecord(io) {
-    if (this.lastRecorded) return this.lastRecorded;
-    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
-    const record = recordOf(text);
-    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? "past" : "near"}`, at: record.at };
-  }
-  async recordSkip(io, decision, tokens, trigger, surfaces) {
-    const key = skipKey(decision, tokens, trigger);
-    if (key === null) {
-      this.lastSkip = null;
-      return;
-    }
-    if (key === this.lastSkip) return;
-    try {
-      const at = new Date(await io.now()).toISOString();
-      const record = { at, reason: decision.reason, tokens, trigger, isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces };
-      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
-      this.lastSkip = key;
-      this.lastRecorded = { key, at };
-      io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
-    } catch (err) {
-      io.log(`skip record: ${messageOf(err)}`);
-    }
+  recordSkip(io, decision, tokens, trigger, surfaces) {
+    return this.skips.record(io, decision, tokens, trigger, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
   }
 };
 

@@ -1,4 +1,5 @@
-// One session's checkpoint, as a state machine driven through edges (spec B.6-B.13):
+// One session's checkpoint, as a state machine driven through edges (spec B.6-B.13); its charter and
+// record of use live in records.ts, its skip records in skips.ts:
 //   idle --fire / Now--> STARTED --its command's turn starts--> BOUND
 //   BOUND --turn ends, notes changed--> COMPACTING --compacted--> idle (one resume prompt follows)
 //   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
@@ -6,15 +7,17 @@
 // the state lives in this object, which is not snapshotted.
 import { messageOf } from '../../lib/message.ts'
 import {
-  CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, COMPACT_DELAY_MS, SESSIONS_KEPT, STALE_CHECKPOINT_MS,
+  COMPACT_DELAY_MS, STALE_CHECKPOINT_MS,
 } from './constants.ts'
 import {
-  decide, isAttended, notesChanged, rearmTo, resumesAfter, skipKey, snooze, triggerOf,
+  decide, isAttended, notesChanged, rearmTo, resumesAfter, snooze, triggerOf,
   type Breakdown, type Decision, type Settings, type TriggerSource,
 } from './decide.ts'
 import { composeInstructions } from './compose.ts'
 import { extractCheckpointBlock } from './fence.ts'
-import { Notes, staleKeys, type NotesEdges, type NotesRead } from './notes.ts'
+import { Notes, type NotesEdges, type NotesRead } from './notes.ts'
+import { SessionRecords, type Charter } from './records.ts'
+import { SkipRecords } from './skips.ts'
 import {
   CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_TURN_RUNNING,
   NOTES_SAVED, notSaved, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
@@ -48,33 +51,6 @@ export type Edges = NotesEdges & {
 /** A checkpoint in force; `compactionsAt` is `compactionsDone` when it started, to tell a compaction that landed meanwhile. */
 export type Running = { startedAt: number; compactionsAt: number; fill?: number; turnId?: string; notesBefore?: string | null; compacting?: boolean }
 
-export type Charter = { text: string; source: 'verb' | 'first prompt' }
-
-export type SkipRecord = {
-  at: string
-  reason: Decision['reason']
-  tokens: number
-  trigger: number
-  isInteractive: boolean
-  isDesktopStarted: boolean
-  surfaces: readonly string[] | null
-}
-
-/** A skip record as written by `recordSkip`, or null for anything else (none, emptied, torn). */
-function recordOf(text: string | undefined): SkipRecord | null {
-  try {
-    const r = JSON.parse(text ?? '') as Partial<SkipRecord> | null
-    return r && typeof r.at === 'string' && typeof r.reason === 'string' && typeof r.tokens === 'number' && typeof r.trigger === 'number' ? (r as SkipRecord) : null
-  } catch {
-    return null
-  }
-}
-
-function isCharter(value: unknown): value is Charter {
-  const c = value as Partial<Charter> | null
-  return typeof c === 'object' && c !== null && typeof c.text === 'string' && (c.source === 'verb' || c.source === 'first prompt')
-}
-
 export class CheckpointSession {
   isInteractive = false
   isDesktopStarted = false
@@ -83,9 +59,6 @@ export class CheckpointSession {
   checkpoint: Running | null = null
   snoozeUntil: number | null = null
   band = false
-  lastSkip: string | null = null
-  /** The last skip record written, kept for the status after `lastSkip` clears. */
-  lastRecorded: { key: string; at: string } | null = null
   rearmAfterCompact = false
   compactionsDone = 0
   lastTrigger: { tokens: number; source: TriggerSource; harnessAt?: number } | null = null
@@ -97,15 +70,10 @@ export class CheckpointSession {
    * (`isOwn`).
    */
   private own: { steering: string | undefined } | undefined
-  /** The charter as last written or read here; undefined until known. */
-  private charterKnown: Charter | null | undefined
-  /** Whether `touch` ran for this session: its start and its first turn both touch, once. */
-  private isTouched = false
-  /**
-   * The session's store entries (notes pointer, charter) are rewritten one step at a time: a touch,
-   * which writes an entry back with a new time, never writes over one a save just replaced.
-   */
-  private storeWork: Promise<unknown> = Promise.resolve()
+  /** The charter and the record of use (records.ts). */
+  private readonly records: SessionRecords
+  /** Why the automatic checkpoint did not run, as written (skips.ts). */
+  private readonly skips: SkipRecords
 
   constructor(
     readonly sessionId: string,
@@ -113,50 +81,41 @@ export class CheckpointSession {
     readonly command: string,
     /** The fences a block may open with: every package's of the bundle, so a manual run of any package's skill saves here. */
     readonly fences: readonly string[],
-  ) {}
-
-  // ---- the charter ----
-
-  async charter(io: Edges): Promise<Charter | null> {
-    if (this.charterKnown !== undefined) return this.charterKnown
-    const value = await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId)
-    this.charterKnown = isCharter(value) ? value : null
-    return this.charterKnown
+  ) {
+    this.records = new SessionRecords(sessionId)
+    this.skips = new SkipRecords(sessionId)
   }
 
-  async setCharter(io: Edges, text: string, source: Charter['source']): Promise<Charter> {
-    const charter: Charter = { text: text.slice(0, CHARTER_CAP_CHARS), source }
-    // Stored with the time it was set: eviction keeps the charters used last.
-    await this.serial(async () => {
-      await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() })
-      this.charterKnown = charter
-    })
-    for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, this.sessionId)) await io.storeDelete(key)
-    return charter
+  // ---- the charter and the record of use (records.ts) ----
+
+  charter(io: Edges): Promise<Charter | null> {
+    return this.records.charter(io)
+  }
+
+  setCharter(io: Edges, text: string, source: Charter['source']): Promise<Charter> {
+    return this.records.setCharter(io, text, source)
+  }
+
+  touch(io: Edges): Promise<void> {
+    return this.records.touch(io)
+  }
+
+  // ---- skip records (skips.ts) ----
+
+  get lastSkip(): string | null {
+    return this.skips.lastKey
+  }
+
+  /** The last skip record written, kept for the status after `lastSkip` clears. */
+  get lastRecorded(): { key: string; at: string } | null {
+    return this.skips.lastWritten
+  }
+
+  lastSkipRecord(io: Edges): Promise<{ key: string; at: string } | null> {
+    return this.skips.last(io)
   }
 
   // ---- steering (B.8.7) ----
-
-  /**
-   * The session is in use (it starts, its first turn runs, it is steered): its notes pointer and
-   * charter are stamped now, so eviction goes by last use, not last save, and a live session that
-   * has not saved lately (in another process, or after a long pause) keeps them. Fails open.
-   */
-  async touch(io: Edges): Promise<void> {
-    this.isTouched = true
-    await this.serial(async () => {
-      const now = await io.now()
-      await new Notes(io).touch(this.sessionId, now)
-      const charter = await this.charter(io)
-      if (charter !== null) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now })
-    }).catch((err) => io.log(`touch: ${messageOf(err)}`))
-  }
-
-  private serial<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.storeWork.then(work)
-    this.storeWork = run.catch(() => undefined)
-    return run
-  }
 
   /** The compaction's instructions; throws when a part cannot be read, and the caller steers nothing. */
   async instructions(io: Edges, owner: string | undefined): Promise<string> {
@@ -231,7 +190,7 @@ export class CheckpointSession {
   async turnStarted(io: Edges, turnId: string, text: string): Promise<void> {
     this.activeTurn = turnId
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
-    if (!this.isTouched) await this.touch(io)
+    if (!this.records.isTouched) await this.touch(io)
     const running = this.running(await io.now())
     if (running !== null && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId }
@@ -261,7 +220,7 @@ export class CheckpointSession {
     let saved: string | undefined
     if (block !== null) {
       try {
-        await this.serial(() => new Notes(io).save(this.sessionId, block))
+        await this.records.serial(() => new Notes(io).save(this.sessionId, block))
         saved = block
         io.toast(NOTES_SAVED)
       } catch (err) {
@@ -480,31 +439,7 @@ export class CheckpointSession {
     io.redraw()
   }
 
-  /** The last skip record written for this session, by this process or an earlier one (a --resume): null when none. */
-  async lastSkipRecord(io: Edges): Promise<{ key: string; at: string } | null> {
-    if (this.lastRecorded) return this.lastRecorded
-    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => undefined)
-    const record = recordOf(text)
-    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? 'past' : 'near'}`, at: record.at }
-  }
-
-  /** One record per change of reason and side; advanced only once written, so a failed write is retried. */
-  private async recordSkip(io: Edges, decision: Decision, tokens: number, trigger: number, surfaces: readonly string[] | null): Promise<void> {
-    const key = skipKey(decision, tokens, trigger)
-    if (key === null) {
-      this.lastSkip = null
-      return
-    }
-    if (key === this.lastSkip) return
-    try {
-      const at = new Date(await io.now()).toISOString()
-      const record: SkipRecord = { at, reason: decision.reason, tokens, trigger, isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces }
-      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + '\n')
-      this.lastSkip = key
-      this.lastRecorded = { key, at }
-      io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`)
-    } catch (err) {
-      io.log(`skip record: ${messageOf(err)}`)
-    }
+  private recordSkip(io: Edges, decision: Decision, tokens: number, trigger: number, surfaces: readonly string[] | null): Promise<void> {
+    return this.skips.record(io, decision, tokens, trigger, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces })
   }
 }

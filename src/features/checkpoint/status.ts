@@ -1,6 +1,6 @@
 // The feature's lines in `/<pkg> status`: the charter, the notes, the trigger in force and why, the
 // last skip. Pure: the caller reads the facts, each of which may be unknown.
-import type { Charter } from './session.ts'
+import type { Charter } from './records.ts'
 import type { Settings, TriggerSource } from './decide.ts'
 import { OFF_MODE } from './constants.ts'
 
