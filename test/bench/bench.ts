@@ -15,6 +15,7 @@ import { captionModelCallsPer100ToolCalls } from './captions.ts'
 
 const BUNDLE_LIMIT = 150 * 1024
 const NODE_LIMIT_NS = 2000
+const STREAM_LIMIT_NS = 5000
 const ENGINE_LIMIT = 1.05
 const ENGINE_PACKAGE = process.env.BENCH_PACKAGE ?? 'keel'
 const ENGINE_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6)
@@ -47,6 +48,35 @@ async function nodeDispatch(): Promise<void> {
   }
 }
 
+/** The stream chain's cost per chunk: a 1000-chunk step through N pass-through `async function*` features vs the engine's stream alone. */
+async function nodeStream(): Promise<void> {
+  const CHUNKS = 1000
+  const STEPS = 300
+  const step = { turnId: 't', index: 0, model: 'm', messageCount: 1 } as never
+  const result = { turnId: 't', index: 0, answer: '', toolUses: [], stopReason: 'end_turn', usage: {} }
+  const chunk = { kind: 'text', index: 0, text: 'x' }
+  const engine = Object.assign(() => (async function* () { for (let i = 0; i < CHUNKS; i++) yield chunk; return result })(), { signal: new AbortController().signal, budget: { ms: 1e4, remainingMs: 1e4 } }) as never
+  const drain = async (g: AsyncGenerator<unknown, unknown>) => { for (let r = await g.next(); !r.done; r = await g.next()); }
+  const time = async (make: () => AsyncGenerator<unknown, unknown>) => {
+    for (let i = 0; i < 30; i++) await drain(make())
+    const started = process.hrtime.bigint()
+    for (let i = 0; i < STEPS; i++) await drain(make())
+    return Number(process.hrtime.bigint() - started) / (STEPS * CHUNKS)
+  }
+  const direct = await time(() => (engine as () => AsyncGenerator<unknown, unknown>)())
+  line('Node: the engine\'s stream alone', `${direct.toFixed(0)} ns/chunk`)
+  for (const n of [1, 4]) {
+    const names = Array.from({ length: n }, (_, i) => `s${i}`)
+    const features: Feature[] = names.map((name) => ({ name, sessionActing: false, hooks: { 'turn.step': async function* (_p, e, next) { return yield* next(e) } } }))
+    const t: Template = { version: '0', packages: {}, features: Object.fromEntries(names.map((f) => [f, { sessionActing: false }])) }
+    const rt = createRuntime(features.map((f) => () => f), t, Object.fromEntries(names.map((f) => [f, 'on'])))
+    rt.bind(fakePort('bench').port, {})
+    const through = await time(() => rt.stream('turn.step', step, engine))
+    const overhead = through - direct
+    line(`Node: a stream through ${n} pass-through feature(s)`, `${through.toFixed(0)} ns/chunk (overhead ${overhead.toFixed(0)} ns/chunk) ${overhead < STREAM_LIMIT_NS ? 'OK' : 'OVER'} (< ${STREAM_LIMIT_NS} ns through 4)`)
+  }
+}
+
 function bundleSize(): void {
   const size = statSync(join(repoRoot(), 'dist/hooks.js')).size
   line('Bundle: dist/hooks.js', `${(size / 1024).toFixed(1)} kB (${(size / BUNDLE_LIMIT).toFixed(2)}x the ${BUNDLE_LIMIT / 1024} kB budget) ${size <= BUNDLE_LIMIT ? 'OK' : 'OVER'}`)
@@ -62,7 +92,7 @@ const ONCE_PER_PROCESS = new Set(['session.start', 'session.end'])
 type Samples = Record<string, number[]>
 
 /** One configuration of the package against a bare module hooking the same events, alternating runs. */
-async function engineSettle(mock: MockModel, label: string, optionsOf: (manifest: any) => Record<string, boolean> | undefined): Promise<void> {
+async function engineSettle(mock: MockModel, label: string, optionsOf: (manifest: any) => Record<string, string> | undefined): Promise<void> {
   const dir = join(repoRoot(), 'packages', ENGINE_PACKAGE)
   const manifest = JSON.parse(readFileSync(join(dir, '.claude-plugin/plugin.json'), 'utf8'))
   const options = optionsOf(manifest)
@@ -98,11 +128,13 @@ async function engineSettle(mock: MockModel, label: string, optionsOf: (manifest
   }
 }
 
+/** Every feature switch (an on/off picker) set to one value. */
 const allSwitches = (value: boolean) => (manifest: any) =>
-  Object.fromEntries(Object.entries(manifest.userConfig ?? {}).filter(([, f]: [string, any]) => f.type === 'boolean').map(([k]) => [k, value]))
+  Object.fromEntries(Object.entries(manifest.userConfig ?? {}).filter(([, f]: [string, any]) => Array.isArray(f.options) && f.options.includes('on') && f.options.includes('off')).map(([k]) => [k, value ? 'on' : 'off']))
 
 console.log(`keel bench (${new Date().toISOString()}, node ${process.version})`)
 await nodeDispatch()
+await nodeStream()
 bundleSize()
 line('Captions: model calls per 100 tool calls (scripted session)', `${(await captionModelCallsPer100ToolCalls()).toFixed(0)} (captioning each call alone: 100)`)
 const mock = await startMockModel()
