@@ -158,8 +158,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
   }
 
   /** The copy the prompt after `reason` carries: the file and the extras, built into the section. */
-  async function build(e: Edges, reason: Reason): Promise<{ snap: Snap; isManualProject: boolean }> {
-    const [inspection, extras] = await Promise.all([inspectManual(e.fs), readExtras(e)])
+  function build(reason: Reason, inspection: Inspection, extras: SectionExtras): { snap: Snap; isManualProject: boolean } {
     if (!inspection.found) {
       log(s.notCarried(reason, s.problemText(inspection.problem)))
       const isManualProject = inspection.problem.kind !== 'missing'
@@ -173,36 +172,54 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
   /**
    * The first main compose after a reset: the copy, bounded by COMPOSE_WAIT_MS. Whatever decides
    * first (the copy, a failure, the bound) is the prompt's for good; a copy that lands after the
-   * bound or after another reset fills nothing.
+   * bound or after another reset fills nothing. The file and the extras are read side by side; at
+   * the bound a manual already read goes without extras still missing: a late key never costs the manual.
    */
   function take(e: Edges, reason: Reason): Promise<string | undefined> {
     const gen = generation
     const none: Snap = { reason, section: undefined, hash: null, bytes: 0, located: undefined }
     return new Promise((resolve) => {
       let decided = false
-      const decide = (snap: Snap | undefined, isManualProject: boolean) => {
+      let inspection: Inspection | undefined
+      let extras: SectionExtras | undefined
+      const decide = (built: { snap: Snap; isManualProject: boolean } | undefined) => {
         if (decided) return
         decided = true
         if (gen !== generation) return resolve(undefined)
-        settle(e, gen, snap ?? none, isManualProject)
-        resolve(snap?.section)
+        settle(e, gen, built?.snap ?? none, built?.isManualProject ?? true)
+        resolve(built?.snap.section)
+      }
+      const whenBoth = () => {
+        if (!decided && inspection && extras) decide(build(reason, inspection, extras))
       }
       try {
         e.after(COMPOSE_WAIT_MS, () => {
-          if (!decided) log(s.noManualInTime(reason))
-          decide(undefined, true)
+          if (decided) return
+          if (!inspection) {
+            log(s.noManualInTime(reason))
+            return decide(undefined)
+          }
+          log(s.EXTRAS_LATE)
+          decide(build(reason, inspection, {}))
         })
       } catch (err) {
         log(s.timerFailed(messageOf(err)))
-        return decide(undefined, true)
+        return decide(undefined)
       }
-      build(e, reason).then(
-        ({ snap, isManualProject }) => decide(snap, isManualProject),
+      inspectManual(e.fs).then(
+        (found) => {
+          inspection = found
+          whenBoth()
+        },
         (err: unknown) => {
           if (!decided) log(s.takeFailed(messageOf(err)))
-          decide(undefined, true)
+          decide(undefined)
         },
       )
+      void readExtras(e).then((read) => {
+        extras = read
+        whenBoth()
+      })
     })
   }
 

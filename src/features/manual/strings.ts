@@ -90,6 +90,7 @@ export const carried = (file: string, kind: string, bytes: number, reason: strin
 export const notCarried = (reason: string, why: string) => `the prompt after ${reasonWord(reason)} carries no manual: ${why}`
 export const takeFailed = (err: string) => `the manual's copy failed (${err}): the prompt goes without it`
 export const timerFailed = (err: string) => `the ${COMPOSE_WAIT_MS} ms bound could not be set (${err}): the prompt goes without the manual`
+export const EXTRAS_LATE = `the mailbox key and line were not there by ${COMPOSE_WAIT_MS} ms; the section goes without them`
 export const extrasFailed = (err: string) => `the mailbox key and line were not read (${err}); the section goes without them`
 export const recordNotWritten = (err: string) => `the snapshot record was not written (${err}); a resume of this session reads its prompt as unknown`
 export const recordUnread = (err: string) => `the snapshot record was not read (${err}); the prompt reads as unknown until the next compaction or /clear`

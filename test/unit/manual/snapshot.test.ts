@@ -536,6 +536,28 @@ test('the mailbox key line and mailbox line, when the binding gives them; a fail
   assert.is(await u.compose(), section('# W\nv1'), 'no extras edge: neither line')
 })
 
+test('extras that never answer do not cost the manual: at the bound it goes without them', async () => {
+  const w = world()
+  w.state.extras = () => new Promise(() => {})
+  await w.start()
+  let answered: unknown = 'pending'
+  void w.snap.compose(MAIN).then((out) => (answered = out))
+  await w.flush()
+  assert.is(answered, 'pending', 'the extras are waited for within the bound')
+  await w.advance(COMPOSE_WAIT_MS)
+  assert.is(answered, section('# W\nv1'))
+  assert.ok(w.seen.logs.includes('the mailbox key and line were not there by 5000 ms; the section goes without them'))
+  assert.is(await w.compose(), section('# W\nv1'))
+  const v = world()
+  let give!: (x: { key: string }) => void
+  v.state.extras = () => new Promise((resolve) => (give = resolve))
+  await v.start()
+  const out = v.snap.compose(MAIN)
+  await v.flush()
+  give({ key: 'K' })
+  assert.is(await out, `${headerLine(FILE)}\n\n${keyLine('K')}\n\n# W\nv1`, 'extras a little after the file: both')
+})
+
 test('a record that cannot be written costs only the resume: the copy stands', async () => {
   const w = world()
   w.state.setThrows = true
