@@ -1,0 +1,57 @@
+// Paths as the manual feature compares them: lexically normalized, `/`-separated, so a real path
+// the engine answers and a spelling the model gave compare alike. Pure; no file system here.
+import * as s from './strings.ts'
+
+const DRIVE = /^[A-Za-z]:$/
+
+/**
+ * `\` read as `/`, repeated separators and `.` dropped, `..` applied; no trailing separator. An
+ * absolute path (`/x`, `C:/x`) never climbs above its root; a relative one keeps leading `..`.
+ */
+export function normalizePath(path: string): string {
+  const unified = path.replace(/\\/g, '/')
+  const segments = unified.split('/')
+  const drive = segments.length > 1 && DRIVE.test(segments[0] ?? '') ? segments.shift() : undefined
+  const absolute = drive !== undefined || unified.startsWith('/')
+  const out: string[] = []
+  for (const segment of segments) {
+    if (segment === '' || segment === '.') continue
+    if (segment !== '..') out.push(segment)
+    else if (out.length && out[out.length - 1] !== '..') out.pop()
+    else if (!absolute) out.push('..')
+  }
+  const body = out.join('/')
+  if (drive !== undefined) return `${drive}/${body}`
+  return absolute ? `/${body}` : body || '.'
+}
+
+/** Whether `path` lies strictly beneath `folder` (both normalized here), at any depth. */
+export function isUnder(folder: string, path: string): boolean {
+  const base = normalizePath(folder)
+  const target = normalizePath(path)
+  return target !== base && target.startsWith(base.endsWith('/') ? base : `${base}/`)
+}
+
+/** The folder holding `path` (normalized). */
+export function folderOf(path: string): string {
+  const normal = normalizePath(path)
+  const cut = normal.lastIndexOf('/')
+  if (cut < 0) return '.'
+  return cut === 0 || normal.slice(0, cut).endsWith(':') ? normal.slice(0, cut + 1) : normal.slice(0, cut)
+}
+
+export type ManualLocation = { readonly path: string; readonly display: string } | { readonly problem: string }
+
+/**
+ * Where the manual is: `manualFile` joined to the project root. The option must be a path inside
+ * the root (not absolute, not climbing out with `..`); `display` is how texts name it.
+ */
+export function manualLocation(root: string, manualFile: unknown): ManualLocation {
+  if (typeof manualFile !== 'string' || manualFile.trim() === '') return { problem: s.LOCATION_EMPTY }
+  const spelled = manualFile.trim()
+  if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: s.locationAbsolute(spelled) }
+  const display = normalizePath(spelled)
+  if (display === '.' || display === '..' || display.startsWith('../')) return { problem: s.locationOutside(spelled) }
+  const base = normalizePath(root)
+  return { path: `${base.endsWith('/') ? base : `${base}/`}${display}`, display }
+}

@@ -1,0 +1,78 @@
+// The section the main system prompt carries: what the manual file holds, classified, and the text
+// built from it. Pure (the hash is `crypto.subtle`, which the hooks environment has).
+import type { PromptComposeSection } from 'claude-code'
+import { MANUAL_CAP_BYTES } from './constants.ts'
+import * as s from './strings.ts'
+
+export const byteLength = (text: string) => new TextEncoder().encode(text).length
+
+/**
+ * The form compared and carried: a leading byte-order mark dropped, line ends as `\n`, no final
+ * newlines. The Read tool and the file system may differ in exactly these; the words never.
+ */
+export function canonical(text: string): string {
+  return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').replace(/\n+$/, '')
+}
+
+/** SHA-256 of the text's UTF-8 bytes, lower-case hex: collision-safe, so an equal hash is equal text. */
+export async function sha256Hex(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('')
+}
+
+/** The hash a snapshot holds and a Read's content is compared by. */
+export const contentHash = (text: string) => sha256Hex(canonical(text))
+
+/**
+ * What the file holds, with its size in bytes:
+ * - `binary`: a NUL, or U+FFFD (what a UTF-8 text read makes of bytes that are not UTF-8). A
+ *   manual that spells U+FFFD itself reads as binary too: rare, and it only costs the carry.
+ * - `too-large`: over the cap.
+ * - `empty`: nothing but white space.
+ * - `ok`: the canonical text, to carry.
+ */
+export type Content =
+  | { readonly kind: 'ok'; readonly text: string; readonly bytes: number }
+  | { readonly kind: 'empty' | 'binary' | 'too-large'; readonly bytes: number }
+
+export type ContentKind = Content['kind']
+
+export function classifyText(raw: string, cap: number = MANUAL_CAP_BYTES): Content {
+  const bytes = byteLength(raw)
+  if (/[\u0000\uFFFD]/.test(raw)) return { kind: 'binary', bytes }
+  if (bytes > cap) return { kind: 'too-large', bytes }
+  const text = canonical(raw)
+  if (text.trim() === '') return { kind: 'empty', bytes }
+  return { kind: 'ok', text, bytes }
+}
+
+/** What the section says besides the manual: the mailbox's key, and whether the mailbox runs. */
+export type SectionExtras = { readonly key?: string; readonly mailboxOn?: boolean }
+
+/**
+ * The section's text: the opening line (the manual's, or a note saying why it is not carried), the
+ * key line with a key, the mailbox line with the mailbox on, then the manual; blocks apart by a
+ * blank line, as the spec's `sectionText`.
+ */
+export function sectionText(file: string, content: Content, extras: SectionExtras = {}): string {
+  const opening = content.kind === 'ok' ? s.headerLine(file)
+    : content.kind === 'too-large' ? s.tooLargeLine(file, content.bytes, MANUAL_CAP_BYTES)
+    : content.kind === 'binary' ? s.binaryLine(file)
+    : s.emptyLine(file)
+  const key = extras.key?.trim()
+  const blocks = [opening, ...(key ? [s.keyLine(key)] : []), ...(extras.mailboxOn ? [s.MAILBOX_LINE] : [])]
+  if (content.kind === 'ok') blocks.push(content.text)
+  return blocks.join('\n\n')
+}
+
+/**
+ * The list `next(e)` answered with the section appended last, as `session`; undefined when a
+ * section of that id is already there (another copy put it there): never appended twice.
+ */
+export function withSection(
+  sections: readonly PromptComposeSection[],
+  section: { readonly id: string; readonly text: string },
+): PromptComposeSection[] | undefined {
+  if (sections.some((existing) => existing.id === section.id)) return undefined
+  return [...sections, { id: section.id, text: section.text, scope: 'session' }]
+}

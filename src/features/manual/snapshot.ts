@@ -1,0 +1,367 @@
+// What the main conversation's system prompt carries of the manual (design §3.2, wsflow §5.4).
+// The engine sends only the first compose answer after a reset (design C2, C3) and replays the
+// recorded prompt on --resume (C4), so the machine takes one copy per reset, answers it unchanged
+// until the next, and records it per session for a resume. Driven through edges; never throws.
+import {
+  ANALYSIS_TRAIT, CLEAR_REASON, COMPOSE_WAIT_MS, REFRESHING_TRIGGERS, SNAPSHOT_RETENTION_MS, SNAPSHOT_STORE_PREFIX,
+  TEAMMATE_TRAIT, snapshotKeyOf,
+} from './constants.ts'
+import { inspectManual, type Inspection, type ManualFs } from './file.ts'
+import { messageOf } from '../../lib/message.ts'
+import { folderOf } from './paths.ts'
+import { sectionText, type SectionExtras } from './section.ts'
+import * as s from './strings.ts'
+
+/** Which reset the copy follows. */
+export type Reason = 'start' | 'compaction' | 'clear'
+const REASONS: readonly string[] = ['start', 'compaction', 'clear'] satisfies Reason[]
+
+/**
+ * What a session's prompt carries, kept in `$.store` under `manual-snapshot:<sessionId>`: the
+ * content hash of the manual it carries (null: none), when and after which reset the copy was
+ * taken, and the manual's size then.
+ */
+export type SnapshotRecord = { readonly hash: string | null; readonly at: number; readonly reason: Reason; readonly bytes: number }
+
+/** A stored value read back: a record this feature wrote, or undefined. */
+export function parseRecord(value: unknown): SnapshotRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined
+  const { hash, at, reason, bytes } = value as Record<string, unknown>
+  if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) return undefined
+  if (typeof at !== 'number' || !Number.isFinite(at)) return undefined
+  if (typeof reason !== 'string' || !REASONS.includes(reason)) return undefined
+  if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) return undefined
+  return { hash, at, reason: reason as Reason, bytes }
+}
+
+/** The snapshot keys to delete: older than the retention or not a record, never `keep`'s own. */
+export function recordsToPrune(entries: readonly (readonly [string, unknown])[], now: number, keep: string): string[] {
+  return entries
+    .filter(([key, value]) => {
+      if (!key.startsWith(SNAPSHOT_STORE_PREFIX) || key === keep) return false
+      const record = parseRecord(value)
+      return record === undefined || now - record.at > SNAPSHOT_RETENTION_MS
+    })
+    .map(([key]) => key)
+}
+
+export type Store = {
+  get(key: string): Promise<unknown>
+  set(key: string, value: unknown): Promise<void>
+  keys(): Promise<string[]>
+  delete(key: string): Promise<void>
+}
+
+export type Edges = {
+  readonly fs: ManualFs
+  /** The mailbox's key and whether the mailbox runs; absent: neither line. */
+  extras?(): Promise<SectionExtras>
+  /** `$.session.id()`: after a /clear, the new conversation's. */
+  sessionId(): Promise<string>
+  now(): Promise<number>
+  /** Calls `fn` once after `ms` (`$.clock.after`). */
+  after(ms: number, fn: () => void): void
+  readonly store: Store
+  /** A debug-log line. */
+  log(text: string): void
+}
+
+/** Where the manual is, for the reads: its real path and the folder whose repeat reads collapse. */
+export type Located = { readonly realPath: string; readonly folder: string }
+
+/** One copy of the prompt: the section it answers (none: no section), and what it carries. */
+type Snap = {
+  readonly reason: Reason
+  readonly section: string | undefined
+  readonly hash: string | null
+  readonly bytes: number
+  readonly located: Located | undefined
+  /** When it was taken, once the clock answered. */
+  at?: number
+}
+
+type Phase =
+  | { readonly name: 'idle' }
+  | { readonly name: 'awaiting'; readonly reason: Reason }
+  | { readonly name: 'taking'; readonly reason: Reason; readonly outcome: Promise<string | undefined> }
+  | { readonly name: 'taken'; readonly snap: Snap }
+  | { readonly name: 'loading' }
+  | { readonly name: 'recorded'; readonly record: SnapshotRecord; readonly located: Located | undefined }
+  | { readonly name: 'unknown' }
+  | { readonly name: 'ended'; readonly reason: string }
+
+/** What the reads need: what the prompt carries now, and counters that tell a reset or a new session. */
+export type Carried = {
+  /** Bumped at every reset: an examination that straddles one is dropped. */
+  readonly generation: number
+  /** Bumped at every start and /clear: the counts are per conversation. */
+  readonly session: number
+  /** Where the manual is and the hash of what the prompt carries (null: none); undefined: collapse nothing. */
+  readonly manual?: Located & { readonly hash: string | null }
+}
+
+/** What the prompt carries, for the status. */
+export type PromptView =
+  | { readonly state: 'not-started' | 'loading' | 'unknown' }
+  | { readonly state: 'pending'; readonly reason: Reason }
+  | { readonly state: 'ended'; readonly reason: string }
+  | { readonly state: 'copy'; readonly resumed: boolean; readonly reason: Reason; readonly hash: string | null; readonly bytes: number; readonly at?: number }
+
+export type Snapshot = ReturnType<typeof createSnapshot>
+
+const locatedOf = (inspection: Inspection): Located | undefined =>
+  inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : undefined
+
+export function createSnapshot(config: { readonly pkg: string; readonly file: string }) {
+  let edges: Edges | undefined
+  let phase: Phase = { name: 'idle' }
+  let generation = 0
+  let session = 0
+  let composedEarly = false
+
+  const log = (text: string) => {
+    try {
+      edges?.log(text)
+    } catch {
+      // a log line is never worth a failed hook
+    }
+  }
+
+  /** Records the copy once the clock and the session id answer; only for the conversation it belongs to. */
+  async function persist(e: Edges, gen: number, snap: Snap): Promise<void> {
+    try {
+      const at = await e.now()
+      const id = await e.sessionId()
+      if (gen !== generation) return
+      snap.at = at
+      const record: SnapshotRecord = { hash: snap.hash, at, reason: snap.reason, bytes: snap.bytes }
+      await e.store.set(snapshotKeyOf(id), record)
+    } catch (err) {
+      log(s.recordNotWritten(messageOf(err)))
+    }
+  }
+
+  /** The copy is this one from here to the next reset. A missing manual writes no record: no cost outside manual projects. */
+  function settle(e: Edges, gen: number, snap: Snap, isManualProject: boolean): void {
+    phase = { name: 'taken', snap }
+    if (isManualProject) void persist(e, gen, snap)
+  }
+
+  async function readExtras(e: Edges): Promise<SectionExtras> {
+    if (!e.extras) return {}
+    try {
+      return await e.extras()
+    } catch (err) {
+      log(s.extrasFailed(messageOf(err)))
+      return {}
+    }
+  }
+
+  /** The copy the prompt after `reason` carries: the file and the extras, built into the section. */
+  function build(reason: Reason, inspection: Inspection, extras: SectionExtras): { snap: Snap; isManualProject: boolean } {
+    if (!inspection.found) {
+      log(s.notCarried(reason, s.problemText(inspection.problem)))
+      const isManualProject = inspection.problem.kind !== 'missing'
+      return { snap: { reason, section: undefined, hash: null, bytes: 0, located: undefined }, isManualProject }
+    }
+    log(s.carried(config.file, inspection.content.kind, inspection.content.bytes, reason))
+    const section = sectionText(config.file, inspection.content, extras)
+    return { snap: { reason, section, hash: inspection.hash, bytes: inspection.content.bytes, located: locatedOf(inspection) }, isManualProject: true }
+  }
+
+  /**
+   * The first main compose after a reset: the copy, bounded by COMPOSE_WAIT_MS. Whatever decides
+   * first (the copy, a failure, the bound) is the prompt's for good; a copy that lands after the
+   * bound or after another reset fills nothing. The file and the extras are read side by side; at
+   * the bound a manual already read goes without extras still missing: a late key never costs the manual.
+   */
+  function take(e: Edges, reason: Reason): Promise<string | undefined> {
+    const gen = generation
+    const none: Snap = { reason, section: undefined, hash: null, bytes: 0, located: undefined }
+    return new Promise((resolve) => {
+      let decided = false
+      let inspection: Inspection | undefined
+      let extras: SectionExtras | undefined
+      const decide = (built: { snap: Snap; isManualProject: boolean } | undefined) => {
+        if (decided) return
+        decided = true
+        if (gen !== generation) return resolve(undefined)
+        settle(e, gen, built?.snap ?? none, built?.isManualProject ?? true)
+        resolve(built?.snap.section)
+      }
+      const whenBoth = () => {
+        if (!decided && inspection && extras) decide(build(reason, inspection, extras))
+      }
+      try {
+        e.after(COMPOSE_WAIT_MS, () => {
+          if (decided) return
+          if (!inspection) {
+            log(s.noManualInTime(reason))
+            return decide(undefined)
+          }
+          log(s.EXTRAS_LATE)
+          decide(build(reason, inspection, {}))
+        })
+      } catch (err) {
+        log(s.timerFailed(messageOf(err)))
+        return decide(undefined)
+      }
+      inspectManual(e.fs).then(
+        (found) => {
+          inspection = found
+          whenBoth()
+        },
+        (err: unknown) => {
+          if (!decided) log(s.takeFailed(messageOf(err)))
+          decide(undefined)
+        },
+      )
+      void readExtras(e).then((read) => {
+        extras = read
+        whenBoth()
+      })
+    })
+  }
+
+  /** A resume: the replayed prompt is the recorded one (C4); where the manual is comes from a look now. */
+  async function load(e: Edges, gen: number): Promise<void> {
+    try {
+      const raw = await e.store.get(snapshotKeyOf(await e.sessionId()))
+      if (gen !== generation) return
+      const record = parseRecord(raw)
+      if (record === undefined) {
+        phase = { name: 'unknown' }
+        return log(raw === undefined ? s.RESUMED_UNKNOWN : s.RECORD_INVALID)
+      }
+      const inspection = await inspectManual(e.fs)
+      if (gen !== generation) return
+      phase = { name: 'recorded', record, located: locatedOf(inspection) }
+      log(s.resumedRecorded(record.reason, record.bytes))
+    } catch (err) {
+      if (gen !== generation) return
+      phase = { name: 'unknown' }
+      log(s.recordUnread(messageOf(err)))
+    }
+  }
+
+  async function prune(e: Edges): Promise<void> {
+    try {
+      const keys = (await e.store.keys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX))
+      if (!keys.length) return
+      const [id, now] = await Promise.all([e.sessionId(), e.now()])
+      const entries = await Promise.all(keys.map(async (key) => [key, await e.store.get(key)] as const))
+      const stale = recordsToPrune(entries, now, snapshotKeyOf(id))
+      for (const key of stale) await e.store.delete(key)
+      if (stale.length) log(s.pruned(stale.length))
+    } catch (err) {
+      log(s.pruneFailed(messageOf(err)))
+    }
+  }
+
+  function reset(next: Phase): void {
+    generation++
+    phase = next
+  }
+
+  return {
+    /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
+    bind(current: Edges): void {
+      edges = current
+    },
+
+    /**
+     * A session start. `resumed`: the conversation has history (--resume, --continue), so the engine
+     * replays its recorded prompt and no compose of this process is sent until a refresh.
+     */
+    start(bound: Edges, { resumed }: { readonly resumed: boolean }): void {
+      edges = bound
+      session++
+      const early = composedEarly
+      composedEarly = false
+      if (resumed) {
+        reset({ name: 'loading' })
+        void load(bound, generation)
+      } else if (early) {
+        // The first prompt went out before this start, without the section (wsflow §5.4
+        // composedEarly). No record: whether this is a manual project was never looked at.
+        reset({ name: 'taken', snap: { reason: 'start', section: undefined, hash: null, bytes: 0, located: undefined } })
+        log(s.COMPOSED_EARLY)
+      } else {
+        reset({ name: 'awaiting', reason: 'start' })
+      }
+      void prune(bound)
+    },
+
+    /** A compaction's outcome (after its `next`): a landed main one of a refreshing trigger resets. */
+    compacted({ trigger, agentId, skipped }: { readonly trigger: string; readonly agentId?: string; readonly skipped: boolean }): void {
+      if (!edges || agentId !== undefined || skipped || !REFRESHING_TRIGGERS.includes(trigger)) return
+      reset({ name: 'awaiting', reason: 'compaction' })
+    },
+
+    /** `session.end`: a /clear resets under the new session id; any other end forgets the copy. */
+    ended(reason: string): void {
+      log(s.ended(reason))
+      if (reason === CLEAR_REASON) {
+        session++
+        reset({ name: 'awaiting', reason: 'clear' })
+      } else {
+        reset({ name: 'ended', reason })
+      }
+    },
+
+    /**
+     * A `prompt.compose`: the section's text, or undefined for none. Only the first main compose
+     * after a reset reads anything; every later one answers that copy, with no `$` call.
+     */
+    compose(traits: readonly string[]): Promise<string | undefined> {
+      if (traits.includes(TEAMMATE_TRAIT)) return Promise.resolve(undefined)
+      const current = phase
+      if (traits.includes(ANALYSIS_TRAIT)) return Promise.resolve(current.name === 'taken' ? current.snap.section : undefined)
+      if (!edges || current.name === 'idle' || current.name === 'ended') {
+        composedEarly = true
+        return Promise.resolve(undefined)
+      }
+      switch (current.name) {
+        case 'awaiting': {
+          const outcome = take(edges, current.reason)
+          // Another compose while this one waits answers what this one will: the prompt is one.
+          if (phase === current) phase = { name: 'taking', reason: current.reason, outcome }
+          return outcome
+        }
+        case 'taking':
+          return current.outcome
+        case 'taken':
+          return Promise.resolve(current.snap.section)
+        default:
+          return Promise.resolve(undefined)
+      }
+    },
+
+    carried(): Carried {
+      const manual = phase.name === 'taken' && phase.snap.located ? { ...phase.snap.located, hash: phase.snap.hash }
+        : phase.name === 'recorded' && phase.located ? { ...phase.located, hash: phase.record.hash }
+        : undefined
+      return { generation, session, ...(manual ? { manual } : {}) }
+    },
+
+    view(): PromptView {
+      switch (phase.name) {
+        case 'idle':
+          return { state: 'not-started' }
+        case 'awaiting':
+        case 'taking':
+          return { state: 'pending', reason: phase.reason }
+        case 'taken': {
+          const { reason, hash, bytes, at } = phase.snap
+          return { state: 'copy', resumed: false, reason, hash, bytes, ...(at !== undefined ? { at } : {}) }
+        }
+        case 'recorded':
+          return { state: 'copy', resumed: true, ...phase.record }
+        case 'ended':
+          return { state: 'ended', reason: phase.reason }
+        default:
+          return { state: phase.name }
+      }
+    },
+  }
+}
