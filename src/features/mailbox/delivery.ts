@@ -259,7 +259,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       scan.aside.push({ name: to, why })
     } catch (err) {
       log(s.pruneFailedLine(c.body, messageOf(err)))
-      scan.aside.push({ name: c.body, why })
+      asideIds.set(c.files.id, { name: c.body, why }) // left in place: not read again by this load
     }
   }
 

@@ -279,6 +279,22 @@ test('where nothing renames: a corrupt file stays in place, is named, and is not
   assert.equal(sp.names(), [mailName({ id: A, sentAt: T0 })])
 })
 
+test('a corrupt file that cannot be renamed aside stays, named, and is not read again by this load', async () => {
+  const sp = spool()
+  sp.put({ id: A }, '[]')
+  const b = session(sp)
+  b.edges.move = () => Promise.reject(new Error('EROFS'))
+  let reads = 0
+  const read = b.edges.read
+  b.edges.read = (p) => (reads++, read(p))
+  const r1 = (await b.box.scan())!
+  const r2 = (await b.box.scan())!
+  assert.equal(r1.aside.map((a) => a.name), [mailName({ id: A, sentAt: T0 })])
+  assert.equal(r2.aside, r1.aside)
+  assert.is(reads, 1)
+  assert.ok(b.seen.logs.includes(s.pruneFailedLine(mailName({ id: A, sentAt: T0 }), 'EROFS')))
+})
+
 test('live mail: it passes, its spool copy is claimed off the path, no scan delivers it, and it is done once its row is stored', async () => {
   const sp = spool()
   sp.put({ id: A })
