@@ -6,8 +6,10 @@ import * as assert from 'uvu/assert'
 import { CLAIM_STALE_MS, DAY_MS, HALF_WRITTEN_GRACE_MS, MAIL_FILE_MAX_BYTES } from '../../../src/features/mailbox/constants.ts'
 import { createMailbox, type DeliveryEdges } from '../../../src/features/mailbox/delivery.ts'
 import { withHeader } from '../../../src/features/mailbox/header.ts'
+import { sentStateOf } from '../../../src/features/mailbox/outbox.ts'
+import { sendMail, type SendEdges } from '../../../src/features/mailbox/send.ts'
 import { folderOf } from '../../../src/features/mailbox/key.ts'
-import { baseOf, claimName, mailFileText, mailName, ownerOf, type ListEntry, type Mail } from '../../../src/features/mailbox/spool.ts'
+import { baseOf, claimName, mailFileText, mailName, ownerOf, readListing, type ListEntry, type Mail } from '../../../src/features/mailbox/spool.ts'
 import * as s from '../../../src/features/mailbox/strings.ts'
 import { fakeFiles } from '../fake-files.ts'
 
@@ -722,6 +724,69 @@ test('a rebind uses the latest edges', async () => {
   await b.settle()
   assert.is(submits.length, 1)
   assert.equal(b.seen.submits, [])
+})
+
+/** A sender over the same spool: the native send reaches `receiver` when it runs, else the engine's refusal. */
+function sender(sp: Spool, receiver: () => ReturnType<typeof session> | undefined) {
+  let n = 0
+  const edges: SendEdges = {
+    ...sp.fs.edges,
+    send: async (to, text) => {
+      const r = receiver()
+      if (!r) return { isDelivered: false, reason: `No agent named '${to}' is reachable.\nUse ListAgents to see everyone you can message.` }
+      const wrapped = `<cross-session-message from="uds:/tmp/cc-socks/1.sock" from-name="keel-A" from-mode="prompting">\n${text}\n</cross-session-message>`
+      const taken = r.box.receive({ text: wrapped })
+      if (!taken) r.box.rowStored({ door: 'prompt', originKind: 'peer', text: `Another Claude session sent a message:\n${wrapped}` })
+      return { isDelivered: true }
+    },
+    now: sp.now,
+    randomBytes: (len) => new Uint8Array(len).fill(++n),
+  }
+  return (text: string) => sendMail(edges, { pkg: 'ws', root: ROOT, from: 'keel-A', ownKey: 'keel-A', input: { to: KEY, text } })
+}
+
+test('the whole path, recipient down: kept, and delivered with nobody typing when it next starts', async () => {
+  const sp = spool()
+  let b: ReturnType<typeof session> | undefined
+  const send = sender(sp, () => b)
+  const sent = await send('are you there?')
+  assert.ok(sent.ok && sent.outcome.kind === 'notRunning')
+  assert.ok(sent.ok && sent.answer.startsWith('keel-B is not running; kept in its mailbox'))
+  sp.advance(60_000)
+  b = session(sp)
+  await b.box.scan()
+  await b.settle()
+  assert.is(b.seen.submits.length, 1)
+  assert.ok(b.seen.submits[0]!.includes('from keel-A, sent 2023-11-14T22:13:20.000Z:\nare you there?'))
+  const record = sent.ok ? sent.record! : undefined
+  assert.is(sentStateOf(record!, readListing(await sp.list(DIR)), sp.now(), RETENTION), 'delivered', "the sender's status sees it taken")
+})
+
+test('the whole path, recipient running: delivered live once, the spool copy never delivered again, marked done', async () => {
+  const sp = spool()
+  const b = session(sp)
+  const send = sender(sp, () => b)
+  const sent = await send('live one')
+  assert.ok(sent.ok && sent.outcome.kind === 'delivered')
+  await b.fire()
+  await b.box.scan()
+  await b.settle()
+  assert.equal(b.seen.submits, [], 'the engine delivered it; keel only marked it')
+  assert.equal(sp.names(), [`${baseOf(T0, sent.ok ? sent.mail.id : '')}.done`])
+})
+
+test('a reload mid-turn: mail the old module state held queued is redelivered by the new one, framed "may repeat"', async () => {
+  const sp = spool()
+  const old = session(sp)
+  old.box.turnStarted(undefined)
+  sp.put({ id: A })
+  await old.box.scan()
+  assert.is(old.box.facts().queued, 1)
+  const reloaded = session(sp) // the module starts over; no session.end ran
+  await reloaded.box.scan()
+  await reloaded.settle()
+  assert.is(reloaded.seen.submits.length, 1)
+  assert.ok(reloaded.seen.submits[0]!.includes(s.REDELIVERED))
 })
 
 test.run()
