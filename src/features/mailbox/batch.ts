@@ -1,0 +1,19 @@
+// One prompt per batch, never one per mail (design §4.1 rule 5): the mails that wait, oldest first,
+// each with its sender's key and time, under one head that tells the model what they are.
+import { BATCH_MAX_BYTES, BATCH_MAX_MAILS } from './constants.ts'
+import type { Mail } from './spool.ts'
+import { batchHead, mailEntry } from './strings.ts'
+
+export type Delivery = { mail: Mail; redelivered: boolean }
+
+export const oldestFirst = (a: Delivery, b: Delivery) => a.mail.sentAt - b.mail.sentAt || (a.mail.id < b.mail.id ? -1 : 1)
+
+export function formatBatch(pkg: string, items: readonly Delivery[]): string {
+  const sorted = [...items].sort(oldestFirst)
+  const keys = [...new Set(sorted.map((d) => d.mail.to))]
+  return [batchHead(pkg, keys, sorted.length), ...sorted.map((d) => mailEntry(d.mail.id, d.mail.from, d.mail.sentAt, d.mail.text, d.redelivered))].join('\n\n')
+}
+
+/** Whether one more mail of `bytes` joins a batch of `count` mails holding `total` bytes; the first always does. */
+export const fitsBatch = (count: number, total: number, bytes: number) =>
+  count === 0 || (count < BATCH_MAX_MAILS && total + bytes <= BATCH_MAX_BYTES)

@@ -1,0 +1,496 @@
+// The receiving side (design §3.1 "Delivery rules", changed by NOTES §2 and §7): live mail is the
+// engine's, and keel only dedupes it and marks it done once its row is stored; spooled mail is
+// scanned, claimed, and delivered by the batching rules of wsflow §2.3:
+//  - idle: one `submit` (a new turn);
+//  - a main turn running: queued, then ONE `append` at the next main-thread tool boundary of a
+//    model's call (never a subagent's, never the plugin's own `$.tool.call`); whatever is still
+//    queued at the main turn end goes as one `submit`;
+//  - a batch that can be neither submitted nor appended is recorded in the transcript (`keep`).
+// A spooled mail is done once its submit resolved or its row was appended; a live one once the
+// engine stored its row (a `session.append` on door `prompt`/`delivery`, origin peer, after `next`).
+import { messageOf } from '../../lib/message.ts'
+import { writeSafely, type SafeWriteEdges } from '../../lib/safe-write.ts'
+import { fitsBatch, formatBatch, type Delivery } from './batch.ts'
+import { findHeader } from './header.ts'
+import { folderOf } from './key.ts'
+import {
+  candidatesOf, claimName, corruptName, doneName, droppedName, namesOf, oversize, ownerOf, parseBody, prunePlan, readListing, stateOf,
+  type Candidate, type ListEntry, type Listing, type PruneAction,
+} from './spool.ts'
+import * as s from './strings.ts'
+
+/** The file edges: the safe writer's (`stat`, `read`, `write`, `hasCommands`, `move`, `remove`, `token`) and a listing. */
+export type FileEdges = SafeWriteEdges & {
+  /** `$.fs.list(folder)`: every entry, a link not followed; rejects for a missing folder. */
+  list(folder: string): Promise<readonly ListEntry[]>
+}
+
+export type DeliveryEdges = FileEdges & {
+  /** `$.prompt.submit({ text })`, not awaited by a hook; resolves `{ drop }` when not taken. */
+  submit(text: string): Promise<unknown>
+  /** `$.session.append` of a user row; resolves `{ deny }` when refused. */
+  append(text: string): Promise<unknown>
+  /** A transcript notice the person sees and the model does not. */
+  keep(text: string): void
+  /** A debug-log line (the binding prefixes `<pkg> mailbox: `). */
+  log(text: string): void
+  /** Runs `fn` after the calling hook has returned (off the hook's path). */
+  after(fn: () => void): void
+  now(): number
+}
+
+/** A finished tool call, as `tool.call` sees it after `next(e)`. */
+export type ToolBoundary = { agentId?: string; originPlugin: string }
+/** A `session.receive` of the main conversation. */
+export type Received = { text: string; agentId?: string }
+/** A row as `session.append` stored it (`next(e)` resolved), its text blocks joined. */
+export type StoredRow = { door: string; originKind: string; agentId?: string; text: string }
+
+export type ScanReport = {
+  key: string
+  at: number
+  /** Mails this scan claimed and handed to delivery. */
+  taken: number
+  /** Mails still waiting for the key: not whole yet, over the batch's cap, or another session's fresh claim. */
+  waiting: number
+  oldestSentAt?: number
+  notYet: number
+  /** Dropped by the retention period in this scan. */
+  dropped: number
+  /** Never read, or set aside as corrupt, with why. */
+  aside: { name: string; why: string }[]
+  error?: string
+}
+
+export type LastDelivery = { at: number; count: number; via: keyof typeof s.VIA }
+
+/** A mail this load holds a claim on, until it is marked done. */
+type Held = {
+  id: string
+  folder: string
+  base: string
+  /** The claim's path: the mail itself where the host renames, else an empty marker beside it. */
+  path: string
+  marker: boolean
+  /** What to deliver; absent for a live mail (the engine delivers it). */
+  delivery?: Delivery
+}
+
+export type MailboxConfig = { retentionMs: number }
+
+/** What one scan gathers while it takes mail. */
+type ScanWork = { notYet: number; aside: { name: string; why: string }[]; asideIds: Set<string> }
+
+export function createMailbox(pkg: string, config: MailboxConfig) {
+  let edges: DeliveryEdges | undefined
+  let root: string | undefined
+  let key: string | undefined
+  let owner = ''
+  /** Every session id this load has had (a /clear changes it): their claims are this session's own. */
+  const owners = new Set<string>()
+  /** Ids delivered or being delivered by this load, live or spooled. */
+  const seen = new Set<string>()
+  const held = new Map<string, Held>()
+  /** Ids released at a session end: claimed, never shown to a model, so not framed as redelivered. */
+  const released = new Set<string>()
+  /** Ids set aside as corrupt where nothing renames (the file stays, and is not read again). */
+  const asideIds = new Map<string, { name: string; why: string }>()
+  /** Why this load set a name aside. */
+  const asideWhy = new Map<string, string>()
+  /** Ids the last listing of the own folder showed done: a live copy of one is a duplicate. */
+  let doneIds = new Set<string>()
+  let queue: Held[] = []
+  let mainTurn = false
+  /** A failed boundary append is not retried in the same turn: the turn end submits instead. */
+  let appendBlocked = false
+  let duplicates = 0
+  let lastDelivery: LastDelivery | undefined
+  let lastScan: ScanReport | undefined
+  const chains = new Map<string, Promise<void>>()
+  let scanning: Promise<ScanReport | undefined> | undefined
+  let rescan = false
+
+  const folderFor = (r: string, k: string) => `${r}/${folderOf(k)}`
+  const log = (text: string) => edges?.log(text)
+
+  /** Runs `fn` off the hook's path, after any earlier work on the same mail. */
+  function schedule(id: string, fn: () => Promise<void>): void {
+    const run = () => {
+      const next = (chains.get(id) ?? Promise.resolve())
+        .then(fn)
+        .catch((err: unknown) => log(messageOf(err)))
+        .finally(() => {
+          if (chains.get(id) === next) chains.delete(id)
+        })
+      chains.set(id, next)
+    }
+    try {
+      edges!.after(run)
+    } catch {
+      run() // no scheduler: the work is small and fails soft
+    }
+  }
+
+  /** `undefined` when taken, else why not. */
+  async function attempt(fn: () => Promise<unknown>, field: 'drop' | 'deny'): Promise<string | undefined> {
+    try {
+      const r = (await fn()) as Record<string, unknown> | undefined
+      const why = r?.[field]
+      return why === undefined ? undefined : field === 'drop' ? s.dropped(String(why)) : s.refused(String(why))
+    } catch (err) {
+      return messageOf(err)
+    }
+  }
+
+  async function placeMarker(e: DeliveryEdges, path: string): Promise<boolean> {
+    const r = await writeSafely(e, { within: root!, path, text: '', inPlace: true })
+    if (!r.ok) log(s.markFailedLine(path, r.reason))
+    return r.ok
+  }
+
+  /** Takes a mail: renamed to this session's claim (one winner), or, where nothing renames, a marker beside it. */
+  async function claim(e: DeliveryEdges, folder: string, c: Pick<Candidate, 'files' | 'body'>, commands: boolean): Promise<Held | undefined> {
+    const path = `${folder}/${claimName(c.files.base, owner, e.now())}`
+    if (commands) {
+      try {
+        await e.move(`${folder}/${c.body}`, path)
+      } catch (err) {
+        log(s.claimLostLine(c.body, messageOf(err)))
+        return undefined
+      }
+    } else await placeMarker(e, path) // not exclusive here: at least once, deduped by id
+    const h: Held = { id: c.files.id, folder, base: c.files.base, path, marker: !commands }
+    held.set(h.id, h)
+    return h
+  }
+
+  async function markDone(h: Held): Promise<void> {
+    const e = edges!
+    if (held.get(h.id) !== h) return
+    held.delete(h.id)
+    const done = `${h.folder}/${doneName(h.base)}`
+    if (h.marker) await placeMarker(e, done)
+    else await e.move(h.path, done).catch((err: unknown) => log(s.markFailedLine(h.path, messageOf(err))))
+  }
+
+  async function release(e: DeliveryEdges, h: Held): Promise<void> {
+    held.delete(h.id)
+    seen.delete(h.id)
+    released.add(h.id)
+    if (h.marker) return // the marker stays; this load knows the claim was never shown
+    await e.move(h.path, `${h.folder}/${h.base}.json`).catch((err: unknown) => log(s.releaseFailedLine(h.path, messageOf(err))))
+  }
+
+  async function deliver(items: Held[]): Promise<void> {
+    const e = edges!
+    const text = formatBatch(pkg, items.map((h) => h.delivery!))
+    log(s.submittingLine(items.length))
+    let via: LastDelivery['via'] = 'prompt'
+    const submitWhy = await attempt(() => e.submit(text), 'drop')
+    if (submitWhy !== undefined) {
+      // Measured (timing): right after the person stops a turn the engine drops a plugin's submit; a row rides their next prompt.
+      log(s.submitFallbackLine(submitWhy))
+      const appendWhy = await attempt(() => e.append(text), 'deny')
+      via = 'row'
+      if (appendWhy !== undefined) {
+        e.keep(s.keepText(pkg, s.submitFailed(submitWhy, appendWhy), text))
+        via = 'transcript'
+      }
+    }
+    lastDelivery = { at: e.now(), count: items.length, via }
+    // Recorded in the transcript counts as done too: the person has it, and a redelivery would repeat it there.
+    for (const h of items) await markDone(h)
+  }
+
+  function offer(items: Held[]): void {
+    if (!items.length) return
+    if (mainTurn) {
+      queue.push(...items)
+      log(s.queuedLine(queue.length))
+    } else void deliver(items)
+  }
+
+  /** Reads, judges and claims one candidate; undefined when it is not taken now. */
+  async function take(e: DeliveryEdges, folder: string, k: string, c: Candidate, commands: boolean, scan: ScanWork): Promise<Held | undefined> {
+    const now = e.now()
+    if (oversize(c.size)) {
+      await setAside(e, folder, c, s.CORRUPT.tooLarge(c.size), commands, scan)
+      return undefined
+    }
+    let text: string
+    try {
+      text = await e.read(`${folder}/${c.body}`)
+    } catch (err) {
+      log(s.claimLostLine(c.body, messageOf(err))) // claimed or removed since the listing
+      return undefined
+    }
+    const body = parseBody(text, { key: k, base: c.files.base, mtimeMs: c.mtimeMs, now })
+    if ('notYet' in body) {
+      scan.notYet++
+      return undefined
+    }
+    if ('corrupt' in body) {
+      await setAside(e, folder, c, body.corrupt, commands, scan)
+      return undefined
+    }
+    // Seen before the claim: a live copy that arrives meanwhile is a duplicate.
+    seen.add(c.files.id)
+    const h = await claim(e, folder, c, commands)
+    if (!h) {
+      seen.delete(c.files.id)
+      return undefined
+    }
+    h.delivery = { mail: body.mail, redelivered: c.redelivered }
+    return h
+  }
+
+  /** Corrupt: renamed out of the scan's way where the host renames, else remembered by this load and left in place. */
+  async function setAside(e: DeliveryEdges, folder: string, c: Candidate, why: string, commands: boolean, scan: ScanWork): Promise<void> {
+    log(s.setAsideLine(c.body, why))
+    scan.asideIds.add(c.files.id)
+    if (!commands) {
+      asideIds.set(c.files.id, { name: c.body, why })
+      return
+    }
+    const to = corruptName(c.files.base)
+    try {
+      await e.move(`${folder}/${c.body}`, `${folder}/${to}`)
+      asideWhy.set(to, why)
+      scan.aside.push({ name: to, why })
+    } catch (err) {
+      log(s.pruneFailedLine(c.body, messageOf(err)))
+      asideIds.set(c.files.id, { name: c.body, why }) // left in place: not read again by this load
+    }
+  }
+
+  async function prune(e: DeliveryEdges, folder: string, actions: PruneAction[], commands: boolean): Promise<Set<string>> {
+    const droppedIds = new Set<string>()
+    for (const a of actions) {
+      if (a.op === 'remove') {
+        for (const n of a.names) await e.remove(`${folder}/${n}`).catch((err: unknown) => log(s.pruneFailedLine(n, messageOf(err))))
+        continue
+      }
+      droppedIds.add(a.files.id)
+      log(s.droppedLine(a.body))
+      const to = `${folder}/${droppedName(a.files.base)}`
+      if (!commands) {
+        await placeMarker(e, to)
+        continue
+      }
+      try {
+        await e.move(`${folder}/${a.body}`, to)
+      } catch (err) {
+        log(s.pruneFailedLine(a.body, messageOf(err)))
+        continue
+      }
+      for (const n of namesOf(a.files)) if (n !== a.body) await e.remove(`${folder}/${n}`).catch((err: unknown) => log(s.pruneFailedLine(n, messageOf(err))))
+    }
+    return droppedIds
+  }
+
+  /** Everything in the folder that is not delivered: links and strays, corrupt files (this scan's and earlier ones). */
+  function asideOf(listing: Listing, scan: ScanWork): { name: string; why: string }[] {
+    const corrupt = listing.mails.filter((f) => f.corrupt).map((f) => ({ name: f.corrupt!, why: asideWhy.get(f.corrupt!) ?? s.CORRUPT.keptAside }))
+    return [...listing.aside, ...corrupt, ...scan.aside, ...asideIds.values()]
+  }
+
+  async function scanOnce(): Promise<ScanReport | undefined> {
+    const e = edges
+    const k = key
+    const r = root
+    if (!e || k === undefined || r === undefined) return undefined
+    const folder = folderFor(r, k)
+    const at = e.now()
+    const report: ScanReport = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
+    let listing: Listing
+    try {
+      const facts = await e.stat(folder)
+      if (facts === undefined) return (lastScan = report) // no mail was ever sent to this key
+      if (facts.isLink || facts.kind !== 'dir') throw new Error(s.folderRefused(facts.isLink))
+      listing = readListing(await e.list(folder))
+    } catch (err) {
+      report.error = messageOf(err)
+      log(s.listFailedLine(folder, report.error))
+      return (lastScan = report)
+    }
+    const commands = await e.hasCommands().catch(() => false)
+    const mine = () => new Set([...seen, ...held.keys(), ...asideIds.keys()])
+    const droppedIds = await prune(e, folder, prunePlan(listing, { now: at, retentionMs: config.retentionMs, commands, held: mine() }), commands)
+    doneIds = new Set(listing.mails.filter((f) => stateOf(f) === 'done').map((f) => f.id))
+    const work: ScanWork = { notYet: 0, aside: [], asideIds: new Set() }
+    const taken: Held[] = []
+    let bytes = 0
+    for (const c of candidatesOf(listing, { owners, held: new Set([...mine(), ...droppedIds]), released, now: at })) {
+      if (!fitsBatch(taken.length, bytes, c.size)) break // the rest goes in the next batch
+      const h = await take(e, folder, k, c, commands, work)
+      if (!h) continue
+      taken.push(h)
+      bytes += c.size
+    }
+    const gone = new Set([...mine(), ...droppedIds, ...work.asideIds])
+    const still = listing.mails.filter((f) => (stateOf(f) === 'waiting' || stateOf(f) === 'claimed') && !gone.has(f.id))
+    Object.assign(report, { taken: taken.length, waiting: still.length, notYet: work.notYet, dropped: droppedIds.size, aside: asideOf(listing, work) })
+    if (still.length) report.oldestSentAt = still[0]!.sentAt
+    log(s.scanLine(k, report.taken, report.waiting, report.notYet))
+    lastScan = report
+    offer(taken)
+    return report
+  }
+
+  return {
+    /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
+    bind(current: DeliveryEdges): void {
+      edges = current
+    },
+
+    /**
+     * A session start (fresh, resumed, after /clear, after a reload): the spool's real root, this
+     * session's id (its claims' owner) and its key, once settled (undefined: live mail only).
+     */
+    start(bound: DeliveryEdges, at: { root: string; sessionId: string; key?: string }): void {
+      edges = bound
+      root = at.root
+      owner = ownerOf(at.sessionId)
+      owners.add(owner)
+      key = at.key
+      mainTurn = false
+      appendBlocked = false
+    },
+
+    /** The key settled later, or changed by the person's /rename (adoption); the caller scans next. */
+    setKey(next: string | undefined): void {
+      key = next
+    },
+
+    /** Queued mail goes back to the mailbox (a /clear's next start delivers it into the new conversation). */
+    async end(reason: string): Promise<void> {
+      mainTurn = false
+      const items = queue
+      queue = []
+      if (!items.length || !edges) return
+      const e = edges
+      for (const h of items) await release(e, h)
+      log(s.releasedLine(items.length, reason))
+    },
+
+    turnStarted(agentId: string | undefined): void {
+      if (agentId !== undefined) return
+      mainTurn = true
+      appendBlocked = false
+    },
+
+    /** A main turn end: what is still queued goes as one submit, after the hook returned. */
+    turnCompleted(agentId: string | undefined): void {
+      if (agentId !== undefined) return
+      mainTurn = false
+      appendBlocked = false
+      if (!queue.length || !edges) return
+      const items = queue
+      queue = []
+      const run = () => void deliver(items)
+      try {
+        edges.after(run)
+      } catch {
+        run()
+      }
+    },
+
+    /** After `next(e)` of a tool call, before its result returns: the queue as ONE row, at a model's main-thread call only. */
+    async toolCompleted(call: ToolBoundary): Promise<void> {
+      if (call.agentId !== undefined || call.originPlugin !== 'engine' || !mainTurn || appendBlocked || !queue.length || !edges) return
+      const e = edges
+      const items = queue
+      queue = []
+      log(s.appendingLine(items.length))
+      const why = await attempt(() => e.append(formatBatch(pkg, items.map((h) => h.delivery!))), 'deny')
+      if (why !== undefined) {
+        log(s.appendFailedLine(why))
+        appendBlocked = true
+        queue = [...items, ...queue]
+        return
+      }
+      lastDelivery = { at: e.now(), count: items.length, via: 'row' }
+      const mark = () => void (async () => { for (const h of items) await markDone(h) })()
+      try {
+        e.after(mark)
+      } catch {
+        mark()
+      }
+    },
+
+    /**
+     * A live delivery (`session.receive`, origin peer): a copy of a mail this load already has is
+     * taken (`{ consumed }`, the model never sees it); a new one passes, and its spool copy is
+     * claimed off the path so no scan delivers it again. Anything without keel's header passes.
+     */
+    receive(got: Received): { consumed: string } | undefined {
+      if (got.agentId !== undefined || !edges) return undefined
+      const h = findHeader(got.text)
+      if (!h) return undefined
+      if (seen.has(h.id) || doneIds.has(h.id)) {
+        duplicates++
+        return { consumed: s.duplicateOf(pkg, h.id) }
+      }
+      seen.add(h.id)
+      schedule(h.id, () => claimLive(h.id))
+      return undefined
+    },
+
+    /** The engine stored a live mail's row: it is delivered, and its spool copy is marked done. */
+    rowStored(row: StoredRow): void {
+      if (row.agentId !== undefined || row.originKind !== 'peer' || (row.door !== 'prompt' && row.door !== 'delivery') || !edges) return
+      const h = findHeader(row.text)
+      if (!h) return
+      seen.add(h.id)
+      lastDelivery = { at: edges.now(), count: 1, via: 'live' }
+      schedule(h.id, async () => {
+        await claimLive(h.id)
+        const x = held.get(h.id)
+        if (!x) return
+        await markDone(x)
+        log(s.liveDoneLine(h.id))
+      })
+    },
+
+    /** Collects the key's waiting mail into one batch and delivers it by the rules above; one scan at a time. */
+    scan(): Promise<ScanReport | undefined> {
+      if (scanning) {
+        rescan = true
+        return scanning
+      }
+      scanning = (async () => {
+        let report: ScanReport | undefined
+        do {
+          rescan = false
+          report = await scanOnce()
+        } while (rescan)
+        return report
+      })().finally(() => {
+        scanning = undefined
+      })
+      return scanning
+    },
+
+    /** For the status lines and tests. */
+    facts() {
+      return { key, lastScan, lastDelivery, duplicates, queued: queue.length, holding: held.size, mainTurn }
+    },
+  }
+
+  async function claimLive(id: string): Promise<void> {
+    const e = edges
+    if (!e || held.has(id) || key === undefined || root === undefined) return
+    const folder = folderFor(root, key)
+    let files
+    try {
+      files = readListing(await e.list(folder)).mails.find((f) => f.id === id)
+    } catch (err) {
+      log(s.listFailedLine(folder, messageOf(err)))
+      return
+    }
+    if (!files || stateOf(files) !== 'waiting') return // another holder's, or not in this key's mailbox
+    if (await claim(e, folder, { files, body: files.json!.name }, await e.hasCommands().catch(() => false))) log(s.liveClaimLine(id))
+  }
+}
+
+export type Mailbox = ReturnType<typeof createMailbox>

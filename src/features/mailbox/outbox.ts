@@ -1,0 +1,84 @@
+// The sender's outbox: the mail this session sent, so its status can say what still waits for its
+// recipient and what the retention period dropped untaken. `$.store` `mailbox-outbox:<sessionId>`
+// holds the records; each mail's state is read from the recipient's folder, never stored.
+import * as v from 'valibot'
+import { DROPPED_KEPT_FACTOR, KEY_STORE_TTL_MS, OUTBOX_MAX_RECORDS, OUTBOX_STORE_PREFIX } from './constants.ts'
+import { MAIL_ID_PATTERN } from './ids.ts'
+import { stateOf, type Listing } from './spool.ts'
+
+export type OutboxRecord = { id: string; to: string; sentAt: number }
+
+const RecordSchema = v.object({ id: v.pipe(v.string(), v.regex(MAIL_ID_PATTERN)), to: v.string(), sentAt: v.number() })
+
+export const outboxStoreName = (sessionId: string) => `${OUTBOX_STORE_PREFIX}${sessionId}`
+
+/** The stored records; a damaged entry is skipped, a damaged value reads as empty. */
+export function parseOutbox(value: unknown): OutboxRecord[] {
+  if (!Array.isArray(value)) return []
+  return value.flatMap((r) => {
+    const parsed = v.safeParse(RecordSchema, r)
+    return parsed.success ? [{ id: parsed.output.id, to: parsed.output.to, sentAt: parsed.output.sentAt }] : []
+  })
+}
+
+/** One more record; the oldest go past the cap. */
+export const addToOutbox = (records: readonly OutboxRecord[], record: OutboxRecord) => [...records, record].slice(-OUTBOX_MAX_RECORDS)
+
+/**
+ * `waiting` (not yet taken, or taken and not yet stored), `delivered`, `dropped` (never taken within
+ * the retention period), `aside` (its recipient found it corrupt), `missing` (gone before its time:
+ * removed by hand), `gone` (gone after the retention period: a delivered mail's clean-up).
+ */
+export type SentState = 'waiting' | 'delivered' | 'dropped' | 'aside' | 'missing' | 'gone'
+
+/** A record's state from its recipient folder's listing (undefined: the folder is not there). */
+export function sentStateOf(record: OutboxRecord, listing: Listing | undefined, now: number, retentionMs: number): SentState {
+  const files = listing?.mails.find((f) => f.id === record.id)
+  if (!files) return now - record.sentAt > retentionMs ? 'gone' : 'missing'
+  switch (stateOf(files)) {
+    case 'done':
+      return 'delivered'
+    case 'dropped':
+      return 'dropped'
+    case 'corrupt':
+      return 'aside'
+    default:
+      return 'waiting'
+  }
+}
+
+export type SettledOutbox = {
+  /** What to store back: only what still waits. A drop, an aside or a missing mail is reported once. */
+  keep: OutboxRecord[]
+  /** Waiting mail per recipient key, in first-sent order. */
+  waiting: [string, number][]
+  dropped: OutboxRecord[]
+  aside: OutboxRecord[]
+  missing: OutboxRecord[]
+}
+
+export function settleOutbox(records: readonly OutboxRecord[], state: (r: OutboxRecord) => SentState): SettledOutbox {
+  const out: SettledOutbox = { keep: [], waiting: [], dropped: [], aside: [], missing: [] }
+  const byKey = new Map<string, number>()
+  for (const r of records) {
+    const st = state(r)
+    if (st === 'waiting') {
+      out.keep.push(r)
+      byKey.set(r.to, (byKey.get(r.to) ?? 0) + 1)
+    } else if (st === 'dropped' || st === 'aside' || st === 'missing') out[st].push(r)
+  }
+  out.waiting = [...byKey]
+  return out
+}
+
+/** Outbox entries of any session to delete: damaged, empty, or with nothing sent for longer than a dropped mail is kept, and 30 days. */
+export function staleOutboxEntries(entries: readonly (readonly [string, unknown])[], now: number, retentionMs: number): string[] {
+  const ttl = Math.max(KEY_STORE_TTL_MS, DROPPED_KEPT_FACTOR * retentionMs)
+  return entries
+    .filter(([name, value]) => {
+      if (!name.startsWith(OUTBOX_STORE_PREFIX)) return false
+      const records = parseOutbox(value)
+      return records.length === 0 || now - Math.max(...records.map((r) => r.sentAt)) > ttl
+    })
+    .map(([name]) => name)
+}

@@ -1,0 +1,134 @@
+// `mailbox_send { to, text }` and `/<pkg> mail <key> <text>`: the spool file first (durable before
+// anything is sent, design §4.1 rule 2), then the native send with keel's header, then the answer
+// the sender reads, named by the native outcome (design §3.1 table, changed by NOTES §3).
+import { messageOf } from '../../lib/message.ts'
+import { writeSafely, type SafeWriteEdges } from '../../lib/safe-write.ts'
+import { MAIL_TEXT_MAX_BYTES, MAIL_VERSION } from './constants.ts'
+import { withHeader } from './header.ts'
+import { newMailId } from './ids.ts'
+import { checkKey, folderOf } from './key.ts'
+import type { OutboxRecord } from './outbox.ts'
+import { mailFileText, mailName, utf8Bytes, type Mail } from './spool.ts'
+import * as s from './strings.ts'
+
+export type SendCheck = { ok: true; to: string; text: string } | { ok: false; deny: string }
+
+/** The input rules: `to` a key (not this session's own), `text` a non-blank string of at most 64 KiB of UTF-8. */
+export function checkSend(input: { to?: unknown; text?: unknown }, ownKey: string | undefined): SendCheck {
+  const to = checkKey(input.to)
+  if (!to.ok) return { ok: false, deny: s.toRefused(to.why) }
+  if (to.key === ownKey) return { ok: false, deny: s.toSelf(to.key) }
+  if (typeof input.text !== 'string') return { ok: false, deny: s.TEXT_NOT_TEXT }
+  if (!input.text.trim()) return { ok: false, deny: s.TEXT_EMPTY }
+  const bytes = utf8Bytes(input.text)
+  if (bytes > MAIL_TEXT_MAX_BYTES) return { ok: false, deny: s.textTooLong(bytes) }
+  return { ok: true, to: to.key, text: input.text }
+}
+
+/** `/<pkg> mail <key> <text>`: the key is the first word, or a quoted string when it holds spaces. */
+export function parseMailArgs(args: string): { to: string; text: string } | undefined {
+  const m = /^\s*(?:"([^"]*)"|(\S+))\s+([\s\S]*\S[\s\S]*)$/.exec(args)
+  return m ? { to: m[1] ?? m[2]!, text: m[3]!.trim() } : undefined
+}
+
+/** What the native send's outcome means for the mail, which is kept in the spool whatever it is. */
+export type Outcome =
+  | { kind: 'delivered' }
+  | { kind: 'notRunning' }
+  | { kind: 'twoHolders'; refs: string[] }
+  | { kind: 'refused'; reason: string }
+  | { kind: 'noMessaging' }
+
+// Measured (NOTES §3): "not running" reads either way, with or without "Did you mean: …?".
+const NOT_RUNNING = [/^No agent named '.*' is reachable\./s, /^No agent is named '.*' exactly\./s]
+const TWO_HOLDERS = /^\d+ agents are named '/
+const REF = /^\s+.*?\[([^\]\s]+)\]/gm
+
+/** Classifies `$.session.send`'s result (or what it rejected with). */
+export function classifySend(result: unknown): Outcome {
+  if (result instanceof Error) return { kind: 'refused', reason: result.message }
+  const r = result as { isDelivered?: unknown; reason?: unknown } | undefined
+  if (r?.isDelivered === true) return { kind: 'delivered' }
+  const reason = typeof r?.reason === 'string' ? r.reason : String(r?.reason ?? 'no reason given')
+  if (NOT_RUNNING.some((p) => p.test(reason))) return { kind: 'notRunning' }
+  if (TWO_HOLDERS.test(reason)) return { kind: 'twoHolders', refs: [...reason.matchAll(REF)].map((m) => m[1]!) }
+  return { kind: 'refused', reason: reason.trim() }
+}
+
+export function answerFor(outcome: Outcome, to: string, id: string): string {
+  switch (outcome.kind) {
+    case 'delivered':
+      return s.delivered(to, id)
+    case 'notRunning':
+      return s.keptNotRunning(to, id)
+    case 'twoHolders':
+      return s.keptTwoHolders(to, outcome.refs, id)
+    case 'refused':
+      return s.keptRefused(outcome.reason, id)
+    case 'noMessaging':
+      return s.keptNoMessaging(to, id)
+  }
+}
+
+export type SendEdges = SafeWriteEdges & {
+  /** `$.session.send({ to, text })`; undefined where native messaging is not available (no messaging socket). */
+  send: ((to: string, text: string) => Promise<unknown>) | undefined
+  now(): number
+  randomBytes(length: number): Uint8Array
+}
+
+export type SendRequest = {
+  pkg: string
+  /** The spool's real root (`<config root>/keel/mailbox`, links resolved); it must exist. */
+  root: string
+  /** The reply address: this session's key, else its engine name; undefined when not known. */
+  from: string | undefined
+  ownKey: string | undefined
+  input: { to?: unknown; text?: unknown }
+}
+
+export type SendResult =
+  | {
+    ok: true
+    answer: string
+    outcome: Outcome
+    mail: Mail
+    path: string
+    /**
+     * For the sender's outbox, when the mail was kept rather than delivered live: a live delivery
+     * is done as far as the sender is concerned (a recipient without keel never marks it, and a
+     * crashed one gets the spool copy at its next start anyway).
+     */
+    record?: OutboxRecord
+  }
+  | { ok: false; deny: string }
+
+/** The whole send; never throws: a refusal or a failed spool write is `{ ok: false, deny }`, and nothing was sent. */
+export async function sendMail(e: SendEdges, req: SendRequest): Promise<SendResult> {
+  const checked = checkSend(req.input, req.ownKey)
+  if (!checked.ok) return checked
+  if (req.from === undefined) return { ok: false, deny: s.FROM_UNKNOWN }
+  const from = checkKey(req.from)
+  if (!from.ok) return { ok: false, deny: s.fromRefused(req.from, from.why) }
+  let mail: Mail
+  try {
+    mail = { v: MAIL_VERSION, id: newMailId((n) => e.randomBytes(n)), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text }
+  } catch (err) {
+    return { ok: false, deny: s.notKept(messageOf(err)) }
+  }
+  const path = `${req.root}/${folderOf(mail.to)}/${mailName(mail)}`
+  // Never over an existing file (`expected: null`); in place only where nothing renames (then a reader's "not yet" rule covers the torn moment).
+  const written = await writeSafely(e, { within: req.root, path, text: mailFileText(mail), expected: null, inPlace: true })
+  if (!written.ok) return { ok: false, deny: s.notKept(written.reason) }
+  let outcome: Outcome = { kind: 'noMessaging' }
+  if (e.send) {
+    try {
+      outcome = classifySend(await e.send(mail.to, withHeader(req.pkg, mail.id, mail.from, mail.text)))
+    } catch (err) {
+      outcome = classifySend(err instanceof Error ? err : new Error(messageOf(err)))
+    }
+  }
+  const answer = answerFor(outcome, mail.to, mail.id)
+  if (outcome.kind === 'delivered') return { ok: true, answer, outcome, mail, path: written.path }
+  return { ok: true, answer, outcome, mail, path: written.path, record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } }
+}

@@ -1,0 +1,64 @@
+// Where the mailbox lives, and what the engine's session registry says (NOTES §1 and §6): peers are
+// the sessions of one config root (`${CLAUDE_CONFIG_DIR:-$HOME/.claude}`), whose registry holds a
+// record per running session, and whose keel home holds the spool every keel package shares.
+import * as v from 'valibot'
+import { KEEL_HOME_DIR, PLUGIN_DATA_MARK, SESSIONS_DIR, SPOOL_DIR } from './constants.ts'
+import type { OwnName } from './key.ts'
+
+const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path)
+
+/**
+ * The config root: `CLAUDE_CONFIG_DIR` when set, else `CLAUDE_PLUGIN_DATA` cut at `/plugins/data/`,
+ * else `$HOME/.claude` (measured: all three name one folder, NOTES §6). Undefined when none is known.
+ */
+export function configRootOf(env: { configDir?: string; pluginData?: string; home?: string }): string | undefined {
+  if (env.configDir?.trim()) return trimSlash(env.configDir.trim())
+  const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1
+  if (at > 0) return env.pluginData!.slice(0, at)
+  return env.home?.trim() ? `${trimSlash(env.home.trim())}/.claude` : undefined
+}
+
+export const keelHomeOf = (configRoot: string) => `${configRoot}/${KEEL_HOME_DIR}`
+export const spoolRootOf = (configRoot: string) => `${keelHomeOf(configRoot)}/${SPOOL_DIR}`
+export const sessionsDirOf = (configRoot: string) => `${configRoot}/${SESSIONS_DIR}`
+export const registryPathOf = (configRoot: string, pid: string) => `${sessionsDirOf(configRoot)}/${pid}.json`
+
+/** The fields of `<config root>/sessions/<pid>.json` the mailbox reads; the others are the engine's. */
+export type SessionRecord = { sessionId?: string; name?: string; nameSource?: string; status?: string }
+
+const RecordSchema = v.looseObject({
+  sessionId: v.optional(v.string()),
+  name: v.optional(v.string()),
+  nameSource: v.optional(v.string()),
+  status: v.optional(v.string()),
+})
+
+export function parseSessionRecord(text: string): SessionRecord | undefined {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const parsed = v.safeParse(RecordSchema, json)
+  if (!parsed.success || Array.isArray(json)) return undefined
+  const { sessionId, name, nameSource, status } = parsed.output
+  return { sessionId, name, nameSource, status }
+}
+
+/** The session's own name and its source from its record; a source this build does not know counts as unknown. */
+export function ownNameOf(record: SessionRecord | undefined): OwnName | undefined {
+  if (!record?.name) return undefined
+  const known = record.nameSource === 'user' || record.nameSource === 'auto' || record.nameSource === 'derived'
+  return { name: record.name, source: known ? (record.nameSource as OwnName['source']) : 'unknown' }
+}
+
+/** ListAgents' first line, `This session is <name> [<ref>] — …` (A11): the name, with no source. */
+export function ownNameFromListAgents(text: unknown): OwnName | undefined {
+  if (typeof text !== 'string') return undefined
+  const m = /^This session is (.+?) \[[0-9a-f]+\] — /.exec(text)
+  return m ? { name: m[1]!, source: 'unknown' } : undefined
+}
+
+/** How many running sessions of the config root are named `key` (two or more: the status warns, NOTES §3). */
+export const holdersOf = (records: readonly (SessionRecord | undefined)[], key: string) => records.filter((r) => r?.name === key).length
