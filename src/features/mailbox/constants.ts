@@ -103,10 +103,6 @@ export const SENT_AT_DIGITS = 13
 /** The mail file format's version. */
 export const MAIL_VERSION = 1
 
-/** Where the spool lives under the config root (`${CLAUDE_CONFIG_DIR:-$HOME/.claude}`), NOTES §6. */
-export const KEEL_HOME_DIR = 'keel'
 export const SPOOL_DIR = 'mailbox'
 /** The engine's session registry under the config root: `sessions/<CLAUDE_PID>.json`. */
 export const SESSIONS_DIR = 'sessions'
-/** `CLAUDE_PLUGIN_DATA` is `<config root>/plugins/data/<plugin>-<source>`. */
-export const PLUGIN_DATA_MARK = '/plugins/data/'

@@ -2,23 +2,10 @@
 // the sessions of one config root (`${CLAUDE_CONFIG_DIR:-$HOME/.claude}`), whose registry holds a
 // record per running session, and whose keel home holds the spool every keel package shares.
 import * as v from 'valibot'
-import { KEEL_HOME_DIR, PLUGIN_DATA_MARK, SESSIONS_DIR, SPOOL_DIR } from './constants.ts'
+import { keelHomeOf } from '../../lib/keel-home.ts'
+import { SESSIONS_DIR, SPOOL_DIR } from './constants.ts'
 import type { OwnName } from './key.ts'
 
-const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path)
-
-/**
- * The config root: `CLAUDE_CONFIG_DIR` when set, else `CLAUDE_PLUGIN_DATA` cut at `/plugins/data/`,
- * else `$HOME/.claude` (measured: all three name one folder, NOTES §6). Undefined when none is known.
- */
-export function configRootOf(env: { configDir?: string; pluginData?: string; home?: string }): string | undefined {
-  if (env.configDir?.trim()) return trimSlash(env.configDir.trim())
-  const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1
-  if (at > 0) return env.pluginData!.slice(0, at)
-  return env.home?.trim() ? `${trimSlash(env.home.trim())}/.claude` : undefined
-}
-
-export const keelHomeOf = (configRoot: string) => `${configRoot}/${KEEL_HOME_DIR}`
 export const spoolRootOf = (configRoot: string) => `${keelHomeOf(configRoot)}/${SPOOL_DIR}`
 export const sessionsDirOf = (configRoot: string) => `${configRoot}/${SESSIONS_DIR}`
 export const registryPathOf = (configRoot: string, pid: string) => `${sessionsDirOf(configRoot)}/${pid}.json`

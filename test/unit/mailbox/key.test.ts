@@ -9,8 +9,9 @@ import {
   type SettleInput,
 } from '../../../src/features/mailbox/key.ts'
 import {
-  configRootOf, holdersOf, keelHomeOf, ownNameFromListAgents, ownNameOf, parseSessionRecord, registryPathOf, sessionsDirOf, spoolRootOf,
+  holdersOf, ownNameFromListAgents, ownNameOf, parseSessionRecord, registryPathOf, sessionsDirOf, spoolRootOf,
 } from '../../../src/features/mailbox/sessions.ts'
+import { configRootOf, keelHomeOf } from '../../../src/lib/keel-home.ts'
 import { KEY_WHY, NO_KEY_WHY } from '../../../src/features/mailbox/strings.ts'
 
 const bytes = (...b: number[]) => () => new Uint8Array(b)
