@@ -48,7 +48,14 @@ export type Route = Omit<ModelEntry, 'providerId'> & { readonly provider: Provid
 export type ConfigRead =
   | { readonly state: 'missing' }
   | { readonly state: 'unreadable'; readonly error: string }
-  | { readonly state: 'loaded'; readonly config: RoutingConfig; readonly errors: readonly string[]; readonly warnings: readonly string[] }
+  | {
+      readonly state: 'loaded'
+      readonly config: RoutingConfig
+      readonly errors: readonly string[]
+      readonly warnings: readonly string[]
+      /** Every alias the file names in a valid form, its entry sound or not: a request naming one is the file's, never Claude's. */
+      readonly claimed: readonly string[]
+    }
 
 const CONTROL = /[\u0000-\u001f\u007f]/
 
@@ -180,7 +187,9 @@ export function readConfig(text: string | undefined): ConfigRead {
   }
 
   const models: Record<string, ModelEntry> = {}
+  const claimed: string[] = []
   for (const [alias, entry] of Object.entries(section('models'))) {
+    if (ALIAS_PATTERN.test(alias) && !isClaudeName(alias)) claimed.push(alias)
     const path = `models.${alias}`
     const parsed = v.safeParse(ModelSchema, entry)
     const problems = [
@@ -203,7 +212,7 @@ export function readConfig(text: string | undefined): ConfigRead {
       ...(effort !== undefined ? { effort } : {}),
     }
   }
-  return { state: 'loaded', config: { providers, models }, errors, warnings }
+  return { state: 'loaded', config: { providers, models }, errors, warnings, claimed }
 }
 
 /** The route an engine model name takes, or undefined when it is no configured alias. */

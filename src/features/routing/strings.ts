@@ -10,6 +10,8 @@ export const stalled = (pkg: string, label: string, idleMs: number) =>
   `${pkg}: ${label} stopped sending (no data for ${idleMs / 1000} s); the partial answer stands`
 export const aliasNotConfigured = (pkg: string, alias: string, configPath: string) =>
   `${pkg}: ${alias} is not configured (${configPath}); use /model to pick another`
+export const aliasBroken = (pkg: string, alias: string, configPath: string) =>
+  `${pkg}: ${alias} has errors in ${configPath} (/${pkg} route status names them); use /model to pick another`
 export const untrusted = (pkg: string, provider: string, alias: string) =>
   `${pkg}: provider ${provider} is not approved; run /model ${alias} or /${pkg} route trust ${provider}`
 export const unreadableArguments = (pkg: string, label: string, tool: string) => `${pkg}: ${label} sent unreadable arguments for ${tool}`
@@ -17,6 +19,16 @@ export const unreadableArguments = (pkg: string, label: string, tool: string) =>
 export const UNNAMED_TOOL = 'a tool it did not name'
 
 // ---- The reasons inside `stepFailed` ----
+export const keyFailed = (provider: string, why: string) => `the key for ${provider} could not be read: ${why}`
+export const keyCommandFailed = (command: string, code: number | string, detail: string) =>
+  `${command} exited ${code}${detail ? ` (${detail})` : ''}`
+export const keyCommandDidNotRun = (command: string, detail: string) => `${command} did not run (${detail})`
+export const keyFileUnread = (path: string, detail: string) => `${path} could not be read (${detail})`
+export const CAPTURE_TIMED_OUT =
+  'the engine sent no request keel could read within 5 s (a Bedrock or Vertex setup, or a guard that hides engine requests, cannot be routed)'
+export const CURL_MISSING = (path: string) => `curl was not found at ${path} (set the routingCurl option to its path)`
+export const NO_RESPONSE = 'the provider closed the connection without an answer'
+export const CUT_MID_WAY = 'the answer was cut off mid-way'
 export const streamError = (provider: string, message: string) => `${provider} sent an error: ${message}`
 export const unreadableStream = (provider: string, sample: string) => `${provider} sent a stream that is not JSON (${sample})`
 export const curlFailed = (code: number, reason: string, detail: string) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ''}`
