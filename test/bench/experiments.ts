@@ -13,16 +13,17 @@
 // D: what the loader's time scales with (every module inert): plain code of the bundle's size and half
 //    of it, the same with `$` helpers, bundles of fewer features, the bundle's code in an imported file.
 // E: every feature on: keel, stamped, and with its start off the start's path, against its bare module.
+// F: the loader's cost against the size of plain code (10 to 155 kB), and of 155 kB of string constants.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { cleanupTmp, repoRoot, tmpDir } from '../e2e/engine.ts'
 import { startMockModel } from '../e2e/mock-model.ts'
 import { manifestOf, probeSpec, settingsFor, writeBare } from './bare.ts'
 import { alternate, fmt, median, stat, type Config, type Sample } from './measure.ts'
-import { bundle, deferredStart, describeMatcher, EMPTY, noStartUsageRead, inert, minified, packageWith, packageWithFiles, padded, splitFiles, stamped, subsetBundle, syntheticCode, withoutEvent } from './variants.ts'
+import { bundle, deferredStart, describeMatcher, EMPTY, noStartUsageRead, stringConstants, inert, minified, packageWith, packageWithFiles, padded, splitFiles, stamped, subsetBundle, syntheticCode, withoutEvent } from './variants.ts'
 
 const RUNS = Number(process.env.EXP_RUNS ?? 8)
-const GROUPS = (process.env.EXP ?? 'A,B,C,D,E').split(',')
+const GROUPS = (process.env.EXP ?? 'A,B,C,D,E,F').split(',')
 const PKG = 'keel'
 const pkgDir = join(repoRoot(), 'packages', PKG)
 
@@ -162,6 +163,14 @@ try {
       { label: 'keel bundle in an imported file', pluginDirs: [packageWithFiles('d-split', { 'hooks.js': split.hooksJs, 'impl.js': split.implJs })], plugin: PKG },
     ], 'empty module')
   }
+  if (GROUPS.includes('F')) {
+    const sizes = [10, 20, 40, 80, 155]
+    await group(mock, 'F', "F. The loader's cost against the size of plain code (inert modules)", [
+      { label: 'empty module', pluginDirs: [packageWith('f-empty', EMPTY)], plugin: PKG },
+      ...sizes.map((kb) => ({ label: `plain code, ${kb} kB`, pluginDirs: [packageWith(`f-${kb}`, syntheticCode(kb * 1024))], plugin: PKG })),
+      { label: 'string constants, 155 kB', pluginDirs: [packageWith('f-strings', stringConstants(155 * 1024))], plugin: PKG },
+    ], 'empty module')
+  }
   if (GROUPS.includes('E')) {
     const allOn = Object.fromEntries(Object.entries(manifestOf(PKG).userConfig ?? {}).filter(([, f]: [string, any]) => Array.isArray(f.options) && f.options.includes('on') && f.options.includes('off')).map(([k]) => [k, 'on']))
     const settings = settingsFor(PKG, allOn)
@@ -169,6 +178,7 @@ try {
     const e = await group(mock, 'E', 'E. Every feature on: keel against its bare module', [
       { label: 'bare, every-on spec', pluginDirs: [writeBare(join(tmpDir('bare-on'), PKG), onSpec)], plugin: PKG, settings },
       { label: 'bare, every-on spec, serial', pluginDirs: [writeBare(join(tmpDir('bare-on-serial'), PKG), onSpec, { order: 'serial' })], plugin: PKG, settings },
+      { label: 'keel as installed (no settings)', pluginDirs: [pkgDir], plugin: PKG },
       { label: 'keel every feature on', pluginDirs: [pkgDir], plugin: PKG, settings },
       { label: 'keel every feature on, stamped', pluginDirs: [packageWith('on-stamped', stamped(src))], plugin: PKG, settings },
       { label: "keel every feature on, start's work after next (clock)", pluginDirs: [packageWith('on-deferred', deferredStart(src))], plugin: PKG, settings },

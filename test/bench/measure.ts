@@ -106,12 +106,32 @@ export async function runOnce(mock: MockModel, c: Config): Promise<Sample> {
   }
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/**
+ * Waits (up to BENCH_QUIET_MAX_S, default 20 s) for a moment the machine's other work leaves its cores
+ * free: the busy CPU over 500 ms below BENCH_QUIET_CORES (default 0.8) cores. BENCH_QUIET=0 skips it.
+ * Returns the busy cores last seen.
+ */
+export async function waitQuiet(): Promise<number> {
+  if (process.env.BENCH_QUIET === '0') return NaN
+  const limit = Number(process.env.BENCH_QUIET_CORES ?? 0.8)
+  const until = Date.now() + Number(process.env.BENCH_QUIET_MAX_S ?? 20) * 1000
+  for (;;) {
+    const b0 = machineBusyS()
+    await sleep(500)
+    const cores = (machineBusyS() - b0) / 0.5
+    if (!(cores > limit) || Date.now() > until) return cores
+  }
+}
+
 /** `rounds` rounds, each running every configuration once, in an order rotated per round. */
 export async function alternate(mock: MockModel, configs: Config[], rounds: number, onSample?: (c: Config, s: Sample, round: number) => void): Promise<Map<string, Sample[]>> {
   const out = new Map<string, Sample[]>(configs.map((c) => [c.label, []]))
   for (let round = 0; round < rounds; round++) {
     for (let i = 0; i < configs.length; i++) {
       const c = configs[(i + round) % configs.length]!
+      await waitQuiet()
       const s = await runOnce(mock, c)
       out.get(c.label)!.push(s)
       onSample?.(c, s, round)

@@ -161,3 +161,10 @@ export const noStartUsageRead = (src: string) => replaceOnce(src, 'rule.any ? se
 
 /** tool.describe hooked with a matcher the engine tests itself (a RegExp one hops to the worker for every tool). */
 export const describeMatcher = (src: string, matcher = '{ mcpServer: {} }') => replaceOnce(src, 'on("tool.describe", { tool: /^mcp__/ },', `on("tool.describe", ${matcher},`)
+
+/** An inert module whose `bytes` are string constants (a few long literals): text, not code. */
+export function stringConstants(bytes: number): string {
+  const n = Math.ceil(bytes / 1000)
+  const lines = Array.from({ length: n }, (_, i) => `var s${i} = ${JSON.stringify(`${i} `.padEnd(990, 'lorem ipsum dolor sit amet '))};`)
+  return `${lines.join('\n')}\nexport function register(on, options) {\n  if (options) return;\n  on("session.start", ($, e, next) => next(e));\n}\n`
+}
