@@ -205,7 +205,7 @@ for (const name of Object.keys(template.packages)) {
 
 const marketplace = {
   name: 'keel',
-  description: 'keel: one mod, three packages, for Claude Code sessions that run all day.',
+  description: 'keel: one mod, four packages, for Claude Code sessions that run all day.',
   owner: template.author,
   plugins: Object.entries(template.packages).map(([name, profile]) => ({
     name,

@@ -33,6 +33,10 @@ function streamFailed<E extends StreamEvent>(event: E, $: EngineInterface, e: Ar
   return bindLoad($).streamFailed(event, e, next, String(next.error?.message ?? 'failed'))
 }
 
+function guardFailed<E extends PromiseEvent>(event: E, $: EngineInterface, e: Args<E>, next: Next<E> & Caught): Promise<EventResult<E>> {
+  return bindLoad($).guardFailed(event, e, next, String(next.error?.message ?? 'failed'))
+}
+
 function packageCommand($: EngineInterface, e: Args<'command.run'>, next: Next<'command.run'>) {
   return bindLoad($).command(e, next)
 }
@@ -42,7 +46,7 @@ export function register(on: On, options: PluginOptions): void {
   const rt = runtime
   on('session.start', ($, e, next) => dispatch('session.start', $, e, next))
   // The package command: the matcher names every package of the bundle, the hook checks `$.plugin.name`.
-  on('command.run', { command: ['keel', 'superheroes', 'ws'] }, ($, e, next) => packageCommand($, e, next))
+  on('command.run', { command: ['keel', 'superheroes', 'ws', 'klyth'] }, ($, e, next) => packageCommand($, e, next))
   // The engine's commands a feature hears (`/model`, `/rename`): matched, so any other command costs no hop.
   if (rt.engineCommands.length) on('command.run', { command: ['model', 'rename'] }, ($, e, next) => dispatch('command.run', $, e, next))
   if (rt.hooks('session.end')) on('session.end', ($, e, next) => dispatch('session.end', $, e, next))
@@ -62,9 +66,15 @@ export function register(on: On, options: PluginOptions): void {
   if (rt.hooks('prompt.submit')) on('prompt.submit', ($, e, next) => dispatch('prompt.submit', $, e, next))
   if (rt.hooks('prompt.compose')) on('prompt.compose', ($, e, next) => dispatch('prompt.compose', $, e, next))
   if (rt.hooks('tool.call')) on('tool.call', ($, e, next) => dispatch('tool.call', $, e, next))
-  // MCP tools only: a built-in's description costs no hop into the worker.
-  if (rt.hooks('tool.describe')) on('tool.describe', { tool: /^mcp__/ }, ($, e, next) => dispatch('tool.describe', $, e, next))
+  // Tools of a server or a plugin only, by an object matcher the host tests (a RegExp is tested in
+  // the worker, after the hop: measured, test/bench/FINDINGS.md): a built-in's description costs no hop.
+  if (rt.hooks('tool.describe')) on('tool.describe', { provider: { tier: ['prepend', 'user', 'append'] } }, ($, e, next) => dispatch('tool.describe', $, e, next))
   if (rt.hooks('ui.render')) on('ui.render', ($, e, next) => dispatch('ui.render', $, e, next))
-  if (rt.hooks('http.fetch')) on('http.fetch', ($, e, next) => dispatch('http.fetch', $, e, next))
+  // A guard: where keel's hook as a whole fails at the engine, a request a feature guards (an alias
+  // model's) would go to the network; the `.catch` lets that feature refuse it instead.
+  if (rt.hooks('http.fetch')) {
+    on('http.fetch', ($, e, next) => dispatch('http.fetch', $, e, next))
+      .catch(($, e, next) => guardFailed('http.fetch', $, e, next))
+  }
   if (rt.hooks('agent.spawn')) on('agent.spawn', ($, e, next) => dispatch('agent.spawn', $, e, next))
 }

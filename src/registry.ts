@@ -84,7 +84,10 @@ export type Failure = { readonly message: string; readonly calledNext: boolean }
  * its `next`, the chain goes on beneath as if it were absent; after, what that `next` settled to
  * stands). A guard's `deny`: before its `next`, the call is refused with this reason instead.
  */
-export type PromisePolicy = 'open' | { readonly deny: string }
+export type PromisePolicy<E extends PromiseEvent = PromiseEvent> =
+  | 'open'
+  /** The reason, or one worked out from the call (undefined: this call fails open, as a non-guard's would). */
+  | { readonly deny: string | ((e: Args<E>, ctx: FeatureContext) => string | undefined) }
 
 /**
  * A stream's failure. `open`: a chunk already yielded stays; before its `next` the chain goes on
@@ -104,7 +107,7 @@ export type StreamPolicy<E extends StreamEvent> = 'open' | {
 
 export type HookSpec<P, E extends HookedEvent> = E extends StreamEvent
   ? StreamHook<P, E> | { readonly run: StreamHook<P, E>; readonly onFailure: StreamPolicy<E> }
-  : E extends PromiseEvent ? PromiseHook<P, E> | { readonly run: PromiseHook<P, E>; readonly onFailure: PromisePolicy } : never
+  : E extends PromiseEvent ? PromiseHook<P, E> | { readonly run: PromiseHook<P, E>; readonly onFailure: PromisePolicy<E> } : never
 
 /** A verb of the package command, `/<pkg> <verb> <args>`. */
 export type Verb<P = unknown> = {
@@ -244,8 +247,9 @@ export class Registry {
       const fail = (why: string): Promise<EventResult<E>> => {
         this.noteSkip(feature.name, event, why)
         // A guard refuses in its place, where it had not let the call through.
-        const policy = entry.onFailure as PromisePolicy
-        if (policy !== 'open' && beneath === undefined) return Promise.resolve({ deny: policy.deny } as EventResult<E>)
+        const policy = entry.onFailure as PromisePolicy<E>
+        const deny = policy === 'open' || beneath !== undefined ? undefined : typeof policy.deny === 'string' ? policy.deny : policy.deny(input, this.contexts[feature.name]!)
+        if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
         // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
         return beneath ?? step(i + 1, input)
       }
@@ -362,6 +366,17 @@ export class Registry {
     for (const entry of this.chainOf(event, leftOut)) {
       const policy = entry.onFailure as StreamPolicy<E>
       if (policy !== 'open' && policy.owns?.(e)) return policy.answer(failure, e, this.contexts[entry.feature.name]!)
+    }
+    return undefined
+  }
+
+  /** The refusal a guard's policy gives for a call when keel's hook failed at the engine; undefined: no feature refuses it. */
+  denyFor<E extends PromiseEvent>(event: E, e: Args<E>, leftOut?: LeftOut): string | undefined {
+    for (const entry of this.chainOf(event, leftOut)) {
+      const policy = entry.onFailure as PromisePolicy<E>
+      if (policy === 'open') continue
+      const deny = typeof policy.deny === 'string' ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]!)
+      if (deny !== undefined) return deny
     }
     return undefined
   }

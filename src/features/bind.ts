@@ -5,11 +5,13 @@ import type { EngineInterface } from 'claude-code'
 import { bindCaptions } from './captions/bind.ts'
 import { bindCheckpoint } from './checkpoint/bind.ts'
 import { bindReconnect } from './reconnect/bind.ts'
+import { bindRouting } from './routing/bind.ts'
 import { bindTiming } from './timing/bind.ts'
 import { bindWindow } from './window/bind.ts'
 
 export function bindFeatures($: EngineInterface): Readonly<Record<string, unknown>> {
   return {
+    routing: bindRouting($),
     captions: bindCaptions($),
     checkpoint: bindCheckpoint($),
     window: bindWindow($),

@@ -5,10 +5,14 @@ import type { FeatureFactory } from '../registry.ts'
 import { createCaptionsFeature } from './captions/index.ts'
 import { createCheckpointFeature } from './checkpoint/index.ts'
 import { createReconnectFeature } from './reconnect/index.ts'
+import { createRoutingFeature } from './routing/index.ts'
 import { createTimingFeature } from './timing/index.ts'
 import { createWindowFeature } from './window/index.ts'
 
 export const FEATURES: readonly FeatureFactory[] = [
+  // Outermost of all: a routed step or request is answered here, and nothing beneath sees it as
+  // Claude's; every other passes through untouched (captions then sees the routed calls' results too).
+  createRoutingFeature,
   // Outermost: its tool.call capture sees the result the lead reads, after every rewrite beneath.
   createCaptionsFeature,
   // Steers compactions, saves notes, draws its band: nothing it does depends on a feature beneath it.

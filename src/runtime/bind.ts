@@ -2,7 +2,7 @@
 // command, the session's facts, the engine's compaction). The loader lets `$` be handed only to
 // functions declared at the top of a module, so a binder turns it into plain closures once per load.
 import type { EngineInterface, SessionCompactResult } from 'claude-code'
-import { clearClaims, publishClaims, readClaims, type Claims } from './claims.ts'
+import { clearClaims, publishClaims, readRawClaims } from './claims.ts'
 
 export type CommandSpec = { name: string; description: string; argumentHint?: string }
 
@@ -15,7 +15,8 @@ export type RuntimePort = {
   /** The session's id (a trip to the host: the facts cache it). */
   sessionId(): Promise<string>
   publishClaims(session: string, features: readonly string[]): Promise<void>
-  readClaims(session: string, pkgs: readonly string[]): Promise<Claims>
+  /** The packages' claims variables, unparsed. */
+  readClaims(pkgs: readonly string[]): Promise<(string | undefined)[]>
   clearClaims(): Promise<void>
   /** The engine's own compaction (`$.session.compact`); the relay runs the package's chain around it. */
   compactSession(instructions?: string): Promise<SessionCompactResult>
@@ -31,7 +32,7 @@ export function bindRuntime($: EngineInterface): RuntimePort {
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
     publishClaims: (session, features) => publishClaims($, pkg, session, features),
-    readClaims: (session, pkgs) => readClaims($, session, pkgs),
+    readClaims: (pkgs) => readRawClaims($, pkgs),
     clearClaims: () => clearClaims($, pkg),
     compactSession: (instructions) => $.session.compact(instructions === undefined ? undefined : { instructions }),
     ownServer: async () => {

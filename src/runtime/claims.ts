@@ -11,7 +11,7 @@ import type { EngineInterface } from 'claude-code'
 export type Claims = Record<string, readonly string[] | undefined>
 
 /** The packages with a claims variable of their own (below). */
-export const CLAIMING_PACKAGES = ['keel', 'superheroes', 'ws'] as const
+export const CLAIMING_PACKAGES = ['keel', 'superheroes', 'ws', 'klyth'] as const
 
 type Published = { session: string; features: readonly string[] }
 
@@ -44,6 +44,9 @@ async function setClaimVariable($: EngineInterface, pkg: string, value: string |
     case 'ws':
       result = await $.env.set('KEEL_CLAIMS_WS', value)
       break
+    case 'klyth':
+      result = await $.env.set('KEEL_CLAIMS_KLYTH', value)
+      break
   }
   if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`)
 }
@@ -65,13 +68,19 @@ async function rawClaim($: EngineInterface, pkg: string): Promise<string | undef
       return $.env.get('KEEL_CLAIMS_SUPERHEROES')
     case 'ws':
       return $.env.get('KEEL_CLAIMS_WS')
+    case 'klyth':
+      return $.env.get('KEEL_CLAIMS_KLYTH')
     default:
       return undefined
   }
 }
 
-/** The claims of the named packages, read at once; a package not loaded in this session reads as none. */
-export async function readClaims($: EngineInterface, session: string, pkgs: readonly string[]): Promise<Claims> {
-  const raws = await Promise.all(pkgs.map((pkg) => rawClaim($, pkg)))
+/** The claims variables of the named packages as published, read at once (beside the session id they are parsed against). */
+export function readRawClaims($: EngineInterface, pkgs: readonly string[]): Promise<(string | undefined)[]> {
+  return Promise.all(pkgs.map((pkg) => rawClaim($, pkg)))
+}
+
+/** The claims of the named packages in `session`; a package not loaded in this session reads as none. */
+export function parseClaims(session: string, pkgs: readonly string[], raws: readonly (string | undefined)[]): Claims {
   return Object.fromEntries(pkgs.map((pkg, i) => [pkg, parseClaim(raws[i], session)]))
 }

@@ -5,7 +5,7 @@
 // fails open, but a stream a feature answers the failure of (routing's).
 import type { Args, Chunk, CommandRunResult, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
 import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
-import { CLAIMING_PACKAGES, type Claims } from './claims.ts'
+import { CLAIMING_PACKAGES, parseClaims, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
 import { createRelay } from './compaction.ts'
 import { createFacts } from './facts.ts'
@@ -32,6 +32,12 @@ export type Runtime = {
    * answered by it; any other goes on beneath, as the engine would have done.
    */
   streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, message: string): AsyncGenerator<Chunk<E>, EventResult<E>>
+  /**
+   * keel's guard hook failed at the engine (its `.catch`: the budget, a throw past the registry): a
+   * feature whose policy refuses this call refuses it; any other call goes on (`next` replays what
+   * the hook's own call settled to, so nothing runs twice).
+   */
+  guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, message: string): Promise<EventResult<E>>
   /** The package's own command, `/<pkg> <verb> <args>`. */
   command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult>
 }
@@ -98,7 +104,11 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   /** Every package's claims in this session, this one's included (to tell a stale claim of its own). */
   async function readAllClaims(): Promise<Claims> {
     if (!actingOn.length) return {}
-    return guarded('reading the packages\' claims', {}, async () => bound().readClaims(await facts.sessionId(), CLAIMING_PACKAGES))
+    return guarded('reading the packages\' claims', {}, async () => {
+      // Read beside the session id (one host trip less on the start's path), parsed against it.
+      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims(CLAIMING_PACKAGES)])
+      return parseClaims(session, CLAIMING_PACKAGES, raws)
+    })
   }
 
   function yieldsFrom(claims: Claims): ReadonlyMap<string, string> {
@@ -218,6 +228,12 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     return yield* next(e)
   }
 
+  async function guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, message: string): Promise<EventResult<E>> {
+    log(`keel: ${event} failed at the engine (${message})`)
+    const deny = registry.denyFor(event, e, yields)
+    return deny === undefined ? (next(e) as Promise<EventResult<E>>) : ({ deny } as EventResult<E>)
+  }
+
   async function statusText(): Promise<string> {
     const p = bound()
     const yielded = await yieldsOf()
@@ -268,6 +284,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     dispatch,
     stream,
     streamFailed,
+    guardFailed,
     command,
   }
 }

@@ -4,7 +4,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bindRuntime as portOf } from '../../src/runtime/bind.ts'
 import { register } from '../../src/main.ts'
-import { CLAIMING_PACKAGES } from '../../src/runtime/claims.ts'
+import { CLAIMING_PACKAGES, parseClaims } from '../../src/runtime/claims.ts'
 import { FEATURES } from '../../src/features/index.ts'
 import { bindFeatures } from '../../src/features/bind.ts'
 import template from '../../plugin.json'
@@ -35,7 +35,8 @@ test('portOf: every edge reaches its $ call', async () => {
   assert.equal(JSON.parse(env.get('KEEL_CLAIMS_SUPERHEROES')!), { session: 'sess-1', features: ['checkpoint'] })
   env.set('KEEL_CLAIMS_KEEL', JSON.stringify({ session: 'sess-1', features: ['timing'] }))
   env.set('KEEL_CLAIMS_WS', JSON.stringify({ session: 'another', features: ['timing'] }))
-  assert.equal(await port.readClaims(session, ['keel', 'superheroes', 'ws', 'stranger']), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, stranger: undefined })
+  const pkgs = ['keel', 'superheroes', 'ws', 'stranger']
+  assert.equal(parseClaims(session, pkgs, await port.readClaims(pkgs)), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, stranger: undefined })
 })
 
 test('claims: a refused variable rejects; clearing unsets the package\'s own', async () => {

@@ -1,6 +1,6 @@
 // Fakes of the engine's edges for unit tests: a port that records, a feature context as the
 // runtime builds it, and a `next` standing for the engine.
-import type { Claims } from '../../src/runtime/claims.ts'
+import { claimText, type Claims } from '../../src/runtime/claims.ts'
 import type { RuntimePort } from '../../src/runtime/bind.ts'
 import { createFacts, type Facts } from '../../src/runtime/facts.ts'
 import type { Feature, FeatureContext, HookedEvent } from '../../src/registry.ts'
@@ -28,7 +28,11 @@ export function fakePort(pkg = 'keel', overrides: Partial<RuntimePort> & Record<
     registerCommand: async (spec: { name: string }) => void commands.push(spec.name),
     sessionId: async () => 'session-1',
     publishClaims: async (_session: string, features: readonly string[]) => void (claims[pkg] = features),
-    readClaims: async (_session: string, pkgs: readonly string[]) => Object.fromEntries(pkgs.map((p) => [p, claims[p]])),
+    // Published under the session the port reads now, as the variables would be.
+    readClaims: async (pkgs: readonly string[]) => {
+      const session = await port.sessionId()
+      return pkgs.map((p) => (claims[p] ? claimText(session, claims[p]!) : undefined))
+    },
     clearClaims: async () => void delete claims[pkg],
     compactSession: async () => ({ messages: [] }),
     ownServer: async () => undefined,

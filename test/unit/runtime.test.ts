@@ -137,7 +137,7 @@ test('runtime: the first package to start claims what it runs, and the next one 
 test('runtime: with no session start seen, the claims are read once, at the first event', async () => {
   const seen: string[] = []
   let reads = 0
-  const { port } = fakePort('keel', { readClaims: async () => { reads++; return { superheroes: ['acting'] } } })
+  const { port } = fakePort('keel', { readClaims: async (pkgs: readonly string[]) => { reads++; return pkgs.map((p) => (p === 'superheroes' ? claimText('session-1', ['acting']) : undefined)) } })
   const rt = createRuntime([recorder('acting', true, seen)], TEMPLATE, { acting: 'on' })
   await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
   await on(rt, port).dispatch('turn.complete', COMPLETE, engine())

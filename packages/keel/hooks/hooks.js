@@ -1,5 +1,5 @@
 // plugin.json
-var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false }, defaults: { reconnectServers: "*" } }, superheroes: { features: { checkpoint: true, reconnect: true }, defaults: { reconnectServers: "" } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true }, defaults: { reconnectServers: "*" } } }, features: { checkpoint: { sessionActing: true, userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] } } }, captions: { sessionActing: true, userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { sessionActing: true, userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { sessionActing: true, userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { sessionActing: true, userConfig: { compactionAdvisory: { type: "string", default: "50%" } } } } };
+var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false, routing: false }, defaults: { reconnectServers: "*" } }, superheroes: { features: { checkpoint: true, reconnect: true }, defaults: { reconnectServers: "" } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true }, defaults: { reconnectServers: "*" } }, klyth: { features: { routing: true }, defaults: {} } }, features: { checkpoint: { sessionActing: true, userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] } } }, captions: { sessionActing: true, userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { sessionActing: true, userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { sessionActing: true, userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { sessionActing: true, userConfig: { compactionAdvisory: { type: "string", default: "50%" } } }, routing: { sessionActing: true, userConfig: { routingFile: { type: "string", default: "" }, routingCurl: { type: "string", default: "" }, routingIdleSeconds: { type: "number", default: 120, min: 1, max: 3600 } } } } };
 
 // src/features/captions/bind.ts
 function bindCaptions($) {
@@ -104,6 +104,59 @@ function bindReconnect($) {
   };
 }
 
+// src/features/routing/bind.ts
+function bindRouting($) {
+  return {
+    pkg: $.plugin.name,
+    homeFacts: async () => {
+      const [configDir, home, hookEnv] = await Promise.all([$.env.get("CLAUDE_CONFIG_DIR"), $.env.get("HOME"), $.process.hookEnv()]);
+      return {
+        ...configDir === void 0 ? {} : { configDir },
+        ...home === void 0 ? {} : { home },
+        ...hookEnv.CLAUDE_PLUGIN_DATA === void 0 ? {} : { pluginData: hookEnv.CLAUDE_PLUGIN_DATA }
+      };
+    },
+    readText: async (path) => {
+      let exists = true;
+      try {
+        await $.fs.stat(path);
+      } catch {
+        exists = false;
+      }
+      return exists ? $.fs.read(path) : void 0;
+    },
+    mainModel: () => $.session.model(),
+    setUnknownModelWindow: async (tokens) => {
+      const r = await $.env.set("CLAUDE_CODE_MAX_CONTEXT_TOKENS", String(tokens));
+      if (r?.deny) throw new Error(r.deny);
+    },
+    storeGet: (key) => $.store.get(key),
+    storeSet: (key, value) => $.store.set(key, value),
+    ask: (question, options) => $.ui.ask(question, options),
+    toast: (text) => $.ui.toast(text),
+    status: (text) => $.ui.status(text),
+    run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }),
+    spawn: (argv, input) => $.process.spawn({ argv, input }),
+    sleep: (ms, signal) => $.clock.sleep(ms, { signal }),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn);
+      return () => timer.cancel();
+    },
+    after: (ms, fn) => {
+      const timer = $.clock.after(ms, fn);
+      return () => timer.cancel();
+    },
+    now: () => $.clock.now(),
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    files: bindFiles($),
+    pluginDataDir: async () => {
+      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
+      if (!dir) throw new Error("no plugin data folder");
+      return dir;
+    }
+  };
+}
+
 // src/lib/harness-window.ts
 function readWindowEnv($) {
   return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
@@ -148,6 +201,7 @@ function bindWindow($) {
 // src/features/bind.ts
 function bindFeatures($) {
   return {
+    routing: bindRouting($),
     captions: bindCaptions($),
     checkpoint: bindCheckpoint($),
     window: bindWindow($),
@@ -825,7 +879,7 @@ var CHARTER_HEADING = "## Charter";
 var NOTES_HEADING = "## Checkpoint notes";
 var OWNER_HEADING = "## Owner's instructions";
 var CHARTER_USAGE = "charter [<text>]";
-var charterSet = (firstLine2) => `Charter set: ${firstLine2}`;
+var charterSet = (firstLine4) => `Charter set: ${firstLine4}`;
 var CHARTER_NONE = "No charter yet: set one with the charter verb; until then the session's first prompt stands in.";
 
 // src/features/checkpoint/constants.ts
@@ -1153,8 +1207,8 @@ var SkipRecords = class {
     if (key === this.lastKey) return;
     try {
       const at = new Date(await io.now()).toISOString();
-      const record = { at, reason: decision.reason, tokens, trigger, ...facts };
-      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
+      const record2 = { at, reason: decision.reason, tokens, trigger, ...facts };
+      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record2) + "\n");
       this.lastKey = key;
       this.lastWritten = { key, at };
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
@@ -1165,8 +1219,8 @@ var SkipRecords = class {
   async last(io) {
     if (this.lastWritten) return this.lastWritten;
     const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
-    const record = recordOf(text);
-    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? "past" : "near"}`, at: record.at };
+    const record2 = recordOf(text);
+    return record2 && { key: `${record2.reason}:${record2.tokens >= record2.trigger ? "past" : "near"}`, at: record2.at };
   }
 };
 
@@ -2032,11 +2086,8 @@ function createReconnectFeature() {
   }
   async function setup(port, ctx, option) {
     const rule = parseServerRule(option);
-    const [own, seen] = await Promise.all([
-      ctx.facts.ownServer(),
-      rule.any ? sessionServers(port).catch((err) => (ctx.log(serversUnread(err)), [])) : Promise.resolve([])
-    ]);
-    targets = { rule, ...own === void 0 ? {} : { own }, seen };
+    const own = await ctx.facts.ownServer();
+    targets = { rule, ...own === void 0 ? {} : { own }, seen: [] };
     if (!hasTarget(targets, port.pkg)) {
       unregistered = NO_TARGET_EMPTY;
       return ctx.log(notRegisteredLine(unregistered));
@@ -2123,6 +2174,350 @@ function createReconnectFeature() {
   };
 }
 
+// src/lib/keel-home.ts
+var KEEL_HOME_DIR = "keel";
+var PLUGIN_DATA_MARK = "/plugins/data/";
+var trimSlash2 = (path) => path.length > 1 ? path.replace(/\/+$/, "") : path;
+function configRootOf(env) {
+  if (env.configDir?.trim()) return trimSlash2(env.configDir.trim());
+  const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1;
+  if (at > 0) return env.pluginData.slice(0, at);
+  return env.home?.trim() ? `${trimSlash2(env.home.trim())}/.claude` : void 0;
+}
+var keelHomeOf = (configRoot) => `${configRoot}/${KEEL_HOME_DIR}`;
+
+// src/features/routing/constants.ts
+var IDLE_TIMEOUT_MS = 12e4;
+var RETRY_LIMIT = 2;
+var RETRY_BASE_DELAY_MS = 500;
+var RETRY_AFTER_CAP_MS = 4e3;
+var RETRY_BUDGET_RESERVE_MS = 1e3;
+var JSON_PIECE_BYTES = 64 * 1024;
+var KEY_CACHE_MS = 10 * 6e4;
+var HELPER_TIMEOUT_MS = 1e4;
+var CAPTURE_TIMEOUT_MS = 5e3;
+var CURL_PATH = "/usr/bin/curl";
+var CURL_ARGS = ["-q", "-sS", "-N", "-i", "-K", "-"];
+var CURL_JSON_SINCE = { major: 7, minor: 82 };
+var PRINTENV_PATH = "/usr/bin/printenv";
+var MIN_SECRET_LENGTH = 8;
+var REDACTED = "[redacted]";
+var TRUST_KEY_PREFIX = "route:trust:";
+var TOOL_ID_PREFIX = "toolu_keel_";
+var TOOL_ID_RANDOM_BYTES = 8;
+var CHARS_PER_TOKEN = 4;
+var IMAGE_TOKEN_ESTIMATE = 1600;
+var BILLING_HEADER_PREFIX = "x-anthropic-billing-header";
+var ENGINE_IDENTITY_LINES = [
+  "You are a Claude agent, built on Anthropic's Claude Agent SDK.",
+  "You are Claude Code, Anthropic's official CLI for Claude."
+];
+var POWERED_BY_PATTERN = /You are powered by the model\b.*?\.(?=\s|$)(?: The exact model ID is .*?\.(?=\s|$))?/gm;
+var DEFERRED_PLACEHOLDER_TOOL = "DeferredToolPlaceholder";
+var ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
+var CLAUDE_ALIASES = ["opus", "sonnet", "haiku", "fable", "best", "default", "opusplan"];
+var CLAUDE_ID_PREFIX = "claude-";
+var PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+var HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+var FRAMING_HEADERS = ["content-type", "content-length", "accept", "expect", "host", "transfer-encoding", "connection"];
+var LOOPBACK_HOSTS = ["localhost", "[::1]"];
+var LOOPBACK_V4_PATTERN = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+var BLOCK_SEPARATOR = "\n\n";
+var MESSAGE_CAP = 300;
+var SAMPLE_CAP = 80;
+var OPENAI_CHAT_PATH = "/chat/completions";
+var ANTHROPIC_MESSAGES_PATH = "/v1/messages";
+var ANTHROPIC_VERSION = "2023-06-01";
+var REDIRECT_KEPT_HEADERS = ["anthropic-version", "content-type", "accept"];
+var REDIRECT_DROPPED_FIELDS = ["metadata", "context_management"];
+var STRUCTURED_OUTPUT_NAME = "answer";
+
+// src/features/routing/strings.ts
+var providerAnswered = (pkg, label, provider, status2, message) => `${pkg}: ${label} failed: ${provider} answered ${status2}${message ? ` ${message}` : ""}`;
+var stepFailed2 = (pkg, label, reason) => `${pkg}: ${label} failed: ${reason}`;
+var stalled = (pkg, label, idleMs) => `${pkg}: ${label} stopped sending (no data for ${idleMs / 1e3} s); the partial answer stands`;
+var aliasNotConfigured = (pkg, alias, configPath) => `${pkg}: ${alias} is not configured (${configPath}); use /model to pick another`;
+var aliasBroken = (pkg, alias, configPath) => `${pkg}: ${alias} has errors in ${configPath} (/${pkg} route status names them); use /model to pick another`;
+var untrusted = (pkg, provider, alias) => `${pkg}: provider ${provider} is not approved; run /model ${alias} or /${pkg} route trust ${provider}`;
+var unreadableArguments = (pkg, label, tool) => `${pkg}: ${label} sent unreadable arguments for ${tool}`;
+var UNNAMED_TOOL = "a tool it did not name";
+var keyFailed = (provider, why) => `the key for ${provider} could not be read: ${why}`;
+var keyCommandFailed = (command, code, detail) => `${command} exited ${code}${detail ? ` (${detail})` : ""}`;
+var keyCommandDidNotRun = (command, detail) => `${command} did not run (${detail})`;
+var keyFileUnread = (path, detail) => `${path} could not be read (${detail})`;
+var CAPTURE_TIMED_OUT = "the engine sent no request keel could read within 5 s (a Bedrock or Vertex setup, or a guard that hides engine requests, cannot be routed)";
+var CURL_MISSING = (path) => `curl was not found at ${path} (set the routingCurl option to its path)`;
+var NO_RESPONSE = "the provider closed the connection without an answer";
+var streamError = (provider, message) => `${provider} sent an error: ${message}`;
+var unreadableStream = (provider, sample) => `${provider} sent a stream that is not JSON (${sample})`;
+var curlFailed = (code, reason, detail) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ""}`;
+var CURL_EXIT_REASONS = {
+  2: "curl could not start",
+  6: "the provider's host name did not resolve",
+  7: "the provider could not be reached",
+  18: "the connection closed before the answer was complete",
+  26: "the request body file could not be read",
+  28: "the request timed out",
+  35: "the TLS handshake with the provider failed",
+  52: "the provider closed the connection without answering",
+  55: "the request could not be sent",
+  56: "the connection broke while the answer was arriving",
+  60: "the provider's TLS certificate is not trusted"
+};
+var curlExitUnknown = (code) => `curl's error ${code}`;
+var imageOmitted = (label) => `[an image was here; ${label} is not set up to read images ("vision": true)]`;
+var TOOL_IMAGE_OMITTED = "[an image from the tool was here; tool results carry text only]";
+var blockOmitted = (type) => `[a block of type ${type} was here; it cannot be sent to this provider]`;
+var TOOL_ERROR_PREFIX = "Error: ";
+var fetchDenied = (pkg) => `${pkg}: a routed request could not be handled, so it was not sent`;
+var trustAsk = (label, baseUrl) => `Send this conversation to ${label} at ${baseUrl}?`;
+var TRUST_ALLOW = "Allow";
+var TRUST_DENY = "Deny";
+var modelSwitched = (label, model, pkg, context) => `main now answered by ${label} (${model}) through ${pkg}; window ${context}`;
+var leaveNote = (turns, label, model, pkg) => turns === 1 ? `the previous assistant turn was answered by ${label} (${model}) through ${pkg}, not by you` : `the previous ${turns} assistant turns were answered by ${label} (${model}) through ${pkg}, not by you`;
+var statusLine = (pkg, label, provider) => `${pkg} \u2192 ${label} \xB7 ${provider}`;
+var identityLine = (label, model, pkg) => `You are ${label} (${model}), answering inside Claude Code through ${pkg}.`;
+var KEY_EMPTY = "printed no key";
+var KEY_UNPRINTABLE = "printed a key with spaces or control characters in it";
+var CONFIG_EMPTY = 'the file is empty; it should hold {"providers": {\u2026}, "models": {\u2026}}';
+var configNotJson = (detail) => `the file is not valid JSON: ${detail}`;
+var CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"providers": {\u2026}, "models": {\u2026}}';
+var jsonAt = (message, line, column) => `${message} (line ${line}, column ${column})`;
+var configError = (path, message) => `${path}: ${message}`;
+var UNKNOWN_KEY = "unknown key";
+var UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers" and "models"';
+var MISSING_KEY = "missing";
+var NOT_AN_OBJECT = "must be an object";
+var API_VALUES = 'must be "openai-chat" or "anthropic-messages"';
+var BASE_URL_FORM = "must be an http:// or https:// URL";
+var BASE_URL_EXTRAS = 'must have no user, password, query or fragment (a key goes in "auth")';
+var AUTH_FORMS = 'must be "none", {"helper": ["command", "arg", \u2026]}, {"env": "NAME"} or {"file": "path"}';
+var ENV_NAME = 'must be an environment variable name: letters, digits and "_", not starting with a digit';
+var HEADER_NAME = "is not a valid header name";
+var HEADER_VALUE = "must be a string without control characters";
+var HEADER_FRAMING = "is set by keel itself and cannot be replaced";
+var NON_EMPTY_TEXT = "must be a non-empty string without control characters";
+var POSITIVE_TOKENS = "must be a positive whole number of tokens";
+var EFFORT_MAP = "must map low, medium, high, xhigh or max to the provider's effort name";
+var BOOLEAN = "must be true or false";
+var BAD_PROVIDER_ID = 'a provider id is letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit';
+var BAD_ALIAS = 'an alias is lower-case letters, digits, ".", "_", ":" or "-", at most 64, starting with a letter or digit';
+var CLAUDE_ALIAS = (alias) => `"${alias}" is Claude's own model name; pick another alias`;
+var UNKNOWN_PROVIDER = (id) => `no provider "${id}" in "providers"`;
+var BROKEN_PROVIDER = (id) => `provider "${id}" has errors, so this alias is off`;
+var PLAIN_HTTP = "plain http to another machine sends the conversation and the key unencrypted";
+var modelNotRoutable = (alias, why) => `${alias} cannot be routed: ${why}`;
+var trustDeclined = (provider) => `provider ${provider} was not approved; the model is unchanged`;
+var trustNeeded = (pkg, provider, label, baseUrl) => `provider ${provider} is not approved yet: nothing is sent to ${label} at ${baseUrl} until you run /${pkg} route trust ${provider}; the model is unchanged`;
+var SAVED_AS_DEFAULT = "the engine saved it as the default for new sessions; /model opus (or another Claude model) switches back";
+var ROUTE_USAGE = "route status | route trust <provider> | route reload";
+var routeUnknownVerb = (verb) => `unknown route verb "${verb}"; use ${ROUTE_USAGE}`;
+var trustWhich = (ids) => ids.length ? `name the provider to approve: ${ids.join(", ")}` : "no provider is configured; see the README for routing.json";
+var trustUnknown = (id, ids) => `no provider "${id}" in the config${ids.length ? ` (configured: ${ids.join(", ")})` : ""}`;
+var trustGiven = (id, baseUrl, source) => `approved provider ${id}: conversations routed to it go to ${baseUrl}, ${source}. Editing its baseUrl, auth or headers asks again.`;
+var TRUST_ALREADY = "already approved";
+var reloaded = (summary) => `routing config read again: ${summary}`;
+var configMissing = (path) => `config: ${path} (not there: routing is off until it exists)`;
+var configUnreadable = (path, error) => `config: ${path} (unreadable: ${error})`;
+var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${providers} provider${providers === 1 ? "" : "s"}, ${aliases} alias${aliases === 1 ? "" : "es"}${errors ? `, ${errors} error${errors === 1 ? "" : "s"}` : ""})`;
+var configErrorLine = (error) => `  error: ${error}`;
+var configWarningLine = (warning) => `  warning: ${warning}`;
+var providerLine = (id, api, baseUrl, approved, source, state) => `provider ${id}: ${api} at ${baseUrl}; ${approved ? "approved" : "not approved"}; key ${source} (${state})`;
+var aliasLine = (alias, label, provider, model, context) => `alias ${alias}: ${label} = ${provider} ${model}, window ${context}`;
+var mainLine = (model, routedTo) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : " (native)"}`;
+var countsLine = (steps, requests, failures) => `this session: ${steps} routed step${steps === 1 ? "" : "s"}, ${requests} other routed request${requests === 1 ? "" : "s"}, ${failures} failed`;
+var lastFailureLine = (text) => `last failure: ${text}`;
+var curlLine = (path, version, json) => `curl: ${path} ${version} (body sent as ${json ? "json pieces" : "a file in the plugin data folder"})`;
+var curlNotChecked = (path) => `curl: ${path} (checked at the first routed request)`;
+var curlProblemLine = (problem) => `curl: ${problem}`;
+var KEY_SOURCE_NONE = "none";
+var keySourceCommand = (argv0) => `from the command ${argv0}`;
+var keySourceEnv = (name) => `from $${name}`;
+var keySourceFile = (path) => `from the file ${path}`;
+var CURL_NOT_CURL = (path) => `${path} --version did not print a curl version`;
+
+// src/features/routing/auth.ts
+function keySource(auth) {
+  if (auth === "none") return { kind: "none" };
+  if ("helper" in auth) return { kind: "command", argv: auth.helper };
+  if ("env" in auth) return { kind: "command", argv: [PRINTENV_PATH, auth.env] };
+  return { kind: "file", path: auth.file };
+}
+function keyFromOutput(text) {
+  const key = (text.split(/\r?\n/)[0] ?? "").trim();
+  if (!key) return { problem: KEY_EMPTY };
+  if (/[\s\u0000-\u001f\u007f]/.test(key)) return { problem: KEY_UNPRINTABLE };
+  return { key };
+}
+function authHeader(api, key) {
+  return api === "openai-chat" ? ["Authorization", `Bearer ${key}`] : ["x-api-key", key];
+}
+function requestHeaders(provider, own, key) {
+  const merged = /* @__PURE__ */ new Map();
+  const put = (name, value) => merged.set(name.toLowerCase(), [name, value]);
+  for (const [name, value] of Object.entries(own)) put(name, value);
+  if (key !== void 0) put(...authHeader(provider.api, key));
+  for (const [name, value] of Object.entries(provider.headers)) put(name, value);
+  return Object.fromEntries(merged.values());
+}
+
+// src/features/routing/curl.ts
+var ESCAPES = { "\\": "\\\\", '"': '\\"', "	": "\\t", "\n": "\\n", "\r": "\\r", "\v": "\\v" };
+function escapeCodePoint(cp) {
+  if (cp === "\0") throw new RangeError("a curl config value cannot hold NUL");
+  return ESCAPES[cp] ?? cp;
+}
+function escapeConfigValue(text) {
+  return Array.from(text, escapeCodePoint).join("");
+}
+var utf8Bytes = (cp) => {
+  const code = cp.codePointAt(0);
+  return code < 128 ? 1 : code < 2048 ? 2 : code < 65536 ? 3 : 4;
+};
+function jsonPieces(body, maxBytes = JSON_PIECE_BYTES) {
+  if (body.startsWith("@")) throw new RangeError("a json body cannot begin with @");
+  const pieces = [];
+  let piece = [];
+  let pieceBytes = 0;
+  let group = "";
+  let groupBytes = 0;
+  const close = () => {
+    if (pieceBytes && pieceBytes + groupBytes > maxBytes) {
+      pieces.push(piece.join(""));
+      piece = [];
+      pieceBytes = 0;
+    }
+    piece.push(group);
+    pieceBytes += groupBytes;
+  };
+  for (const cp of body) {
+    const escaped = escapeCodePoint(cp);
+    if (cp !== "@" && group) {
+      close();
+      group = "";
+      groupBytes = 0;
+    }
+    group += escaped;
+    groupBytes += escaped === cp ? utf8Bytes(cp) : escaped.length;
+  }
+  if (group) close();
+  if (piece.length) pieces.push(piece.join(""));
+  return pieces;
+}
+function curlConfig(request, mode) {
+  const line = (option, value) => `${option} = "${escapeConfigValue(value)}"
+`;
+  const headers = Object.entries(request.headers).map(([name, value]) => line("header", `${name}: ${value}`));
+  const body = mode.kind === "json" ? jsonPieces(request.body).map((piece) => `json = "${piece}"
+`) : [line("data-binary", `@${mode.path}`)];
+  return [line("url", request.url), ...headers, line("header", "Expect:"), ...body].join("");
+}
+function parseCurlVersion(text) {
+  const match = /^curl (\d+)\.(\d+)(?:\.(\d+))?/m.exec(text);
+  if (!match) return void 0;
+  const [major, minor, patch] = [match[1], match[2], match[3]].map((n) => Number(n ?? 0));
+  const json = major > CURL_JSON_SINCE.major || major === CURL_JSON_SINCE.major && minor >= CURL_JSON_SINCE.minor;
+  return { major, minor, patch, json };
+}
+var isInterim = (status2, statusLine2) => status2 >= 100 && status2 < 200 || /^HTTP\/\S+ 200 Connection established/i.test(statusLine2);
+function parseHead(block) {
+  const [statusLine2 = "", ...lines] = block.split(/\r?\n/);
+  const status2 = Number(/^HTTP\/\S+ (\d{3})/.exec(statusLine2)?.[1] ?? 0);
+  const headers = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    if (colon <= 0) continue;
+    const name = line.slice(0, colon).trim().toLowerCase();
+    const value = line.slice(colon + 1).trim();
+    headers[name] = headers[name] === void 0 ? value : `${headers[name]}, ${value}`;
+  }
+  return { status: status2, headers, statusLine: statusLine2 };
+}
+function createCurlReader() {
+  let head2 = "";
+  let inBody = false;
+  return {
+    push(piece) {
+      if (inBody) return piece ? [{ kind: "body", text: piece }] : [];
+      const scanFrom = Math.max(0, head2.length - 3);
+      head2 += piece;
+      const out = [];
+      for (let from = scanFrom; ; ) {
+        const crlf = head2.indexOf("\r\n\r\n", from);
+        const lf = head2.indexOf("\n\n", from);
+        const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1;
+        if (end < 0) return out;
+        const parsed = parseHead(head2.slice(0, end));
+        const rest = head2.slice(end);
+        head2 = rest;
+        from = 0;
+        if (isInterim(parsed.status, parsed.statusLine)) continue;
+        inBody = true;
+        out.push({ kind: "head", head: { status: parsed.status, headers: parsed.headers } });
+        if (rest) out.push({ kind: "body", text: rest });
+        head2 = "";
+        return out;
+      }
+    }
+  };
+}
+function retryAfterMs(value, nowMs) {
+  if (value === void 0) return void 0;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1e3;
+  const at = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : NaN;
+  return Number.isNaN(at) ? void 0 : Math.max(0, at - nowMs);
+}
+var isRetryable = (a) => a.status !== void 0 && (a.status === 429 || a.status >= 500 && a.status <= 599) || a.curlExit === 7 || a.curlExit === 52;
+function retryPlan(a) {
+  if (a.outputSent || a.retries >= RETRY_LIMIT || !isRetryable(a)) return "stop";
+  const delayMs = Math.min(a.retryAfterMs ?? RETRY_BASE_DELAY_MS * 2 ** a.retries, RETRY_AFTER_CAP_MS);
+  return delayMs + RETRY_BUDGET_RESERVE_MS <= a.remainingMs ? { delayMs } : "stop";
+}
+function curlReason(code) {
+  return CURL_EXIT_REASONS[code] ?? curlExitUnknown(code);
+}
+
+// src/features/routing/failure.ts
+var firstLine2 = (text) => (text.split(/\r?\n/).find((line) => line.trim()) ?? "").trim();
+var capped = (text, cap) => text.length > cap ? `${text.slice(0, cap)}\u2026` : text;
+function errorMessageOf(body) {
+  let message = body;
+  try {
+    const parsed = JSON.parse(body);
+    if (typeof parsed === "object" && parsed !== null) {
+      const { error, message: top } = parsed;
+      const inner = typeof error === "object" && error !== null ? error.message : error;
+      message = typeof inner === "string" ? inner : typeof top === "string" ? top : body;
+    }
+  } catch {
+    message = /<title>([^<]*)<\/title>/i.exec(body)?.[1] ?? body;
+  }
+  return capped(firstLine2(message), MESSAGE_CAP);
+}
+var sampleOf = (data) => capped(data.trim(), SAMPLE_CAP);
+function failureText2(pkg, route, failure, redact) {
+  const { label } = route;
+  const provider = route.provider.id;
+  const text = (() => {
+    switch (failure.kind) {
+      case "status":
+        return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body));
+      case "stream-error":
+        return stepFailed2(pkg, label, streamError(provider, capped(firstLine2(failure.message), MESSAGE_CAP)));
+      case "unreadable":
+        return stepFailed2(pkg, label, unreadableStream(provider, failure.sample));
+      case "curl":
+        return stepFailed2(pkg, label, curlFailed(failure.code, curlReason(failure.code), firstLine2(failure.stderr)));
+      case "stall":
+        return stalled(pkg, label, failure.idleMs);
+      case "other":
+        return stepFailed2(pkg, label, failure.reason);
+    }
+  })();
+  return redact(text);
+}
+
 // node_modules/valibot/dist/index.mjs
 var store$4;
 var DEFAULT_CONFIG = {
@@ -2184,6 +2579,12 @@ function _addIssue(context, label, dataset, config$1, other) {
   if (dataset.issues) dataset.issues.push(issue);
   else dataset.issues = [issue];
 }
+function _isSameValueZero(value1, value2) {
+  return value1 === value2 || Number.isNaN(value1) && Number.isNaN(value2);
+}
+function _isValidObjectKey(object$1, key) {
+  return Object.prototype.hasOwnProperty.call(object$1, key) && key !== "__proto__" && key !== "prototype" && key !== "constructor";
+}
 function _joinExpects(values$1, separator) {
   const list = [...new Set(values$1)];
   if (list.length > 1) return `(${list.join(` ${separator} `)})`;
@@ -2197,6 +2598,21 @@ function _standardSchema(schema) {
   };
   return schema;
 }
+function check(requirement, message$1) {
+  return {
+    kind: "validation",
+    type: "check",
+    reference: check,
+    async: false,
+    expects: null,
+    requirement,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (dataset.typed && !this.requirement(dataset.value)) _addIssue(this, "input", dataset, config$1);
+      return dataset;
+    }
+  };
+}
 function finite(message$1) {
   return {
     kind: "validation",
@@ -2208,6 +2624,21 @@ function finite(message$1) {
     message: message$1,
     "~run"(dataset, config$1) {
       if (dataset.typed && !this.requirement(dataset.value)) _addIssue(this, "finite", dataset, config$1);
+      return dataset;
+    }
+  };
+}
+function integer(message$1) {
+  return {
+    kind: "validation",
+    type: "integer",
+    reference: integer,
+    async: false,
+    expects: null,
+    requirement: Number.isInteger,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (dataset.typed && !this.requirement(dataset.value)) _addIssue(this, "integer", dataset, config$1);
       return dataset;
     }
   };
@@ -2242,6 +2673,20 @@ function minValue(requirement, message$1) {
     }
   };
 }
+function nonEmpty(message$1) {
+  return {
+    kind: "validation",
+    type: "non_empty",
+    reference: nonEmpty,
+    async: false,
+    expects: "!0",
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (dataset.typed && dataset.value.length === 0) _addIssue(this, "length", dataset, config$1, { received: "0" });
+      return dataset;
+    }
+  };
+}
 function regex(requirement, message$1) {
   return {
     kind: "validation",
@@ -2270,6 +2715,56 @@ function transform(operation) {
     }
   };
 }
+function getFallback(schema, dataset, config$1) {
+  return typeof schema.fallback === "function" ? schema.fallback(dataset, config$1) : schema.fallback;
+}
+function getDefault(schema, dataset, config$1) {
+  return typeof schema.default === "function" ? schema.default(dataset, config$1) : schema.default;
+}
+function array(item, message$1) {
+  return _standardSchema({
+    kind: "schema",
+    type: "array",
+    reference: array,
+    expects: "Array",
+    async: false,
+    item,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      const input = dataset.value;
+      if (Array.isArray(input)) {
+        dataset.typed = true;
+        dataset.value = [];
+        for (let key = 0; key < input.length; key++) {
+          const value$1 = input[key];
+          const itemDataset = this.item["~run"]({ value: value$1 }, config$1);
+          if (itemDataset.issues) {
+            const pathItem = {
+              type: "array",
+              origin: "value",
+              input,
+              key,
+              value: value$1
+            };
+            for (const issue of itemDataset.issues) {
+              if (issue.path) issue.path.unshift(pathItem);
+              else issue.path = [pathItem];
+              dataset.issues?.push(issue);
+            }
+            if (!dataset.issues) dataset.issues = itemDataset.issues;
+            if (config$1.abortEarly) {
+              dataset.typed = false;
+              break;
+            }
+          }
+          if (!itemDataset.typed) dataset.typed = false;
+          dataset.value.push(itemDataset.value);
+        }
+      } else _addIssue(this, "type", dataset, config$1);
+      return dataset;
+    }
+  });
+}
 function boolean(message$1) {
   return _standardSchema({
     kind: "schema",
@@ -2281,6 +2776,102 @@ function boolean(message$1) {
     "~run"(dataset, config$1) {
       if (typeof dataset.value === "boolean") dataset.typed = true;
       else _addIssue(this, "type", dataset, config$1);
+      return dataset;
+    }
+  });
+}
+function custom(check$1, message$1) {
+  return _standardSchema({
+    kind: "schema",
+    type: "custom",
+    reference: custom,
+    expects: "unknown",
+    async: false,
+    check: check$1,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (this.check(dataset.value)) dataset.typed = true;
+      else _addIssue(this, "type", dataset, config$1);
+      return dataset;
+    }
+  });
+}
+function literal(literal_, message$1) {
+  return _standardSchema({
+    kind: "schema",
+    type: "literal",
+    reference: literal,
+    expects: /* @__PURE__ */ _stringify(literal_),
+    async: false,
+    literal: literal_,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      if (/* @__PURE__ */ _isSameValueZero(dataset.value, this.literal)) dataset.typed = true;
+      else _addIssue(this, "type", dataset, config$1);
+      return dataset;
+    }
+  });
+}
+function looseObject(entries$1, message$1) {
+  return _standardSchema({
+    kind: "schema",
+    type: "loose_object",
+    reference: looseObject,
+    expects: "Object",
+    async: false,
+    entries: entries$1,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      const input = dataset.value;
+      if (input && typeof input === "object") {
+        dataset.typed = true;
+        dataset.value = {};
+        for (const key in this.entries) {
+          const valueSchema = this.entries[key];
+          if (key in input || (valueSchema.type === "exact_optional" || valueSchema.type === "optional" || valueSchema.type === "nullish") && valueSchema.default !== void 0) {
+            const value$1 = key in input ? input[key] : /* @__PURE__ */ getDefault(valueSchema);
+            const valueDataset = valueSchema["~run"]({ value: value$1 }, config$1);
+            if (valueDataset.issues) {
+              const pathItem = {
+                type: "object",
+                origin: "value",
+                input,
+                key,
+                value: value$1
+              };
+              for (const issue of valueDataset.issues) {
+                if (issue.path) issue.path.unshift(pathItem);
+                else issue.path = [pathItem];
+                dataset.issues?.push(issue);
+              }
+              if (!dataset.issues) dataset.issues = valueDataset.issues;
+              if (config$1.abortEarly) {
+                dataset.typed = false;
+                break;
+              }
+            }
+            if (!valueDataset.typed) dataset.typed = false;
+            dataset.value[key] = valueDataset.value;
+          } else if (valueSchema.fallback !== void 0) dataset.value[key] = /* @__PURE__ */ getFallback(valueSchema);
+          else if (valueSchema.type !== "exact_optional" && valueSchema.type !== "optional" && valueSchema.type !== "nullish") {
+            _addIssue(this, "key", dataset, config$1, {
+              input: void 0,
+              expected: `"${key}"`,
+              path: [{
+                type: "object",
+                origin: "key",
+                input,
+                key,
+                value: input[key]
+              }]
+            });
+            if (config$1.abortEarly) break;
+          }
+        }
+        if (!dataset.issues || !config$1.abortEarly) {
+          for (const key in input) if (/* @__PURE__ */ _isValidObjectKey(input, key) && !Object.prototype.hasOwnProperty.call(this.entries, key)) dataset.value[key] = input[key];
+        }
+      } else _addIssue(this, "type", dataset, config$1);
       return dataset;
     }
   });
@@ -2300,6 +2891,27 @@ function number(message$1) {
     }
   });
 }
+function optional(wrapped, default_) {
+  return _standardSchema({
+    kind: "schema",
+    type: "optional",
+    reference: optional,
+    expects: `(${wrapped.expects} | undefined)`,
+    async: false,
+    wrapped,
+    default: default_,
+    "~run"(dataset, config$1) {
+      if (dataset.value === void 0) {
+        if (this.default !== void 0) dataset.value = /* @__PURE__ */ getDefault(this, dataset, config$1);
+        if (dataset.value === void 0) {
+          dataset.typed = true;
+          return dataset;
+        }
+      }
+      return this.wrapped["~run"](dataset, config$1);
+    }
+  });
+}
 function picklist(options, message$1) {
   return _standardSchema({
     kind: "schema",
@@ -2312,6 +2924,147 @@ function picklist(options, message$1) {
     "~run"(dataset, config$1) {
       if (this.options.includes(dataset.value)) dataset.typed = true;
       else _addIssue(this, "type", dataset, config$1);
+      return dataset;
+    }
+  });
+}
+function record(key, value$1, message$1) {
+  return _standardSchema({
+    kind: "schema",
+    type: "record",
+    reference: record,
+    expects: "Object",
+    async: false,
+    key,
+    value: value$1,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      const input = dataset.value;
+      if (input && typeof input === "object") {
+        dataset.typed = true;
+        dataset.value = {};
+        for (const entryKey in input) if (/* @__PURE__ */ _isValidObjectKey(input, entryKey)) {
+          const entryValue = input[entryKey];
+          const keyDataset = this.key["~run"]({ value: entryKey }, config$1);
+          if (keyDataset.issues) {
+            const pathItem = {
+              type: "object",
+              origin: "key",
+              input,
+              key: entryKey,
+              value: entryValue
+            };
+            for (const issue of keyDataset.issues) {
+              issue.path = [pathItem];
+              dataset.issues?.push(issue);
+            }
+            if (!dataset.issues) dataset.issues = keyDataset.issues;
+            if (config$1.abortEarly) {
+              dataset.typed = false;
+              break;
+            }
+          }
+          const valueDataset = this.value["~run"]({ value: entryValue }, config$1);
+          if (valueDataset.issues) {
+            const pathItem = {
+              type: "object",
+              origin: "value",
+              input,
+              key: entryKey,
+              value: entryValue
+            };
+            for (const issue of valueDataset.issues) {
+              if (issue.path) issue.path.unshift(pathItem);
+              else issue.path = [pathItem];
+              dataset.issues?.push(issue);
+            }
+            if (!dataset.issues) dataset.issues = valueDataset.issues;
+            if (config$1.abortEarly) {
+              dataset.typed = false;
+              break;
+            }
+          }
+          if (!keyDataset.typed || !valueDataset.typed) dataset.typed = false;
+          if (keyDataset.typed) dataset.value[keyDataset.value] = valueDataset.value;
+        }
+      } else _addIssue(this, "type", dataset, config$1);
+      return dataset;
+    }
+  });
+}
+function strictObject(entries$1, message$1) {
+  return _standardSchema({
+    kind: "schema",
+    type: "strict_object",
+    reference: strictObject,
+    expects: "Object",
+    async: false,
+    entries: entries$1,
+    message: message$1,
+    "~run"(dataset, config$1) {
+      const input = dataset.value;
+      if (input && typeof input === "object") {
+        dataset.typed = true;
+        dataset.value = {};
+        for (const key in this.entries) {
+          const valueSchema = this.entries[key];
+          if (key in input || (valueSchema.type === "exact_optional" || valueSchema.type === "optional" || valueSchema.type === "nullish") && valueSchema.default !== void 0) {
+            const value$1 = key in input ? input[key] : /* @__PURE__ */ getDefault(valueSchema);
+            const valueDataset = valueSchema["~run"]({ value: value$1 }, config$1);
+            if (valueDataset.issues) {
+              const pathItem = {
+                type: "object",
+                origin: "value",
+                input,
+                key,
+                value: value$1
+              };
+              for (const issue of valueDataset.issues) {
+                if (issue.path) issue.path.unshift(pathItem);
+                else issue.path = [pathItem];
+                dataset.issues?.push(issue);
+              }
+              if (!dataset.issues) dataset.issues = valueDataset.issues;
+              if (config$1.abortEarly) {
+                dataset.typed = false;
+                break;
+              }
+            }
+            if (!valueDataset.typed) dataset.typed = false;
+            dataset.value[key] = valueDataset.value;
+          } else if (valueSchema.fallback !== void 0) dataset.value[key] = /* @__PURE__ */ getFallback(valueSchema);
+          else if (valueSchema.type !== "exact_optional" && valueSchema.type !== "optional" && valueSchema.type !== "nullish") {
+            _addIssue(this, "key", dataset, config$1, {
+              input: void 0,
+              expected: `"${key}"`,
+              path: [{
+                type: "object",
+                origin: "key",
+                input,
+                key,
+                value: input[key]
+              }]
+            });
+            if (config$1.abortEarly) break;
+          }
+        }
+        if (!dataset.issues || !config$1.abortEarly) {
+          for (const key in input) if (!Object.prototype.hasOwnProperty.call(this.entries, key)) {
+            _addIssue(this, "key", dataset, config$1, {
+              input: key,
+              expected: "never",
+              path: [{
+                type: "object",
+                origin: "key",
+                input,
+                key,
+                value: input[key]
+              }]
+            });
+            break;
+          }
+        }
+      } else _addIssue(this, "type", dataset, config$1);
       return dataset;
     }
   });
@@ -2395,6 +3148,1386 @@ function safeParse(schema, input, config$1) {
     success: !dataset.issues,
     output: dataset.value,
     issues: dataset.issues
+  };
+}
+
+// src/features/routing/wire.ts
+var BlockSchema = looseObject({ type: string() });
+var RequestSchema = looseObject({
+  model: string(),
+  system: optional(union([string(), array(BlockSchema)])),
+  messages: array(looseObject({ role: string(), content: union([string(), array(BlockSchema)]) })),
+  tools: optional(array(looseObject({ name: string() }))),
+  max_tokens: optional(number())
+});
+function parseAnthropicRequest(text) {
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return void 0;
+  }
+  const parsed = safeParse(RequestSchema, raw);
+  return parsed.success ? parsed.output : void 0;
+}
+var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
+var textOf = (block) => typeof block.text === "string" ? block.text : "";
+var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
+var asRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
+var asText = (value) => typeof value === "string" ? value : "";
+var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
+
+// src/features/routing/prompt.ts
+function providerSystemBlocks(system) {
+  const kept = [];
+  for (const block of blocksOf(system ?? [])) {
+    const text = textOf(block);
+    if (text.startsWith(BILLING_HEADER_PREFIX)) continue;
+    const cut = text.split("\n").filter((line) => !ENGINE_IDENTITY_LINES.includes(line.trim())).join("\n");
+    if (cut.trim()) kept.push(cut === text ? block : { ...block, text: cut });
+  }
+  return kept;
+}
+function splitSystemMessages(messages) {
+  const system = [];
+  const conversation = [];
+  for (const message of messages) {
+    if (message.role === "system") system.push(...blocksOf(message.content).filter((b) => b.type === "text"));
+    else conversation.push(message);
+  }
+  return { system, conversation };
+}
+function renameModel(text, identity) {
+  let replaced = false;
+  const renamed = text.replace(POWERED_BY_PATTERN, () => {
+    replaced = true;
+    return identity;
+  });
+  return { text: renamed, replaced };
+}
+
+// src/features/routing/step.ts
+var TEXT_INDEX = 0;
+var THINKING_INDEX = 1;
+function parseObject(json) {
+  try {
+    const value = JSON.parse(json);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+var noticeGap = (answer) => answer === "" ? "" : answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
+function createStep(ctx) {
+  let answer = "";
+  let thought = false;
+  let reason = null;
+  let usage = {};
+  const calls = /* @__PURE__ */ new Map();
+  const textChunk = (text) => {
+    answer += text;
+    return { kind: "text", index: TEXT_INDEX, text };
+  };
+  const notice = (text) => textChunk(noticeGap(answer) + text);
+  const callAt = (key) => {
+    const call = calls.get(key) ?? { args: [] };
+    calls.set(key, call);
+    return call;
+  };
+  const usageOut = () => ({
+    input_tokens: usage.input_tokens ?? ctx.estimatedInput ?? 0,
+    output_tokens: usage.output_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    model: ctx.alias
+  });
+  const end = (chunks, toolUses, stopReason) => {
+    const stop = { kind: "stop", stopReason, usage: usageOut() };
+    return { chunks: [...chunks, stop], result: { answer, toolUses, stopReason, usage: usageOut() } };
+  };
+  return {
+    text: (piece) => piece ? [textChunk(piece)] : [],
+    thinking(piece) {
+      if (!piece) return [];
+      thought = true;
+      return [{ kind: "thinking", index: THINKING_INDEX, text: piece }];
+    },
+    toolStart(key, name) {
+      callAt(key).name ??= name || void 0;
+    },
+    toolArgs(key, piece) {
+      if (piece) callAt(key).args.push(piece);
+    },
+    usage(update) {
+      usage = { ...usage, ...update };
+    },
+    stopReason(stop) {
+      reason = stop;
+    },
+    finish() {
+      const chunks = [];
+      const toolUses = [];
+      const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1;
+      for (const call of calls.values()) {
+        const json = call.args.join("").trim() || "{}";
+        const input = parseObject(json);
+        if (!call.name || !input) {
+          chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, call.name ?? UNNAMED_TOOL)));
+          continue;
+        }
+        const index = base + toolUses.length;
+        chunks.push({ kind: "tool", index, id: ctx.mintId(), name: call.name }, { kind: "input", index, json });
+        toolUses.push({ name: call.name, input });
+      }
+      const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
+      return end(chunks, toolUses, stopReason);
+    },
+    fail(text) {
+      return end([notice(text)], [], "end_turn");
+    }
+  };
+}
+
+// src/features/routing/anthropic.ts
+function redirectRequest(request, route, key, pkg) {
+  const body = parseAnthropicRequest(request.body);
+  if (!body) return void 0;
+  const identity = identityLine(route.label, route.model, pkg);
+  let named = false;
+  const rename = (text) => {
+    const renamed = renameModel(text, identity);
+    named ||= renamed.replaced;
+    return renamed.text;
+  };
+  const renameBlock = (block) => block.type === "text" ? { ...block, text: rename(textOf(block)) } : block;
+  const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
+  const messages = conversation.flatMap((m) => {
+    if (m.role !== "assistant") return [{ ...m, content: typeof m.content === "string" ? rename(m.content) : m.content.map(renameBlock) }];
+    if (typeof m.content === "string") return [m];
+    const content = m.content.filter((b) => !isThinking(b));
+    return content.length ? [{ ...m, content }] : [];
+  });
+  const system = [...providerSystemBlocks(body.system), ...systemMessages].map(renameBlock);
+  const rewritten = {
+    ...Object.fromEntries(Object.entries(body).filter(([field]) => !REDIRECT_DROPPED_FIELDS.includes(field))),
+    model: route.model,
+    system: named ? system : [{ type: "text", text: identity }, ...system],
+    messages,
+    ...route.maxOutput !== void 0 ? { max_tokens: Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput) } : {}
+  };
+  const kept = { "anthropic-version": ANTHROPIC_VERSION };
+  for (const [name, value] of Object.entries(request.headers)) if (REDIRECT_KEPT_HEADERS.includes(name.toLowerCase())) kept[name.toLowerCase()] = value;
+  return { url: route.provider.baseUrl + ANTHROPIC_MESSAGES_PATH, headers: requestHeaders(route.provider, kept, key), body: JSON.stringify(rewritten) };
+}
+function collectAnswer(chunks) {
+  let text = "";
+  let stopReason = null;
+  let usage = null;
+  const calls = /* @__PURE__ */ new Map();
+  for (const chunk of chunks) {
+    if (chunk.kind === "text") text += chunk.text;
+    else if (chunk.kind === "tool") calls.set(chunk.index, { id: chunk.id, name: chunk.name, json: "" });
+    else if (chunk.kind === "input") {
+      const call = calls.get(chunk.index);
+      if (call) call.json += chunk.json;
+    } else if (chunk.kind === "stop") {
+      stopReason = chunk.stopReason;
+      usage = chunk.usage;
+    }
+  }
+  const toolCalls = [...calls.values()].map(({ id, name, json }) => ({ id, name, input: JSON.parse(json || "{}") }));
+  return { text, toolCalls, stopReason, usage };
+}
+var usageFields = (usage) => ({
+  input_tokens: usage?.input_tokens ?? 0,
+  output_tokens: usage?.output_tokens ?? 0,
+  cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
+  cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0
+});
+var contentOf = (answer) => [
+  ...answer.text ? [{ type: "text", text: answer.text }] : [],
+  ...answer.toolCalls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: call.input }))
+];
+function encodeAnthropicMessage(answer, meta) {
+  return JSON.stringify({
+    id: meta.id,
+    type: "message",
+    role: "assistant",
+    model: meta.model,
+    content: contentOf(answer),
+    stop_reason: answer.stopReason ?? "end_turn",
+    stop_sequence: null,
+    usage: usageFields(answer.usage)
+  });
+}
+function encodeAnthropicSse(answer, meta) {
+  const event = (type, data) => `event: ${type}
+data: ${JSON.stringify({ type, ...data })}
+
+`;
+  const usage = usageFields(answer.usage);
+  const message = { id: meta.id, type: "message", role: "assistant", model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage };
+  const blocks = contentOf(answer).map((block, index) => {
+    const { text, input, ...start } = block;
+    const delta = block.type === "text" ? { type: "text_delta", text } : { type: "input_json_delta", partial_json: JSON.stringify(input) };
+    return event("content_block_start", { index, content_block: block.type === "text" ? { type: "text", text: "" } : { ...start, input: {} } }) + event("content_block_delta", { index, delta }) + event("content_block_stop", { index });
+  });
+  return [
+    event("message_start", { message }),
+    ...blocks,
+    event("message_delta", { delta: { stop_reason: answer.stopReason ?? "end_turn", stop_sequence: null }, usage }),
+    event("message_stop", {})
+  ].join("");
+}
+var ENGINE_STOP_REASONS = ["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "compaction", "refusal", "model_context_window_exceeded"];
+function usageUpdate(usage) {
+  const fields = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
+  return Object.fromEntries(fields.flatMap((field) => asCount(usage?.[field]) === void 0 ? [] : [[field, asCount(usage?.[field])]]));
+}
+function createAnthropicDecoder(ctx) {
+  const step = createStep(ctx);
+  return {
+    push(data) {
+      let event;
+      try {
+        event = asRecord(JSON.parse(data));
+      } catch {
+        event = void 0;
+      }
+      if (!event) return { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+      const key = String(asCount(event.index) ?? 0);
+      switch (event.type) {
+        case "message_start":
+          step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)));
+          return { chunks: [] };
+        case "content_block_start": {
+          const block = asRecord(event.content_block) ?? {};
+          if (block.type !== "tool_use") return { chunks: [...step.text(asText(block.text)), ...step.thinking(asText(block.thinking))] };
+          step.toolStart(key, asText(block.name));
+          const input = asRecord(block.input);
+          if (input && Object.keys(input).length) step.toolArgs(key, JSON.stringify(input));
+          return { chunks: [] };
+        }
+        case "content_block_delta": {
+          const delta = asRecord(event.delta) ?? {};
+          if (delta.type === "input_json_delta") step.toolArgs(key, asText(delta.partial_json));
+          return { chunks: [...step.text(asText(delta.type === "text_delta" ? delta.text : "")), ...step.thinking(asText(delta.thinking))] };
+        }
+        case "message_delta": {
+          const stop = asText(asRecord(event.delta)?.stop_reason);
+          if (stop) step.stopReason(ENGINE_STOP_REASONS.includes(stop) ? stop : "end_turn");
+          step.usage(usageUpdate(asRecord(event.usage)));
+          return { chunks: [] };
+        }
+        case "error":
+          return { chunks: [], failure: { kind: "stream-error", message: asText(asRecord(event.error)?.message) || JSON.stringify(event.error) } };
+        default:
+          return { chunks: [] };
+      }
+    },
+    finish: () => step.finish(),
+    fail: (text) => step.fail(text)
+  };
+}
+
+// src/features/routing/capture.ts
+var AGENT_HEADER = "x-claude-code-agent-id";
+function createCaptures() {
+  const waiters = [];
+  const remove = (w) => {
+    const at = waiters.indexOf(w);
+    if (at >= 0) waiters.splice(at, 1);
+  };
+  return {
+    expect(model, agentId) {
+      let waiter;
+      const captured = new Promise((resolve, reject) => {
+        waiter = { model, agentId, resolve, reject };
+      });
+      captured.catch(() => void 0);
+      waiters.push(waiter);
+      return {
+        captured,
+        cancel: (why) => {
+          remove(waiter);
+          waiter.reject(why);
+        }
+      };
+    },
+    take(model, headers, body) {
+      const agent = headerOf(headers, AGENT_HEADER);
+      const ofModel = waiters.filter((w) => w.model === model);
+      const waiter = ofModel.find((w) => agent === void 0 ? w.agentId === void 0 : w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
+      if (!waiter) return false;
+      remove(waiter);
+      waiter.resolve({ body, headers });
+      return true;
+    },
+    get waiting() {
+      return waiters.length;
+    }
+  };
+}
+function headerOf(headers, name) {
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return void 0;
+}
+
+// src/features/routing/config.ts
+var CONTROL = /[\u0000-\u001f\u007f]/;
+var Text = pipe(string(NON_EMPTY_TEXT), nonEmpty(NON_EMPTY_TEXT), check((s) => !CONTROL.test(s), NON_EMPTY_TEXT));
+var Tokens = pipe(number(POSITIVE_TOKENS), integer(POSITIVE_TOKENS), minValue(1, POSITIVE_TOKENS));
+function isHttpUrl(s) {
+  if (!URL.canParse(s)) return false;
+  const { protocol } = new URL(s);
+  return protocol === "http:" || protocol === "https:";
+}
+function hasNoExtras(s) {
+  if (!URL.canParse(s)) return true;
+  const u = new URL(s);
+  return !u.username && !u.password && !u.search && !u.hash && !s.includes("?") && !s.includes("#");
+}
+var BaseUrl = pipe(string(BASE_URL_FORM), check(isHttpUrl, BASE_URL_FORM), check(hasNoExtras, BASE_URL_EXTRAS));
+var Argv = pipe(array(Text, AUTH_FORMS), nonEmpty(AUTH_FORMS));
+var AuthSchema = union(
+  [
+    literal("none"),
+    strictObject({ helper: Argv }),
+    strictObject({ env: pipe(string(ENV_NAME), regex(/^[A-Za-z_][A-Za-z0-9_]*$/, ENV_NAME)) }),
+    strictObject({ file: Text })
+  ],
+  AUTH_FORMS
+);
+var HeaderValue = pipe(string(HEADER_VALUE), check((s) => !CONTROL.test(s), HEADER_VALUE));
+var HeaderName = pipe(string(), regex(HEADER_NAME_PATTERN, HEADER_NAME), check((name) => !FRAMING_HEADERS.includes(name.toLowerCase()), HEADER_FRAMING));
+var Headers = pipe(custom((h2) => !Array.isArray(h2), NOT_AN_OBJECT), record(HeaderName, HeaderValue, NOT_AN_OBJECT));
+var ProviderSchema = strictObject(
+  { api: picklist(["openai-chat", "anthropic-messages"], API_VALUES), baseUrl: BaseUrl, auth: AuthSchema, headers: optional(Headers) },
+  NOT_AN_OBJECT
+);
+var EffortSchema = strictObject(
+  { low: optional(Text), medium: optional(Text), high: optional(Text), xhigh: optional(Text), max: optional(Text) },
+  EFFORT_MAP
+);
+var ModelSchema = strictObject(
+  {
+    provider: Text,
+    model: Text,
+    context: Tokens,
+    label: optional(Text),
+    maxOutput: optional(Tokens),
+    effort: optional(EffortSchema),
+    vision: optional(boolean(BOOLEAN))
+  },
+  NOT_AN_OBJECT
+);
+function issueTexts(prefix, issues) {
+  return issues.map((issue) => {
+    const keys = (issue.path ?? []).map((item) => String(item.key));
+    const path = [prefix, ...keys].join(".");
+    if (issue.type === "strict_object" && issue.expected === "never") return configError(path, UNKNOWN_KEY);
+    if (issue.type === "strict_object" && issue.received === "undefined") return configError(path, MISSING_KEY);
+    return configError(path, issue.message);
+  });
+}
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+function isLoopback(hostname) {
+  return LOOPBACK_HOSTS.includes(hostname) || LOOPBACK_V4_PATTERN.test(hostname);
+}
+function jsonProblem(text, err) {
+  const message = err instanceof Error ? err.message : String(err);
+  const at = /at position (\d+)/.exec(message);
+  if (!at) return message;
+  const before = text.slice(0, Number(at[1])).split("\n");
+  return jsonAt(message, before.length, (before.at(-1)?.length ?? 0) + 1);
+}
+function isClaudeName(alias) {
+  return CLAUDE_ALIASES.includes(alias) || alias.startsWith(CLAUDE_ID_PREFIX);
+}
+function readConfig(text) {
+  if (text === void 0) return { state: "missing" };
+  if (!text.trim()) return { state: "unreadable", error: CONFIG_EMPTY };
+  let raw;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    return { state: "unreadable", error: configNotJson(jsonProblem(text, err)) };
+  }
+  if (!isRecord(raw)) return { state: "unreadable", error: CONFIG_NOT_OBJECT };
+  const errors = [];
+  const warnings = [];
+  for (const key of Object.keys(raw)) if (key !== "providers" && key !== "models") errors.push(configError(key, UNKNOWN_TOP_KEY));
+  const section = (name) => {
+    const value = raw[name] ?? {};
+    if (isRecord(value)) return value;
+    errors.push(configError(name, NOT_AN_OBJECT));
+    return {};
+  };
+  const providers = {};
+  const brokenProviders = /* @__PURE__ */ new Set();
+  for (const [id, entry] of Object.entries(section("providers"))) {
+    const path = `providers.${id}`;
+    const parsed = safeParse(ProviderSchema, entry);
+    const problems = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...parsed.success ? [] : issueTexts(path, parsed.issues)];
+    if (!parsed.success || problems.length) {
+      errors.push(...problems);
+      brokenProviders.add(id);
+      continue;
+    }
+    const { api, baseUrl, auth, headers } = parsed.output;
+    const url = new URL(baseUrl);
+    if (url.protocol === "http:" && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP));
+    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {} };
+  }
+  const models = {};
+  const claimed = [];
+  for (const [alias, entry] of Object.entries(section("models"))) {
+    if (ALIAS_PATTERN.test(alias) && !isClaudeName(alias)) claimed.push(alias);
+    const path = `models.${alias}`;
+    const parsed = safeParse(ModelSchema, entry);
+    const problems = [
+      ...ALIAS_PATTERN.test(alias) ? [] : [configError(path, BAD_ALIAS)],
+      ...isClaudeName(alias) ? [configError(path, CLAUDE_ALIAS(alias))] : [],
+      ...parsed.success ? [] : issueTexts(path, parsed.issues)
+    ];
+    if (parsed.success && !providers[parsed.output.provider]) {
+      const id = parsed.output.provider;
+      problems.push(configError(`${path}.provider`, brokenProviders.has(id) ? BROKEN_PROVIDER(id) : UNKNOWN_PROVIDER(id)));
+    }
+    if (!parsed.success || problems.length) {
+      errors.push(...problems);
+      continue;
+    }
+    const { provider, model, context, label, maxOutput, effort, vision } = parsed.output;
+    models[alias] = {
+      alias,
+      providerId: provider,
+      model,
+      context,
+      label: label ?? alias,
+      vision: vision ?? false,
+      ...maxOutput !== void 0 ? { maxOutput } : {},
+      ...effort !== void 0 ? { effort } : {}
+    };
+  }
+  return { state: "loaded", config: { providers, models }, errors, warnings, claimed };
+}
+function routeFor(config, alias) {
+  if (!Object.hasOwn(config.models, alias)) return void 0;
+  const { providerId, ...entry } = config.models[alias];
+  const provider = config.providers[providerId];
+  return provider && { ...entry, provider };
+}
+
+// src/features/routing/estimate.ts
+function blockChars(block) {
+  switch (block.type) {
+    case "text":
+      return textOf(block).length;
+    case "thinking":
+      return typeof block.thinking === "string" ? block.thinking.length : 0;
+    case "image":
+      return IMAGE_TOKEN_ESTIMATE * CHARS_PER_TOKEN;
+    case "tool_use":
+      return String(block.name).length + JSON.stringify(block.input ?? {}).length;
+    case "tool_result":
+      return typeof block.content === "string" ? block.content.length : (block.content ?? []).reduce((n, b) => n + blockChars(b), 0);
+    default:
+      return JSON.stringify(block).length;
+  }
+}
+function estimateTokens(body) {
+  const chars = blocksOf(body.system ?? []).reduce((n, b) => n + blockChars(b), 0) + body.messages.reduce((n, m) => n + blocksOf(m.content).reduce((k, b) => k + blockChars(b), 0), 0) + (body.tools ?? []).reduce((n, t) => n + t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.input_schema ?? {}).length, 0);
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
+}
+function countTokensAnswer(bodyText2) {
+  const body = parseAnthropicRequest(bodyText2);
+  return JSON.stringify({ input_tokens: body ? estimateTokens(body) : 1 });
+}
+
+// src/features/routing/openai.ts
+var joinText = (texts) => texts.filter(Boolean).join(BLOCK_SEPARATOR);
+function imageUrl(block) {
+  const source = block.source;
+  if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
+  if (source?.type === "url" && typeof source.url === "string") return source.url;
+  return void 0;
+}
+function toolResultText(block) {
+  const content = block.content;
+  const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
+  return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
+}
+function userMessages(message, route, rename) {
+  const tools = [];
+  const parts = [];
+  for (const block of blocksOf(message.content)) {
+    if (block.type === "tool_result") tools.push({ role: "tool", tool_call_id: String(block.tool_use_id), content: toolResultText(block) });
+    else if (block.type === "text") parts.push({ type: "text", text: rename(textOf(block)) });
+    else if (block.type === "image") {
+      const url = route.vision ? imageUrl(block) : void 0;
+      parts.push(url ? { type: "image_url", image_url: { url } } : { type: "text", text: route.vision ? blockOmitted("image") : imageOmitted(route.label) });
+    } else if (!isThinking(block)) parts.push({ type: "text", text: blockOmitted(block.type) });
+  }
+  const kept = parts.filter((p) => p.type !== "text" || p.text);
+  if (!kept.length) return tools;
+  const texts = kept.flatMap((p) => p.type === "text" ? [p.text] : []);
+  const content = texts.length === kept.length ? joinText(texts) : kept;
+  return [...tools, { role: "user", content }];
+}
+function assistantMessages(message) {
+  const blocks = blocksOf(message.content);
+  const text = joinText(blocks.filter((b) => b.type === "text").map(textOf));
+  const calls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
+  if (!text && !calls.length) return [];
+  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {} }];
+}
+function toOpenAiRequest(body, route, pkg) {
+  const identity = identityLine(route.label, route.model, pkg);
+  let named = false;
+  const rename = (text) => {
+    const renamed = renameModel(text, identity);
+    named ||= renamed.replaced;
+    return renamed.text;
+  };
+  const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
+  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m) : userMessages(m, route, rename));
+  const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf)));
+  const system = named ? systemText : joinText([identity, systemText]);
+  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => ({ type: "function", function: { name: t.name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: t.input_schema } }));
+  const level = body.output_config?.effort;
+  const effort = typeof level === "string" ? route.effort?.[level] : void 0;
+  const maxTokens = route.maxOutput === void 0 ? void 0 : Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput);
+  return {
+    model: route.model,
+    messages: [{ role: "system", content: system }, ...messages],
+    ...tools.length ? { tools } : {},
+    ...maxTokens !== void 0 ? { max_tokens: maxTokens } : {},
+    ...effort !== void 0 ? { reasoning_effort: effort } : {},
+    ...body.output_config?.format?.type === "json_schema" && body.output_config.format.schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema: body.output_config.format.schema } } } : {},
+    stream: true,
+    stream_options: { include_usage: true }
+  };
+}
+function openAiTarget(provider, key) {
+  return {
+    url: provider.baseUrl + OPENAI_CHAT_PATH,
+    headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key)
+  };
+}
+var FINISH_REASONS = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  length: "max_tokens",
+  content_filter: "refusal"
+};
+function usageOf(usage) {
+  const prompt = asCount(usage.prompt_tokens) ?? 0;
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: asCount(usage.completion_tokens) ?? 0 };
+}
+var errorMessage = (error) => asText(asRecord(error)?.message) || (typeof error === "string" ? error : JSON.stringify(error));
+function createOpenAiDecoder(ctx) {
+  const step = createStep(ctx);
+  const slots = /* @__PURE__ */ new Map();
+  let slotCount = 0;
+  let done = false;
+  const slotFor = (index, id) => {
+    const slot = slots.get(index);
+    if (slot && (!id || !slot.id || slot.id === id)) {
+      slot.id ||= id;
+      return slot.key;
+    }
+    const fresh = { key: String(slotCount++), id };
+    slots.set(index, fresh);
+    return fresh.key;
+  };
+  function apply(chunk, field) {
+    if (chunk.error !== void 0 && chunk.error !== null) return { chunks: [], failure: { kind: "stream-error", message: errorMessage(chunk.error) } };
+    const usage = asRecord(chunk.usage);
+    if (usage) step.usage(usageOf(usage));
+    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
+    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
+    if (!choice) return { chunks: [] };
+    const delta = asRecord(choice[field]) ?? {};
+    const chunks = [
+      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning)),
+      ...step.text(asText(delta.content)),
+      ...step.text(asText(delta.refusal))
+    ];
+    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    calls.forEach((raw, position) => {
+      const call = asRecord(raw) ?? {};
+      const fn = asRecord(call.function) ?? {};
+      const key = slotFor(asCount(call.index) ?? position, asText(call.id));
+      step.toolStart(key, asText(fn.name));
+      step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
+    });
+    const finish = asText(choice.finish_reason);
+    if (finish) step.stopReason(FINISH_REASONS[finish] ?? "end_turn");
+    return { chunks };
+  }
+  function parse(data, field) {
+    let parsed;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      return { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+    }
+    const chunk = asRecord(parsed);
+    return chunk ? apply(chunk, field) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+  }
+  return {
+    push(data) {
+      if (done) return { chunks: [] };
+      if (data.trim() === "[DONE]") {
+        done = true;
+        return { chunks: [] };
+      }
+      return parse(data, "delta");
+    },
+    pushCompletion: (json) => parse(json, "message"),
+    finish: () => step.finish(),
+    fail: (text) => step.fail(text)
+  };
+}
+
+// src/features/routing/exchange.ts
+function exchangeFor(input) {
+  const body = parseAnthropicRequest(input.body);
+  if (!body) return void 0;
+  const ctx = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
+  const engineStreams = body.stream === true;
+  if (input.route.provider.api === "openai-chat") {
+    const target = openAiTarget(input.route.provider, input.key);
+    return {
+      request: { url: target.url, headers: target.headers, body: JSON.stringify(toOpenAiRequest(body, input.route, input.pkg)) },
+      makeDecoder: () => createOpenAiDecoder(ctx),
+      engineStreams,
+      body
+    };
+  }
+  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, input.route, input.key, input.pkg);
+  if (!redirected) return void 0;
+  const streamed = { ...JSON.parse(redirected.body), stream: true };
+  return {
+    request: { url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) },
+    makeDecoder: () => createAnthropicDecoder(ctx),
+    engineStreams,
+    body
+  };
+}
+
+// src/features/routing/ids.ts
+function toolUseId(n, random) {
+  return `${TOOL_ID_PREFIX}${n}_${Array.from(random, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+function createToolIds(randomBytes) {
+  let n = 0;
+  return () => toolUseId(++n, randomBytes(TOOL_ID_RANDOM_BYTES));
+}
+
+// src/features/routing/trust.ts
+function stableJson(value) {
+  if (Array.isArray(value)) return `[${value.map((item) => item === void 0 ? "null" : stableJson(item)).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).filter(([, item]) => item !== void 0);
+    entries.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+async function providerFingerprint(provider) {
+  const { id, api, baseUrl, auth, headers } = provider;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(stableJson({ id, api, baseUrl, auth, headers })));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+var trustKey = (fingerprint) => TRUST_KEY_PREFIX + fingerprint;
+
+// src/features/routing/keys.ts
+var firstLine3 = (text) => (text.split(/\r?\n/).find((l) => l.trim()) ?? "").trim().slice(0, 200);
+function createKeys(edges) {
+  const cache = /* @__PURE__ */ new Map();
+  const states = /* @__PURE__ */ new Map();
+  async function read(provider) {
+    const source = keySource(provider.auth);
+    if (source.kind === "none") return { key: void 0 };
+    if (source.kind === "file") {
+      let text;
+      try {
+        text = await edges.read(source.path);
+      } catch (err) {
+        return { problem: keyFileUnread(source.path, err instanceof Error ? err.message : String(err)) };
+      }
+      return keyFromOutput(text);
+    }
+    const command = source.argv[0] ?? "";
+    let out;
+    try {
+      out = await edges.run(source.argv, HELPER_TIMEOUT_MS);
+    } catch (err) {
+      return { problem: keyCommandDidNotRun(command, err instanceof Error ? err.message : String(err)) };
+    }
+    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? "on a signal", firstLine3(out.stderr)) };
+    return keyFromOutput(out.stdout);
+  }
+  return {
+    async keyFor(provider) {
+      if (provider.auth === "none") {
+        states.set(provider.id, "none");
+        return { key: void 0 };
+      }
+      const id = stableJson(provider);
+      const now = await edges.now();
+      const held = cache.get(id);
+      if (held && now - held.at < KEY_CACHE_MS) return { key: held.key };
+      const got = await read(provider);
+      if ("problem" in got) {
+        cache.delete(id);
+        states.set(provider.id, `failed: ${got.problem}`);
+        return got;
+      }
+      if (got.key !== void 0) cache.set(id, { key: got.key, at: now });
+      states.set(provider.id, "ok");
+      return got;
+    },
+    held() {
+      return [...cache.values()].map((h2) => h2.key);
+    },
+    stateOf(provider) {
+      return provider.auth === "none" ? "none" : states.get(provider.id) ?? "not read yet";
+    },
+    forget() {
+      cache.clear();
+      states.clear();
+    }
+  };
+}
+
+// src/features/routing/redact.ts
+function redactorFor(secrets) {
+  const forms = /* @__PURE__ */ new Set();
+  for (const secret of secrets) {
+    if (secret.length < MIN_SECRET_LENGTH) continue;
+    forms.add(secret).add(JSON.stringify(secret).slice(1, -1)).add(encodeURIComponent(secret));
+  }
+  const ordered = [...forms].sort((a, b) => b.length - a.length);
+  return (text) => ordered.reduce((out, form) => out.split(form).join(REDACTED), text);
+}
+var secretsOf = (provider, key) => [...key === void 0 ? [] : [key], ...Object.values(provider.headers)];
+
+// src/features/routing/routes.ts
+function createRouteTable(pkg, configPath) {
+  let read = { state: "missing" };
+  const claimed = /* @__PURE__ */ new Set();
+  return {
+    load(next) {
+      read = next;
+      if (next.state === "loaded") for (const alias of next.claimed) claimed.add(alias);
+    },
+    get read() {
+      return read;
+    },
+    decide(model) {
+      if (model === void 0) return { kind: "native" };
+      const route = read.state === "loaded" ? routeFor(read.config, model) : void 0;
+      if (route) return { kind: "route", route };
+      if (!claimed.has(model)) return { kind: "native" };
+      const named = read.state === "loaded" && read.claimed.includes(model);
+      return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
+    },
+    owns(model) {
+      return model !== void 0 && (claimed.has(model) || read.state === "loaded" && Object.hasOwn(read.config.models, model));
+    },
+    mentionedIn(text) {
+      for (const name of claimed) if (text.includes(`"${name}"`)) return true;
+      if (read.state === "loaded") {
+        for (const name of Object.keys(read.config.models)) if (text.includes(`"${name}"`)) return true;
+      }
+      return false;
+    },
+    aliases() {
+      return read.state === "loaded" ? Object.keys(read.config.models) : [];
+    }
+  };
+}
+
+// src/features/routing/requests.ts
+var MESSAGES_PATH = /^\/v1\/messages(\/count_tokens)?$/;
+function pathOf(url) {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return "";
+  }
+}
+var isMessagesPath = (path) => MESSAGES_PATH.test(path);
+var bodyText = (body) => typeof body === "string" ? body : void 0;
+function summaryOf(text) {
+  const body = parseAnthropicRequest(text);
+  if (!body) return void 0;
+  return {
+    model: body.model,
+    stream: body.stream === true,
+    maxTokens: body.max_tokens,
+    tools: body.tools?.length ?? 0,
+    structured: body.output_config?.format !== void 0
+  };
+}
+var isProbe = (s) => s.maxTokens === 1 && s.tools === 0 && !s.stream;
+var isStructured = (s) => s.structured;
+function sourceOfKey(source, auth) {
+  if (source.kind === "none") return `key ${KEY_SOURCE_NONE}`;
+  if (source.kind === "file") return `key ${keySourceFile(source.path)}`;
+  if (typeof auth === "object" && "env" in auth) return `key ${keySourceEnv(auth.env)}`;
+  return `key ${keySourceCommand(source.argv[0] ?? "")}`;
+}
+
+// src/features/routing/status.ts
+function routingStatus(f) {
+  const lines = [];
+  if (f.read.state === "missing") lines.push(configMissing(f.configPath));
+  else if (f.read.state === "unreadable") lines.push(configUnreadable(f.configPath, f.read.error));
+  else {
+    const { config, errors, warnings } = f.read;
+    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length));
+    lines.push(...errors.map(configErrorLine), ...warnings.map(configWarningLine));
+    for (const p of Object.values(config.providers)) {
+      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ""), f.keyState(p)));
+    }
+    for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context));
+  }
+  if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo));
+  lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures));
+  if (f.lastFailure) lines.push(lastFailureLine(f.lastFailure));
+  if (!f.curl) lines.push(curlNotChecked(f.curlPath));
+  else if ("problem" in f.curl) lines.push(curlProblemLine(f.curl.problem));
+  else lines.push(curlLine(f.curl.path, f.curl.version, f.curl.mode === "json"));
+  return lines;
+}
+
+// src/features/routing/sse.ts
+var LF = 10;
+var CR = 13;
+function createSseParser() {
+  let line = [];
+  let afterCr = false;
+  let started = false;
+  let data;
+  let event;
+  let out = [];
+  const dispatch2 = () => {
+    if (data !== void 0) out.push(event === void 0 ? { data: data.join("\n") } : { event, data: data.join("\n") });
+    data = void 0;
+    event = void 0;
+  };
+  const field = (text) => {
+    if (text === "") return dispatch2();
+    if (text.startsWith(":")) return;
+    const colon = text.indexOf(":");
+    const name = colon < 0 ? text : text.slice(0, colon);
+    const value = colon < 0 ? "" : text.slice(text[colon + 1] === " " ? colon + 2 : colon + 1);
+    if (name === "data") (data ??= []).push(value);
+    else if (name === "event") event = value;
+  };
+  const take = () => {
+    const events = out;
+    out = [];
+    return events;
+  };
+  return {
+    push(piece) {
+      let from = 0;
+      if (!started && piece) {
+        started = true;
+        if (piece.startsWith("\uFEFF")) from = 1;
+      }
+      for (let i = from; i < piece.length; i++) {
+        const c = piece.charCodeAt(i);
+        if (c !== LF && c !== CR) continue;
+        if (c === LF && afterCr && i === from && line.length === 0) {
+          afterCr = false;
+          from = i + 1;
+          continue;
+        }
+        line.push(piece.slice(from, i));
+        field(line.join(""));
+        line = [];
+        afterCr = c === CR;
+        from = i + 1;
+      }
+      if (from < piece.length) {
+        line.push(piece.slice(from));
+        afterCr = false;
+      }
+      return take();
+    },
+    end() {
+      if (line.length) field(line.join(""));
+      line = [];
+      dispatch2();
+      return take();
+    }
+  };
+}
+
+// src/features/routing/transport.ts
+var STALL_TICKS = 4;
+var KEPT_TEXT = 16 * 1024;
+var STALL = /* @__PURE__ */ Symbol("stall");
+var keep = (text, more) => text.length >= KEPT_TEXT ? text : (text + more).slice(0, KEPT_TEXT);
+var isJson = (head2) => /\bjson\b/i.test(head2.headers["content-type"] ?? "") && !/event-stream/i.test(head2.headers["content-type"] ?? "");
+async function* sendRequest(edges, request, opts) {
+  for (let retries = 0; ; retries++) {
+    const decoder = opts.makeDecoder();
+    const sent = { any: false };
+    const attempt = yield* attemptOnce(edges, request, opts, decoder, sent);
+    if (attempt.kind === "done") {
+      yield* attempt.end.chunks;
+      return { end: attempt.end, retries };
+    }
+    const plan = edges.aborted() ? "stop" : retryPlan({
+      retries,
+      outputSent: sent.any,
+      remainingMs: edges.remainingMs(),
+      ...attempt.status !== void 0 ? { status: attempt.status } : {},
+      ...attempt.curlExit !== void 0 ? { curlExit: attempt.curlExit } : {},
+      ...attempt.retryAfter !== void 0 ? { retryAfterMs: retryAfterMs(attempt.retryAfter, await edges.now()) } : {}
+    });
+    if (plan !== "stop") {
+      await edges.sleep(plan.delayMs);
+      continue;
+    }
+    const end = decoder.fail(opts.failText(attempt.failure));
+    yield* end.chunks;
+    return { end, failure: attempt.failure, retries };
+  }
+}
+async function* attemptOnce(edges, request, opts, decoder, sent) {
+  const child = edges.spawn(opts.curl, curlConfig(request, opts.bodyMode));
+  const reader = createCurlReader();
+  const sse = createSseParser();
+  let head2;
+  let body = "";
+  let stderr = "";
+  let ended;
+  let pieces = 0;
+  let quiet2 = 0;
+  let seen = 0;
+  let stalled2;
+  const stall = new Promise((resolve) => stalled2 = () => resolve(STALL));
+  const stop = edges.every(Math.max(1, Math.floor(opts.idleMs / STALL_TICKS)), () => {
+    quiet2 = pieces === seen ? quiet2 + 1 : 0;
+    seen = pieces;
+    if (quiet2 >= STALL_TICKS) stalled2();
+  });
+  const leave = () => void child.return({ code: null, signal: null }).catch(() => void 0);
+  try {
+    for (; ; ) {
+      const r = await Promise.race([child.next(), stall]);
+      if (r === STALL) {
+        leave();
+        return { kind: "failed", failure: { kind: "stall", idleMs: opts.idleMs } };
+      }
+      pieces++;
+      if (r.done) {
+        ended = r.value;
+        break;
+      }
+      if (r.value.stream === "stderr") {
+        stderr = keep(stderr, r.value.text);
+        continue;
+      }
+      for (const out of reader.push(r.value.text)) {
+        if (out.kind === "head") {
+          head2 = out.head;
+          continue;
+        }
+        if (!head2 || head2.status < 200 || head2.status >= 300) {
+          body = keep(body, out.text);
+          continue;
+        }
+        if (isJson(head2)) {
+          body += out.text;
+          continue;
+        }
+        for (const event of sse.push(out.text)) {
+          const decoded = decoder.push(event.data);
+          for (const chunk of decoded.chunks) {
+            sent.any = true;
+            yield chunk;
+          }
+          if (decoded.failure) {
+            leave();
+            return { kind: "failed", failure: decoded.failure };
+          }
+        }
+      }
+    }
+  } catch (err) {
+    return { kind: "failed", failure: { kind: "other", reason: err instanceof Error ? err.message : String(err) } };
+  } finally {
+    stop();
+  }
+  const code = ended.code ?? -1;
+  if (!head2) {
+    if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr }, curlExit: code };
+    return { kind: "failed", failure: { kind: "other", reason: NO_RESPONSE } };
+  }
+  if (head2.status < 200 || head2.status >= 300) {
+    return { kind: "failed", failure: { kind: "status", status: head2.status, body }, status: head2.status, ...head2.headers["retry-after"] ? { retryAfter: head2.headers["retry-after"] } : {} };
+  }
+  if (isJson(head2)) {
+    const decoded = decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: "unreadable", sample: body.slice(0, 80) } };
+    if (decoded.failure) return { kind: "failed", failure: decoded.failure };
+    for (const chunk of decoded.chunks) {
+      sent.any = true;
+      yield chunk;
+    }
+  }
+  if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr } };
+  return { kind: "done", end: decoder.finish() };
+}
+
+// src/features/routing/index.ts
+var OPTIONS = { file: "routingFile", curl: "routingCurl", idleSeconds: "routingIdleSeconds" };
+var CONFIG_FILE = "routing.json";
+var MESSAGE_TYPE = "text/event-stream";
+var JSON_TYPE = "application/json";
+var local = (type, text, status2 = 200) => ({ value: { status: status2, ok: status2 >= 200 && status2 < 300, headers: { "content-type": type }, text } });
+function createRoutingFeature() {
+  let table;
+  let configPath = "";
+  let curlPath = CURL_PATH;
+  let keys;
+  let curl;
+  const captures = createCaptures();
+  const approved = /* @__PURE__ */ new Set();
+  let mintId;
+  const counts = { steps: 0, requests: 0, failures: 0 };
+  let lastFailure;
+  let routedRun;
+  let shownStatus;
+  let bodies = 0;
+  const label = (model2) => {
+    const decision = table?.decide(model2);
+    return decision?.kind === "route" ? decision.route.label : model2;
+  };
+  async function load(port, ctx) {
+    curlPath = String(ctx.options[OPTIONS.curl] ?? "").trim() || CURL_PATH;
+    const given = String(ctx.options[OPTIONS.file] ?? "").trim();
+    if (given) configPath = given;
+    else {
+      const root = configRootOf(await port.homeFacts());
+      configPath = root === void 0 ? "" : `${keelHomeOf(root)}/${CONFIG_FILE}`;
+    }
+    table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE);
+    let text;
+    try {
+      text = configPath ? await port.readText(configPath) : void 0;
+    } catch (err) {
+      table.load({ state: "unreadable", error: err instanceof Error ? err.message : String(err) });
+      return ctx.log(`config ${configPath} unreadable: ${table.read.state === "unreadable" ? table.read.error : ""}`);
+    }
+    const read = readConfig(text);
+    table.load(read);
+    if (read.state === "unreadable") ctx.log(`config ${configPath}: ${read.error}`);
+    if (read.state === "loaded") for (const line of [...read.errors, ...read.warnings]) ctx.log(`config ${configPath}: ${line}`);
+  }
+  async function isApproved(port, provider) {
+    const fp = await providerFingerprint(provider);
+    if (approved.has(fp)) return true;
+    if (await port.storeGet(trustKey(fp)) !== true) return false;
+    approved.add(fp);
+    return true;
+  }
+  async function approve(port, provider) {
+    const fp = await providerFingerprint(provider);
+    await port.storeSet(trustKey(fp), true);
+    approved.add(fp);
+  }
+  function curlOf(port) {
+    curl ??= (async () => {
+      const path = curlPath;
+      let out;
+      try {
+        out = await port.run([path, "--version"], 1e4);
+      } catch {
+        return { problem: CURL_MISSING(path) };
+      }
+      const version = parseCurlVersion(out.stdout);
+      if (out.exitCode !== 0 || !version) return { problem: CURL_NOT_CURL(path) };
+      return { argv: [path, ...CURL_ARGS], path, version: `${version.major}.${version.minor}.${version.patch}`, mode: version.json ? "json" : "file" };
+    })();
+    const pending = curl;
+    void pending.then((c) => {
+      if ("problem" in c && curl === pending) curl = void 0;
+    });
+    return pending;
+  }
+  async function ready(port, ctx, route, model2) {
+    if (!await isApproved(port, route.provider)) return { text: untrusted(port.pkg, route.provider.id, model2) };
+    const c = await curlOf(port);
+    if ("problem" in c) return { text: stepFailed2(port.pkg, route.label, c.problem) };
+    const got = await keys.keyFor(route.provider);
+    if ("problem" in got) return { text: stepFailed2(port.pkg, route.label, keyFailed(route.provider.id, got.problem)) };
+    return { key: got.key, curl: c };
+  }
+  function transportEdges(port, next) {
+    return {
+      spawn: (argv, input) => port.spawn(argv, input),
+      sleep: (ms) => port.sleep(ms, next.signal),
+      every: (ms, fn) => port.every(ms, fn),
+      now: () => port.now(),
+      remainingMs: () => next.budget.remainingMs,
+      aborted: () => next.signal.aborted
+    };
+  }
+  async function* send(port, ctx, next, route, ok, exchange) {
+    const redact = redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]);
+    const failText = (failure) => failureText2(port.pkg, route, failure, redact);
+    const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds]);
+    const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1e3 : IDLE_TIMEOUT_MS;
+    let mode = { kind: "json" };
+    let bodyFile;
+    if (ok.curl.mode === "file") {
+      const within = await port.pluginDataDir();
+      bodyFile = { within, path: `${within}/routing-request-${++bodies}.json` };
+      const written = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body });
+      if (!written.ok) throw new Error(written.reason);
+      mode = { kind: "file", path: bodyFile.path };
+    }
+    try {
+      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder, failText });
+    } finally {
+      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`));
+    }
+  }
+  function mentionsRoute(e) {
+    const text = bodyText(e.init?.body);
+    return text !== void 0 && table !== void 0 && table.mentionedIn(text);
+  }
+  function noteFailure(text) {
+    counts.failures++;
+    lastFailure = text;
+  }
+  async function* failStep(e, text) {
+    noteFailure(text);
+    const end = createStep({ pkg: "", label: "", alias: e.model, mintId: () => "" }).fail(text);
+    yield* end.chunks;
+    return { turnId: e.turnId, index: e.index, ...end.result };
+  }
+  function showStatus(port, model2) {
+    const decision = model2 === void 0 ? void 0 : table?.decide(model2);
+    const text = decision?.kind === "route" ? statusLine(port.pkg, decision.route.label, decision.route.provider.id) : void 0;
+    if (text === shownStatus) return;
+    shownStatus = text;
+    port.status(text);
+  }
+  async function setWindow(port, ctx, route) {
+    try {
+      await port.setUnknownModelWindow(route.context);
+    } catch (err) {
+      ctx.log(`window not set to ${route.context}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  async function* step(port, e, next, ctx) {
+    const decision = table?.decide(e.model) ?? { kind: "native" };
+    if (e.agentId === void 0) showStatus(port, e.model);
+    if (decision.kind === "native") return yield* next(e);
+    if (decision.kind === "fail") return yield* failStep(e, decision.text);
+    const { route } = decision;
+    const ok = await ready(port, ctx, route, e.model);
+    if ("text" in ok) return yield* failStep(e, ok.text);
+    const wait = captures.expect(e.model, e.agentId);
+    const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)));
+    const beneath = next(e);
+    const drained = (async () => {
+      for (let r = await beneath.next(); !r.done; r = await beneath.next()) ;
+    })();
+    let captured;
+    try {
+      captured = await Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]);
+      await drained;
+    } catch (err) {
+      wait.cancel(err);
+      void beneath.return(void 0).catch(() => void 0);
+      return yield* failStep(e, stepFailed2(port.pkg, route.label, err instanceof Error ? err.message : String(err)));
+    } finally {
+      stopTimer();
+    }
+    mintId ??= createToolIds((n) => port.randomBytes(n));
+    const exchange = exchangeFor({ pkg: port.pkg, route, url: "", headers: captured.headers, body: captured.body, key: ok.key, mintId });
+    if (!exchange) return yield* failStep(e, stepFailed2(port.pkg, route.label, CAPTURE_TIMED_OUT));
+    counts.steps++;
+    const out = yield* send(port, ctx, next, route, ok, exchange);
+    if (out.failure) noteFailure(out.end.chunks.flatMap((c) => c.kind === "text" ? [c.text.trim()] : []).pop() ?? "");
+    return { turnId: e.turnId, index: e.index, ...out.end.result };
+  }
+  async function fetch(port, e, next, ctx) {
+    if (next.origin?.plugin !== "engine" || !table) return next(e);
+    const path = pathOf(e.url);
+    if (!isMessagesPath(path)) return next(e);
+    const text = bodyText(e.init?.body);
+    if (text === void 0 || !table.mentionedIn(text)) return next(e);
+    const summary = summaryOf(text);
+    if (!summary || !table.owns(summary.model)) return next(e);
+    const decision = table.decide(summary.model);
+    if (decision.kind === "fail") return { deny: decision.text };
+    if (decision.kind === "native") return next(e);
+    const headers = e.init?.headers ?? {};
+    if (path.endsWith("/count_tokens")) return local(JSON_TYPE, countTokensAnswer(text));
+    const answer = { text: ".", toolCalls: [], stopReason: "end_turn", usage: null };
+    const meta = { id: `msg_keel_${port.pkg}`, model: summary.model };
+    if (!isProbe(summary) && !isStructured(summary) && captures.take(summary.model, headers, text)) {
+      return local(summary.stream ? MESSAGE_TYPE : JSON_TYPE, summary.stream ? encodeAnthropicSse(answer, meta) : encodeAnthropicMessage(answer, meta));
+    }
+    if (isProbe(summary)) return local(JSON_TYPE, encodeAnthropicMessage(answer, meta));
+    const { route } = decision;
+    const ok = await ready(port, ctx, route, summary.model);
+    if ("text" in ok) {
+      noteFailure(ok.text);
+      return { deny: ok.text };
+    }
+    mintId ??= createToolIds((n) => port.randomBytes(n));
+    const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId });
+    if (!exchange) return { deny: fetchDenied(port.pkg) };
+    counts.requests++;
+    const chunks = [];
+    const gen = send(port, ctx, next, route, ok, exchange);
+    let r = await gen.next();
+    for (; !r.done; r = await gen.next()) chunks.push(r.value);
+    const out = r.value;
+    if (out.failure) {
+      const line = failureText2(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]));
+      noteFailure(line);
+      return local(JSON_TYPE, JSON.stringify({ type: "error", error: { type: "api_error", message: line } }), 502);
+    }
+    const whole = collectAnswer(chunks);
+    return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
+  }
+  async function model(port, e, next, ctx) {
+    if (e.command !== "model" || !table) return next(e);
+    const name = e.args.trim();
+    const decision = table.decide(name);
+    if (decision.kind === "native") {
+      const result2 = await next(e);
+      showStatus(port, await port.mainModel().catch(() => void 0));
+      return result2;
+    }
+    if (decision.kind === "fail") return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, "")) };
+    const { route } = decision;
+    if (!await isApproved(port, route.provider)) {
+      let choice;
+      try {
+        choice = await port.ask(trustAsk(route.label, route.provider.baseUrl), [TRUST_ALLOW, TRUST_DENY]);
+      } catch {
+        return { text: trustNeeded(port.pkg, route.provider.id, route.label, route.provider.baseUrl) };
+      }
+      if (choice !== TRUST_ALLOW) return { text: trustDeclined(route.provider.id) };
+      await approve(port, route.provider);
+    }
+    await setWindow(port, ctx, route);
+    const result = await next(e);
+    showStatus(port, name);
+    const said = modelSwitched(route.label, route.model, port.pkg, route.context);
+    if (result && typeof result === "object" && "text" in result && typeof result.text === "string") {
+      return { ...result, text: said };
+    }
+    port.toast(`${said}; ${SAVED_AS_DEFAULT}`);
+    return result;
+  }
+  async function routeVerb(port, args, ctx) {
+    const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);
+    if (verb === "status") return (await statusLines2(port)).join("\n");
+    if (verb === "reload") {
+      keys?.forget();
+      curl = void 0;
+      approved.clear();
+      await load(port, ctx);
+      return reloaded((await statusLines2(port))[0] ?? "");
+    }
+    if (verb === "trust") {
+      const read = table?.read;
+      const providers = read?.state === "loaded" ? read.config.providers : {};
+      const ids = Object.keys(providers);
+      const id = rest[0];
+      if (!id) return trustWhich(ids);
+      const provider = providers[id];
+      if (!provider) return trustUnknown(id, ids);
+      if (await isApproved(port, provider)) return `${id}: ${TRUST_ALREADY}`;
+      await approve(port, provider);
+      return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth));
+    }
+    return routeUnknownVerb(verb);
+  }
+  async function statusLines2(port) {
+    const read = table?.read ?? { state: "missing" };
+    const providers = read.state === "loaded" ? Object.values(read.config.providers) : [];
+    const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)));
+    const main = await port.mainModel().catch(() => void 0);
+    const c = curl ? await curl : void 0;
+    return routingStatus({
+      configPath: configPath || CONFIG_FILE,
+      read,
+      approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
+      keyState: (p) => keys?.stateOf(p) ?? "not read yet",
+      main: main === void 0 ? void 0 : { model: main, routedTo: main && table?.decide(main).kind === "route" ? label(main) : void 0 },
+      counts,
+      lastFailure,
+      curl: c,
+      curlPath
+    });
+  }
+  return {
+    name: "routing",
+    sessionActing: true,
+    commands: ["model"],
+    hooks: {
+      "session.start": async (port, e, next, ctx) => {
+        keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error("no such file"))), now: () => port.now() });
+        await load(port, ctx);
+        if (table.aliases().length) {
+          const main = await port.mainModel().catch(() => void 0);
+          const decision = main === void 0 ? void 0 : table.decide(main);
+          if (decision?.kind === "route") await setWindow(port, ctx, decision.route);
+          showStatus(port, main);
+        }
+        return next(e);
+      },
+      "turn.step": {
+        run: step,
+        onFailure: {
+          answer: (failure, e, ctx) => failStep(e, stepFailed2(ctx.pkg, label(e.model), failure.message)),
+          owns: (e) => table?.owns(e.model) ?? false
+        }
+      },
+      "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => mentionsRoute(e) ? fetchDenied(ctx.pkg) : void 0 } },
+      "command.run": model,
+      "turn.complete": (_port, e, next) => {
+        if (e.agentId === void 0 && table) {
+          const used = e.usage?.model;
+          const decision = used ? table.decide(used) : void 0;
+          if (decision?.kind === "route") {
+            routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: decision.route.label, model: decision.route.model };
+          }
+        }
+        return next(e);
+      },
+      "prompt.submit": async (port, e, next) => {
+        if (!routedRun) return next(e);
+        const main = await port.mainModel();
+        if (table?.owns(main)) return next(e);
+        const run = routedRun;
+        routedRun = void 0;
+        return next({ ...e, context: [...e.context ?? [], leaveNote(run.turns, run.label, run.model, port.pkg)] });
+      }
+    },
+    verbs: { route: { usage: ROUTE_USAGE, run: routeVerb } },
+    status: (port) => statusLines2(port)
   };
 }
 
@@ -2544,11 +4677,11 @@ function createTiming(pkg) {
     latch = 0;
     crossing = void 0;
   }
-  function submit(text, record, onLost) {
+  function submit(text, record2, onLost) {
     if (!edges) return;
     const e = edges;
     const lost = (why) => {
-      if (record) e.notice(`${NOT_SUBMITTED(why)}:
+      if (record2) e.notice(`${NOT_SUBMITTED(why)}:
 ${text}`);
       else e.log(NOT_SUBMITTED(why));
       onLost?.();
@@ -2732,7 +4865,7 @@ function advisoryOf(ctx) {
   const spec = parseAdvisory(raw);
   return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) };
 }
-async function usageOf(port, context) {
+async function usageOf2(port, context) {
   const override = await port.windowEnv().catch(() => void 0);
   return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ""}` };
 }
@@ -2745,7 +4878,7 @@ function edgesOf4(port, ctx) {
     log: (text) => ctx.log(text),
     notice: (text) => port.notice(`${noticePrefixOf(port.pkg)}${text}`),
     turnRunning: () => ctx.facts.isMainTurnRunning(),
-    readUsage: async () => usageOf(port, (await port.usage()).context)
+    readUsage: async () => usageOf2(port, (await port.usage()).context)
   };
 }
 async function readBreakdown(port) {
@@ -2784,7 +4917,7 @@ function createTimingFeature() {
         if (t) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
           t.bind(edgesOf4(port, ctx));
           try {
-            await t.measure(await usageOf(port, e.context), () => readBreakdown(port));
+            await t.measure(await usageOf2(port, e.context), () => readBreakdown(port));
           } catch (err) {
             ctx.log(BREAKDOWN_FAILED(messageOf(err)));
           }
@@ -3229,6 +5362,7 @@ function createWindowFeature() {
 
 // src/features/index.ts
 var FEATURES = [
+  createRoutingFeature,
   createCaptionsFeature,
   createCheckpointFeature,
   createWindowFeature,
@@ -3237,7 +5371,7 @@ var FEATURES = [
 ];
 
 // src/runtime/claims.ts
-var CLAIMING_PACKAGES = ["keel", "superheroes", "ws"];
+var CLAIMING_PACKAGES = ["keel", "superheroes", "ws", "klyth"];
 function parseClaim(raw, session) {
   if (!raw) return void 0;
   try {
@@ -3263,6 +5397,9 @@ async function setClaimVariable($, pkg, value) {
     case "ws":
       result = await $.env.set("KEEL_CLAIMS_WS", value);
       break;
+    case "klyth":
+      result = await $.env.set("KEEL_CLAIMS_KLYTH", value);
+      break;
   }
   if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`);
 }
@@ -3280,12 +5417,16 @@ async function rawClaim($, pkg) {
       return $.env.get("KEEL_CLAIMS_SUPERHEROES");
     case "ws":
       return $.env.get("KEEL_CLAIMS_WS");
+    case "klyth":
+      return $.env.get("KEEL_CLAIMS_KLYTH");
     default:
       return void 0;
   }
 }
-async function readClaims($, session, pkgs) {
-  const raws = await Promise.all(pkgs.map((pkg) => rawClaim($, pkg)));
+function readRawClaims($, pkgs) {
+  return Promise.all(pkgs.map((pkg) => rawClaim($, pkg)));
+}
+function parseClaims(session, pkgs, raws) {
   return Object.fromEntries(pkgs.map((pkg, i) => [pkg, parseClaim(raws[i], session)]));
 }
 
@@ -3298,7 +5439,7 @@ function bindRuntime($) {
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
     publishClaims: (session, features) => publishClaims($, pkg, session, features),
-    readClaims: (session, pkgs) => readClaims($, session, pkgs),
+    readClaims: (pkgs) => readRawClaims($, pkgs),
     clearClaims: () => clearClaims($, pkg),
     compactSession: (instructions) => $.session.compact(instructions === void 0 ? void 0 : { instructions }),
     ownServer: async () => {
@@ -3499,8 +5640,8 @@ var RESULT_CHECKS = {
 };
 function isSettledShape(event, result) {
   if (!isPlainObject2(result)) return false;
-  const check = RESULT_CHECKS[event];
-  return check ? check(result) : true;
+  const check2 = RESULT_CHECKS[event];
+  return check2 ? check2(result) : true;
 }
 var NEXT_TWICE = "next() called twice";
 var NO_ERROR = /* @__PURE__ */ Symbol("no error");
@@ -3560,7 +5701,8 @@ var Registry = class {
       const fail = (why) => {
         this.noteSkip(feature.name, event, why);
         const policy = entry.onFailure;
-        if (policy !== "open" && beneath === void 0) return Promise.resolve({ deny: policy.deny });
+        const deny = policy === "open" || beneath !== void 0 ? void 0 : typeof policy.deny === "string" ? policy.deny : policy.deny(input, this.contexts[feature.name]);
+        if (deny !== void 0) return Promise.resolve({ deny });
         return beneath ?? step(i + 1, input);
       };
       let answer;
@@ -3657,6 +5799,15 @@ var Registry = class {
     for (const entry of this.chainOf(event, leftOut)) {
       const policy = entry.onFailure;
       if (policy !== "open" && policy.owns?.(e)) return policy.answer(failure, e, this.contexts[entry.feature.name]);
+    }
+    return void 0;
+  }
+  denyFor(event, e, leftOut) {
+    for (const entry of this.chainOf(event, leftOut)) {
+      const policy = entry.onFailure;
+      if (policy === "open") continue;
+      const deny = typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]);
+      if (deny !== void 0) return deny;
     }
     return void 0;
   }
@@ -3758,7 +5909,10 @@ function createRuntime(factories, template, raw) {
   };
   async function readAllClaims() {
     if (!actingOn.length) return {};
-    return guarded("reading the packages' claims", {}, async () => bound().readClaims(await facts.sessionId(), CLAIMING_PACKAGES));
+    return guarded("reading the packages' claims", {}, async () => {
+      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims(CLAIMING_PACKAGES)]);
+      return parseClaims(session, CLAIMING_PACKAGES, raws);
+    });
   }
   function yieldsFrom(claims) {
     const pkg = bound().pkg;
@@ -3850,6 +6004,11 @@ function createRuntime(factories, template, raw) {
     if (answer) return yield* answer;
     return yield* next(e);
   }
+  async function guardFailed2(event, e, next, message) {
+    log(`keel: ${event} failed at the engine (${message})`);
+    const deny = registry.denyFor(event, e, yields);
+    return deny === void 0 ? next(e) : { deny };
+  }
   async function statusText() {
     const p = bound();
     const yielded = await yieldsOf();
@@ -3896,6 +6055,7 @@ function createRuntime(factories, template, raw) {
     dispatch: dispatch2,
     stream: stream2,
     streamFailed: streamFailed2,
+    guardFailed: guardFailed2,
     command
   };
 }
@@ -3915,6 +6075,9 @@ function stream(event, $, e, next) {
 function streamFailed(event, $, e, next) {
   return bindLoad($).streamFailed(event, e, next, String(next.error?.message ?? "failed"));
 }
+function guardFailed(event, $, e, next) {
+  return bindLoad($).guardFailed(event, e, next, String(next.error?.message ?? "failed"));
+}
 function packageCommand($, e, next) {
   return bindLoad($).command(e, next);
 }
@@ -3922,7 +6085,7 @@ export function register(on, options) {
   runtime = createRuntime(FEATURES, plugin_default, options);
   const rt = runtime;
   on("session.start", ($, e, next) => dispatch("session.start", $, e, next));
-  on("command.run", { command: ["keel", "superheroes", "ws"] }, ($, e, next) => packageCommand($, e, next));
+  on("command.run", { command: ["keel", "superheroes", "ws", "klyth"] }, ($, e, next) => packageCommand($, e, next));
   if (rt.engineCommands.length) on("command.run", { command: ["model", "rename"] }, ($, e, next) => dispatch("command.run", $, e, next));
   if (rt.hooks("session.end")) on("session.end", ($, e, next) => dispatch("session.end", $, e, next));
   if (rt.hooks("session.compact")) on("session.compact", ($, e, next) => dispatch("session.compact", $, e, next));
@@ -3942,8 +6105,10 @@ export function register(on, options) {
   if (rt.hooks("prompt.submit")) on("prompt.submit", ($, e, next) => dispatch("prompt.submit", $, e, next));
   if (rt.hooks("prompt.compose")) on("prompt.compose", ($, e, next) => dispatch("prompt.compose", $, e, next));
   if (rt.hooks("tool.call")) on("tool.call", ($, e, next) => dispatch("tool.call", $, e, next));
-  if (rt.hooks("tool.describe")) on("tool.describe", { tool: /^mcp__/ }, ($, e, next) => dispatch("tool.describe", $, e, next));
+  if (rt.hooks("tool.describe")) on("tool.describe", { provider: { tier: ["prepend", "user", "append"] } }, ($, e, next) => dispatch("tool.describe", $, e, next));
   if (rt.hooks("ui.render")) on("ui.render", ($, e, next) => dispatch("ui.render", $, e, next));
-  if (rt.hooks("http.fetch")) on("http.fetch", ($, e, next) => dispatch("http.fetch", $, e, next));
+  if (rt.hooks("http.fetch")) {
+    on("http.fetch", ($, e, next) => dispatch("http.fetch", $, e, next)).catch(($, e, next) => guardFailed("http.fetch", $, e, next));
+  }
   if (rt.hooks("agent.spawn")) on("agent.spawn", ($, e, next) => dispatch("agent.spawn", $, e, next));
 }

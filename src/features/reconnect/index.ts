@@ -64,11 +64,11 @@ export function createReconnectFeature(): Feature<Port> {
 
   async function setup(port: Port, ctx: FeatureContext, option: string): Promise<void> {
     const rule = parseServerRule(option)
-    const [own, seen] = await Promise.all([
-      ctx.facts.ownServer(),
-      rule.any ? sessionServers(port).catch((err) => (ctx.log(serversUnread(err)), [] as string[])) : Promise.resolve([] as string[]),
-    ])
-    targets = { rule, ...(own === undefined ? {} : { own }), seen }
+    // `*`: the session's servers are not listed yet at its start (they connect after it), so they are
+    // read off the start's path, at each main turn start and at the lever's call (the usage read that
+    // lists them cost 70-210 ms on the start's path: test/bench/FINDINGS.md).
+    const own = await ctx.facts.ownServer()
+    targets = { rule, ...(own === undefined ? {} : { own }), seen: [] }
     if (!hasTarget(targets, port.pkg)) {
       unregistered = NO_TARGET_EMPTY
       return ctx.log(notRegisteredLine(unregistered))

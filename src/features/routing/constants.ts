@@ -93,3 +93,6 @@ export const ANTHROPIC_VERSION = '2023-06-01'
 export const REDIRECT_KEPT_HEADERS: readonly string[] = ['anthropic-version', 'content-type', 'accept']
 /** Body fields a redirect drops: `metadata` holds the device and session ids; `context_management` needs the dropped beta header. */
 export const REDIRECT_DROPPED_FIELDS: readonly string[] = ['metadata', 'context_management']
+
+/** The name OpenAI's `response_format.json_schema` requires; the engine's format carries none. */
+export const STRUCTURED_OUTPUT_NAME = 'answer'

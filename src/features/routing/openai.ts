@@ -3,7 +3,7 @@
 import type { ModelUsage } from 'claude-code'
 import { requestHeaders } from './auth.ts'
 import type { EffortLevel, Provider, Route } from './config.ts'
-import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH } from './constants.ts'
+import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH, STRUCTURED_OUTPUT_NAME } from './constants.ts'
 import { sampleOf, type RouteFailure } from './failure.ts'
 import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type StepContext, type StepEnd, type StopReason } from './step.ts'
@@ -24,6 +24,8 @@ export type OpenAiRequest = {
   readonly tools?: readonly OpenAiTool[]
   readonly max_tokens?: number
   readonly reasoning_effort?: string
+  /** The engine's structured output (`output_config.format`, its title call): OpenAI's JSON-schema form. */
+  readonly response_format?: { readonly type: 'json_schema'; readonly json_schema: { readonly name: string; readonly schema: unknown } }
   readonly stream: true
   readonly stream_options: { readonly include_usage: true }
 }
@@ -108,6 +110,9 @@ export function toOpenAiRequest(body: AnthropicRequest, route: Route, pkg: strin
     ...(tools.length ? { tools } : {}),
     ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
     ...(effort !== undefined ? { reasoning_effort: effort } : {}),
+    ...(body.output_config?.format?.type === 'json_schema' && body.output_config.format.schema !== undefined
+      ? { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema: body.output_config.format.schema } } }
+      : {}),
     stream: true,
     stream_options: { include_usage: true },
   }

@@ -36,6 +36,12 @@ export function createRouteTable(pkg: string, configPath: string) {
     owns(model: string | undefined): boolean {
       return model !== undefined && (claimed.has(model) || (read.state === 'loaded' && Object.hasOwn(read.config.models, model)))
     },
+    /** Whether a request body names one of routing's models anywhere: the cheap test before it is parsed. */
+    mentionedIn(text: string): boolean {
+      for (const name of claimed) if (text.includes(`"${name}"`)) return true
+      if (read.state === 'loaded') for (const name of Object.keys(read.config.models)) if (text.includes(`"${name}"`)) return true
+      return false
+    },
     /** The aliases that route now. */
     aliases(): string[] {
       return read.state === 'loaded' ? Object.keys(read.config.models) : []

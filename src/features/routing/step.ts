@@ -27,6 +27,11 @@ export type StepContext = {
   readonly alias: string
   /** Mints the tool-use id each call gets (ids.ts). */
   readonly mintId: () => string
+  /**
+   * The request's size in tokens, estimated (estimate.ts): the input count when the provider sends
+   * none, so the engine's context fill never drops to 0 on a failed or uncounted step.
+   */
+  readonly estimatedInput?: number
 }
 
 const TEXT_INDEX = 0
@@ -65,7 +70,7 @@ export function createStep(ctx: StepContext) {
     return call
   }
   const usageOut = (): TurnUsage => ({
-    input_tokens: usage.input_tokens ?? 0,
+    input_tokens: usage.input_tokens ?? ctx.estimatedInput ?? 0,
     output_tokens: usage.output_tokens ?? 0,
     cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
     cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,

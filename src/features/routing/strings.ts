@@ -102,3 +102,47 @@ export const CLAUDE_ALIAS = (alias: string) => `"${alias}" is Claude's own model
 export const UNKNOWN_PROVIDER = (id: string) => `no provider "${id}" in "providers"`
 export const BROKEN_PROVIDER = (id: string) => `provider "${id}" has errors, so this alias is off`
 export const PLAIN_HTTP = 'plain http to another machine sends the conversation and the key unencrypted'
+
+// ---- The /model hook's answers (command output: the engine puts the plugin's name in front) ----
+export const modelNotRoutable = (alias: string, why: string) => `${alias} cannot be routed: ${why}`
+export const trustDeclined = (provider: string) => `provider ${provider} was not approved; the model is unchanged`
+export const trustNeeded = (pkg: string, provider: string, label: string, baseUrl: string) =>
+  `provider ${provider} is not approved yet: nothing is sent to ${label} at ${baseUrl} until you run /${pkg} route trust ${provider}; the model is unchanged`
+export const SAVED_AS_DEFAULT = 'the engine saved it as the default for new sessions; /model opus (or another Claude model) switches back'
+
+// ---- The route verbs ----
+export const ROUTE_USAGE = 'route status | route trust <provider> | route reload'
+export const routeUnknownVerb = (verb: string) => `unknown route verb "${verb}"; use ${ROUTE_USAGE}`
+export const trustWhich = (ids: readonly string[]) =>
+  ids.length ? `name the provider to approve: ${ids.join(', ')}` : 'no provider is configured; see the README for routing.json'
+export const trustUnknown = (id: string, ids: readonly string[]) =>
+  `no provider "${id}" in the config${ids.length ? ` (configured: ${ids.join(', ')})` : ''}`
+export const trustGiven = (id: string, baseUrl: string, source: string) =>
+  `approved provider ${id}: conversations routed to it go to ${baseUrl}, ${source}. Editing its baseUrl, auth or headers asks again.`
+export const TRUST_ALREADY = 'already approved'
+export const reloaded = (summary: string) => `routing config read again: ${summary}`
+
+// ---- Status ----
+export const configMissing = (path: string) => `config: ${path} (not there: routing is off until it exists)`
+export const configUnreadable = (path: string, error: string) => `config: ${path} (unreadable: ${error})`
+export const configLoaded = (path: string, providers: number, aliases: number, errors: number) =>
+  `config: ${path} (${providers} provider${providers === 1 ? '' : 's'}, ${aliases} alias${aliases === 1 ? '' : 'es'}${errors ? `, ${errors} error${errors === 1 ? '' : 's'}` : ''})`
+export const configErrorLine = (error: string) => `  error: ${error}`
+export const configWarningLine = (warning: string) => `  warning: ${warning}`
+export const providerLine = (id: string, api: string, baseUrl: string, approved: boolean, source: string, state: string) =>
+  `provider ${id}: ${api} at ${baseUrl}; ${approved ? 'approved' : 'not approved'}; key ${source} (${state})`
+export const aliasLine = (alias: string, label: string, provider: string, model: string, context: number) =>
+  `alias ${alias}: ${label} = ${provider} ${model}, window ${context}`
+export const mainLine = (model: string, routedTo: string | undefined) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : ' (native)'}`
+export const countsLine = (steps: number, requests: number, failures: number) =>
+  `this session: ${steps} routed step${steps === 1 ? '' : 's'}, ${requests} other routed request${requests === 1 ? '' : 's'}, ${failures} failed`
+export const lastFailureLine = (text: string) => `last failure: ${text}`
+export const curlLine = (path: string, version: string, json: boolean) =>
+  `curl: ${path} ${version} (body sent as ${json ? 'json pieces' : 'a file in the plugin data folder'})`
+export const curlNotChecked = (path: string) => `curl: ${path} (checked at the first routed request)`
+export const curlProblemLine = (problem: string) => `curl: ${problem}`
+export const KEY_SOURCE_NONE = 'none'
+export const keySourceCommand = (argv0: string) => `from the command ${argv0}`
+export const keySourceEnv = (name: string) => `from $${name}`
+export const keySourceFile = (path: string) => `from the file ${path}`
+export const CURL_NOT_CURL = (path: string) => `${path} --version did not print a curl version`

@@ -12,7 +12,7 @@ export type AnthropicRequest = {
   readonly tools?: readonly AnthropicTool[]
   readonly max_tokens?: number
   readonly stream?: boolean
-  readonly output_config?: { readonly effort?: unknown }
+  readonly output_config?: { readonly effort?: unknown; readonly format?: { readonly type?: unknown; readonly schema?: unknown } }
   readonly [field: string]: unknown
 }
 

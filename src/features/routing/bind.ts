@@ -1,0 +1,87 @@
+// The routing feature's `$` binder: where the config and keys are read, curl is started, approvals
+// are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
+import type { EngineInterface } from 'claude-code'
+import { bindFiles } from '../../lib/files.ts'
+import type { SafeWriteEdges } from '../../lib/safe-write.ts'
+import type { SpawnEnd, SpawnPiece } from './transport.ts'
+
+export type RoutingPort = {
+  readonly pkg: string
+  /** What names keel's home: `CLAUDE_CONFIG_DIR`, `HOME`, and the plugin's data folder. */
+  homeFacts(): Promise<{ configDir?: string; home?: string; pluginData?: string }>
+  /** A file's text, or undefined when there is no file there; rejects when it cannot be read. */
+  readText(path: string): Promise<string | undefined>
+  /** The main loop's model, as `/model` shows it. */
+  mainModel(): Promise<string>
+  /** The window the engine assumes for a model it does not know (`CLAUDE_CODE_MAX_CONTEXT_TOKENS`): routing NOTES §1. */
+  setUnknownModelWindow(tokens: number): Promise<void>
+  storeGet(key: string): Promise<unknown>
+  storeSet(key: string, value: unknown): Promise<void>
+  /** The engine's question dialog; rejects in a `-p` run (no one to ask) and when dismissed. */
+  ask(question: string, options: readonly string[]): Promise<string>
+  toast(text: string): void
+  /** The status line (undefined clears it). */
+  status(text: string | undefined): void
+  run(argv: readonly string[], timeoutMs: number): Promise<{ exitCode: number | null; stdout: string; stderr: string }>
+  spawn(argv: readonly string[], input: string): AsyncGenerator<SpawnPiece, SpawnEnd>
+  /** Out of the hook's own budget; rejects when `signal` aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>
+  every(ms: number, fn: () => void): () => void
+  after(ms: number, fn: () => void): () => void
+  now(): Promise<number>
+  randomBytes(length: number): Uint8Array
+  readonly files: SafeWriteEdges
+  pluginDataDir(): Promise<string>
+}
+
+export function bindRouting($: EngineInterface): RoutingPort {
+  return {
+    pkg: $.plugin.name,
+    homeFacts: async () => {
+      const [configDir, home, hookEnv] = await Promise.all([$.env.get('CLAUDE_CONFIG_DIR'), $.env.get('HOME'), $.process.hookEnv()])
+      return {
+        ...(configDir === undefined ? {} : { configDir }),
+        ...(home === undefined ? {} : { home }),
+        ...(hookEnv.CLAUDE_PLUGIN_DATA === undefined ? {} : { pluginData: hookEnv.CLAUDE_PLUGIN_DATA }),
+      }
+    },
+    readText: async (path) => {
+      let exists = true
+      try {
+        await $.fs.stat(path)
+      } catch {
+        exists = false
+      }
+      return exists ? $.fs.read(path) : undefined
+    },
+    mainModel: () => $.session.model(),
+    setUnknownModelWindow: async (tokens) => {
+      const r = await $.env.set('CLAUDE_CODE_MAX_CONTEXT_TOKENS', String(tokens))
+      if (r?.deny) throw new Error(r.deny)
+    },
+    storeGet: (key) => $.store.get(key),
+    storeSet: (key, value) => $.store.set(key, value),
+    ask: (question, options) => $.ui.ask(question, options),
+    toast: (text) => $.ui.toast(text),
+    status: (text) => $.ui.status(text),
+    run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }),
+    spawn: (argv, input) => $.process.spawn({ argv, input }),
+    sleep: (ms, signal) => $.clock.sleep(ms, { signal }),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn)
+      return () => timer.cancel()
+    },
+    after: (ms, fn) => {
+      const timer = $.clock.after(ms, fn)
+      return () => timer.cancel()
+    },
+    now: () => $.clock.now(),
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    files: bindFiles($),
+    pluginDataDir: async () => {
+      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA
+      if (!dir) throw new Error('no plugin data folder')
+      return dir
+    },
+  }
+}

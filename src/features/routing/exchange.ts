@@ -1,0 +1,59 @@
+// An engine request for an alias, as the provider's request and the decoder of its answer (§3.4):
+// `openai-chat` through the Chat Completions codec, `anthropic-messages` through the rewrite of the
+// engine's own request (redirectRequest). Both ride on curl, so one transport, one retry rule and one
+// set of failure lines serve both (the engine's own fetch of a redirected request would show its own
+// errors and retry on its own; measured slower to first token too: routing.md §2.3, +53–95 ms vs +30–39).
+import { createAnthropicDecoder, redirectRequest } from './anthropic.ts'
+import type { Route } from './config.ts'
+import type { CurlRequest } from './curl.ts'
+import { estimateTokens } from './estimate.ts'
+import { createOpenAiDecoder, openAiTarget, toOpenAiRequest } from './openai.ts'
+import type { StepContext } from './step.ts'
+import type { Decoder } from './transport.ts'
+import { parseAnthropicRequest, type AnthropicRequest } from './wire.ts'
+
+export type Exchange = {
+  readonly request: CurlRequest
+  makeDecoder(): Decoder
+  /** The engine asked for a stream (a loop, the summarizer) or one JSON message (`$.model.complete`, the probe). */
+  readonly engineStreams: boolean
+  readonly body: AnthropicRequest
+}
+
+export type ExchangeInput = {
+  readonly pkg: string
+  readonly route: Route
+  /** The engine's request as `http.fetch` carried it. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+  readonly key: string | undefined
+  readonly mintId: () => string
+}
+
+/** The provider's request, or undefined when the engine's body is no Messages request. */
+export function exchangeFor(input: ExchangeInput): Exchange | undefined {
+  const body = parseAnthropicRequest(input.body)
+  if (!body) return undefined
+  const ctx: StepContext = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) }
+  const engineStreams = body.stream === true
+  if (input.route.provider.api === 'openai-chat') {
+    const target = openAiTarget(input.route.provider, input.key)
+    return {
+      request: { url: target.url, headers: target.headers, body: JSON.stringify(toOpenAiRequest(body, input.route, input.pkg)) },
+      makeDecoder: () => createOpenAiDecoder(ctx),
+      engineStreams,
+      body,
+    }
+  }
+  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, input.route, input.key, input.pkg)
+  if (!redirected) return undefined
+  // Always streamed from the provider: one decoder for every answer; a buffered one is encoded back.
+  const streamed = { ...(JSON.parse(redirected.body) as Record<string, unknown>), stream: true }
+  return {
+    request: { url: redirected.url, headers: { ...redirected.headers, accept: 'text/event-stream' }, body: JSON.stringify(streamed) },
+    makeDecoder: () => createAnthropicDecoder(ctx),
+    engineStreams,
+    body,
+  }
+}

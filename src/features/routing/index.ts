@@ -1,0 +1,437 @@
+// Routing (klyth): a model request whose model is a configured alias is answered by that alias's
+// provider, streamed, with the engine keeping its loop, tools, permissions and UI (routing.md §3).
+// The route is the engine's own model name (§3.1): `/model <alias>`, `--model`, a settings default,
+// subagents and forks all carry it, and every step and request is routed by `e.model` alone.
+//
+// Hooks: `turn.step` captures the engine's exact request and streams the provider's answer, failing
+// closed (it answers its own failure and never lets what is beneath run); `http.fetch` hands the
+// captured request over, answers token counts and the `/model` probe locally, translates every other
+// alias request (compaction, side calls), and refuses on any failure; `command.run {model}` asks for
+// approval before the switch and sets the window; `turn.complete` and `prompt.submit` tell native
+// Claude which turns another model answered.
+import type { Args, Chunk, EventResult, Next, StreamNext } from 'claude-code'
+import type { Feature, FeatureContext } from '../../registry.ts'
+import { configRootOf, keelHomeOf } from '../../lib/keel-home.ts'
+import { removeSafely, writeSafely } from '../../lib/safe-write.ts'
+import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './anthropic.ts'
+import { keySource } from './auth.ts'
+import { createCaptures } from './capture.ts'
+import { readConfig, type Provider, type Route } from './config.ts'
+import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, IDLE_TIMEOUT_MS } from './constants.ts'
+import { parseCurlVersion, type BodyMode } from './curl.ts'
+import { countTokensAnswer } from './estimate.ts'
+import { exchangeFor } from './exchange.ts'
+import { failureText, type RouteFailure } from './failure.ts'
+import { createToolIds } from './ids.ts'
+import { createKeys, type Keys } from './keys.ts'
+import type { RoutingPort as Port } from './bind.ts'
+import { redactorFor, secretsOf } from './redact.ts'
+import { createRouteTable, type RouteTable } from './routes.ts'
+import { createStep, type StepChunk } from './step.ts'
+import { routingStatus, type CurlFacts } from './status.ts'
+import {
+  CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
+  reloaded, ROUTE_USAGE, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
+} from './strings.ts'
+import { providerFingerprint, trustKey } from './trust.ts'
+import { sendRequest, type TransportEdges } from './transport.ts'
+import { bodyText, isMessagesPath, isProbe, isStructured, pathOf, sourceOfKey, summaryOf } from './requests.ts'
+
+/** The options of the routing feature (plugin.json, their one home). */
+export const OPTIONS = { file: 'routingFile', curl: 'routingCurl', idleSeconds: 'routingIdleSeconds' } as const
+const CONFIG_FILE = 'routing.json'
+const MESSAGE_TYPE = 'text/event-stream'
+const JSON_TYPE = 'application/json'
+
+/** A local answer to an engine request: the least the engine takes (status, headers, text; NOTES §7). */
+const local = (type: string, text: string, status = 200): EventResult<'http.fetch'> => ({ value: { status, ok: status >= 200 && status < 300, headers: { 'content-type': type }, text } })
+
+type Curl = CurlFacts
+
+/** What one routed request needs before it is sent: the route approved, its key, curl. */
+type Ready = { readonly key: string | undefined; readonly curl: Extract<Curl, { argv: unknown }> } | { readonly text: string }
+
+export function createRoutingFeature(): Feature<Port> {
+  // Per registration: a reload reads the config afresh and forgets every key.
+  let table: RouteTable | undefined
+  let configPath = ''
+  let curlPath: string = CURL_PATH
+  let keys: Keys | undefined
+  let curl: Promise<Curl> | undefined
+  const captures = createCaptures()
+  /** Approvals seen this load, by fingerprint: the store is read once per provider. */
+  const approved = new Set<string>()
+  let mintId: (() => string) | undefined
+  const counts = { steps: 0, requests: 0, failures: 0 }
+  let lastFailure: string | undefined
+  /** Main turns answered by an alias since native Claude last answered: owed as a note when main goes native. */
+  let routedRun: { readonly turns: number; readonly label: string; readonly model: string } | undefined
+  let shownStatus: string | undefined
+  let bodies = 0
+
+  const label = (model: string) => {
+    const decision = table?.decide(model)
+    return decision?.kind === 'route' ? decision.route.label : model
+  }
+
+  async function load(port: Port, ctx: FeatureContext): Promise<void> {
+    curlPath = String(ctx.options[OPTIONS.curl] ?? '').trim() || CURL_PATH
+    const given = String(ctx.options[OPTIONS.file] ?? '').trim()
+    if (given) configPath = given
+    else {
+      const root = configRootOf(await port.homeFacts())
+      configPath = root === undefined ? '' : `${keelHomeOf(root)}/${CONFIG_FILE}`
+    }
+    table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE)
+    let text: string | undefined
+    try {
+      text = configPath ? await port.readText(configPath) : undefined
+    } catch (err) {
+      table.load({ state: 'unreadable', error: err instanceof Error ? err.message : String(err) })
+      return ctx.log(`config ${configPath} unreadable: ${table.read.state === 'unreadable' ? table.read.error : ''}`)
+    }
+    const read = readConfig(text)
+    table.load(read)
+    if (read.state === 'unreadable') ctx.log(`config ${configPath}: ${read.error}`)
+    if (read.state === 'loaded') for (const line of [...read.errors, ...read.warnings]) ctx.log(`config ${configPath}: ${line}`)
+  }
+
+  async function isApproved(port: Port, provider: Provider): Promise<boolean> {
+    const fp = await providerFingerprint(provider)
+    if (approved.has(fp)) return true
+    if ((await port.storeGet(trustKey(fp))) !== true) return false
+    approved.add(fp)
+    return true
+  }
+
+  async function approve(port: Port, provider: Provider): Promise<void> {
+    const fp = await providerFingerprint(provider)
+    await port.storeSet(trustKey(fp), true)
+    approved.add(fp)
+  }
+
+  /** curl's path and version, asked once per load; a failure is asked again at the next request. */
+  function curlOf(port: Port): Promise<Curl> {
+    curl ??= (async (): Promise<Curl> => {
+      const path = curlPath
+      let out: Awaited<ReturnType<Port['run']>>
+      try {
+        out = await port.run([path, '--version'], 10_000)
+      } catch {
+        return { problem: CURL_MISSING(path) }
+      }
+      const version = parseCurlVersion(out.stdout)
+      if (out.exitCode !== 0 || !version) return { problem: CURL_NOT_CURL(path) }
+      return { argv: [path, ...CURL_ARGS], path, version: `${version.major}.${version.minor}.${version.patch}`, mode: version.json ? 'json' : 'file' }
+    })()
+    const pending = curl
+    void pending.then((c) => {
+      if ('problem' in c && curl === pending) curl = undefined
+    })
+    return pending
+  }
+
+  async function ready(port: Port, ctx: FeatureContext, route: Route, model: string): Promise<Ready> {
+    if (!(await isApproved(port, route.provider))) return { text: untrusted(port.pkg, route.provider.id, model) }
+    const c = await curlOf(port)
+    if ('problem' in c) return { text: stepFailed(port.pkg, route.label, c.problem) }
+    const got = await keys!.keyFor(route.provider)
+    if ('problem' in got) return { text: stepFailed(port.pkg, route.label, keyFailed(route.provider.id, got.problem)) }
+    return { key: got.key, curl: c }
+  }
+
+  function transportEdges(port: Port, next: { readonly signal: AbortSignal; readonly budget: { readonly remainingMs: number } }): TransportEdges {
+    return {
+      spawn: (argv, input) => port.spawn(argv, input),
+      sleep: (ms) => port.sleep(ms, next.signal),
+      every: (ms, fn) => port.every(ms, fn),
+      now: () => port.now(),
+      remainingMs: () => next.budget.remainingMs,
+      aborted: () => next.signal.aborted,
+    }
+  }
+
+  /** Sends one exchange: in file mode (curl before 7.82) the body goes through a file in the plugin data folder, blanked after. */
+  async function* send(port: Port, ctx: FeatureContext, next: Parameters<typeof transportEdges>[1], route: Route, ok: Extract<Ready, { curl: unknown }>, exchange: NonNullable<ReturnType<typeof exchangeFor>>) {
+    const redact = redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()])
+    const failText = (failure: RouteFailure) => failureText(port.pkg, route, failure, redact)
+    const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds])
+    const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1000 : IDLE_TIMEOUT_MS
+    let mode: BodyMode = { kind: 'json' }
+    let bodyFile: { within: string; path: string } | undefined
+    if (ok.curl.mode === 'file') {
+      const within = await port.pluginDataDir()
+      bodyFile = { within, path: `${within}/routing-request-${++bodies}.json` }
+      const written = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body })
+      if (!written.ok) throw new Error(written.reason)
+      mode = { kind: 'file', path: bodyFile.path }
+    }
+    try {
+      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder, failText })
+    } finally {
+      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`))
+    }
+  }
+
+  /** Whether a request names one of routing's models: what the guard refuses when it fails. */
+  function mentionsRoute(e: Args<'http.fetch'>): boolean {
+    const text = bodyText(e.init?.body)
+    return text !== undefined && table !== undefined && table.mentionedIn(text)
+  }
+
+  function noteFailure(text: string): void {
+    counts.failures++
+    lastFailure = text
+  }
+
+  /** A step that fails before any output: its line, and a stop, so the turn ends visibly (§4). */
+  async function* failStep(e: Args<'turn.step'>, text: string): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'>> {
+    noteFailure(text)
+    const end = createStep({ pkg: '', label: '', alias: e.model, mintId: () => '' }).fail(text)
+    yield* end.chunks
+    return { turnId: e.turnId, index: e.index, ...end.result }
+  }
+
+  function showStatus(port: Port, model: string | undefined): void {
+    const decision = model === undefined ? undefined : table?.decide(model)
+    const text = decision?.kind === 'route' ? statusLine(port.pkg, decision.route.label, decision.route.provider.id) : undefined
+    if (text === shownStatus) return
+    shownStatus = text
+    port.status(text)
+  }
+
+  async function setWindow(port: Port, ctx: FeatureContext, route: Route): Promise<void> {
+    try {
+      await port.setUnknownModelWindow(route.context)
+    } catch (err) {
+      ctx.log(`window not set to ${route.context}: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
+
+  /**
+   * The routed step (§3.2): capture the engine's request through `next`, then stream the provider's
+   * answer. The engine's fake response (answered by the http.fetch hook below) is read to its end and
+   * yielded by no one; nothing of it is recorded (measured, NOTES §7).
+   */
+  async function* step(port: Port, e: Args<'turn.step'>, next: StreamNext<'turn.step'>, ctx: FeatureContext): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'> | void> {
+    const decision = table?.decide(e.model) ?? { kind: 'native' as const }
+    if (e.agentId === undefined) showStatus(port, e.model)
+    if (decision.kind === 'native') return yield* next(e)
+    if (decision.kind === 'fail') return yield* failStep(e, decision.text)
+    const { route } = decision
+    const ok = await ready(port, ctx, route, e.model)
+    if ('text' in ok) return yield* failStep(e, ok.text)
+
+    const wait = captures.expect(e.model, e.agentId)
+    const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)))
+    const beneath = next(e)
+    const drained = (async () => {
+      for (let r = await beneath.next(); !r.done; r = await beneath.next());
+    })()
+    let captured: Awaited<typeof wait.captured>
+    try {
+      captured = await Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))])
+      await drained
+    } catch (err) {
+      wait.cancel(err as Error)
+      void beneath.return(undefined as never).catch(() => undefined)
+      return yield* failStep(e, stepFailed(port.pkg, route.label, err instanceof Error ? err.message : String(err)))
+    } finally {
+      stopTimer()
+    }
+    mintId ??= createToolIds((n) => port.randomBytes(n))
+    const exchange = exchangeFor({ pkg: port.pkg, route, url: '', headers: captured.headers, body: captured.body, key: ok.key, mintId })
+    if (!exchange) return yield* failStep(e, stepFailed(port.pkg, route.label, CAPTURE_TIMED_OUT))
+    counts.steps++
+    const out = yield* send(port, ctx, next, route, ok, exchange)
+    if (out.failure) noteFailure(out.end.chunks.flatMap((c: StepChunk) => (c.kind === 'text' ? [c.text.trim()] : [])).pop() ?? '')
+    return { turnId: e.turnId, index: e.index, ...out.end.result }
+  }
+
+  /**
+   * Every engine model request naming an alias (§3.2): never sent to Anthropic. The capture a step
+   * waits for, a token count and the `/model` probe are answered here without the network; any other
+   * (the summarizer, a plugin's `$.model.complete`, the title) is translated and answered whole.
+   */
+  async function fetch(port: Port, e: Args<'http.fetch'>, next: Next<'http.fetch'>, ctx: FeatureContext): Promise<EventResult<'http.fetch'>> {
+    if (next.origin?.plugin !== 'engine' || !table) return next(e)
+    const path = pathOf(e.url)
+    if (!isMessagesPath(path)) return next(e)
+    const text = bodyText(e.init?.body)
+    // The cheap test first: a native request names no alias anywhere in its body.
+    if (text === undefined || !table.mentionedIn(text)) return next(e)
+    const summary = summaryOf(text)
+    if (!summary || !table.owns(summary.model)) return next(e)
+    const decision = table.decide(summary.model)
+    if (decision.kind === 'fail') return { deny: decision.text }
+    if (decision.kind === 'native') return next(e)
+    const headers = (e.init?.headers ?? {}) as Record<string, string>
+    if (path.endsWith('/count_tokens')) return local(JSON_TYPE, countTokensAnswer(text))
+    const answer = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
+    const meta = { id: `msg_keel_${port.pkg}`, model: summary.model }
+    if (!isProbe(summary) && !isStructured(summary) && captures.take(summary.model, headers, text)) {
+      return local(summary.stream ? MESSAGE_TYPE : JSON_TYPE, summary.stream ? encodeAnthropicSse(answer, meta) : encodeAnthropicMessage(answer, meta))
+    }
+    if (isProbe(summary)) return local(JSON_TYPE, encodeAnthropicMessage(answer, meta))
+
+    const { route } = decision
+    const ok = await ready(port, ctx, route, summary.model)
+    if ('text' in ok) {
+      noteFailure(ok.text)
+      return { deny: ok.text }
+    }
+    mintId ??= createToolIds((n) => port.randomBytes(n))
+    const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId })
+    if (!exchange) return { deny: fetchDenied(port.pkg) }
+    counts.requests++
+    const chunks: StepChunk[] = []
+    const gen = send(port, ctx, next, route, ok, exchange)
+    let r = await gen.next()
+    for (; !r.done; r = await gen.next()) chunks.push(r.value)
+    const out = r.value
+    if (out.failure) {
+      const line = failureText(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()]))
+      noteFailure(line)
+      // A local error status: the engine shows its message and does not retry (measured, NOTES §7).
+      return local(JSON_TYPE, JSON.stringify({ type: 'error', error: { type: 'api_error', message: line } }), 502)
+    }
+    const whole = collectAnswer(chunks)
+    return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
+  }
+
+  /**
+   * `/model <alias>` (§3.5, NOTES §2): approval is asked before the switch (the probe request comes
+   * only inside `next`), and the window is set before it too, so the engine's "assumes 1m tokens"
+   * notice is never printed. The output names who answers now (headless; the terminal UI draws the
+   * engine's own text, so it gets a toast).
+   */
+  async function model(port: Port, e: Args<'command.run'>, next: Next<'command.run'>, ctx: FeatureContext): Promise<EventResult<'command.run'>> {
+    if (e.command !== 'model' || !table) return next(e)
+    const name = e.args.trim()
+    const decision = table.decide(name)
+    if (decision.kind === 'native') {
+      const result = await next(e)
+      showStatus(port, await port.mainModel().catch(() => undefined))
+      return result
+    }
+    if (decision.kind === 'fail') return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, '')) }
+    const { route } = decision
+    if (!(await isApproved(port, route.provider))) {
+      let choice: string | undefined
+      try {
+        choice = await port.ask(trustAsk(route.label, route.provider.baseUrl), [TRUST_ALLOW, TRUST_DENY])
+      } catch {
+        return { text: trustNeeded(port.pkg, route.provider.id, route.label, route.provider.baseUrl) }
+      }
+      if (choice !== TRUST_ALLOW) return { text: trustDeclined(route.provider.id) }
+      await approve(port, route.provider)
+    }
+    await setWindow(port, ctx, route)
+    const result = await next(e)
+    showStatus(port, name)
+    const said = modelSwitched(route.label, route.model, port.pkg, route.context)
+    if (result && typeof result === 'object' && 'text' in result && typeof result.text === 'string') {
+      return { ...result, text: said }
+    }
+    port.toast(`${said}; ${SAVED_AS_DEFAULT}`)
+    return result
+  }
+
+  async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {
+    const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
+    if (verb === 'status') return (await statusLines(port)).join('\n')
+    if (verb === 'reload') {
+      keys?.forget()
+      curl = undefined
+      approved.clear()
+      await load(port, ctx)
+      return reloaded((await statusLines(port))[0] ?? '')
+    }
+    if (verb === 'trust') {
+      const read = table?.read
+      const providers = read?.state === 'loaded' ? read.config.providers : {}
+      const ids = Object.keys(providers)
+      const id = rest[0]
+      if (!id) return trustWhich(ids)
+      const provider = providers[id]
+      if (!provider) return trustUnknown(id, ids)
+      if (await isApproved(port, provider)) return `${id}: ${TRUST_ALREADY}`
+      await approve(port, provider)
+      return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth))
+    }
+    return routeUnknownVerb(verb)
+  }
+
+  async function statusLines(port: Port): Promise<string[]> {
+    const read = table?.read ?? { state: 'missing' as const }
+    const providers = read.state === 'loaded' ? Object.values(read.config.providers) : []
+    const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)))
+    const main = await port.mainModel().catch(() => undefined)
+    const c = curl ? await curl : undefined
+    return routingStatus({
+      configPath: configPath || CONFIG_FILE,
+      read,
+      approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
+      keyState: (p: Provider) => keys?.stateOf(p) ?? 'not read yet',
+      main: main === undefined ? undefined : { model: main, routedTo: main && table?.decide(main).kind === 'route' ? label(main) : undefined },
+      counts,
+      lastFailure,
+      curl: c,
+      curlPath,
+    })
+  }
+
+  return {
+    name: 'routing',
+    // Answers model requests: two packages routing one session would send each request twice.
+    sessionActing: true,
+    commands: ['model'],
+    hooks: {
+      'session.start': async (port, e, next, ctx) => {
+        keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: () => port.now() })
+        await load(port, ctx)
+        // A session that starts on an alias (`--model`, a settings default, a resume): the window first.
+        if (table!.aliases().length) {
+          const main = await port.mainModel().catch(() => undefined)
+          const decision = main === undefined ? undefined : table!.decide(main)
+          if (decision?.kind === 'route') await setWindow(port, ctx, decision.route)
+          showStatus(port, main)
+        }
+        return next(e)
+      },
+      'turn.step': {
+        run: step,
+        onFailure: {
+          // A routed step never falls back to what is beneath (§4 rule 2): its failure is its answer.
+          answer: (failure, e, ctx) => failStep(e, stepFailed(ctx.pkg, label(e.model), failure.message)),
+          owns: (e) => table?.owns(e.model) ?? false,
+        },
+      },
+      // A failure refuses only a request naming one of routing's models: any other fails open (§4 rule 3).
+      'http.fetch': { run: fetch, onFailure: { deny: (e, ctx) => (mentionsRoute(e) ? fetchDenied(ctx.pkg) : undefined) } },
+      'command.run': model,
+      'turn.complete': (_port, e, next) => {
+        if (e.agentId === undefined && table) {
+          const used = e.usage?.model
+          const decision = used ? table.decide(used) : undefined
+          if (decision?.kind === 'route') {
+            routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: decision.route.label, model: decision.route.model }
+          }
+        }
+        return next(e)
+      },
+      // Native Claude is told once which turns another model answered (klyth F7).
+      'prompt.submit': async (port, e, next) => {
+        if (!routedRun) return next(e)
+        const main = await port.mainModel()
+        if (table?.owns(main)) return next(e)
+        const run = routedRun
+        routedRun = undefined
+        return next({ ...e, context: [...(e.context ?? []), leaveNote(run.turns, run.label, run.model, port.pkg)] })
+      },
+    },
+    verbs: { route: { usage: ROUTE_USAGE, run: routeVerb } },
+    status: (port) => statusLines(port),
+  }
+}

@@ -1,0 +1,48 @@
+// What `/<pkg> status` and `/<pkg> route status` say of routing (§3.8): the config and its errors,
+// each provider (approved or not, where its key comes from and how its last read went, never the
+// key), each alias, main's model, this session's counts and last failure, and curl.
+import { keySource } from './auth.ts'
+import type { ConfigRead, Provider } from './config.ts'
+import type { KeyState } from './keys.ts'
+import { sourceOfKey } from './requests.ts'
+import {
+  aliasLine, configErrorLine, configLoaded, configMissing, configUnreadable, configWarningLine, countsLine, curlLine, curlNotChecked,
+  curlProblemLine, lastFailureLine, mainLine, providerLine,
+} from './strings.ts'
+
+/** curl as the first routed request found it. */
+export type CurlFacts = { readonly argv: readonly string[]; readonly path: string; readonly version: string; readonly mode: 'json' | 'file' } | { readonly problem: string }
+
+export type RoutingStatusFacts = {
+  readonly configPath: string
+  readonly read: ConfigRead
+  readonly approvals: Readonly<Record<string, boolean>>
+  keyState(provider: Provider): KeyState
+  readonly main: { readonly model: string; readonly routedTo: string | undefined } | undefined
+  readonly counts: { readonly steps: number; readonly requests: number; readonly failures: number }
+  readonly lastFailure: string | undefined
+  readonly curl: CurlFacts | undefined
+  readonly curlPath: string
+}
+
+export function routingStatus(f: RoutingStatusFacts): string[] {
+  const lines: string[] = []
+  if (f.read.state === 'missing') lines.push(configMissing(f.configPath))
+  else if (f.read.state === 'unreadable') lines.push(configUnreadable(f.configPath, f.read.error))
+  else {
+    const { config, errors, warnings } = f.read
+    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length))
+    lines.push(...errors.map(configErrorLine), ...warnings.map(configWarningLine))
+    for (const p of Object.values(config.providers)) {
+      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ''), f.keyState(p)))
+    }
+    for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context))
+  }
+  if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo))
+  lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures))
+  if (f.lastFailure) lines.push(lastFailureLine(f.lastFailure))
+  if (!f.curl) lines.push(curlNotChecked(f.curlPath))
+  else if ('problem' in f.curl) lines.push(curlProblemLine(f.curl.problem))
+  else lines.push(curlLine(f.curl.path, f.curl.version, f.curl.mode === 'json'))
+  return lines
+}
