@@ -8,9 +8,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import template from '../../plugin.json'
 import { FEATURES } from '../../src/features/index.ts'
-import type { Template } from '../../src/lib/activation.ts'
-import { STATUS_VERB } from '../../src/lib/command.ts'
-import { COMMAND_DESCRIPTION, createRuntime } from '../../src/lib/runtime.ts'
+import type { Template } from '../../src/runtime/activation.ts'
+import { STATUS_VERB } from '../../src/runtime/command.ts'
+import { COMMAND_DESCRIPTION, createRuntime } from '../../src/runtime/runtime.ts'
 import { loadedModules, repoRoot, runClaude, writePlugin, type RunResult } from '../e2e/engine.ts'
 import type { MockModel, RecordedRequest } from '../e2e/mock-model.ts'
 
@@ -29,8 +29,8 @@ export type BareSpec = {
 
 /** The matchers src/main.ts hooks these events with (the loader's log line names events only). */
 export const MAIN_MATCHERS: Record<string, string> = {
-  'command.run': `{ command: ['keel', 'superheroes', 'ws'] }`,
-  'tool.describe': `{ tool: /^mcp__/ }`,
+  'command.run': `{ command: ['keel', 'superheroes', 'ws', 'klyth'] }`,
+  'tool.describe': `{ provider: { tier: ['prepend', 'user', 'append'] } }`,
 }
 
 /** The options the engine hands `register`: each userConfig default, then the settings' values over them. */
@@ -39,7 +39,7 @@ export function optionsGiven(manifest: any, options: Record<string, unknown> | u
   return { ...defaults, ...options }
 }
 
-/** The package command as src/lib/runtime.ts registers it: its verbs are those of the features on. */
+/** The package command as src/runtime/runtime.ts registers it: its verbs are those of the features on. */
 export function commandOf(pkg: string, raw: Record<string, unknown>): CommandSpec {
   const rt = createRuntime(FEATURES, template as unknown as Template, raw)
   const verbs = rt.registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))
