@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, type MockModel } from './mock-model.ts'
 import { startMockProvider, type MockProvider } from './mock-provider.ts'
-import { cleanupTmp, runClaude, tmpDir } from './engine.ts'
+import { cleanupTmp, findFiles, runClaude, tmpDir } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { results, sendEach } from './probe-kit.ts'
 import { ALIAS, everyFile, KEY, LABEL, PROVIDER_MODEL, routed, routedHome, stepRequests, transcripts } from './routing-kit.ts'
@@ -176,6 +176,21 @@ test('keys: the key reaches the provider and no file, log, transcript, output or
   }
   // curl's argv is fixed; the key rode in its standard input.
   assert.match(r.debugLog, '/usr/bin/curl with 6 args')
+})
+
+test('a curl older than 7.82 (no json pieces): the body rides in a file in the plugin data folder, removed after the request', async () => {
+  // A wrapper that reports curl 7.76.1 (RHEL 9's) and runs the real curl.
+  const bin = tmpDir('curl')
+  const wrapper = join(bin, 'curl')
+  writeFileSync(wrapper, '#!/bin/sh\nif [ "$1" = "--version" ]; then echo "curl 7.76.1 (x86_64-redhat-linux-gnu) libcurl/7.76.1"; exit 0; fi\nexec /usr/bin/curl "$@"\n', { mode: 0o755 })
+  const { home, plugin } = await setUp([{ match: /old curl/, reply: { text: 'answered through a body file' } }], { settings: { pluginConfigs: { klyth: { options: { routingCurl: wrapper } } } } })
+  const r = await routed({ prompt: 'an old curl', pluginDirs: [plugin], mock: mock!, home, settings: { pluginConfigs: { klyth: { options: { routingCurl: wrapper } } } } })
+  assert.is(r.code, 0, r.stderr)
+  assert.is(r.json.result, 'answered through a body file')
+  assert.is(stepRequests(provider!)[0]!.body.model, PROVIDER_MODEL, 'the whole body arrived')
+  const data = findFiles(join(home, '.claude/plugins/data'), '')
+  assert.equal(data.filter((f) => f.includes('routing-request-')), [], 'the request file is gone')
+  assert.match(r.debugLog, 'routing-request-1.json', 'the body went through its file')
 })
 
 test('a native model in a session with routing installed is untouched: native Claude answers, the provider gets nothing', async () => {
