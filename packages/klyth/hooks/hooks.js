@@ -109,7 +109,7 @@ function bindRouting($) {
   return {
     pkg: $.plugin.name,
     homeFacts: async () => {
-      const [configDir, home, hookEnv] = await Promise.all([$.env.get("CLAUDE_CONFIG_DIR"), $.env.get("HOME"), $.process.hookEnv()]);
+      const [configDir, home, hookEnv] = await Promise.all([$.env.get("CLAUDE_CONFIG_DIR"), $.env.get("HOME"), $.process.hookEnv().catch(() => ({}))]);
       return {
         ...configDir === void 0 ? {} : { configDir },
         ...home === void 0 ? {} : { home },

@@ -38,7 +38,8 @@ export function bindRouting($: EngineInterface): RoutingPort {
   return {
     pkg: $.plugin.name,
     homeFacts: async () => {
-      const [configDir, home, hookEnv] = await Promise.all([$.env.get('CLAUDE_CONFIG_DIR'), $.env.get('HOME'), $.process.hookEnv()])
+      // The plugin data folder only names the config root when neither variable does: its absence is no failure.
+      const [configDir, home, hookEnv] = await Promise.all([$.env.get('CLAUDE_CONFIG_DIR'), $.env.get('HOME'), $.process.hookEnv().catch(() => ({}) as Record<string, string | undefined>)])
       return {
         ...(configDir === undefined ? {} : { configDir }),
         ...(home === undefined ? {} : { home }),
