@@ -4189,6 +4189,14 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
     }
   }
   if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr } };
+  for (const event of sse.end()) {
+    const decoded = decoder.push(event.data);
+    for (const chunk of decoded.chunks) {
+      sent.any = true;
+      yield chunk;
+    }
+    if (decoded.failure) return { kind: "failed", failure: decoded.failure };
+  }
   return { kind: "done", end: decoder.finish() };
 }
 
