@@ -4189,6 +4189,14 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
     }
   }
   if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr } };
+  for (const event of sse.end()) {
+    const decoded = decoder.push(event.data);
+    for (const chunk of decoded.chunks) {
+      sent.any = true;
+      yield chunk;
+    }
+    if (decoded.failure) return { kind: "failed", failure: decoded.failure };
+  }
   return { kind: "done", end: decoder.finish() };
 }
 
@@ -4204,6 +4212,7 @@ function createRoutingFeature() {
   let curlPath = CURL_PATH;
   let keys;
   let curl;
+  let curlFailed2;
   const captures = createCaptures();
   const approved = /* @__PURE__ */ new Set();
   let mintId;
@@ -4264,7 +4273,10 @@ function createRoutingFeature() {
     })();
     const pending = curl;
     void pending.then((c) => {
-      if ("problem" in c && curl === pending) curl = void 0;
+      if ("problem" in c && curl === pending) {
+        curl = void 0;
+        curlFailed2 = c;
+      }
     });
     return pending;
   }
@@ -4446,6 +4458,7 @@ function createRoutingFeature() {
     if (verb === "reload") {
       keys?.forget();
       curl = void 0;
+      curlFailed2 = void 0;
       approved.clear();
       await load(port, ctx);
       return reloaded((await statusLines2(port))[0] ?? "");
@@ -4469,7 +4482,7 @@ function createRoutingFeature() {
     const providers = read.state === "loaded" ? Object.values(read.config.providers) : [];
     const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)));
     const main = await port.mainModel().catch(() => void 0);
-    const c = curl ? await curl : void 0;
+    const c = curl ? await curl : curlFailed2;
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,

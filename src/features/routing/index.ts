@@ -59,6 +59,8 @@ export function createRoutingFeature(): Feature<Port> {
   let curlPath: string = CURL_PATH
   let keys: Keys | undefined
   let curl: Promise<Curl> | undefined
+  /** The last check that failed: status shows it until curl is checked again (the check itself is forgotten, so the next request asks again). */
+  let curlFailed: Curl | undefined
   const captures = createCaptures()
   /** Approvals seen this load, by fingerprint: the store is read once per provider. */
   const approved = new Set<string>()
@@ -127,7 +129,10 @@ export function createRoutingFeature(): Feature<Port> {
     })()
     const pending = curl
     void pending.then((c) => {
-      if ('problem' in c && curl === pending) curl = undefined
+      if ('problem' in c && curl === pending) {
+        curl = undefined
+        curlFailed = c
+      }
     })
     return pending
   }
@@ -344,6 +349,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (verb === 'reload') {
       keys?.forget()
       curl = undefined
+      curlFailed = undefined
       approved.clear()
       await load(port, ctx)
       return reloaded((await statusLines(port))[0] ?? '')
@@ -368,7 +374,7 @@ export function createRoutingFeature(): Feature<Port> {
     const providers = read.state === 'loaded' ? Object.values(read.config.providers) : []
     const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)))
     const main = await port.mainModel().catch(() => undefined)
-    const c = curl ? await curl : undefined
+    const c = curl ? await curl : curlFailed
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,

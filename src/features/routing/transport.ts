@@ -177,5 +177,14 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
   }
   // Cut off after the head (a dropped connection, curl's 18 or 56): what came stands, the line says why.
   if (code !== 0) return { kind: 'failed', failure: { kind: 'curl', code, stderr } }
+  // A clean end: a last event without its blank line still counts (sse.ts `end()`).
+  for (const event of sse.end()) {
+    const decoded = decoder.push(event.data)
+    for (const chunk of decoded.chunks) {
+      sent.any = true
+      yield chunk
+    }
+    if (decoded.failure) return { kind: 'failed', failure: decoded.failure }
+  }
   return { kind: 'done', end: decoder.finish() }
 }

@@ -1,0 +1,227 @@
+// The routing feature's /model hook, the leave note, the route verbs and the status lines, over a
+// fake port: approval asked before the switch, the window set before it, the output rewritten or a
+// toast; native Claude told once which turns another model answered.
+import { test } from 'uvu'
+import * as assert from 'uvu/assert'
+import { SAVED_AS_DEFAULT } from '../../../src/features/routing/strings.ts'
+import { fakeNext } from '../fakes.ts'
+import { fakeChild, SSE_HEAD } from './fake-child.ts'
+import { approve, capturing, CONFIG, CONFIG_PATH, KEY, routingWorld, start, stepEvent, stepHook, type Routing, type World } from './fake-port.ts'
+import { fixture } from './fixtures/read.ts'
+
+type CommandResult = { text?: string; ref?: string; passed?: unknown }
+
+/** /<command> <args> through the hook; the engine beneath records that it ran and answers `answer`. */
+async function command(r: Routing, name: string, args: string, answer: object = { ref: 'r1', text: `Set model to \`${args}\` for this session only` }) {
+  const ran: unknown[] = []
+  const next = fakeNext((e: { command: string; args: string }) => {
+    ran.push(e)
+    r.w.events.push(`next ${e.command} ${e.args}`)
+    if (e.command === 'model') r.w.main = e.args
+    return answer
+  })
+  const e = { command: name, args, origin: { kind: 'sdk' }, presentation: { layout: 'main', columns: 80 } }
+  const result = (await r.hooks['command.run']!(r.port, e, next, r.ctx)) as CommandResult
+  return { result, ran }
+}
+const verb = (r: Routing, args: string) => r.feature.verbs!.route!.run(r.port, args, r.ctx) as Promise<string>
+const status = async (r: Routing) => (await r.feature.status!(r.port, r.ctx)) as string[]
+async function started(over: Partial<World> = {}) {
+  const r = routingWorld(over)
+  await start(r)
+  return r
+}
+
+// ---- /model ----
+
+test('/model of another command, or before session.start, passes through', async () => {
+  const r = await started()
+  const other = await command(r, 'rename', 'gpt-5', { text: 'renamed' })
+  assert.equal([other.result, other.ran.length], [{ text: 'renamed' }, 1])
+  const fresh = routingWorld()
+  const early = await command(fresh, 'model', 'gpt-5')
+  assert.equal([early.ran.length, fresh.w.asks, fresh.w.windows], [1, [], []])
+})
+
+test('/model of an unapproved alias: asked first; Allow approves, sets the window before the switch, and rewrites the output', async () => {
+  const r = await started()
+  const { result, ran } = await command(r, 'model', ' gpt-5 ')
+  assert.equal(r.w.asks, [{ question: 'Send this conversation to GPT-5 at https://api.example.com/v1?', options: ['Allow', 'Deny'] }])
+  assert.equal(r.w.events, ['ask', 'window 400000', 'next model  gpt-5 '], 'the window before the switch: the engine prints no 1M notice')
+  assert.equal(ran.length, 1)
+  assert.equal(result, { ref: 'r1', text: 'main now answered by GPT-5 (gpt-5-2025) through klyth; window 400000' })
+  assert.equal([...r.w.store.values()], [true], 'the approval is kept')
+  assert.equal(r.w.statuses, ['klyth → GPT-5 · example'])
+  // Asked once: the next switch to any alias of that provider goes straight through.
+  r.w.events.length = 0
+  await command(r, 'model', 'gpt-5')
+  assert.equal([r.w.asks.length, r.w.events], [1, ['window 400000', 'next model gpt-5']])
+  // Approval outlives the registration: a new one reads it from the store.
+  const again = routingWorld({ store: r.w.store })
+  await start(again)
+  await command(again, 'model', 'gpt-5')
+  assert.equal(again.w.asks, [])
+})
+
+test('/model: Deny or a dismissed dialog leaves the model unchanged; headless (no one to ask) says how to approve', async () => {
+  const denied = await started({ answer: 'Deny' })
+  const d = await command(denied, 'model', 'gpt-5')
+  assert.equal(d.result, { text: 'provider example was not approved; the model is unchanged' })
+  assert.equal([d.ran, denied.w.windows, [...denied.w.store.keys()]], [[], [], []])
+  const headless = await started({ answer: new Error('no one to ask in a -p run') })
+  const h = await command(headless, 'model', 'gpt-5')
+  assert.equal(h.result, { text: 'provider example is not approved yet: nothing is sent to GPT-5 at https://api.example.com/v1 until you run /klyth route trust example; the model is unchanged' })
+  assert.equal([h.ran, headless.w.windows], [[], []])
+})
+
+test('/model in the terminal UI: the engine draws its own text, so the switch is told in a toast', async () => {
+  const r = await started()
+  await approve(r.w, 'example')
+  const { result } = await command(r, 'model', 'gpt-5', { ref: 'r2' })
+  assert.equal(result, { ref: 'r2' })
+  assert.equal(r.w.toasts, [`main now answered by GPT-5 (gpt-5-2025) through klyth; window 400000; ${SAVED_AS_DEFAULT}`])
+  assert.equal(r.w.asks, [])
+  await command(r, 'model', 'gpt-5', { ref: 'r3', text: 42 })
+  assert.is(r.w.toasts.length, 2, 'a text that is no string is no text')
+})
+
+test('/model of a name the config no longer routes: refused with why; of a native model: passed, and the status line cleared', async () => {
+  const r = await started({ main: 'gpt-5' })
+  assert.equal(r.w.statuses, ['klyth → GPT-5 · example'])
+  const native = await command(r, 'model', 'opus')
+  assert.equal(native.ran.length, 1)
+  assert.equal(native.result, { ref: 'r1', text: 'Set model to `opus` for this session only' })
+  assert.equal(r.w.statuses, ['klyth → GPT-5 · example', undefined])
+  r.w.files.set(CONFIG_PATH, JSON.stringify({ ...CONFIG, models: { kimi: CONFIG.models.kimi } }))
+  await verb(r, 'reload')
+  const gone = await command(r, 'model', 'gpt-5')
+  assert.equal(gone.result, { text: `gpt-5 cannot be routed: gpt-5 is not configured (${CONFIG_PATH}); use /model to pick another` })
+  assert.equal(gone.ran, [])
+  // The main model unreadable after a native switch: the status line is cleared all the same.
+  r.w.main = new Error('gone')
+  r.w.statuses.length = 0
+  await r.hooks['command.run']!(r.port, { command: 'model', args: 'sonnet' }, fakeNext(() => ({ ref: 'r' })), r.ctx)
+  assert.equal(r.w.statuses, [], 'nothing was shown, nothing to clear')
+})
+
+// ---- The leave note ----
+
+test('the leave note: main turns an alias answered are counted, and the first prompt with native main says so once', async () => {
+  const r = await started({ main: 'gpt-5' })
+  const complete = (e: object) => r.hooks['turn.complete']!(r.port, { turnId: 't', answer: '', reason: 'answer', ...e }, fakeNext((x: unknown) => ({ completed: x })), r.ctx)
+  const submit = async (e: object = {}) => {
+    const seen: { context?: readonly string[] }[] = []
+    await r.hooks['prompt.submit']!(r.port, { text: 'hi', ...e }, fakeNext((x: { context?: readonly string[] }) => (seen.push(x), {})), r.ctx)
+    return seen[0]!
+  }
+  await complete({ usage: { model: 'gpt-5', input_tokens: 1, output_tokens: 1 } })
+  await complete({ usage: { model: 'gpt-5', input_tokens: 1, output_tokens: 1 } })
+  await complete({ agentId: 'a1', usage: { model: 'gpt-5' } })
+  await complete({ usage: { model: 'claude-opus-5-5' } })
+  await complete({})
+  assert.equal(await submit(), { text: 'hi' }, 'main still routed: no note yet')
+  r.w.main = 'claude-opus-5-5'
+  const noted = await submit({ context: ['the person\'s own'] })
+  assert.equal(noted.context, ['the person\'s own', 'the previous 2 assistant turns were answered by GPT-5 (gpt-5-2025) through klyth, not by you'])
+  assert.equal(await submit(), { text: 'hi' }, 'once')
+  r.w.main = 'gpt-5'
+  await complete({ usage: { model: 'gpt-5' } })
+  r.w.main = 'claude-opus-5-5'
+  assert.equal((await submit()).context, ['the previous assistant turn was answered by GPT-5 (gpt-5-2025) through klyth, not by you'])
+  // turn.complete passes its own result on.
+  assert.equal(await complete({ usage: { model: 'gpt-5' } }), { completed: { turnId: 't', answer: '', reason: 'answer', usage: { model: 'gpt-5' } } })
+  const fresh = routingWorld()
+  await fresh.hooks['turn.complete']!(fresh.port, { usage: { model: 'gpt-5' } }, fakeNext(() => ({})), fresh.ctx)
+  const passed = await fresh.hooks['prompt.submit']!(fresh.port, { text: 'x' }, fakeNext((x: unknown) => ({ passed: x })), fresh.ctx)
+  assert.equal(passed, { passed: { text: 'x' } }, 'before session.start nothing is counted')
+})
+
+// ---- The route verbs ----
+
+test('route status (the default verb) is the status lines; an unknown verb names the usage', async () => {
+  const r = await started()
+  const lines = await status(r)
+  assert.is(await verb(r, 'status'), lines.join('\n'))
+  assert.is(await verb(r, '  '), lines.join('\n'))
+  assert.is(await verb(r, 'frobnicate now'), 'unknown route verb "frobnicate"; use route status | route trust <provider> | route reload')
+})
+
+test('route trust: which provider, an unknown one, approved, already approved; with no config', async () => {
+  const r = await started()
+  assert.is(await verb(r, 'trust'), 'name the provider to approve: example, moon')
+  assert.is(await verb(r, 'trust nowhere'), 'no provider "nowhere" in the config (configured: example, moon)')
+  assert.is(await verb(r, 'trust example'), 'approved provider example: conversations routed to it go to https://api.example.com/v1, key from $EXAMPLE_KEY. Editing its baseUrl, auth or headers asks again.')
+  assert.is(await verb(r, 'trust  example'), 'example: already approved')
+  assert.ok((await status(r)).includes('provider example: openai-chat at https://api.example.com/v1; approved; key from $EXAMPLE_KEY (not read yet)'))
+  assert.ok((await status(r)).includes('provider moon: anthropic-messages at https://api.moon.example/anthropic; not approved; key from the command /usr/bin/pass (not read yet)'))
+  // An edited entry is a new fingerprint: asked again.
+  r.w.files.set(CONFIG_PATH, JSON.stringify({ ...CONFIG, providers: { ...CONFIG.providers, example: { ...CONFIG.providers.example, baseUrl: 'https://proxy.example/v1' } } }))
+  await verb(r, 'reload')
+  assert.ok((await status(r)).some((l) => l.startsWith('provider example:') && l.includes('; not approved;')))
+  const none = await started({ files: new Map() })
+  assert.is(await verb(none, 'trust'), 'no provider is configured; see the README for routing.json')
+  assert.is(await verb(none, 'trust example'), 'no provider "example" in the config')
+})
+
+test('route reload: the config read again, keys forgotten, curl checked again', async () => {
+  const r = await started()
+  await approve(r.w, 'example')
+  r.w.children.push(fakeChild().out(SSE_HEAD, fixture('openai-text.txt')).exit(0))
+  await stepHook(r, stepEvent(), capturing(r).beneath)
+  assert.equal(r.w.runs.length, 2)
+  r.w.files.set(CONFIG_PATH, JSON.stringify({ ...CONFIG, models: { 'gpt-5': CONFIG.models['gpt-5'] } }))
+  assert.is(await verb(r, 'reload'), `routing config read again: config: ${CONFIG_PATH} (2 providers, 1 alias)`)
+  const lines = await status(r)
+  assert.ok(lines.includes('provider example: openai-chat at https://api.example.com/v1; approved; key from $EXAMPLE_KEY (not read yet)'), lines.join('\n'))
+  assert.ok(lines.includes('curl: /usr/bin/curl (checked at the first routed request)'))
+  assert.ok(lines.includes('this session: 1 routed step, 0 other routed requests, 0 failed'), 'the session\'s counts stay')
+  r.w.children.push(fakeChild().out(SSE_HEAD, fixture('openai-text.txt')).exit(0))
+  await stepHook(r, stepEvent(), capturing(r).beneath)
+  assert.equal(r.w.runs.map((a) => a[0]), ['/usr/bin/curl', '/usr/bin/printenv', '/usr/bin/curl', '/usr/bin/printenv'])
+  assert.equal(r.w.reads, [CONFIG_PATH, CONFIG_PATH])
+})
+
+// ---- Status ----
+
+test('status: main routed or native or unknown, a store that fails reads as not approved, the key never shown', async () => {
+  const r = await started({ main: 'gpt-5' })
+  await approve(r.w, 'example')
+  r.w.children.push(fakeChild().out(SSE_HEAD, fixture('openai-text.txt')).exit(0))
+  await stepHook(r, stepEvent(), capturing(r).beneath)
+  assert.equal(await status(r), [
+    `config: ${CONFIG_PATH} (2 providers, 2 aliases)`,
+    'provider example: openai-chat at https://api.example.com/v1; approved; key from $EXAMPLE_KEY (ok)',
+    'provider moon: anthropic-messages at https://api.moon.example/anthropic; not approved; key from the command /usr/bin/pass (not read yet)',
+    'alias gpt-5: GPT-5 = example gpt-5-2025, window 400000',
+    'alias kimi: Kimi K2 = moon kimi-k2, window 128000',
+    'main: gpt-5 (routed to GPT-5)',
+    'this session: 1 routed step, 0 other routed requests, 0 failed',
+    'curl: /usr/bin/curl 7.88.1 (body sent as json pieces)',
+  ])
+  assert.not.ok((await status(r)).join('\n').includes(KEY))
+  r.w.main = 'claude-opus-5-5'
+  assert.ok((await status(r)).includes('main: claude-opus-5-5 (native)'))
+  r.w.main = new Error('no session')
+  assert.not.ok((await status(r)).some((l) => l.startsWith('main:')))
+  // A fresh registration whose store fails: every provider reads as not approved.
+  const down = await started({ storeFails: true })
+  assert.equal((await status(down)).filter((l) => l.startsWith('provider')).map((l) => l.includes('; not approved;')), [true, true])
+  const before = routingWorld()
+  assert.equal(await status(before), [
+    'config: routing.json (not there: routing is off until it exists)',
+    'main: claude-opus-5-5 (native)',
+    'this session: 0 routed steps, 0 other routed requests, 0 failed',
+    'curl: /usr/bin/curl (checked at the first routed request)',
+  ])
+})
+
+test('the feature\'s declaration: its name, one package per session, the engine command it hears, its verb', () => {
+  const r = routingWorld()
+  assert.is(r.feature.name, 'routing')
+  assert.is(r.feature.sessionActing, true)
+  assert.equal(r.feature.commands, ['model'])
+  assert.equal(Object.keys(r.feature.hooks).sort(), ['command.run', 'http.fetch', 'prompt.submit', 'session.start', 'turn.complete', 'turn.step'])
+  assert.is(r.feature.verbs!.route!.usage, 'route status | route trust <provider> | route reload')
+})
+
+test.run()
