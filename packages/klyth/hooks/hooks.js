@@ -879,7 +879,7 @@ var CHARTER_HEADING = "## Charter";
 var NOTES_HEADING = "## Checkpoint notes";
 var OWNER_HEADING = "## Owner's instructions";
 var CHARTER_USAGE = "charter [<text>]";
-var charterSet = (firstLine4) => `Charter set: ${firstLine4}`;
+var charterSet = (firstLine3) => `Charter set: ${firstLine3}`;
 var CHARTER_NONE = "No charter yet: set one with the charter verb; until then the session's first prompt stands in.";
 
 // src/features/checkpoint/constants.ts
@@ -2242,12 +2242,14 @@ var untrusted = (pkg, provider, alias) => `${pkg}: provider ${provider} is not a
 var unreadableArguments = (pkg, label, tool) => `${pkg}: ${label} sent unreadable arguments for ${tool}`;
 var UNNAMED_TOOL = "a tool it did not name";
 var keyFailed = (provider, why) => `the key for ${provider} could not be read: ${why}`;
-var keyCommandFailed = (command, code, detail) => `${command} exited ${code}${detail ? ` (${detail})` : ""}`;
+var keyCommandFailed = (command, code) => `${command} exited ${code} (run it yourself to see why)`;
 var keyCommandDidNotRun = (command, detail) => `${command} did not run (${detail})`;
 var keyFileUnread = (path, detail) => `${path} could not be read (${detail})`;
 var CAPTURE_TIMED_OUT = "the engine sent no request keel could read within 5 s (a Bedrock or Vertex setup, or a guard that hides engine requests, cannot be routed)";
 var CURL_MISSING = (path) => `curl was not found at ${path} (set the routingCurl option to its path)`;
 var NO_RESPONSE = "the provider closed the connection without an answer";
+var curlStopped = (signal) => `curl was stopped by ${signal}`;
+var EMPTY_ANSWER = "an empty answer";
 var streamError = (provider, message) => `${provider} sent an error: ${message}`;
 var unreadableStream = (provider, sample) => `${provider} sent a stream that is not JSON (${sample})`;
 var curlFailed = (code, reason, detail) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ""}`;
@@ -3848,7 +3850,6 @@ async function providerFingerprint(provider) {
 var trustKey = (fingerprint) => TRUST_KEY_PREFIX + fingerprint;
 
 // src/features/routing/keys.ts
-var firstLine3 = (text) => (text.split(/\r?\n/).find((l) => l.trim()) ?? "").trim().slice(0, 200);
 function createKeys(edges) {
   const cache = /* @__PURE__ */ new Map();
   const states = /* @__PURE__ */ new Map();
@@ -3871,7 +3872,7 @@ function createKeys(edges) {
     } catch (err) {
       return { problem: keyCommandDidNotRun(command, err instanceof Error ? err.message : String(err)) };
     }
-    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? "on a signal", firstLine3(out.stderr)) };
+    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? "on a signal") };
     return keyFromOutput(out.stdout);
   }
   return {
@@ -4078,6 +4079,7 @@ function createSseParser() {
 var STALL_TICKS = 4;
 var KEPT_TEXT = 16 * 1024;
 var STALL = /* @__PURE__ */ Symbol("stall");
+var OPENING_KEPT = 200;
 var keep = (text, more) => text.length >= KEPT_TEXT ? text : (text + more).slice(0, KEPT_TEXT);
 var isJson = (head2) => /\bjson\b/i.test(head2.headers["content-type"] ?? "") && !/event-stream/i.test(head2.headers["content-type"] ?? "");
 async function* sendRequest(edges, request, opts) {
@@ -4114,6 +4116,8 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
   let body = "";
   let stderr = "";
   let ended;
+  let events = 0;
+  let opening = "";
   let pieces = 0;
   let quiet2 = 0;
   let seen = 0;
@@ -4154,7 +4158,9 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
           body += out.text;
           continue;
         }
+        if (opening.length < OPENING_KEPT) opening += out.text;
         for (const event of sse.push(out.text)) {
+          events++;
           const decoded = decoder.push(event.data);
           for (const chunk of decoded.chunks) {
             sent.any = true;
@@ -4172,7 +4178,8 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
   } finally {
     stop();
   }
-  const code = ended.code ?? -1;
+  if (ended.code === null) return { kind: "failed", failure: { kind: "other", reason: curlStopped(ended.signal ?? "a signal") } };
+  const code = ended.code;
   if (!head2) {
     if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr }, curlExit: code };
     return { kind: "failed", failure: { kind: "other", reason: NO_RESPONSE } };
@@ -4190,6 +4197,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
   }
   if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr } };
   for (const event of sse.end()) {
+    events++;
     const decoded = decoder.push(event.data);
     for (const chunk of decoded.chunks) {
       sent.any = true;
@@ -4197,6 +4205,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
     }
     if (decoded.failure) return { kind: "failed", failure: decoded.failure };
   }
+  if (!isJson(head2) && events === 0) return { kind: "failed", failure: { kind: "unreadable", sample: sampleOf(opening) || EMPTY_ANSWER } };
   return { kind: "done", end: decoder.finish() };
 }
 

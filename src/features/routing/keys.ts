@@ -19,7 +19,6 @@ export type KeyRead = { readonly key: string | undefined } | { readonly problem:
 /** What status says of a provider's key: never the key. */
 export type KeyState = 'none' | 'not read yet' | 'ok' | `failed: ${string}`
 
-const firstLine = (text: string) => (text.split(/\r?\n/).find((l) => l.trim()) ?? '').trim().slice(0, 200)
 
 export function createKeys(edges: KeyEdges) {
   /** By the provider's whole entry: an edited `auth` (or anything else) reads afresh. */
@@ -45,7 +44,8 @@ export function createKeys(edges: KeyEdges) {
     } catch (err) {
       return { problem: keyCommandDidNotRun(command, err instanceof Error ? err.message : String(err)) }
     }
-    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? 'on a signal', firstLine(out.stderr)) }
+    // Its standard error is never quoted: a command may print the key there, before keel knows it to redact.
+    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? 'on a signal') }
     return keyFromOutput(out.stdout)
   }
 

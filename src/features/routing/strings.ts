@@ -20,14 +20,15 @@ export const UNNAMED_TOOL = 'a tool it did not name'
 
 // ---- The reasons inside `stepFailed` ----
 export const keyFailed = (provider: string, why: string) => `the key for ${provider} could not be read: ${why}`
-export const keyCommandFailed = (command: string, code: number | string, detail: string) =>
-  `${command} exited ${code}${detail ? ` (${detail})` : ''}`
+export const keyCommandFailed = (command: string, code: number | string) => `${command} exited ${code} (run it yourself to see why)`
 export const keyCommandDidNotRun = (command: string, detail: string) => `${command} did not run (${detail})`
 export const keyFileUnread = (path: string, detail: string) => `${path} could not be read (${detail})`
 export const CAPTURE_TIMED_OUT =
   'the engine sent no request keel could read within 5 s (a Bedrock or Vertex setup, or a guard that hides engine requests, cannot be routed)'
 export const CURL_MISSING = (path: string) => `curl was not found at ${path} (set the routingCurl option to its path)`
 export const NO_RESPONSE = 'the provider closed the connection without an answer'
+export const curlStopped = (signal: string) => `curl was stopped by ${signal}`
+export const EMPTY_ANSWER = 'an empty answer'
 export const CUT_MID_WAY = 'the answer was cut off mid-way'
 export const streamError = (provider: string, message: string) => `${provider} sent an error: ${message}`
 export const unreadableStream = (provider: string, sample: string) => `${provider} sent a stream that is not JSON (${sample})`

@@ -4,10 +4,10 @@
 // an abort), so cancellation needs nothing here. What this adds: retries before any output, the
 // watchdog for a provider that stops sending, and one failure line for every way a request breaks.
 import { curlConfig, createCurlReader, retryAfterMs, retryPlan, type BodyMode, type CurlHead, type CurlRequest } from './curl.ts'
-import type { RouteFailure } from './failure.ts'
+import { sampleOf, type RouteFailure } from './failure.ts'
 import { createSseParser } from './sse.ts'
 import type { StepChunk, StepEnd, StreamDecoder } from './step.ts'
-import { NO_RESPONSE } from './strings.ts'
+import { curlStopped, EMPTY_ANSWER, NO_RESPONSE } from './strings.ts'
 
 export type SpawnPiece = { readonly stream: 'stdout' | 'stderr'; readonly text: string }
 export type SpawnEnd = { readonly code: number | null; readonly signal: string | null }
@@ -48,6 +48,8 @@ const STALL_TICKS = 4
 /** What curl's standard error and an error body keep: enough for the first line of a message. */
 const KEPT_TEXT = 16 * 1024
 const STALL = Symbol('stall')
+/** How much of a stream's opening is kept to quote when it held no event. */
+const OPENING_KEPT = 200
 
 type Attempt =
   | { readonly kind: 'done'; readonly end: StepEnd }
@@ -98,6 +100,9 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
   let body = ''
   let stderr = ''
   let ended: SpawnEnd | undefined
+  /** Events the stream gave, and its first text: a 2xx answer with none is no answer (a proxy's login page). */
+  let events = 0
+  let opening = ''
   // The watchdog: a piece counter, looked at on the engine's clock (no clock read per piece).
   let pieces = 0
   let quiet = 0
@@ -140,7 +145,9 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
           body += out.text
           continue
         }
+        if (opening.length < OPENING_KEPT) opening += out.text
         for (const event of sse.push(out.text)) {
+          events++
           const decoded = decoder.push(event.data)
           for (const chunk of decoded.chunks) {
             sent.any = true
@@ -159,7 +166,8 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
   } finally {
     stop()
   }
-  const code = ended.code ?? -1
+  if (ended.code === null) return { kind: 'failed', failure: { kind: 'other', reason: curlStopped(ended.signal ?? 'a signal') } }
+  const code = ended.code
   if (!head) {
     if (code !== 0) return { kind: 'failed', failure: { kind: 'curl', code, stderr }, curlExit: code }
     return { kind: 'failed', failure: { kind: 'other', reason: NO_RESPONSE } }
@@ -179,6 +187,7 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
   if (code !== 0) return { kind: 'failed', failure: { kind: 'curl', code, stderr } }
   // A clean end: a last event without its blank line still counts (sse.ts `end()`).
   for (const event of sse.end()) {
+    events++
     const decoded = decoder.push(event.data)
     for (const chunk of decoded.chunks) {
       sent.any = true
@@ -186,5 +195,6 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
     }
     if (decoded.failure) return { kind: 'failed', failure: decoded.failure }
   }
+  if (!isJson(head) && events === 0) return { kind: 'failed', failure: { kind: 'unreadable', sample: sampleOf(opening) || EMPTY_ANSWER } }
   return { kind: 'done', end: decoder.finish() }
 }

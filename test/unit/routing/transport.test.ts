@@ -212,9 +212,17 @@ test('curl exits 7 and 52 without an answer: retried; any other exit is its line
   assert.equal(empty.chunks, failedWith('keel: GPT-5 failed: the provider closed the connection without an answer'))
   assert.equal(empty.outcome.failure, { kind: 'other', reason: 'the provider closed the connection without an answer' })
   const signal = await send([fakeChild().exit(null)])
-  assert.equal(signal.outcome.failure, { kind: 'curl', code: -1, stderr: '' }, 'killed on a signal: no code')
+  assert.equal(signal.outcome.failure, { kind: 'other', reason: 'curl was stopped by SIGTERM' }, 'killed on a signal: says so')
   const noisy = await send([fakeChild().err('e'.repeat(10_000)).err('f'.repeat(10_000)).exit(35)])
   assert.is(noisy.outcome.failure?.kind === 'curl' && noisy.outcome.failure.stderr.length, 16 * 1024, 'stderr is kept to 16 KiB')
+})
+
+test('a 2xx answer that holds no event (a proxy\'s login page, an empty body) is no answer: its opening is quoted, never a silent empty turn', async () => {
+  const page = await send([fakeChild().out(head(200, { 'content-type': 'text/html' }) + '<html><title>Sign in</title></html>').exit(0)])
+  assert.equal(page.outcome.failure, { kind: 'unreadable', sample: '<html><title>Sign in</title></html>' })
+  assert.equal(page.chunks, failedWith('keel: GPT-5 failed: example sent a stream that is not JSON (<html><title>Sign in</title></html>)'))
+  const nothing = await send([fakeChild().out(SSE_HEAD).exit(0)])
+  assert.equal(nothing.outcome.failure, { kind: 'unreadable', sample: 'an empty answer' })
 })
 
 test('a failure after output keeps the partial text and appends its line; it is never retried', async () => {
