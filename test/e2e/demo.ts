@@ -2,8 +2,10 @@
 // bundled mock model, printing what the mod did. No network, no account: the mock answers.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanupTmp, debugLines, loadedModules, loadRefusals, repoRoot, runClaude, skippedHooks, type RunResult } from './engine.ts'
-import { byKind, requestText, startMockModel } from './mock-model.ts'
+import { cleanupTmp, debugLines, loadedModules, loadRefusals, repoRoot, runClaude, skippedHooks, tmpDir, type RunResult } from './engine.ts'
+import { byKind, requestText, startMockModel, type MockModel } from './mock-model.ts'
+import { startMockProvider } from './mock-provider.ts'
+import { writeConfig } from './routing-kit.ts'
 
 const say = (text = '') => console.log(text)
 const indent = (text: string) => text.trim().split('\n').map((l) => `    ${l}`).join('\n')
@@ -25,6 +27,35 @@ function filesUnder(root: string, suffix: string): string[] {
   })
 }
 
+/** klyth: the three setup steps (config, approval, --model), then a routed turn with a tool call. */
+async function routedDemo(mock: MockModel): Promise<void> {
+  const provider = await startMockProvider([
+    { match: /Count the files/, reply: { text: 'Counting them. ', toolCalls: [{ name: 'Bash', arguments: ['{"command":', '"ls | wc -l"}'] }] } },
+    { match: /^\s*\d+\s*$/, reply: { text: ['The project ', 'has that many ', 'files (counted by Bash).'] } },
+  ])
+  try {
+    const home = tmpDir('home')
+    const config = {
+      providers: { local: { api: 'openai-chat', baseUrl: `${provider.url}/v1`, auth: { helper: ['/bin/echo', 'sk-demo-key'] } } },
+      models: { 'demo-gpt': { provider: 'local', model: 'gpt-demo-1', context: 128000, label: 'Demo GPT' } },
+    }
+    const file = writeConfig(home, config)
+    say(`  1. the config, ${file.replace(home, '~')}:\n${indent(JSON.stringify(config, null, 2).replace(provider.url, 'http://127.0.0.1:<port>'))}`)
+    say('\n$ claude -p "/klyth route trust local" --plugin-dir packages/klyth')
+    const trust = await runClaude({ prompt: '/klyth route trust local', pluginDirs: [dir('klyth')], mock, home })
+    say(indent(String(trust.json?.result ?? trust.stdout).replace(provider.url, 'http://127.0.0.1:<port>')))
+    const native = mock.requests.length
+    say('\n$ claude -p "Count the files here" --model demo-gpt --allowedTools Bash --plugin-dir packages/klyth')
+    const run = await runClaude({ prompt: 'Count the files here', pluginDirs: [dir('klyth')], mock, home, extraArgs: ['--model', 'demo-gpt', '--allowedTools', 'Bash'] })
+    say(`  answer: ${run.json?.result}`)
+    const steps = provider.requests.filter((r) => r.path === '/v1/chat/completions')
+    say(`  the provider got ${steps.length} requests (model ${steps[0]?.body.model}); the tool call it streamed ran in the engine and its result went back as a "tool" message: ${JSON.stringify(steps[1]?.body.messages.at(-1)?.content ?? null)}`)
+    say(`  native Claude got ${mock.requests.length - native} requests`)
+  } finally {
+    await provider.close()
+  }
+}
+
 const NOTES = 'Task: the config parser\nNow: lexer tests fail on CRLF\nNext: fix the tokenizer, then run npm test'
 const mock = await startMockModel()
 try {
@@ -33,7 +64,7 @@ try {
   say('\n$ claude -p "Build the parser for the config format" --plugin-dir packages/superheroes')
   const t1 = await runClaude({ prompt: 'Build the parser for the config format', pluginDirs: [dir('superheroes')], mock })
   report(t1, 'superheroes')
-  const saved = filesUnder(t1.home, '.notes.a.md').concat(filesUnder(t1.home, '.notes.b.md'))
+  const saved = filesUnder(t1.home, '.notes.md')
   say(saved.length ? `  the reply's checkpoint block was saved as the session's notes:\n${indent(readFileSync(saved[0]!, 'utf8'))}` : '  NO NOTES SAVED')
 
   const before = mock.messages().length
@@ -55,12 +86,15 @@ try {
   const t3 = await runClaude({ prompt: '/superheroes status', pluginDirs: [dir('superheroes')], mock, home: t1.home, cwd: t1.cwd, resume: t1.sessionId })
   say(indent(String(t3.json?.result ?? t3.stdout)))
 
-  for (const pkg of ['ws', 'keel']) {
+  for (const pkg of ['ws', 'keel', 'klyth']) {
     say(`\n=== ${pkg}\n$ claude -p "/${pkg} status" --plugin-dir packages/${pkg}`)
     const run = await runClaude({ prompt: `/${pkg} status`, pluginDirs: [dir(pkg)], mock })
     report(run, pkg)
     say(indent(String(run.json?.result ?? run.stdout)))
   }
+
+  say('\n=== klyth: a conversation routed to another provider (the bundled mock OpenAI-compatible provider)')
+  await routedDemo(mock)
 
   say('\n=== keel and ws in one session: each session-acting feature runs in one package')
   const both = await runClaude({ prompt: '/ws status', pluginDirs: [dir('keel'), dir('ws')], mock })
