@@ -13,7 +13,14 @@ import { hookSettles, loadedModules, repoRoot, runClaude, tmpDir, cleanupTmp, wr
 import { startMockModel, type MockModel } from '../e2e/mock-model.ts'
 import { captionModelCallsPer100ToolCalls } from './captions.ts'
 
-const BUNDLE_LIMIT = 150 * 1024
+/**
+ * The bundle's size budget. What a person feels is the start: the engine's loader checks the whole
+ * module on every start, about 1.8 ms of wall time per kB of code (test/bench/FINDINGS.md), so past
+ * 300 kB that check alone would add over half a second to each `claude` start. whole.ts measures the
+ * start itself (session.start and the whole process against a bare module); this line keeps the size
+ * in sight between those runs.
+ */
+const BUNDLE_LIMIT = 300 * 1024
 const NODE_LIMIT_NS = 2000
 const STREAM_LIMIT_NS = 5000
 const ENGINE_LIMIT = 1.05
@@ -79,7 +86,7 @@ async function nodeStream(): Promise<void> {
 
 function bundleSize(): void {
   const size = statSync(join(repoRoot(), 'dist/hooks.js')).size
-  line('Bundle: dist/hooks.js', `${(size / 1024).toFixed(1)} kB (${(size / BUNDLE_LIMIT).toFixed(2)}x the ${BUNDLE_LIMIT / 1024} kB budget) ${size <= BUNDLE_LIMIT ? 'OK' : 'OVER'}`)
+  line('Bundle: dist/hooks.js', `${(size / 1024).toFixed(1)} kB (${(size / BUNDLE_LIMIT).toFixed(2)}x the ${BUNDLE_LIMIT / 1024} kB budget; the start's cost: whole.ts below) ${size <= BUNDLE_LIMIT ? 'OK' : 'OVER'}`)
 }
 
 /** A module hooking `events` with pass-throughs: what the engine costs without keel's work. */
