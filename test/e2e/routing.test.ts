@@ -53,6 +53,15 @@ test('routed main: the provider\'s text streams as the answer, its usage names t
   assert.ok(Object.keys(r.json.modelUsage ?? {}).includes(ALIAS) || transcripts(home).includes(`"model":"${ALIAS}"`), JSON.stringify(r.json.modelUsage))
   assert.match(transcripts(home), '"model":"gpt"')
   assert.not.match(transcripts(home), 'msg_keel_klyth', 'the capture\'s fake response is never recorded')
+  assert.match(r.debugLog, '$.ui.status (klyth): klyth → Mock GPT · mock', 'the status line names the route')
+  // The package's status: the config, the approved provider (its key's source, never the key), the alias.
+  const status = await runClaude({ prompt: '/klyth status', pluginDirs: [plugin], mock: mock!, home })
+  const text = String(status.json.result)
+  assert.match(text, /config: .*\/\.claude\/keel\/routing\.json \(1 provider, 1 alias\)/)
+  assert.match(text, 'provider mock: openai-chat at http://127.0.0.1:')
+  assert.match(text, '; approved; key from the command /bin/echo (not read yet)')
+  assert.match(text, `alias gpt: ${LABEL} = mock ${PROVIDER_MODEL}, window 200000`)
+  assert.not.match(text, KEY)
 })
 
 test('tool round trip: a Bash call in three argument pieces runs in the engine and its result goes back under the same id', async () => {

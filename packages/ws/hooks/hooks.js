@@ -4329,7 +4329,9 @@ function createRoutingFeature() {
   }
   function mentionsRoute(e) {
     const text = bodyText(e.init?.body);
-    return text !== void 0 && table !== void 0 && table.mentionedIn(text);
+    if (text === void 0 || table === void 0 || !table.mentionedIn(text)) return false;
+    const summary = summaryOf(text);
+    return summary !== void 0 && table.owns(summary.model);
   }
   function noteFailure(text) {
     counts.failures++;

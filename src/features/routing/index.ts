@@ -182,7 +182,9 @@ export function createRoutingFeature(): Feature<Port> {
   /** Whether a request names one of routing's models: what the guard refuses when it fails. */
   function mentionsRoute(e: Args<'http.fetch'>): boolean {
     const text = bodyText(e.init?.body)
-    return text !== undefined && table !== undefined && table.mentionedIn(text)
+    if (text === undefined || table === undefined || !table.mentionedIn(text)) return false
+    const summary = summaryOf(text)
+    return summary !== undefined && table.owns(summary.model)
   }
 
   function noteFailure(text: string): void {
