@@ -10,7 +10,7 @@ const root = join(import.meta.dirname, '../..')
 
 /** The test features, each off by default, in a package of their own named `keeltest`. */
 const SETS = {
-  'stream-features': ['streamUpper', 'streamBreak', 'streamAnswer', 'streamBad'],
+  'stream-features': ['streamUpper', 'streamBreak', 'streamAnswer', 'streamBad', 'guardThrow', 'spawnModel'],
 }
 
 export async function testPackage(set) {
