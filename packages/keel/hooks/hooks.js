@@ -2057,17 +2057,24 @@ function createReads(config, snapshot) {
     if (!record2) return PASS;
     sync2(before.generation, before.session);
     const spelled = typeof call.args.file_path === "string" ? call.args.file_path : record2.file.filePath;
-    const landed = await edges.realPath(spelled);
-    if (landed === void 0) return PASS;
-    const real = normalizePath(landed);
-    if (!isUnder(manual.folder, real)) return PASS;
+    const path = normalizePath(spelled);
+    const manualPath = normalizePath(manual.realPath);
     const content = record2.file.content;
     const hash = await contentHash(content);
     if (snapshot.carried().generation !== before.generation) return PASS;
-    if (real === normalizePath(manual.realPath) && manual.hash !== null && hash === manual.hash) {
+    const isCopy = manual.hash !== null && hash === manual.hash;
+    let isManual = path === manualPath;
+    if (!isManual && isCopy) {
+      const landed = await edges.realPath(spelled);
+      if (snapshot.carried().generation !== before.generation) return PASS;
+      isManual = landed !== void 0 && normalizePath(landed) === manualPath;
+    }
+    if (isManual && isCopy) {
       const pointer2 = manualPointer(config.file, config.pkg);
       if (tokensSaved(content, pointer2) > 0) return answered("manual", call.res, record2, pointer2);
     }
+    if (!isManual && !isUnder(manual.folder, path)) return PASS;
+    const real = isManual ? manualPath : path;
     const seen = hints.get(real) === hash;
     hints.set(real, hash);
     if (!seen) return PASS;
@@ -2082,7 +2089,7 @@ function createReads(config, snapshot) {
     }
     if (snapshot.carried().generation !== before.generation) return PASS;
     const pointer = repeatPointer(headings(content));
-    if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, /* @__PURE__ */ new Set([normalizePath(spelled), real]), fresh, pointer, call.toolUseId)) return PASS;
+    if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, /* @__PURE__ */ new Set([path, real]), fresh, pointer, call.toolUseId)) return PASS;
     return answered("repeat", call.res, record2, pointer);
   }
   return {
@@ -2388,17 +2395,20 @@ async function projectRoot(port, file) {
   return found[found.length - 1] ?? await port.sessionRoot();
 }
 function bindCores(port, ctx, file) {
-  let root;
-  const rootOnce = () => {
-    const resolving = root ??= projectRoot(port, file);
-    resolving.catch(() => {
-      if (root === resolving) root = void 0;
+  let place;
+  const placeOnce = () => {
+    const finding = place ??= (async () => {
+      const root = await projectRoot(port, file);
+      return { root, realRoot: (await port.stat(root).catch(() => void 0))?.realPath ?? root };
+    })();
+    finding.catch(() => {
+      if (place === finding) place = void 0;
     });
-    return resolving;
+    return finding;
   };
   const fs = {
     async stat() {
-      const location = manualLocation(await rootOnce(), file);
+      const location = manualLocation((await placeOnce()).root, file);
       if (!("path" in location)) return null;
       try {
         const found = await port.stat(location.path);
@@ -2408,10 +2418,7 @@ function bindCores(port, ctx, file) {
         throw err;
       }
     },
-    async realRoot() {
-      const at = await rootOnce();
-      return (await port.stat(at)).realPath ?? at;
-    },
+    realRoot: async () => (await placeOnce()).realRoot,
     read: (realPath) => port.read(realPath)
   };
   const snapshot = createSnapshot({ pkg: ctx.pkg, file });
@@ -2436,20 +2443,23 @@ function bindCores(port, ctx, file) {
     messages: () => port.apiMessages(),
     log: (text) => ctx.log(text)
   };
-  return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, forgetRoot: () => root = void 0 };
+  const relocate = () => {
+    place = void 0;
+    void placeOnce().catch(() => void 0);
+  };
+  return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, relocate };
 }
 function createManualFeature() {
   let bound;
   let problem2;
-  let problemSaid = false;
+  let starting;
   const optionOf = (ctx) => String(ctx.options[MANUAL_FILE_OPTION] ?? ctx.defaults[MANUAL_FILE_OPTION] ?? DEFAULT_MANUAL_FILE);
   function coresOf(port, ctx) {
     if (bound || problem2 !== void 0) return bound;
     const location = manualLocation("/", optionOf(ctx));
     if ("problem" in location) {
       problem2 = location.problem;
-      if (!problemSaid) ctx.log(statusLocation(problem2));
-      problemSaid = true;
+      ctx.log(statusLocation(problem2));
       return void 0;
     }
     bound = bindCores(port, ctx, location.display);
@@ -2459,17 +2469,21 @@ function createManualFeature() {
     name: "manual",
     sessionActing: true,
     hooks: {
-      "session.start": async (port, e, next, ctx) => {
+      "session.start": (port, e, next, ctx) => {
         const cores = coresOf(port, ctx);
         if (!cores) return next(e);
-        cores.forgetRoot();
-        const [history, result] = await Promise.all([port.hasHistory().catch(() => true), next(e)]);
-        cores.snapshot.start(cores.edges, { resumed: history });
-        return result;
+        cores.relocate();
+        const begun = port.hasHistory().catch(() => true).then((resumed) => {
+          cores.snapshot.start(cores.edges, { resumed });
+          if (starting === begun) starting = void 0;
+        });
+        starting = begun;
+        return next(e);
       },
       "prompt.compose": async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx);
         if (!cores) return next(e);
+        if (starting) await starting;
         const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)]);
         if (text === void 0) return result;
         const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text });
@@ -2479,16 +2493,18 @@ function createManualFeature() {
         const result = await next(e);
         const cores = coresOf(port, ctx);
         if (cores) {
-          cores.forgetRoot();
+          if (starting) await starting;
           cores.snapshot.compacted({ trigger: e.trigger, ...e.agentId === void 0 ? {} : { agentId: e.agentId }, skipped: "skip" in result && result.skip !== void 0 });
+          cores.relocate();
         }
         return result;
       },
-      "session.end": (port, e, next, ctx) => {
+      "session.end": async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx);
         if (cores) {
-          cores.forgetRoot();
+          if (starting) await starting;
           cores.snapshot.ended(e.reason);
+          if (e.reason === CLEAR_REASON) cores.relocate();
         }
         return next(e);
       },

@@ -6,7 +6,7 @@
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { messageOf } from '../../lib/message.ts'
 import type { ManualPort as Port } from './bind.ts'
-import { DEFAULT_MANUAL_FILE, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
+import { CLEAR_REASON, DEFAULT_MANUAL_FILE, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
 import { inspectManual, type ManualFs } from './file.ts'
 import { manualLocation } from './paths.ts'
 import { createReads, type ReadEdges, type Reads } from './reads.ts'
@@ -30,7 +30,10 @@ async function projectRoot(port: Port, file: string): Promise<string> {
   return found[found.length - 1] ?? (await port.sessionRoot())
 }
 
-/** The binding of one registration: the cores, their edges, and where the manual is. */
+/** Where the project is: its root as found, and that root resolved (a root that is itself a link is fine). */
+type Place = { readonly root: string; readonly realRoot: string }
+
+/** The binding of one registration: the cores, their edges, and where the project is. */
 type Bound = {
   readonly file: string
   readonly snapshot: Snapshot
@@ -38,22 +41,28 @@ type Bound = {
   readonly fs: ManualFs
   readonly edges: Edges
   readonly readEdges: ReadEdges
-  /** A new reset resolves the project root afresh (a `/cd` may have moved it). */
-  forgetRoot(): void
+  /**
+   * At a reset: the project root is looked up afresh (a `/cd` may have moved it), off the hook's
+   * path, so the first compose after it has only the manual itself to read.
+   */
+  relocate(): void
 }
 
 function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
-  let root: Promise<string> | undefined
-  const rootOnce = () => {
-    const resolving = (root ??= projectRoot(port, file))
-    resolving.catch(() => {
-      if (root === resolving) root = undefined
+  let place: Promise<Place> | undefined
+  const placeOnce = () => {
+    const finding = (place ??= (async () => {
+      const root = await projectRoot(port, file)
+      return { root, realRoot: (await port.stat(root).catch(() => undefined))?.realPath ?? root }
+    })())
+    finding.catch(() => {
+      if (place === finding) place = undefined
     })
-    return resolving
+    return finding
   }
   const fs: ManualFs = {
     async stat() {
-      const location = manualLocation(await rootOnce(), file)
+      const location = manualLocation((await placeOnce()).root, file)
       if (!('path' in location)) return null
       try {
         const found = await port.stat(location.path)
@@ -63,10 +72,7 @@ function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
         throw err
       }
     },
-    async realRoot() {
-      const at = await rootOnce()
-      return (await port.stat(at)).realPath ?? at
-    },
+    realRoot: async () => (await placeOnce()).realRoot,
     read: (realPath) => port.read(realPath),
   }
   const snapshot = createSnapshot({ pkg: ctx.pkg, file })
@@ -91,7 +97,11 @@ function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
     messages: () => port.apiMessages(),
     log: (text) => ctx.log(text),
   }
-  return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, forgetRoot: () => (root = undefined) }
+  const relocate = () => {
+    place = undefined
+    void placeOnce().catch(() => undefined)
+  }
+  return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, relocate }
 }
 
 export function createManualFeature(): Feature<Port> {
@@ -99,7 +109,8 @@ export function createManualFeature(): Feature<Port> {
   let bound: Bound | undefined
   /** Why `manualFile` names no file the project may hold: then the feature adds nothing. */
   let problem: string | undefined
-  let problemSaid = false
+  /** The session start's own work, until it is done (the rows read that tells a resume). */
+  let starting: Promise<void> | undefined
 
   const optionOf = (ctx: FeatureContext) => String(ctx.options[MANUAL_FILE_OPTION] ?? ctx.defaults[MANUAL_FILE_OPTION] ?? DEFAULT_MANUAL_FILE)
 
@@ -110,8 +121,7 @@ export function createManualFeature(): Feature<Port> {
     const location = manualLocation('/', optionOf(ctx))
     if ('problem' in location) {
       problem = location.problem
-      if (!problemSaid) ctx.log(s.statusLocation(problem))
-      problemSaid = true
+      ctx.log(s.statusLocation(problem))
       return undefined
     }
     bound = bindCores(port, ctx, location.display)
@@ -124,16 +134,20 @@ export function createManualFeature(): Feature<Port> {
     // (their ids differ, `<pkg>:workflow-manual`), so one package runs it (the first to claim it).
     sessionActing: true,
     hooks: {
-      'session.start': async (port, e, next, ctx) => {
+      'session.start': (port, e, next, ctx) => {
         const cores = coresOf(port, ctx)
         if (!cores) return next(e)
-        cores.forgetRoot()
+        cores.relocate()
         // A conversation with rows at its start was resumed (--resume, --continue, a fork): the
-        // engine replays its recorded prompt. A failed read counts as resumed: with no record that
-        // collapses nothing, where reading it as fresh could point at a copy the prompt lacks.
-        const [history, result] = await Promise.all([port.hasHistory().catch(() => true), next(e)])
-        cores.snapshot.start(cores.edges, { resumed: history })
-        return result
+        // engine replays its recorded prompt. Read off the start's path; the first compose waits
+        // for it. A failed read counts as resumed: with no record that collapses nothing, where
+        // reading it as fresh could point at a copy the prompt lacks.
+        const begun: Promise<void> = port.hasHistory().catch(() => true).then((resumed) => {
+          cores.snapshot.start(cores.edges, { resumed })
+          if (starting === begun) starting = undefined
+        })
+        starting = begun
+        return next(e)
       },
 
       // The section is the session's last; the engine sends only the first compose after a reset
@@ -141,6 +155,7 @@ export function createManualFeature(): Feature<Port> {
       'prompt.compose': async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx)
         if (!cores) return next(e)
+        if (starting) await starting
         const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)])
         if (text === undefined) return result
         const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text })
@@ -151,17 +166,19 @@ export function createManualFeature(): Feature<Port> {
         const result = await next(e)
         const cores = coresOf(port, ctx)
         if (cores) {
-          cores.forgetRoot()
+          if (starting) await starting
           cores.snapshot.compacted({ trigger: e.trigger, ...(e.agentId === undefined ? {} : { agentId: e.agentId }), skipped: 'skip' in result && result.skip !== undefined })
+          cores.relocate()
         }
         return result
       },
 
-      'session.end': (port, e, next, ctx) => {
+      'session.end': async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx)
         if (cores) {
-          cores.forgetRoot()
+          if (starting) await starting
           cores.snapshot.ended(e.reason)
+          if (e.reason === CLEAR_REASON) cores.relocate()
         }
         return next(e)
       },

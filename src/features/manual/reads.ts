@@ -107,7 +107,7 @@ export function isRepeat(messages: readonly ApiRow[], paths: ReadonlySet<string>
 }
 
 export type ReadEdges = {
-  /** Where a path lands (`$.fs.stat(path, { resolve: true }).realPath`); undefined when it leads nowhere. */
+  /** Where a path lands (`$.fs.stat(path, { resolve: true }).realPath`); undefined when it leads nowhere. Asked only of a copy of the manual read under another name. */
   realPath(path: string): Promise<string | undefined>
   /** The main conversation in api form (`$.session.messages({ as: 'api' })`). */
   messages(): Promise<readonly ApiRow[]>
@@ -153,17 +153,27 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     if (!record) return PASS
     sync(before.generation, before.session)
     const spelled = typeof call.args.file_path === 'string' ? call.args.file_path : record.file.filePath
-    const landed = await edges.realPath(spelled)
-    if (landed === undefined) return PASS
-    const real = normalizePath(landed)
-    if (!isUnder(manual.folder, real)) return PASS
+    const path = normalizePath(spelled)
+    const manualPath = normalizePath(manual.realPath)
     const content = record.file.content
     const hash = await contentHash(content)
     if (snapshot.carried().generation !== before.generation) return PASS
-    if (real === normalizePath(manual.realPath) && manual.hash !== null && hash === manual.hash) {
+    const isCopy = manual.hash !== null && hash === manual.hash
+    // Known by its spelling, with no file system call per Read: the manual's own real path is the
+    // manual, a path under its folder is that file. A stat only for a copy of the manual read under
+    // another name: a link to it is the manual.
+    let isManual = path === manualPath
+    if (!isManual && isCopy) {
+      const landed = await edges.realPath(spelled)
+      if (snapshot.carried().generation !== before.generation) return PASS
+      isManual = landed !== undefined && normalizePath(landed) === manualPath
+    }
+    if (isManual && isCopy) {
       const pointer = s.manualPointer(config.file, config.pkg)
       if (tokensSaved(content, pointer) > 0) return answered('manual', call.res, record, pointer)
     }
+    if (!isManual && !isUnder(manual.folder, path)) return PASS
+    const real = isManual ? manualPath : path
     const seen = hints.get(real) === hash
     hints.set(real, hash)
     if (!seen) return PASS
@@ -179,7 +189,7 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     }
     if (snapshot.carried().generation !== before.generation) return PASS
     const pointer = s.repeatPointer(headings(content))
-    if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, new Set([normalizePath(spelled), real]), fresh, pointer, call.toolUseId)) return PASS
+    if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, new Set([path, real]), fresh, pointer, call.toolUseId)) return PASS
     return answered('repeat', call.res, record, pointer)
   }
 

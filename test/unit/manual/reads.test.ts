@@ -189,7 +189,7 @@ test('a subagent\'s Read passes, and teaches the main thread nothing', async () 
   assert.is((await w.read(REAL, MANUAL, { agentId: 'a1' })).kind, 'pass')
   assert.is((await w.read('/p/ai-docs/play.md', PLAYBOOK, { agentId: 'a1' })).kind, 'pass')
   assert.is((await w.read('/p/ai-docs/play.md', PLAYBOOK)).kind, 'pass', 'the subagent\'s read set no hint')
-  assert.equal(w.seen.realPaths, ['/p/ai-docs/play.md'])
+  assert.equal(w.seen.realPaths, [])
 })
 
 test('repeat reads under the manual\'s folder: full, pointer, full (and full after that)', async () => {
@@ -222,12 +222,25 @@ test('a changed file is no repeat; the read of its new content starts the count 
   assert.is(w.seen.messageReads, 1, 'the transcript is read only when the hint says the content was seen')
 })
 
-test('files outside the manual\'s folder, or leading nowhere, pass', async () => {
+test('files outside the manual\'s folder pass; a copy of the manual under a name leading nowhere passes', async () => {
   const w = await world()
-  for (const path of ['/p/src/index.ts', '/p/ai-docs-old/x.md', '/p/ai-docs', '/p/ai-docs/nowhere.md']) {
+  for (const path of ['/p/src/index.ts', '/p/ai-docs-old/x.md', '/p/ai-docs']) {
     await w.read(path, PLAYBOOK)
     assert.is((await w.read(path, PLAYBOOK)).kind, 'pass', path)
   }
+  assert.is((await w.read('/p/nowhere.md', MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/nowhere.md', MANUAL)).kind, 'pass', 'outside the folder: no repeat either')
+})
+
+test('no file system call per Read: the manual by its own path, files under its folder, files elsewhere; one stat for a copy of the manual under another name', async () => {
+  const w = await world()
+  await w.read(REAL, MANUAL)
+  await w.read('/p/ai-docs/play.md', PLAYBOOK)
+  await w.read('/p/ai-docs/play.md', PLAYBOOK)
+  await w.read('/p/src/index.ts', PLAYBOOK)
+  assert.equal(w.seen.realPaths, [])
+  assert.is((await w.read('/p/ai-docs/copy.md', MANUAL)).kind, 'pass', 'a copy of the manual that is not a link to it')
+  assert.equal(w.seen.realPaths, ['/p/ai-docs/copy.md'])
 })
 
 test('the refresh resets the hints: the first read after it is no repeat, even with the earlier result in view', async () => {
@@ -261,7 +274,7 @@ test('counts are per conversation: a compaction keeps them, /clear starts them o
 test('a reset while the Read is examined: it passes, and leaves no hint for the new context', async () => {
   const w = await world()
   w.state.during = { at: 'realPath', run: () => w.snapshot.compacted({ trigger: 'manual', skipped: false }) }
-  assert.is((await w.read(REAL, MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/link-to-manual.md', MANUAL)).kind, 'pass')
   const v = await world()
   const path = '/p/ai-docs/play.md'
   await v.read(path, PLAYBOOK)
@@ -313,10 +326,10 @@ test('a pointer no shorter than the content is not worth answering: tiny files p
 test('failures pass the Read whole: a failed stat, a failed transcript read, a failing log', async () => {
   const w = await world()
   w.state.realPathThrows = true
-  assert.is((await w.read(REAL, MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/link-to-manual.md', MANUAL)).kind, 'pass')
   assert.ok(w.seen.logs.includes('a Read was not examined (stat failed); it passes whole'))
   w.state.logThrows = true
-  assert.is((await w.read(REAL, MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/link-to-manual.md', MANUAL)).kind, 'pass')
   const v = await world()
   await v.read('/p/ai-docs/play.md', PLAYBOOK)
   v.state.messagesThrow = true
@@ -326,9 +339,9 @@ test('failures pass the Read whole: a failed stat, a failed transcript read, a f
 
 test('a call with no file_path string is judged by the result\'s own path', async () => {
   const w = await world()
-  const out = await w.reads.read(w.readEdges, { args: {}, res: answered(REAL, MANUAL) })
-  assert.is(out.kind, 'manual')
-  assert.equal(w.seen.realPaths, [REAL])
+  assert.is((await w.reads.read(w.readEdges, { args: {}, res: answered(REAL, MANUAL) })).kind, 'manual')
+  assert.is((await w.reads.read(w.readEdges, { args: {}, res: answered('/p/link-to-manual.md', MANUAL) })).kind, 'manual')
+  assert.equal(w.seen.realPaths, ['/p/link-to-manual.md'])
 })
 
 test('a result with no text of core\'s (another hook\'s own answer) is never judged a repeat', async () => {
