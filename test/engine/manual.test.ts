@@ -102,6 +102,28 @@ test('a landed compaction refreshes the copy: the next prompt carries the file a
   expect((await read($)).result.file.content).toBe(POINTER)
 })
 
+test('every landed main compaction refreshes (manual, auto, plugin); a precompute, a skipped one and a subagent\'s do not', ONLY, async ($, on) => {
+  const seen = world(on)
+  let skip = false
+  on('session.compact', (_, e) => (skip ? { skip: 'vetoed' } : { messages: e.messages }))
+  await start($)
+  await compose($)
+  const messages = [{ role: 'user' as const, text: 'hello', toolUses: [] }]
+  let version = 0
+  const carries = async () => (await compose($)).sections[1]!.text.split('\n').at(-1)
+  for (const trigger of ['manual', 'auto', 'plugin'] as const) {
+    seen.files.set(PATH, `${MANUAL}version ${++version}\n`)
+    await $.session.compact({ trigger, messages })
+    expect(await carries()).toBe(`version ${version}`)
+  }
+  seen.files.set(PATH, `${MANUAL}not carried\n`)
+  await $.session.compact({ trigger: 'precompute', messages })
+  await $.session.compact({ trigger: 'manual', messages, agentId: 'agent-1' } as never)
+  skip = true
+  await $.session.compact({ trigger: 'manual', messages })
+  expect(await carries()).toBe(`version ${version}`)
+})
+
 test('no manual in the project: no section, every Read whole, the status says so', ONLY, async ($, on) => {
   world(on, { '/p/ai-docs/play.md': MANUAL })
   await start($)
