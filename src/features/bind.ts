@@ -4,6 +4,7 @@
 import type { EngineInterface } from 'claude-code'
 import { bindCaptions } from './captions/bind.ts'
 import { bindCheckpoint } from './checkpoint/bind.ts'
+import { bindManual } from './manual/bind.ts'
 import { bindReconnect } from './reconnect/bind.ts'
 import { bindRouting } from './routing/bind.ts'
 import { bindTiming } from './timing/bind.ts'
@@ -13,6 +14,7 @@ export function bindFeatures($: EngineInterface): Readonly<Record<string, unknow
   return {
     routing: bindRouting($),
     captions: bindCaptions($),
+    manual: bindManual($),
     checkpoint: bindCheckpoint($),
     window: bindWindow($),
     timing: bindTiming($),

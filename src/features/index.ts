@@ -4,6 +4,7 @@
 import type { FeatureFactory } from '../registry.ts'
 import { createCaptionsFeature } from './captions/index.ts'
 import { createCheckpointFeature } from './checkpoint/index.ts'
+import { createManualFeature } from './manual/index.ts'
 import { createReconnectFeature } from './reconnect/index.ts'
 import { createRoutingFeature } from './routing/index.ts'
 import { createTimingFeature } from './timing/index.ts'
@@ -15,6 +16,9 @@ export const FEATURES: readonly FeatureFactory[] = [
   createRoutingFeature,
   // Outermost: its tool.call capture sees the result the lead reads, after every rewrite beneath.
   createCaptionsFeature,
+  // Adds its section to the main prompt and answers a Read of what the model already has with a
+  // pointer, after the tool ran: beneath captions, which then captions what the model reads.
+  createManualFeature,
   // Steers compactions, saves notes, draws its band: nothing it does depends on a feature beneath it.
   createCheckpointFeature,
   // Writes the harness window at session start; no other hook.

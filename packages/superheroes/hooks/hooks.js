@@ -1,5 +1,5 @@
 // plugin.json
-var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false, routing: false }, defaults: { reconnectServers: "*" } }, superheroes: { features: { checkpoint: true, reconnect: true }, defaults: { reconnectServers: "" } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true }, defaults: { reconnectServers: "*" } }, klyth: { features: { routing: true }, defaults: {} } }, features: { checkpoint: { sessionActing: true, userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] } } }, captions: { sessionActing: true, userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { sessionActing: true, userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { sessionActing: true, userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { sessionActing: true, userConfig: { compactionAdvisory: { type: "string", default: "50%" } } }, routing: { sessionActing: true, userConfig: { routingFile: { type: "string", default: "" }, routingCurl: { type: "string", default: "" }, routingIdleSeconds: { type: "number", default: 120, min: 1, max: 3600 } } } } };
+var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false, routing: false, manual: false }, defaults: { reconnectServers: "*" } }, superheroes: { features: { checkpoint: true, reconnect: true }, defaults: { reconnectServers: "" } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true, manual: true }, defaults: { reconnectServers: "*" } }, klyth: { features: { routing: true }, defaults: {} } }, features: { checkpoint: { sessionActing: true, userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] } } }, captions: { sessionActing: true, userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { sessionActing: true, userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { sessionActing: true, userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { sessionActing: true, userConfig: { compactionAdvisory: { type: "string", default: "50%" } } }, manual: { sessionActing: true, userConfig: { manualFile: { type: "string", default: "ai-docs/WORKFLOW.md" } } }, routing: { sessionActing: true, userConfig: { routingFile: { type: "string", default: "" }, routingCurl: { type: "string", default: "" }, routingIdleSeconds: { type: "number", default: 120, min: 1, max: 3600 } } } } };
 
 // src/features/captions/bind.ts
 function bindCaptions($) {
@@ -85,6 +85,31 @@ function bindCheckpoint($) {
       return { entrypoint, child };
     },
     announcePresence: async (sessionId) => await $.env.set("SUPERHEROES_COMPACT_MOD", sessionId)
+  };
+}
+
+// src/features/manual/bind.ts
+function bindManual($) {
+  return {
+    stat: (path) => $.fs.stat(path, { resolve: true }),
+    read: (path) => $.fs.read(path),
+    repoRoot: async () => (await $.session.repo())?.root,
+    ancestors: async (name) => (await $.fs.ancestors({ names: [name] })).map((found) => found.dir),
+    sessionRoot: () => $.session.root(),
+    hasHistory: async () => {
+      const rows = await $.session.messages({ last: 1 });
+      if ("deny" in rows) throw new Error(rows.deny);
+      return rows.length > 0;
+    },
+    apiMessages: () => $.session.messages({ as: "api" }),
+    now: () => $.clock.now(),
+    after: (ms, fn) => void $.clock.after(ms, fn),
+    store: {
+      get: (key) => $.store.get(key),
+      set: (key, value) => $.store.set(key, value),
+      keys: () => $.store.keys(),
+      delete: (key) => $.store.delete(key)
+    }
   };
 }
 
@@ -203,6 +228,7 @@ function bindFeatures($) {
   return {
     routing: bindRouting($),
     captions: bindCaptions($),
+    manual: bindManual($),
     checkpoint: bindCheckpoint($),
     window: bindWindow($),
     timing: bindTiming($),
@@ -691,7 +717,7 @@ function createCaptionsFeature() {
     hooks: {
       "session.start": (port, e, next, ctx) => {
         const { settings, problems } = settingsOf(ctx.options, ctx.defaults);
-        for (const problem of problems) ctx.log(problem);
+        for (const problem2 of problems) ctx.log(problem2);
         captions.start(edgesOf(port, ctx), settings);
         return next(e);
       },
@@ -1775,6 +1801,731 @@ function createCheckpointFeature() {
   };
 }
 
+// src/features/manual/constants.ts
+var SECTION_NAME = "workflow-manual";
+var sectionIdOf = (pkg) => `${pkg}:${SECTION_NAME}`;
+var MANUAL_FILE_OPTION = "manualFile";
+var DEFAULT_MANUAL_FILE = "ai-docs/WORKFLOW.md";
+var MANUAL_CAP_BYTES = 64 * 1024;
+var COMPOSE_WAIT_MS = 5e3;
+var SNAPSHOT_STORE_PREFIX = "manual-snapshot:";
+var snapshotKeyOf = (sessionId) => SNAPSHOT_STORE_PREFIX + sessionId;
+var SNAPSHOT_RETENTION_MS = 30 * 24 * 60 * 60 * 1e3;
+var REFRESHING_TRIGGERS = ["manual", "auto", "plugin"];
+var CLEAR_REASON = "clear";
+var ANALYSIS_TRAIT = "analysis";
+var TEAMMATE_TRAIT = "teammate";
+var CHARS_PER_TOKEN = 4;
+var READ_TOOL = "Read";
+
+// src/features/manual/strings.ts
+var headerLine = (file) => `This project's workflow manual, ${file}, is below as it read when this system prompt was built; do not Read it to learn it, Read it when you are about to edit it.`;
+var keyLine = (key) => `Your mailbox key for this conversation is \`${key}\`; other sessions reach you with mailbox_send or SendMessage to \`${key}\`.`;
+var MAILBOX_LINE = "Mail from other sessions is delivered to you by itself: it starts your next turn when you are idle and joins the current turn when you are busy, so launch no wait and do not poll for it.";
+var tooLargeLine = (file, bytes, cap) => `This project's workflow manual, ${file}, is not in this system prompt: it is ${bytes} bytes, over the ${cap} bytes the prompt carries. Read it when you need it, in parts (offset and limit) if it is long.`;
+var binaryLine = (file) => `This project's workflow manual, ${file}, is not in this system prompt: it is not UTF-8 text (it holds a NUL byte or bytes that are not UTF-8).`;
+var emptyLine = (file) => `This project's workflow manual, ${file}, is empty.`;
+var manualPointer = (file, pkg) => `${file} is unchanged and is in your system prompt (section ${sectionIdOf(pkg)}); use it from there.`;
+var repeatPointer = (headings2) => `The result is unchanged. Continue using the full result of your earlier Read of this file in this conversation. Do not read it again (headings: ${headings2}).`;
+var NO_HEADINGS = "(no headings)";
+var LOCATION_EMPTY = "manualFile is empty";
+var locationAbsolute = (spelled) => `manualFile "${spelled}" is absolute; it is read relative to the project root`;
+var locationOutside = (spelled) => `manualFile "${spelled}" climbs out of the project root`;
+function problemText(problem2) {
+  switch (problem2.kind) {
+    case "missing":
+      return "no such file (not a manual project: nothing is added and no read is touched)";
+    case "unreadable":
+      return `unreadable (${problem2.detail})`;
+    case "outside":
+      return `refused: it lands at ${problem2.realPath}, outside the project root ${problem2.realRoot}`;
+    case "not-a-file":
+      return `refused: ${problem2.realPath} is not a regular file`;
+  }
+}
+var statusFile = (file, what) => `manual: ${file}: ${what}`;
+var statusLocation = (problem2) => `manual: ${problem2}; nothing is added`;
+var sizeOk = (bytes) => `${bytes} bytes`;
+var sizeTooLarge = (bytes, cap) => `${bytes} bytes, over the ${cap}-byte cap: too large to carry (the section names it instead)`;
+var sizeBinary = (bytes) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`;
+var sizeEmpty = (bytes) => `empty (${bytes} bytes)`;
+var STATUS_FILE_UNCHECKED = "not looked at (see the debug log)";
+var reasonWord = (reason) => reason === "clear" ? "/clear" : reason;
+var promptCopy = (at, why, bytes, hash) => `system prompt: carries the manual as it read at ${at} (${why}), ${bytes} bytes, sha256 ${hash.slice(0, 12)}`;
+var promptNoCopy = (at, why) => `system prompt: carries no copy of the manual (since ${at}, ${why})`;
+var resumedWhy = (reason) => `resume (recorded): taken at ${reasonWord(reason)}`;
+var promptPending = (reason) => `system prompt: refreshed by ${reasonWord(reason)}; the next prompt takes the manual's copy`;
+var PROMPT_UNKNOWN = "system prompt: unknown (resumed with no record of what it carries); no read is collapsed until the next compaction or /clear";
+var PROMPT_LOADING = "system prompt: resumed; reading the record of what it carries";
+var PROMPT_NOT_STARTED = "system prompt: the session has not started yet";
+var promptEnded = (reason) => `system prompt: the session ended (${reason})`;
+var FILE_SAME = "file now: the same as the prompt's copy";
+var FILE_CHANGED = "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)";
+var FILE_GONE = "file now: not readable as the prompt's copy was (see the manual line)";
+var pointersLine = (manual, repeat, tokens) => `pointers: ${manual + repeat} reads answered with a pointer (${manual} of the manual, ${repeat} repeats), about ${tokens} tokens saved`;
+var COMPOSED_EARLY = "a prompt was composed before session.start: this conversation's prompt goes without the manual";
+var noManualInTime = (reason) => `no manual by the first prompt after ${reasonWord(reason)} (${COMPOSE_WAIT_MS} ms): the prompt goes without it and no read is collapsed until the next refresh`;
+var carried = (file, kind, bytes, reason) => `the prompt after ${reasonWord(reason)} carries ${file} (${kind}, ${bytes} bytes)`;
+var notCarried = (reason, why) => `the prompt after ${reasonWord(reason)} carries no manual: ${why}`;
+var takeFailed = (err) => `the manual's copy failed (${err}): the prompt goes without it`;
+var timerFailed = (err) => `the ${COMPOSE_WAIT_MS} ms bound could not be set (${err}): the prompt goes without the manual`;
+var EXTRAS_LATE = `the mailbox key and line were not there by ${COMPOSE_WAIT_MS} ms; the section goes without them`;
+var extrasFailed = (err) => `the mailbox key and line were not read (${err}); the section goes without them`;
+var recordNotWritten = (err) => `the snapshot record was not written (${err}); a resume of this session reads its prompt as unknown`;
+var recordUnread = (err) => `the snapshot record was not read (${err}); the prompt reads as unknown until the next compaction or /clear`;
+var RECORD_INVALID = "the snapshot record is not one keel wrote; the prompt reads as unknown until the next compaction or /clear";
+var RESUMED_UNKNOWN = "resumed with no snapshot record: the prompt reads as unknown until the next compaction or /clear";
+var resumedRecorded = (reason, bytes) => `resumed: the replayed prompt carries the copy taken at ${reasonWord(reason)} (${bytes} bytes)`;
+var ended = (reason) => `session.end ${reason}: the prompt's copy is forgotten${reason === "clear" ? "; the next prompt takes a new one" : ""}`;
+var pruneFailed = (err) => `old snapshot records were not pruned (${err})`;
+var pruned = (count) => `pruned ${count} snapshot record${count === 1 ? "" : "s"} older than 30 days`;
+var readFailed = (err) => `a Read was not examined (${err}); it passes whole`;
+var conversationUnread = (err) => `the conversation was not read (${err}); the Read passes whole`;
+
+// src/features/manual/paths.ts
+var DRIVE = /^[A-Za-z]:$/;
+function normalizePath(path) {
+  const unified = path.replace(/\\/g, "/");
+  const segments = unified.split("/");
+  const drive = segments.length > 1 && DRIVE.test(segments[0] ?? "") ? segments.shift() : void 0;
+  const absolute = drive !== void 0 || unified.startsWith("/");
+  const out = [];
+  for (const segment of segments) {
+    if (segment === "" || segment === ".") continue;
+    if (segment !== "..") out.push(segment);
+    else if (out.length && out[out.length - 1] !== "..") out.pop();
+    else if (!absolute) out.push("..");
+  }
+  const body = out.join("/");
+  if (drive !== void 0) return `${drive}/${body}`;
+  return absolute ? `/${body}` : body || ".";
+}
+function isUnder(folder, path) {
+  const base = normalizePath(folder);
+  const target = normalizePath(path);
+  return target !== base && target.startsWith(base.endsWith("/") ? base : `${base}/`);
+}
+function folderOf(path) {
+  const normal = normalizePath(path);
+  const cut = normal.lastIndexOf("/");
+  if (cut < 0) return ".";
+  return cut === 0 || normal.slice(0, cut).endsWith(":") ? normal.slice(0, cut + 1) : normal.slice(0, cut);
+}
+function manualLocation(root, manualFile) {
+  if (typeof manualFile !== "string" || manualFile.trim() === "") return { problem: LOCATION_EMPTY };
+  const spelled = manualFile.trim();
+  if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: locationAbsolute(spelled) };
+  const display = normalizePath(spelled);
+  if (display === "." || display === ".." || display.startsWith("../")) return { problem: locationOutside(spelled) };
+  const base = normalizePath(root);
+  return { path: `${base.endsWith("/") ? base : `${base}/`}${display}`, display };
+}
+
+// src/features/manual/section.ts
+var byteLength2 = (text) => new TextEncoder().encode(text).length;
+function canonical(text) {
+  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/\n+$/, "");
+}
+async function sha256Hex(text) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+var contentHash = (text) => sha256Hex(canonical(text));
+function classifyText(raw, cap = MANUAL_CAP_BYTES) {
+  const bytes = byteLength2(raw);
+  if (/[\u0000\uFFFD]/.test(raw)) return { kind: "binary", bytes };
+  if (bytes > cap) return { kind: "too-large", bytes };
+  const text = canonical(raw);
+  if (text.trim() === "") return { kind: "empty", bytes };
+  return { kind: "ok", text, bytes };
+}
+function sectionText(file, content, extras = {}) {
+  const opening = content.kind === "ok" ? headerLine(file) : content.kind === "too-large" ? tooLargeLine(file, content.bytes, MANUAL_CAP_BYTES) : content.kind === "binary" ? binaryLine(file) : emptyLine(file);
+  const key = extras.key?.trim();
+  const blocks = [opening, ...key ? [keyLine(key)] : [], ...extras.mailboxOn ? [MAILBOX_LINE] : []];
+  if (content.kind === "ok") blocks.push(content.text);
+  return blocks.join("\n\n");
+}
+function withSection(sections, section) {
+  if (sections.some((existing) => existing.id === section.id)) return void 0;
+  return [...sections, { id: section.id, text: section.text, scope: "session" }];
+}
+
+// src/features/manual/file.ts
+var problem = (p) => ({ found: false, problem: p });
+async function inspectManual(fs, cap = MANUAL_CAP_BYTES) {
+  let stat;
+  let realRoot;
+  try {
+    ;
+    [stat, realRoot] = await Promise.all([fs.stat(), fs.realRoot()]);
+  } catch (err) {
+    return problem({ kind: "unreadable", detail: messageOf(err) });
+  }
+  if (stat === null) return problem({ kind: "missing" });
+  const realPath = stat.realPath;
+  if (realPath === void 0) return problem({ kind: "missing" });
+  if (!isUnder(realRoot, realPath)) return problem({ kind: "outside", realPath, realRoot });
+  if (!stat.isFile) return problem({ kind: "not-a-file", realPath });
+  if (stat.bytes > cap) return { found: true, realPath, content: { kind: "too-large", bytes: stat.bytes }, hash: null };
+  let raw;
+  try {
+    raw = await fs.read(realPath);
+  } catch (err) {
+    return problem({ kind: "unreadable", detail: messageOf(err) });
+  }
+  const content = classifyText(raw, cap);
+  return { found: true, realPath, content, hash: content.kind === "ok" ? await contentHash(content.text) : null };
+}
+
+// src/features/manual/reads.ts
+var PASS = { kind: "pass" };
+function isRangedRead(args) {
+  return [args.offset, args.limit, args.pages].some((value) => value !== void 0 && value !== null);
+}
+function wholeText(res) {
+  if (typeof res !== "object" || res === null) return void 0;
+  const { deny, isError, result } = res;
+  if (deny !== void 0 || isError !== void 0 || typeof result !== "object" || result === null) return void 0;
+  const record2 = result;
+  if (record2.type !== "text" || typeof record2.file !== "object" || record2.file === null) return void 0;
+  const file = record2.file;
+  if (typeof file.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return void 0;
+  return result;
+}
+function headings(text) {
+  const found = text.match(/^#{1,3}\s+.+$/gm);
+  return found ? found.join("; ") : NO_HEADINGS;
+}
+var tokensOf = (chars) => Math.ceil(chars / CHARS_PER_TOKEN);
+var tokensSaved = (content, pointer) => tokensOf(content.length) - tokensOf(pointer.length);
+function pointerAnswer(res, record2, pointer) {
+  const context = res.context;
+  return { result: { ...record2, file: { ...record2.file, content: pointer, numLines: 1 } }, ...context ? { context } : {} };
+}
+function resultText2(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return void 0;
+  return content.map((block) => block?.type === "text" && typeof block.text === "string" ? block.text : "").join("\n");
+}
+function isRepeat(messages, paths, fresh, pointer, self) {
+  const ids = /* @__PURE__ */ new Set();
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type !== "tool_use" || block.name !== READ_TOOL || typeof block.id !== "string" || block.id === self) continue;
+      const spelled = block.input?.file_path;
+      if (typeof spelled === "string" && paths.has(normalizePath(spelled))) ids.add(block.id);
+    }
+  }
+  let full = 0;
+  let pointers = 0;
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type !== "tool_result" || !ids.has(block.tool_use_id) || block.is_error === true) continue;
+      const text = resultText2(block.content);
+      if (text === fresh) full++;
+      else if (text?.includes(pointer)) pointers++;
+    }
+  }
+  return full === 1 && pointers === 0;
+}
+function createReads(config, snapshot) {
+  const hints = /* @__PURE__ */ new Map();
+  let hintsGeneration;
+  let counts = { manual: 0, repeat: 0, tokensSaved: 0 };
+  let countsSession;
+  function sync2(generation, session) {
+    if (hintsGeneration !== generation) {
+      hints.clear();
+      hintsGeneration = generation;
+    }
+    if (countsSession !== session) {
+      counts = { manual: 0, repeat: 0, tokensSaved: 0 };
+      countsSession = session;
+    }
+  }
+  function answered(kind, res, record2, pointer) {
+    const saved = tokensSaved(record2.file.content, pointer);
+    counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved };
+    return { kind, answer: pointerAnswer(res, record2, pointer), tokensSaved: saved };
+  }
+  async function examine(edges, call) {
+    const before = snapshot.carried();
+    const manual = before.manual;
+    if (call.agentId !== void 0 || !manual || isRangedRead(call.args)) return PASS;
+    const record2 = wholeText(call.res);
+    if (!record2) return PASS;
+    sync2(before.generation, before.session);
+    const spelled = typeof call.args.file_path === "string" ? call.args.file_path : record2.file.filePath;
+    const path = normalizePath(spelled);
+    const manualPath = normalizePath(manual.realPath);
+    const content = record2.file.content;
+    const hash = await contentHash(content);
+    if (snapshot.carried().generation !== before.generation) return PASS;
+    const isCopy = manual.hash !== null && hash === manual.hash;
+    let isManual = path === manualPath;
+    if (!isManual && isCopy) {
+      const landed = await edges.realPath(spelled);
+      if (snapshot.carried().generation !== before.generation) return PASS;
+      isManual = landed !== void 0 && normalizePath(landed) === manualPath;
+    }
+    if (isManual && isCopy) {
+      const pointer2 = manualPointer(config.file, config.pkg);
+      if (tokensSaved(content, pointer2) > 0) return answered("manual", call.res, record2, pointer2);
+    }
+    if (!isManual && !isUnder(manual.folder, path)) return PASS;
+    const real = isManual ? manualPath : path;
+    const seen = hints.get(real) === hash;
+    hints.set(real, hash);
+    if (!seen) return PASS;
+    const fresh = call.res.text;
+    if (typeof fresh !== "string") return PASS;
+    let rows;
+    try {
+      rows = await edges.messages();
+    } catch (err) {
+      edges.log(conversationUnread(messageOf(err)));
+      return PASS;
+    }
+    if (snapshot.carried().generation !== before.generation) return PASS;
+    const pointer = repeatPointer(headings(content));
+    if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, /* @__PURE__ */ new Set([path, real]), fresh, pointer, call.toolUseId)) return PASS;
+    return answered("repeat", call.res, record2, pointer);
+  }
+  return {
+    async read(edges, call) {
+      try {
+        return await examine(edges, call);
+      } catch (err) {
+        try {
+          edges.log(readFailed(messageOf(err)));
+        } catch {
+        }
+        return PASS;
+      }
+    },
+    counts() {
+      const { session } = snapshot.carried();
+      return countsSession === session ? counts : { manual: 0, repeat: 0, tokensSaved: 0 };
+    }
+  };
+}
+
+// src/features/manual/snapshot.ts
+var REASONS = ["start", "compaction", "clear"];
+function parseRecord(value) {
+  if (typeof value !== "object" || value === null) return void 0;
+  const { hash, at, reason, bytes } = value;
+  if (hash !== null && (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))) return void 0;
+  if (typeof at !== "number" || !Number.isFinite(at)) return void 0;
+  if (typeof reason !== "string" || !REASONS.includes(reason)) return void 0;
+  if (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0) return void 0;
+  return { hash, at, reason, bytes };
+}
+function recordsToPrune(entries, now, keep2) {
+  return entries.filter(([key, value]) => {
+    if (!key.startsWith(SNAPSHOT_STORE_PREFIX) || key === keep2) return false;
+    const record2 = parseRecord(value);
+    return record2 === void 0 || now - record2.at > SNAPSHOT_RETENTION_MS;
+  }).map(([key]) => key);
+}
+var locatedOf = (inspection) => inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : void 0;
+function createSnapshot(config) {
+  let edges;
+  let phase = { name: "idle" };
+  let generation = 0;
+  let session = 0;
+  let composedEarly = false;
+  const log = (text) => {
+    try {
+      edges?.log(text);
+    } catch {
+    }
+  };
+  async function persist(e, gen, snap) {
+    try {
+      const at = await e.now();
+      const id = await e.sessionId();
+      if (gen !== generation) return;
+      snap.at = at;
+      const record2 = { hash: snap.hash, at, reason: snap.reason, bytes: snap.bytes };
+      await e.store.set(snapshotKeyOf(id), record2);
+    } catch (err) {
+      log(recordNotWritten(messageOf(err)));
+    }
+  }
+  function settle(e, gen, snap, isManualProject) {
+    phase = { name: "taken", snap };
+    if (isManualProject) void persist(e, gen, snap);
+  }
+  async function readExtras(e) {
+    if (!e.extras) return {};
+    try {
+      return await e.extras();
+    } catch (err) {
+      log(extrasFailed(messageOf(err)));
+      return {};
+    }
+  }
+  function build(reason, inspection, extras) {
+    if (!inspection.found) {
+      log(notCarried(reason, problemText(inspection.problem)));
+      const isManualProject = inspection.problem.kind !== "missing";
+      return { snap: { reason, section: void 0, hash: null, bytes: 0, located: void 0 }, isManualProject };
+    }
+    log(carried(config.file, inspection.content.kind, inspection.content.bytes, reason));
+    const section = sectionText(config.file, inspection.content, extras);
+    return { snap: { reason, section, hash: inspection.hash, bytes: inspection.content.bytes, located: locatedOf(inspection) }, isManualProject: true };
+  }
+  function take(e, reason) {
+    const gen = generation;
+    const none = { reason, section: void 0, hash: null, bytes: 0, located: void 0 };
+    return new Promise((resolve) => {
+      let decided = false;
+      let inspection;
+      let extras;
+      const decide2 = (built) => {
+        if (decided) return;
+        decided = true;
+        if (gen !== generation) return resolve(void 0);
+        settle(e, gen, built?.snap ?? none, built?.isManualProject ?? true);
+        resolve(built?.snap.section);
+      };
+      const whenBoth = () => {
+        if (!decided && inspection && extras) decide2(build(reason, inspection, extras));
+      };
+      try {
+        e.after(COMPOSE_WAIT_MS, () => {
+          if (decided) return;
+          if (!inspection) {
+            log(noManualInTime(reason));
+            return decide2(void 0);
+          }
+          log(EXTRAS_LATE);
+          decide2(build(reason, inspection, {}));
+        });
+      } catch (err) {
+        log(timerFailed(messageOf(err)));
+        return decide2(void 0);
+      }
+      inspectManual(e.fs).then(
+        (found) => {
+          inspection = found;
+          whenBoth();
+        },
+        (err) => {
+          if (!decided) log(takeFailed(messageOf(err)));
+          decide2(void 0);
+        }
+      );
+      void readExtras(e).then((read) => {
+        extras = read;
+        whenBoth();
+      });
+    });
+  }
+  async function load(e, gen) {
+    try {
+      const raw = await e.store.get(snapshotKeyOf(await e.sessionId()));
+      if (gen !== generation) return;
+      const record2 = parseRecord(raw);
+      if (record2 === void 0) {
+        phase = { name: "unknown" };
+        return log(raw === void 0 ? RESUMED_UNKNOWN : RECORD_INVALID);
+      }
+      const inspection = await inspectManual(e.fs);
+      if (gen !== generation) return;
+      phase = { name: "recorded", record: record2, located: locatedOf(inspection) };
+      log(resumedRecorded(record2.reason, record2.bytes));
+    } catch (err) {
+      if (gen !== generation) return;
+      phase = { name: "unknown" };
+      log(recordUnread(messageOf(err)));
+    }
+  }
+  async function prune(e) {
+    try {
+      const keys = (await e.store.keys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX));
+      if (!keys.length) return;
+      const [id, now] = await Promise.all([e.sessionId(), e.now()]);
+      const entries = await Promise.all(keys.map(async (key) => [key, await e.store.get(key)]));
+      const stale = recordsToPrune(entries, now, snapshotKeyOf(id));
+      for (const key of stale) await e.store.delete(key);
+      if (stale.length) log(pruned(stale.length));
+    } catch (err) {
+      log(pruneFailed(messageOf(err)));
+    }
+  }
+  function reset2(next) {
+    generation++;
+    phase = next;
+  }
+  return {
+    bind(current2) {
+      edges = current2;
+    },
+    start(bound, { resumed }) {
+      edges = bound;
+      session++;
+      const early = composedEarly;
+      composedEarly = false;
+      if (resumed) {
+        reset2({ name: "loading" });
+        void load(bound, generation);
+      } else if (early) {
+        reset2({ name: "taken", snap: { reason: "start", section: void 0, hash: null, bytes: 0, located: void 0 } });
+        log(COMPOSED_EARLY);
+      } else {
+        reset2({ name: "awaiting", reason: "start" });
+      }
+      void prune(bound);
+    },
+    compacted({ trigger, agentId, skipped: skipped2 }) {
+      if (!edges || agentId !== void 0 || skipped2 || !REFRESHING_TRIGGERS.includes(trigger)) return;
+      reset2({ name: "awaiting", reason: "compaction" });
+    },
+    ended(reason) {
+      log(ended(reason));
+      if (reason === CLEAR_REASON) {
+        session++;
+        reset2({ name: "awaiting", reason: "clear" });
+      } else {
+        reset2({ name: "ended", reason });
+      }
+    },
+    compose(traits) {
+      if (traits.includes(TEAMMATE_TRAIT)) return Promise.resolve(void 0);
+      const current2 = phase;
+      if (traits.includes(ANALYSIS_TRAIT)) return Promise.resolve(current2.name === "taken" ? current2.snap.section : void 0);
+      if (!edges || current2.name === "idle" || current2.name === "ended") {
+        composedEarly = true;
+        return Promise.resolve(void 0);
+      }
+      switch (current2.name) {
+        case "awaiting": {
+          const outcome = take(edges, current2.reason);
+          if (phase === current2) phase = { name: "taking", reason: current2.reason, outcome };
+          return outcome;
+        }
+        case "taking":
+          return current2.outcome;
+        case "taken":
+          return Promise.resolve(current2.snap.section);
+        default:
+          return Promise.resolve(void 0);
+      }
+    },
+    carried() {
+      const manual = phase.name === "taken" && phase.snap.located ? { ...phase.snap.located, hash: phase.snap.hash } : phase.name === "recorded" && phase.located ? { ...phase.located, hash: phase.record.hash } : void 0;
+      return { generation, session, ...manual ? { manual } : {} };
+    },
+    view() {
+      switch (phase.name) {
+        case "idle":
+          return { state: "not-started" };
+        case "awaiting":
+        case "taking":
+          return { state: "pending", reason: phase.reason };
+        case "taken": {
+          const { reason, hash, bytes, at } = phase.snap;
+          return { state: "copy", resumed: false, reason, hash, bytes, ...at !== void 0 ? { at } : {} };
+        }
+        case "recorded":
+          return { state: "copy", resumed: true, ...phase.record };
+        case "ended":
+          return { state: "ended", reason: phase.reason };
+        default:
+          return { state: phase.name };
+      }
+    }
+  };
+}
+
+// src/features/manual/status.ts
+var iso = (at) => at === void 0 ? "an unknown time" : new Date(at).toISOString();
+function fileLine(file, now) {
+  if (!now) return statusFile(file, STATUS_FILE_UNCHECKED);
+  if (!now.found) return statusFile(file, problemText(now.problem));
+  const { content } = now;
+  switch (content.kind) {
+    case "ok":
+      return statusFile(file, sizeOk(content.bytes));
+    case "too-large":
+      return statusFile(file, sizeTooLarge(content.bytes, MANUAL_CAP_BYTES));
+    case "binary":
+      return statusFile(file, sizeBinary(content.bytes));
+    case "empty":
+      return statusFile(file, sizeEmpty(content.bytes));
+  }
+}
+function promptLines(prompt, now) {
+  switch (prompt.state) {
+    case "not-started":
+      return [PROMPT_NOT_STARTED];
+    case "loading":
+      return [PROMPT_LOADING];
+    case "unknown":
+      return [PROMPT_UNKNOWN];
+    case "pending":
+      return [promptPending(prompt.reason)];
+    case "ended":
+      return [promptEnded(prompt.reason)];
+    case "copy": {
+      const why = prompt.resumed ? resumedWhy(prompt.reason) : reasonWord(prompt.reason);
+      if (prompt.hash === null) return [promptNoCopy(iso(prompt.at), why)];
+      const changed = !now?.found ? FILE_GONE : now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED;
+      return [promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed];
+    }
+  }
+}
+var isInert = ({ now, prompt }) => now?.found === false && now.problem.kind === "missing" && !(prompt.state === "copy" && prompt.hash !== null);
+function statusLines2(facts) {
+  if (facts.locationProblem !== void 0) return [statusLocation(facts.locationProblem)];
+  if (isInert(facts)) return [fileLine(facts.file, facts.now)];
+  const { manual, repeat, tokensSaved: tokensSaved2 } = facts.reads;
+  return [fileLine(facts.file, facts.now), ...promptLines(facts.prompt, facts.now), pointersLine(manual, repeat, tokensSaved2)];
+}
+
+// src/features/manual/index.ts
+var isMissing = (err) => /\bENOENT\b/.test(messageOf(err));
+async function projectRoot(port, file) {
+  const repo = await port.repoRoot().catch(() => void 0);
+  if (repo) return repo;
+  const found = await port.ancestors(file).catch(() => []);
+  return found[found.length - 1] ?? await port.sessionRoot();
+}
+function bindCores(port, ctx, file) {
+  let place;
+  const placeOnce = () => {
+    const finding = place ??= (async () => {
+      const root = await projectRoot(port, file);
+      return { root, realRoot: (await port.stat(root).catch(() => void 0))?.realPath ?? root };
+    })();
+    finding.catch(() => {
+      if (place === finding) place = void 0;
+    });
+    return finding;
+  };
+  const fs = {
+    async stat() {
+      const location = manualLocation((await placeOnce()).root, file);
+      if (!("path" in location)) return null;
+      try {
+        const found = await port.stat(location.path);
+        return { ...found.realPath === void 0 ? {} : { realPath: found.realPath }, isFile: found.kind === "file", bytes: found.size };
+      } catch (err) {
+        if (isMissing(err)) return null;
+        throw err;
+      }
+    },
+    realRoot: async () => (await placeOnce()).realRoot,
+    read: (realPath) => port.read(realPath)
+  };
+  const snapshot = createSnapshot({ pkg: ctx.pkg, file });
+  const edges = {
+    fs,
+    sessionId: () => ctx.facts.sessionId(),
+    now: () => port.now(),
+    after: (ms, fn) => port.after(ms, fn),
+    store: port.store,
+    log: (text) => ctx.log(text)
+  };
+  snapshot.bind(edges);
+  const readEdges = {
+    async realPath(path) {
+      try {
+        return (await port.stat(path)).realPath;
+      } catch (err) {
+        if (isMissing(err)) return void 0;
+        throw err;
+      }
+    },
+    messages: () => port.apiMessages(),
+    log: (text) => ctx.log(text)
+  };
+  const relocate = () => {
+    place = void 0;
+    void placeOnce().catch(() => void 0);
+  };
+  return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, relocate };
+}
+function createManualFeature() {
+  let bound;
+  let problem2;
+  let starting;
+  const optionOf = (ctx) => String(ctx.options[MANUAL_FILE_OPTION] ?? ctx.defaults[MANUAL_FILE_OPTION] ?? DEFAULT_MANUAL_FILE);
+  function coresOf(port, ctx) {
+    if (bound || problem2 !== void 0) return bound;
+    const location = manualLocation("/", optionOf(ctx));
+    if ("problem" in location) {
+      problem2 = location.problem;
+      ctx.log(statusLocation(problem2));
+      return void 0;
+    }
+    bound = bindCores(port, ctx, location.display);
+    return bound;
+  }
+  return {
+    name: "manual",
+    sessionActing: true,
+    hooks: {
+      "session.start": (port, e, next, ctx) => {
+        const cores = coresOf(port, ctx);
+        if (!cores) return next(e);
+        cores.relocate();
+        const begun = port.hasHistory().catch(() => true).then((resumed) => {
+          cores.snapshot.start(cores.edges, { resumed });
+          if (starting === begun) starting = void 0;
+        });
+        starting = begun;
+        return next(e);
+      },
+      "prompt.compose": async (port, e, next, ctx) => {
+        const cores = coresOf(port, ctx);
+        if (!cores) return next(e);
+        if (starting) await starting;
+        const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)]);
+        if (text === void 0) return result;
+        const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text });
+        return sections ? { sections } : result;
+      },
+      "session.compact": async (port, e, next, ctx) => {
+        const result = await next(e);
+        const cores = coresOf(port, ctx);
+        if (cores) {
+          if (starting) await starting;
+          cores.snapshot.compacted({ trigger: e.trigger, ...e.agentId === void 0 ? {} : { agentId: e.agentId }, skipped: "skip" in result && result.skip !== void 0 });
+          cores.relocate();
+        }
+        return result;
+      },
+      "session.end": async (port, e, next, ctx) => {
+        const cores = coresOf(port, ctx);
+        if (cores) {
+          if (starting) await starting;
+          cores.snapshot.ended(e.reason);
+          if (e.reason === CLEAR_REASON) cores.relocate();
+        }
+        return next(e);
+      },
+      "tool.call": async (port, e, next, ctx) => {
+        if (e.tool !== READ_TOOL || e.agentId !== void 0) return next(e);
+        const cores = coresOf(port, ctx);
+        if (!cores?.snapshot.carried().manual) return next(e);
+        const result = await next(e);
+        if (next.origin?.plugin !== "engine") return result;
+        const out = await cores.reads.read(cores.readEdges, { toolUseId: e.tool_use_id, args: e, res: result });
+        return out.kind === "pass" ? result : out.answer;
+      }
+    },
+    async status(port, ctx) {
+      const cores = coresOf(port, ctx);
+      if (!cores) return statusLines2({ file: optionOf(ctx), locationProblem: problem2 ?? "", now: void 0, prompt: { state: "not-started" }, reads: { manual: 0, repeat: 0, tokensSaved: 0 } });
+      return statusLines2({ file: cores.file, now: await inspectManual(cores.fs), prompt: cores.snapshot.view(), reads: cores.reads.counts() });
+    }
+  };
+}
+
 // src/features/reconnect/constants.ts
 var TOOL_NAME = "request_mcp_reconnect";
 var TOOLS_WAIT_MS = 1e4;
@@ -2205,7 +2956,7 @@ var REDACTED = "[redacted]";
 var TRUST_KEY_PREFIX = "route:trust:";
 var TOOL_ID_PREFIX = "toolu_keel_";
 var TOOL_ID_RANDOM_BYTES = 8;
-var CHARS_PER_TOKEN = 4;
+var CHARS_PER_TOKEN2 = 4;
 var IMAGE_TOKEN_ESTIMATE = 1600;
 var BILLING_HEADER_PREFIX = "x-anthropic-billing-header";
 var ENGINE_IDENTITY_LINES = [
@@ -2331,7 +3082,7 @@ var countsLine = (steps, requests, failures) => `this session: ${steps} routed s
 var lastFailureLine = (text) => `last failure: ${text}`;
 var curlLine = (path, version, json) => `curl: ${path} ${version} (body sent as ${json ? "json pieces" : "a file in the plugin data folder"})`;
 var curlNotChecked = (path) => `curl: ${path} (checked at the first routed request)`;
-var curlProblemLine = (problem) => `curl: ${problem}`;
+var curlProblemLine = (problem2) => `curl: ${problem2}`;
 var KEY_SOURCE_NONE = "none";
 var keySourceCommand = (argv0) => `from the command ${argv0}`;
 var keySourceEnv = (name) => `from $${name}`;
@@ -3631,7 +4382,7 @@ function blockChars(block) {
     case "thinking":
       return typeof block.thinking === "string" ? block.thinking.length : 0;
     case "image":
-      return IMAGE_TOKEN_ESTIMATE * CHARS_PER_TOKEN;
+      return IMAGE_TOKEN_ESTIMATE * CHARS_PER_TOKEN2;
     case "tool_use":
       return String(block.name).length + JSON.stringify(block.input ?? {}).length;
     case "tool_result":
@@ -3642,7 +4393,7 @@ function blockChars(block) {
 }
 function estimateTokens(body) {
   const chars = blocksOf(body.system ?? []).reduce((n, b) => n + blockChars(b), 0) + body.messages.reduce((n, m) => n + blocksOf(m.content).reduce((k, b) => k + blockChars(b), 0), 0) + (body.tools ?? []).reduce((n, t) => n + t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.input_schema ?? {}).length, 0);
-  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN2));
 }
 function countTokensAnswer(bodyText2) {
   const body = parseAnthropicRequest(bodyText2);
@@ -4115,7 +4866,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
   let head2;
   let body = "";
   let stderr = "";
-  let ended;
+  let ended2;
   let events = 0;
   let opening = "";
   let pieces = 0;
@@ -4138,7 +4889,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
       }
       pieces++;
       if (r.done) {
-        ended = r.value;
+        ended2 = r.value;
         break;
       }
       if (r.value.stream === "stderr") {
@@ -4178,8 +4929,8 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
   } finally {
     stop();
   }
-  if (ended.code === null) return { kind: "failed", failure: { kind: "other", reason: curlStopped(ended.signal ?? "a signal") } };
-  const code = ended.code;
+  if (ended2.code === null) return { kind: "failed", failure: { kind: "other", reason: curlStopped(ended2.signal ?? "a signal") } };
+  const code = ended2.code;
   if (!head2) {
     if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr }, curlExit: code };
     return { kind: "failed", failure: { kind: "other", reason: NO_RESPONSE } };
@@ -4465,14 +5216,14 @@ function createRoutingFeature() {
   }
   async function routeVerb(port, args, ctx) {
     const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);
-    if (verb === "status") return (await statusLines2(port)).join("\n");
+    if (verb === "status") return (await statusLines3(port)).join("\n");
     if (verb === "reload") {
       keys?.forget();
       curl = void 0;
       curlFailed2 = void 0;
       approved.clear();
       await load(port, ctx);
-      return reloaded((await statusLines2(port))[0] ?? "");
+      return reloaded((await statusLines3(port))[0] ?? "");
     }
     if (verb === "trust") {
       const read = table?.read;
@@ -4488,7 +5239,7 @@ function createRoutingFeature() {
     }
     return routeUnknownVerb(verb);
   }
-  async function statusLines2(port) {
+  async function statusLines3(port) {
     const read = table?.read ?? { state: "missing" };
     const providers = read.state === "loaded" ? Object.values(read.config.providers) : [];
     const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)));
@@ -4551,7 +5302,7 @@ function createRoutingFeature() {
       }
     },
     verbs: { route: { usage: ROUTE_USAGE, run: routeVerb } },
-    status: (port) => statusLines2(port)
+    status: (port) => statusLines3(port)
   };
 }
 
@@ -4918,10 +5669,10 @@ function createTimingFeature() {
     sessionActing: true,
     hooks: {
       "session.start": async (port, e, next, ctx) => {
-        const { spec, problem } = advisoryOf(ctx);
+        const { spec, problem: problem2 } = advisoryOf(ctx);
         const t = machineFor(port);
         t.start(edgesOf4(port, ctx), spec);
-        ctx.log(problem ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec)));
+        ctx.log(problem2 ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec)));
         try {
           leverTool = await port.registerTool({ name: TOOL_NAME2, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
         } catch (err) {
@@ -4977,9 +5728,9 @@ function createTimingFeature() {
       }
     },
     status: (_port, ctx) => {
-      const { spec, problem } = advisoryOf(ctx);
+      const { spec, problem: problem2 } = advisoryOf(ctx);
       const state = timing?.inspect();
-      const lines = [problem ? `advisory point: ${describeAdvisory(spec)} (${problem})` : `advisory point: ${describeAdvisory(spec)}`];
+      const lines = [problem2 ? `advisory point: ${describeAdvisory(spec)} (${problem2})` : `advisory point: ${describeAdvisory(spec)}`];
       lines.push(state?.thresholds ? THRESHOLDS_LINE(state.thresholds) : "thresholds: not read yet (read at the first turn end) or off");
       if (state?.latch !== void 0) lines.push(`messages delivered up to level ${state.latch} of 3`);
       lines.push(leverTool ? `${TOOL_NAME2}: registered as ${leverTool}` : `${TOOL_NAME2}: not registered`);
@@ -5282,11 +6033,11 @@ async function sync(port, ctx, state) {
   const running = await port.windowEnv().catch(() => void 0);
   const { result, write } = decideSync(location, read?.file, requested, running);
   if (write !== void 0 && read !== void 0) {
-    const problem = await writeChecked(port, location, read, write);
-    if (problem) {
+    const problem2 = await writeChecked(port, location, read, write);
+    if (problem2) {
       state.lastSync = void 0;
-      report(port, ctx, state, problem, true);
-      return problem;
+      report(port, ctx, state, problem2, true);
+      return problem2;
     }
   }
   state.lastSync = result;
@@ -5321,8 +6072,8 @@ async function reset(port, state) {
   const location = await locate(port);
   const read = await readSettings(port, location.settingsPath);
   const { result, write } = decideReset(location.settingsPath, read.file);
-  const problem = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
-  if (problem) return problem;
+  const problem2 = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
+  if (problem2) return problem2;
   state.lastSync = void 0;
   let text = describeReset(result, namesOf(port));
   if (result.action === "removed") {
@@ -5339,15 +6090,15 @@ async function disable(port) {
   const location = await locate(port);
   const read = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
   const { result, write } = decideDisable(location, read?.file);
-  const problem = write === void 0 || read === void 0 ? void 0 : await writeChecked(port, location, read, write);
-  return problem ?? describeDisable(result, namesOf(port));
+  const problem2 = write === void 0 || read === void 0 ? void 0 : await writeChecked(port, location, read, write);
+  return problem2 ?? describeDisable(result, namesOf(port));
 }
 async function enable(port, ctx, state) {
   const location = await locate(port);
   const read = await readSettings(port, location.settingsPath);
   const { result, write } = decideEnable(location.settingsPath, read.file);
-  const problem = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
-  if (problem) return problem;
+  const problem2 = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
+  if (problem2) return problem2;
   const text = describeEnable(result, requestedOf(ctx), namesOf(port));
   return result.action === "reenabled" && requestedOf(ctx) !== 0 ? `${text}
 ${await sync(port, ctx, state)}` : text;
@@ -5388,6 +6139,7 @@ function createWindowFeature() {
 var FEATURES = [
   createRoutingFeature,
   createCaptionsFeature,
+  createManualFeature,
   createCheckpointFeature,
   createWindowFeature,
   createTimingFeature,
@@ -5511,9 +6263,9 @@ function stateOf(row) {
 }
 function formatStatus(pkg, version, rows, problems) {
   const out = [`${pkg} ${version}`];
-  const carried = rows.filter((r) => r.carried);
-  if (carried.length === 0) out.push("No features are carried by this package.");
-  for (const row of carried) {
+  const carried2 = rows.filter((r) => r.carried);
+  if (carried2.length === 0) out.push("No features are carried by this package.");
+  for (const row of carried2) {
     out.push(`${row.feature}: ${stateOf(row)}`);
     const options = Object.entries(row.options).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
     if (options.length) out.push(`  options: ${options.join(", ")}`);
@@ -5522,7 +6274,7 @@ function formatStatus(pkg, version, rows, problems) {
   }
   const totalSkips = rows.reduce((n, r) => n + r.skips, 0);
   out.push(`Skipped hooks: ${totalSkips === 0 ? "none" : rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`).join(", ")}`);
-  for (const problem of problems) out.push(`Problem: ${problem}`);
+  for (const problem2 of problems) out.push(`Problem: ${problem2}`);
   return out.join("\n");
 }
 
@@ -5966,7 +6718,7 @@ function createRuntime(factories, template, raw) {
   async function claimAtStart() {
     if (!problemsLogged) {
       problemsLogged = true;
-      for (const problem of problems) log(`keel: ${problem}`);
+      for (const problem2 of problems) log(`keel: ${problem2}`);
     }
     restamp = false;
     if (!actingOn.length) {

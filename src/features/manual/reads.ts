@@ -16,16 +16,13 @@ export type ReadText = Extract<BuiltinToolResults['Read'], { type: 'text' }>
 /** The Read call's arguments as the model gave them: untrusted. */
 export type ReadArgs = { readonly file_path?: unknown; readonly offset?: unknown; readonly limit?: unknown; readonly pages?: unknown }
 
-/** A tool_use of the conversation as `$.session.messages()` rows carry it (ToolUseSummary). */
-export type ToolUseRow = {
-  readonly tool_use_id: string
-  readonly tool: string
-  readonly input: Readonly<Record<string, unknown>>
-  readonly result?: unknown
-  readonly isError?: true
-}
-/** A row of `$.session.messages()` (SessionMessage), as far as the repeat rule reads it. */
-export type ConversationRow = { readonly toolUses?: readonly ToolUseRow[] }
+/**
+ * A message of the conversation as `$.session.messages({ as: 'api' })` answers it (ApiMessage), as
+ * far as the repeat rule reads it: tool_use blocks (id, name, input) and tool_result blocks
+ * (tool_use_id, the text the model read, is_error). Measured on 2.1.328: the default rows store a
+ * Read's record with its `content` emptied in `-p`, while the api form keeps the text the model read.
+ */
+export type ApiRow = { readonly content: readonly { readonly type: string; readonly [field: string]: unknown }[] }
 
 /** What the hook answers in place of the tool's result: the record with the pointer as its content. */
 export type ReadAnswer = { readonly result: ReadText; readonly context?: readonly string[] }
@@ -73,33 +70,47 @@ export function pointerAnswer(res: unknown, record: ReadText, pointer: string): 
   return { result: { ...record, file: { ...record.file, content: pointer, numLines: 1 } }, ...(context ? { context } : {}) }
 }
 
+/** A tool_result block's text as the model read it: the string, or its text blocks joined. */
+function resultText(content: unknown): string | undefined {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return undefined
+  return content.map((block: { type?: unknown; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('\n')
+}
+
 /**
- * wsflow §5.3 `isRepeat`, over the transcript's rows: among the earlier answered Reads of this file
- * (by any of `paths`, the spelling or the real path; the call itself excluded), exactly one result
- * is the same whole content and none is the pointer. So full → pointer → full: the read after a
- * pointer returns the file again, and a result no longer in view (compacted, cleared) is no repeat.
+ * wsflow §5.3 `isRepeat`, over the api form of the conversation: among the earlier answered Reads
+ * of this file (by the spelling each call gave, matched against `paths`; the call itself excluded;
+ * errors left out), exactly one result reads as `fresh` (the text the model reads for this call)
+ * and none holds the pointer. So full → pointer → full: the read after a pointer returns the file
+ * again, and a result no longer in view (compacted, cleared, rewound) is no repeat.
  */
-export function isRepeat(rows: readonly ConversationRow[], paths: ReadonlySet<string>, fresh: string, pointer: string, self?: string): boolean {
+export function isRepeat(messages: readonly ApiRow[], paths: ReadonlySet<string>, fresh: string, pointer: string, self?: string): boolean {
+  const ids = new Set<string>()
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type !== 'tool_use' || block.name !== READ_TOOL || typeof block.id !== 'string' || block.id === self) continue
+      const spelled = (block.input as { file_path?: unknown } | undefined)?.file_path
+      if (typeof spelled === 'string' && paths.has(normalizePath(spelled))) ids.add(block.id)
+    }
+  }
   let full = 0
   let pointers = 0
-  for (const row of rows) {
-    for (const use of row.toolUses ?? []) {
-      if (use.tool !== READ_TOOL || use.isError || use.tool_use_id === self) continue
-      const record = wholeText({ result: use.result })
-      const spelled = typeof use.input.file_path === 'string' ? normalizePath(use.input.file_path) : undefined
-      if (!record || !(paths.has(normalizePath(record.file.filePath)) || (spelled !== undefined && paths.has(spelled)))) continue
-      if (record.file.content === fresh) full++
-      else if (record.file.content === pointer) pointers++
+  for (const message of messages) {
+    for (const block of message.content) {
+      if (block.type !== 'tool_result' || !ids.has(block.tool_use_id as string) || block.is_error === true) continue
+      const text = resultText(block.content)
+      if (text === fresh) full++
+      else if (text?.includes(pointer)) pointers++
     }
   }
   return full === 1 && pointers === 0
 }
 
 export type ReadEdges = {
-  /** Where a path lands (`$.fs.stat(path, { resolve: true }).realPath`); undefined when it leads nowhere. */
+  /** Where a path lands (`$.fs.stat(path, { resolve: true }).realPath`); undefined when it leads nowhere. Asked only of a copy of the manual read under another name. */
   realPath(path: string): Promise<string | undefined>
-  /** The main conversation's rows (`$.session.messages()`). */
-  messages(): Promise<readonly ConversationRow[]>
+  /** The main conversation in api form (`$.session.messages({ as: 'api' })`). */
+  messages(): Promise<readonly ApiRow[]>
   log(text: string): void
 }
 
@@ -142,21 +153,34 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     if (!record) return PASS
     sync(before.generation, before.session)
     const spelled = typeof call.args.file_path === 'string' ? call.args.file_path : record.file.filePath
-    const landed = await edges.realPath(spelled)
-    if (landed === undefined) return PASS
-    const real = normalizePath(landed)
-    if (!isUnder(manual.folder, real)) return PASS
+    const path = normalizePath(spelled)
+    const manualPath = normalizePath(manual.realPath)
     const content = record.file.content
     const hash = await contentHash(content)
     if (snapshot.carried().generation !== before.generation) return PASS
-    if (real === normalizePath(manual.realPath) && manual.hash !== null && hash === manual.hash) {
+    const isCopy = manual.hash !== null && hash === manual.hash
+    // Known by its spelling, with no file system call per Read: the manual's own real path is the
+    // manual, a path under its folder is that file. A stat only for a copy of the manual read under
+    // another name: a link to it is the manual.
+    let isManual = path === manualPath
+    if (!isManual && isCopy) {
+      const landed = await edges.realPath(spelled)
+      if (snapshot.carried().generation !== before.generation) return PASS
+      isManual = landed !== undefined && normalizePath(landed) === manualPath
+    }
+    if (isManual && isCopy) {
       const pointer = s.manualPointer(config.file, config.pkg)
       if (tokensSaved(content, pointer) > 0) return answered('manual', call.res, record, pointer)
     }
+    if (!isManual && !isUnder(manual.folder, path)) return PASS
+    const real = isManual ? manualPath : path
     const seen = hints.get(real) === hash
     hints.set(real, hash)
     if (!seen) return PASS
-    let rows: readonly ConversationRow[]
+    // The text the model reads for this call (core's `text`): what an earlier result in view is compared with.
+    const fresh = (call.res as { text?: unknown }).text
+    if (typeof fresh !== 'string') return PASS
+    let rows: readonly ApiRow[]
     try {
       rows = await edges.messages()
     } catch (err) {
@@ -165,7 +189,7 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     }
     if (snapshot.carried().generation !== before.generation) return PASS
     const pointer = s.repeatPointer(headings(content))
-    if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, new Set([normalizePath(spelled), real]), content, pointer, call.toolUseId)) return PASS
+    if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, new Set([path, real]), fresh, pointer, call.toolUseId)) return PASS
     return answered('repeat', call.res, record, pointer)
   }
 

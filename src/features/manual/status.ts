@@ -57,8 +57,13 @@ function promptLines(prompt: PromptView, now: Inspection | undefined): string[] 
   }
 }
 
+/** Not a manual project (no file, and the prompt carries no copy of one): the file line says all. */
+const isInert = ({ now, prompt }: StatusFacts) =>
+  now?.found === false && now.problem.kind === 'missing' && !(prompt.state === 'copy' && prompt.hash !== null)
+
 export function statusLines(facts: StatusFacts): string[] {
   if (facts.locationProblem !== undefined) return [s.statusLocation(facts.locationProblem)]
+  if (isInert(facts)) return [fileLine(facts.file, facts.now)]
   const { manual, repeat, tokensSaved } = facts.reads
   return [fileLine(facts.file, facts.now), ...promptLines(facts.prompt, facts.now), s.pointersLine(manual, repeat, tokensSaved)]
 }

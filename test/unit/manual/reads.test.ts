@@ -1,10 +1,10 @@
 // Reads after `next(e)` (design §3.2 "Reads that collapse", wsflow §5.3 isRepeat): the manual's own
 // pointer against the prompt's copy, the repeat-read pointer under the manual's folder, and every
 // way a Read passes whole.
-import type { SessionMessage } from 'claude-code'
+import type { ApiMessage } from 'claude-code'
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { createReads, headings, isRangedRead, isRepeat, pointerAnswer, tokensSaved, wholeText, type ConversationRow, type ReadCall, type ReadEdges, type ReadText } from '../../../src/features/manual/reads.ts'
+import { createReads, headings, isRangedRead, isRepeat, pointerAnswer, tokensSaved, wholeText, type ApiRow, type ReadCall, type ReadEdges, type ReadText } from '../../../src/features/manual/reads.ts'
 import { createSnapshot, type Edges } from '../../../src/features/manual/snapshot.ts'
 import { contentHash } from '../../../src/features/manual/section.ts'
 import { manualPointer, repeatPointer } from '../../../src/features/manual/strings.ts'
@@ -19,16 +19,19 @@ const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise<void>((resolve) => nodeTimer(resolve, 0))
 }
 
-// The rows type reads the engine's SessionMessage as it is.
-const _rowsFit: readonly ConversationRow[] = [] as SessionMessage[]
+// The rows type reads the engine's ApiMessage as it is.
+const _rowsFit: readonly ApiRow[] = [] as ApiMessage[]
 void _rowsFit
+
+/** The Read tool's rendering for the model (measured: core's `text`, and the api form's tool_result content). */
+const render = (content: string) => content.split('\n').map((line, i) => `${i + 1}\t${line}`).join('\n')
 
 const record = (filePath: string, content: string, over: Partial<ReadText['file']> = {}): ReadText => ({
   type: 'text',
   file: { filePath, content, numLines: content.split('\n').length, startLine: 1, totalLines: content.split('\n').length, ...over },
 })
 /** What `next(e)` resolves to for a Read the tool answered. */
-const answered = (filePath: string, content: string, over: Partial<ReadText['file']> = {}) => ({ ref: 3, text: '…', result: record(filePath, content, over) })
+const answered = (filePath: string, content: string, over: Partial<ReadText['file']> = {}) => ({ ref: 3, text: render(content), result: record(filePath, content, over) })
 
 async function world(opts: { resumed?: { hash: string | null } | 'none'; manual?: string | undefined } = {}) {
   const files = new Map<string, string>([[REAL, 'manual' in opts ? opts.manual ?? '' : MANUAL]])
@@ -52,7 +55,7 @@ async function world(opts: { resumed?: { hash: string | null } | 'none'; manual?
   if (opts.resumed === undefined) await snapshot.compose(['lean'])
   const seen = { realPaths: [] as string[], messageReads: 0, logs: [] as string[] }
   const state = {
-    rows: [] as ConversationRow[],
+    rows: [] as ApiRow[],
     links: new Map<string, string>([['/p/link-to-manual.md', REAL]]),
     realPathThrows: false,
     messagesThrow: false,
@@ -81,13 +84,13 @@ async function world(opts: { resumed?: { hash: string | null } | 'none'; manual?
   }
   const reads = createReads({ pkg: 'keel', file: FILE }, snapshot)
   let ids = 0
-  /** A main-thread full Read; its outcome goes into the transcript as the engine would store it. */
+  /** A main-thread full Read; its outcome goes into the transcript as the model reads it (the api form). */
   async function read(path: string, content: string, over: Partial<ReadCall> = {}) {
     const id = `t${++ids}`
     const res = answered(path, content)
     const outcome = await reads.read(readEdges, { toolUseId: id, args: { file_path: path }, res, ...over })
-    const stored = outcome.kind === 'pass' ? res.result : outcome.answer.result
-    state.rows.push({ toolUses: [{ tool_use_id: id, tool: 'Read', input: { file_path: path }, result: stored }] })
+    const read = outcome.kind === 'pass' ? res.text : render(outcome.answer.result.file.content)
+    state.rows.push({ content: [{ type: 'tool_use', id, name: 'Read', input: { file_path: path } }] }, { content: [{ type: 'tool_result', tool_use_id: id, content: read }] })
     return outcome
   }
   return { snapshot, reads, read, readEdges, state, seen, edges, files }
@@ -186,19 +189,20 @@ test('a subagent\'s Read passes, and teaches the main thread nothing', async () 
   assert.is((await w.read(REAL, MANUAL, { agentId: 'a1' })).kind, 'pass')
   assert.is((await w.read('/p/ai-docs/play.md', PLAYBOOK, { agentId: 'a1' })).kind, 'pass')
   assert.is((await w.read('/p/ai-docs/play.md', PLAYBOOK)).kind, 'pass', 'the subagent\'s read set no hint')
-  assert.equal(w.seen.realPaths, ['/p/ai-docs/play.md'])
+  assert.equal(w.seen.realPaths, [])
 })
 
 test('repeat reads under the manual\'s folder: full, pointer, full (and full after that)', async () => {
   const w = await world()
   const path = '/p/ai-docs/playbooks/release.md'
-  const kinds = []
-  for (let i = 0; i < 4; i++) kinds.push((await w.read(path, PLAYBOOK)).kind)
-  assert.equal(kinds, ['pass', 'repeat', 'pass', 'pass'])
-  const second = w.state.rows[1]!.toolUses![0]!.result as ReadText
-  assert.is(second.file.content, repeatPointer('# Playbook; ## Steps'))
+  const outcomes = []
+  for (let i = 0; i < 4; i++) outcomes.push(await w.read(path, PLAYBOOK))
+  assert.equal(outcomes.map((o) => o.kind), ['pass', 'repeat', 'pass', 'pass'])
+  const second = outcomes[1]!
+  if (second.kind === 'pass') return
+  assert.is(second.answer.result.file.content, repeatPointer('# Playbook; ## Steps'))
   assert.equal(w.reads.counts().repeat, 1)
-  assert.is(w.reads.counts().tokensSaved, Math.ceil(PLAYBOOK.length / 4) - Math.ceil(second.file.content.length / 4))
+  assert.is(w.reads.counts().tokensSaved, Math.ceil(PLAYBOOK.length / 4) - Math.ceil(second.answer.result.file.content.length / 4))
 })
 
 test('a repeat whose earlier result is no longer in view (compacted, rewound) returns the file', async () => {
@@ -218,12 +222,25 @@ test('a changed file is no repeat; the read of its new content starts the count 
   assert.is(w.seen.messageReads, 1, 'the transcript is read only when the hint says the content was seen')
 })
 
-test('files outside the manual\'s folder, or leading nowhere, pass', async () => {
+test('files outside the manual\'s folder pass; a copy of the manual under a name leading nowhere passes', async () => {
   const w = await world()
-  for (const path of ['/p/src/index.ts', '/p/ai-docs-old/x.md', '/p/ai-docs', '/p/ai-docs/nowhere.md']) {
+  for (const path of ['/p/src/index.ts', '/p/ai-docs-old/x.md', '/p/ai-docs']) {
     await w.read(path, PLAYBOOK)
     assert.is((await w.read(path, PLAYBOOK)).kind, 'pass', path)
   }
+  assert.is((await w.read('/p/nowhere.md', MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/nowhere.md', MANUAL)).kind, 'pass', 'outside the folder: no repeat either')
+})
+
+test('no file system call per Read: the manual by its own path, files under its folder, files elsewhere; one stat for a copy of the manual under another name', async () => {
+  const w = await world()
+  await w.read(REAL, MANUAL)
+  await w.read('/p/ai-docs/play.md', PLAYBOOK)
+  await w.read('/p/ai-docs/play.md', PLAYBOOK)
+  await w.read('/p/src/index.ts', PLAYBOOK)
+  assert.equal(w.seen.realPaths, [])
+  assert.is((await w.read('/p/ai-docs/copy.md', MANUAL)).kind, 'pass', 'a copy of the manual that is not a link to it')
+  assert.equal(w.seen.realPaths, ['/p/ai-docs/copy.md'])
 })
 
 test('the refresh resets the hints: the first read after it is no repeat, even with the earlier result in view', async () => {
@@ -257,7 +274,7 @@ test('counts are per conversation: a compaction keeps them, /clear starts them o
 test('a reset while the Read is examined: it passes, and leaves no hint for the new context', async () => {
   const w = await world()
   w.state.during = { at: 'realPath', run: () => w.snapshot.compacted({ trigger: 'manual', skipped: false }) }
-  assert.is((await w.read(REAL, MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/link-to-manual.md', MANUAL)).kind, 'pass')
   const v = await world()
   const path = '/p/ai-docs/play.md'
   await v.read(path, PLAYBOOK)
@@ -309,10 +326,10 @@ test('a pointer no shorter than the content is not worth answering: tiny files p
 test('failures pass the Read whole: a failed stat, a failed transcript read, a failing log', async () => {
   const w = await world()
   w.state.realPathThrows = true
-  assert.is((await w.read(REAL, MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/link-to-manual.md', MANUAL)).kind, 'pass')
   assert.ok(w.seen.logs.includes('a Read was not examined (stat failed); it passes whole'))
   w.state.logThrows = true
-  assert.is((await w.read(REAL, MANUAL)).kind, 'pass')
+  assert.is((await w.read('/p/link-to-manual.md', MANUAL)).kind, 'pass')
   const v = await world()
   await v.read('/p/ai-docs/play.md', PLAYBOOK)
   v.state.messagesThrow = true
@@ -322,30 +339,43 @@ test('failures pass the Read whole: a failed stat, a failed transcript read, a f
 
 test('a call with no file_path string is judged by the result\'s own path', async () => {
   const w = await world()
-  const out = await w.reads.read(w.readEdges, { args: {}, res: answered(REAL, MANUAL) })
-  assert.is(out.kind, 'manual')
-  assert.equal(w.seen.realPaths, [REAL])
+  assert.is((await w.reads.read(w.readEdges, { args: {}, res: answered(REAL, MANUAL) })).kind, 'manual')
+  assert.is((await w.reads.read(w.readEdges, { args: {}, res: answered('/p/link-to-manual.md', MANUAL) })).kind, 'manual')
+  assert.equal(w.seen.realPaths, ['/p/link-to-manual.md'])
 })
 
-test('isRepeat: this file\'s answered Reads only, by spelling or recorded path; errors, other tools and the call itself left out', () => {
-  const fresh = PLAYBOOK
-  const pointer = repeatPointer(headings(fresh))
-  const paths = new Set(['/p/ai-docs/play.md'])
-  const use = (id: string, over: Partial<{ tool: string; input: Record<string, unknown>; result: unknown; isError: true }> = {}) =>
-    ({ toolUses: [{ tool_use_id: id, tool: 'Read', input: { file_path: '/p/ai-docs/play.md' }, result: record('/p/ai-docs/play.md', fresh), ...over }] })
-  assert.ok(isRepeat([use('a')], paths, fresh, pointer))
-  assert.ok(isRepeat([use('a', { input: { file_path: '/p/other-spelling.md' } })], paths, fresh, pointer), 'the recorded path matches')
-  assert.ok(isRepeat([use('a', { input: { file_path: '/p/ai-docs/play.md' }, result: record('/elsewhere', fresh) })], paths, fresh, pointer), 'the spelling matches')
-  assert.not.ok(isRepeat([use('a', { input: {}, result: record('/elsewhere', fresh) })], paths, fresh, pointer))
+test('a result with no text of core\'s (another hook\'s own answer) is never judged a repeat', async () => {
+  const w = await world()
+  const path = '/p/ai-docs/play.md'
+  await w.read(path, PLAYBOOK)
+  const out = await w.reads.read(w.readEdges, { toolUseId: 'x', args: { file_path: path }, res: { result: record(path, PLAYBOOK) } })
+  assert.is(out.kind, 'pass')
+  assert.is(w.seen.messageReads, 0)
+})
+
+test('isRepeat: this file\'s answered Reads only, by the spelling each call gave; errors, other tools and the call itself left out', () => {
+  const fresh = render(PLAYBOOK)
+  const pointer = repeatPointer(headings(PLAYBOOK))
+  const paths = new Set(['/p/ai-docs/play.md', '/p/ai-docs/./play.md'])
+  const use = (id: string, over: { name?: string; input?: Record<string, unknown>; content?: unknown; is_error?: boolean } = {}): ApiRow[] => [
+    { content: [{ type: 'tool_use', id, name: over.name ?? 'Read', input: over.input ?? { file_path: '/p/ai-docs/play.md' } }] },
+    { content: [{ type: 'tool_result', tool_use_id: id, content: 'content' in over ? over.content : fresh, ...(over.is_error ? { is_error: true } : {}) }] },
+  ]
+  assert.ok(isRepeat(use('a'), paths, fresh, pointer))
+  assert.ok(isRepeat(use('a', { input: { file_path: '/p/ai-docs//play.md' } }), paths, fresh, pointer), 'a spelling that normalizes the same')
+  assert.not.ok(isRepeat(use('a', { input: { file_path: '/p/other-spelling.md' } }), paths, fresh, pointer))
+  assert.not.ok(isRepeat(use('a', { input: {} }), paths, fresh, pointer))
   assert.not.ok(isRepeat([], paths, fresh, pointer))
-  assert.not.ok(isRepeat([use('a'), use('b')], paths, fresh, pointer), 'two full copies in view')
-  assert.not.ok(isRepeat([use('a'), use('b', { result: record('/p/ai-docs/play.md', pointer) })], paths, fresh, pointer), 'after a pointer')
-  assert.ok(isRepeat([use('a'), use('b', { isError: true })], paths, fresh, pointer))
-  assert.ok(isRepeat([use('a'), use('b', { tool: 'Grep' })], paths, fresh, pointer))
-  assert.ok(isRepeat([use('a'), use('self')], paths, fresh, pointer, 'self'), 'the call itself is not an earlier result')
-  assert.ok(isRepeat([use('a'), use('b', { result: undefined })], paths, fresh, pointer), 'a result not stored counts for nothing')
-  assert.ok(isRepeat([use('a'), use('b', { result: record('/p/ai-docs/play.md', 'other') })], paths, fresh, pointer))
-  assert.ok(isRepeat([{ }, use('a')], paths, fresh, pointer), 'a row with no tool uses')
+  assert.not.ok(isRepeat([...use('a'), ...use('b')], paths, fresh, pointer), 'two full copies in view')
+  assert.not.ok(isRepeat([...use('a'), ...use('b', { content: `1\t${pointer}` })], paths, fresh, pointer), 'after a pointer')
+  assert.ok(isRepeat([...use('a'), ...use('b', { is_error: true })], paths, fresh, pointer))
+  assert.ok(isRepeat([...use('a'), ...use('b', { name: 'Grep' })], paths, fresh, pointer))
+  assert.ok(isRepeat([...use('a'), ...use('self')], paths, fresh, pointer, 'self'), 'the call itself is not an earlier result')
+  assert.ok(isRepeat([...use('a'), ...use('b', { content: undefined })], paths, fresh, pointer), 'a result with no text counts for nothing')
+  assert.ok(isRepeat([...use('a'), ...use('b', { content: render('other') })], paths, fresh, pointer))
+  assert.ok(isRepeat(use('a', { content: [{ type: 'text', text: fresh }] }), paths, fresh, pointer), 'text blocks read as their text')
+  assert.ok(isRepeat([{ content: [] }, { content: [{ type: 'text', text: 'hi' }] }, ...use('a')], paths, fresh, pointer), 'messages with no tool blocks')
+  assert.not.ok(isRepeat([{ content: [{ type: 'tool_result', tool_use_id: 'z', content: fresh }] }], paths, fresh, pointer), 'a result whose call is not in view')
 })
 
 test.run()

@@ -75,6 +75,14 @@ test('the prompt before a copy: not started, pending after a reset, resuming, un
   assert.is(statusLines(facts({ prompt: { state: 'unknown' } })).length, 3)
 })
 
+test('not a manual project (no file, no copy carried): the file line alone', () => {
+  const missing: Inspection = { found: false, problem: { kind: 'missing' } }
+  const only = ['manual: ai-docs/WORKFLOW.md: no such file (not a manual project: nothing is added and no read is touched)']
+  assert.equal(statusLines(facts({ now: missing, prompt: { state: 'copy', resumed: false, reason: 'start', hash: null, bytes: 0 } })), only)
+  assert.equal(statusLines(facts({ now: missing, prompt: { state: 'not-started' } })), only)
+  assert.is(statusLines(facts({ now: missing })).length, 4, 'a copy carried of a manual since removed still says so')
+})
+
 test('a manualFile option that names no file inside the project: one line', () => {
   assert.equal(statusLines(facts({ locationProblem: 'manualFile "/etc/x" is absolute; it is read relative to the project root' })), [
     'manual: manualFile "/etc/x" is absolute; it is read relative to the project root; nothing is added',
