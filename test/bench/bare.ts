@@ -8,9 +8,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node
 import { join } from 'node:path'
 import template from '../../plugin.json'
 import { FEATURES } from '../../src/features/index.ts'
-import type { Template } from '../../src/lib/activation.ts'
-import { STATUS_VERB } from '../../src/lib/command.ts'
-import { COMMAND_DESCRIPTION, createRuntime } from '../../src/lib/runtime.ts'
+import type { Template } from '../../src/runtime/activation.ts'
+import { STATUS_VERB } from '../../src/runtime/command.ts'
+import { COMMAND_DESCRIPTION, createRuntime } from '../../src/runtime/runtime.ts'
 import { loadedModules, repoRoot, runClaude, writePlugin, type RunResult } from '../e2e/engine.ts'
 import type { MockModel, RecordedRequest } from '../e2e/mock-model.ts'
 
