@@ -28,14 +28,14 @@ const GOAL = { addedTtftMs: 50, stream: 1.02, hooks: 1.05 }
 const FIRST_BYTE_MS = 300
 const PIECE_MS = 100
 const PIECES = 10
-const PROMPT = 'routing bench: say the pieces'
-const ALIAS = 'gpt-5'
+export const PROMPT = 'routing bench: say the pieces'
+export const ALIAS = 'gpt-5'
 const PROVIDER_MODEL = 'gpt-5-mock'
 const SUB_ALIAS = 'gpt-mini'
 const SUB_MODEL = 'gpt-mini-mock'
 const CCR_CLI = 'node_modules/@musistudio/claude-code-router/dist/cli.js'
 
-const REPLY: ProviderReply = { text: Array.from({ length: PIECES }, (_, i) => `piece-${String(i).padStart(2, '0')} `), firstByteMs: FIRST_BYTE_MS, pieceMs: PIECE_MS }
+export const REPLY: ProviderReply = { text: Array.from({ length: PIECES }, (_, i) => `piece-${String(i).padStart(2, '0')} `), firstByteMs: FIRST_BYTE_MS, pieceMs: PIECE_MS }
 const EXPECTED = (REPLY.text as string[]).join('')
 
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`)
@@ -68,14 +68,14 @@ function isTextPiece(piece: string): boolean {
 }
 
 type Written = { arrivedAt: number; firstByteAt: number; firstTextAt: number; lastTextAt: number }
-function writtenOf(req: ProviderRequest): Written {
+export function writtenOf(req: ProviderRequest): Written {
   const texts = req.writes.filter((w) => isTextPiece(w.text))
   if (!texts.length || req.firstByteAt === undefined) throw new Error(`provider: no text written for ${req.path}`)
   return { arrivedAt: req.arrivedAt, firstByteAt: req.firstByteAt, firstTextAt: texts[0]!.at, lastTextAt: texts.at(-1)!.at }
 }
 
 /** The run's main request: streamed, with tools, asking for the pieces. */
-const mainRequestOf = (provider: MockProvider, from: number) =>
+export const mainRequestOf = (provider: MockProvider, from: number) =>
   provider.requests.slice(from).find((r) => r.body?.stream && Array.isArray(r.body?.tools) && r.body.tools.length > 0 && r.raw.toString("utf8").includes(PROMPT))
 
 // ---- The engine, its stdout timed line by line ----
@@ -117,7 +117,7 @@ export function streamRun(o: { prompt: string; home: string; cwd: string; baseUr
 }
 
 /** Main's text deltas (not a subagent's), and the engine's `requesting` status before the first of them. */
-function stdoutTimes(run: StreamRun): { requestingAt: number; firstTextAt: number; lastTextAt: number; text: string } {
+export function stdoutTimes(run: StreamRun): { requestingAt: number; firstTextAt: number; lastTextAt: number; text: string } {
   const deltas = run.lines.filter((l) => l.json?.type === 'stream_event' && l.json.parent_tool_use_id == null && l.json.event?.type === 'content_block_delta' && l.json.event.delta?.type === 'text_delta')
   if (!deltas.length) throw new Error(`no text delta on stdout (exit ${run.code}): ${run.stderr.slice(-400)} ${JSON.stringify(run.result ?? {}).slice(0, 300)}`)
   const requesting = run.lines.filter((l) => l.json?.type === 'system' && l.json.subtype === 'status' && l.json.status === 'requesting' && l.at <= deltas[0]!.at).at(-1)
@@ -169,7 +169,7 @@ export async function startCcr(providerUrl: string, models: string[]): Promise<C
 // ---- keel's side: a HOME with klyth's routing.json and the provider approved ----
 
 /** A HOME whose keel/routing.json routes the aliases to the provider's OpenAI endpoint, approved by `/klyth route trust mock`. */
-async function keelHome(provider: MockProvider, klyth: string, mock: MockModel): Promise<{ home: string; cwd: string }> {
+export async function keelHome(provider: MockProvider, klyth: string, mock: MockModel): Promise<{ home: string; cwd: string }> {
   const home = tmpDir('route-home')
   const cwd = tmpDir('route-proj')
   writeRoutingJson(home, provider)

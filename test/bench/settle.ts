@@ -65,7 +65,9 @@ export async function engineSettle(o: SettleOptions): Promise<number> {
   writePlugin(bareDir, 'bare', bareModule(events))
   const samples: Record<'keel' | 'bare', Samples> = { keel: {}, bare: {} }
   for (let round = 0; round < o.rounds; round++) {
-    for (const [who, pluginDir, name] of [['keel', dir, o.pkg], ['bare', bareDir, 'bare']] as const) {
+    // Which side runs first alternates by round, so a machine that warms or cools over a round weighs on both alike.
+    const sides = [['keel', dir, o.pkg], ['bare', bareDir, 'bare']] as const
+    for (const [who, pluginDir, name] of round % 2 ? [...sides].reverse() : sides) {
       const first = await runClaude({ prompt: 'hello', pluginDirs: [pluginDir], mock: o.mock, settings, home: home(), extraArgs })
       const second = await runClaude({ prompt: 'and again', pluginDirs: [pluginDir], mock: o.mock, settings, home: first.home, cwd: first.cwd, resume: first.sessionId, extraArgs })
       for (const run of [first, second]) {
