@@ -8,7 +8,8 @@
 // Engine arms run `claude -p … --output-format stream-json --include-partial-messages --verbose`; the arms alternate,
 // their order rotated per round. Then: klyth's per-turn hooks on a native session vs a bare module (settle.ts), and a
 // correctness probe (a tool call streamed in pieces, a subagent on another model) through keel and through ccr.
-//   BENCH_ROUTING_ROUNDS=6   BENCH_ROUTING_SETTLE_ROUNDS=6   BENCH_ROUTING_VERBOSE=1 (every run)   BENCH_QUIET=0
+//   BENCH_ROUTING_ROUNDS=6   BENCH_ROUTING_SETTLE_ROUNDS=6   BENCH_ROUTING_PARTS=latency,correctness,hooks
+//   BENCH_ROUTING_VERBOSE=1 (every run)   BENCH_QUIET=0 (no wait for a quiet machine)   BENCH_ROUTING=0 (bench.ts leaves it out)
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
@@ -24,6 +25,7 @@ import { engineSettle } from './settle.ts'
 const ROUNDS = Number(process.env.BENCH_ROUTING_ROUNDS ?? 6)
 const SETTLE_ROUNDS = Number(process.env.BENCH_ROUTING_SETTLE_ROUNDS ?? 6)
 const VERBOSE = !!process.env.BENCH_ROUTING_VERBOSE
+const PARTS = new Set((process.env.BENCH_ROUTING_PARTS ?? 'latency,correctness,hooks').split(','))
 const GOAL = { addedTtftMs: 50, stream: 1.02, hooks: 1.05 }
 const FIRST_BYTE_MS = 300
 const PIECE_MS = 100
@@ -414,10 +416,10 @@ export async function routingBench(mock: MockModel): Promise<void> {
   const provider = await startMockProvider([], REPLY)
   const klyth = packageCopy('klyth')
   try {
-    await latency(provider, mock, klyth)
+    if (PARTS.has('latency')) await latency(provider, mock, klyth)
+    if (PARTS.has('correctness')) await correctness(provider, mock, klyth)
     // klyth installed, its routing.json in place, main native (the mock model): what routing costs a session it does not route.
-    await correctness(provider, mock, klyth)
-    await engineSettle({ mock, pkg: 'klyth', rounds: SETTLE_ROUNDS, label: 'on a native session (routing.json with two aliases; main is the mock Claude model)', optionsOf: () => undefined, prepareHome: (home) => writeRoutingJson(home, provider) })
+    if (PARTS.has('hooks')) await engineSettle({ mock, pkg: 'klyth', rounds: SETTLE_ROUNDS, label: 'on a native session (routing.json with two aliases; main is the mock Claude model)', optionsOf: () => undefined, prepareHome: (home) => writeRoutingJson(home, provider) })
   } finally {
     await provider.close()
   }

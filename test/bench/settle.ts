@@ -11,22 +11,17 @@ export const ENGINE_LIMIT = 1.05
 const median = (xs: number[]) => { const s = [...xs].sort((a, b) => a - b); return s.length ? (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2 : NaN }
 const line = (label: string, value: string) => console.log(`${label.padEnd(58)} ${value}`)
 
-/**
- * The matchers src/main.ts hooks these events with (the loader's log line names events only): the
- * package command and the engine commands a feature hears, and the describe matcher the host tests.
- */
-const MAIN_HOOKS: Record<string, string[]> = {
-  'command.run': [`{ command: ['keel', 'superheroes', 'ws', 'klyth'] }`, `{ command: ['model', 'rename'] }`],
-  'tool.describe': [`{ provider: { tier: ['prepend', 'user', 'append'] } }`],
-}
 /** Streaming events take an async generator (the loader refuses a plain function on them). */
 const STREAMING = new Set(['turn.step'])
 
-/** A module hooking `events` with pass-throughs and src/main.ts's matchers: what the engine costs without keel's work. */
+/**
+ * A module hooking `events` with pass-throughs and no matchers: what the engine costs without keel's work.
+ * (Without a matcher its tool.describe hops for every tool, where keel's matcher hops for plugin tools only:
+ * the per-hop settle times compare; their counts do not.)
+ */
 export function bareModule(events: string[]): string {
   const hook = (event: string) => (STREAMING.has(event) ? 'async function* ($, e, next) { return yield* next(e) }' : '($, e, next) => next(e)')
-  const lines = events.flatMap((event) => (MAIN_HOOKS[event] ?? ['']).map((m) => `  on(${JSON.stringify(event)}, ${m ? `${m}, ` : ''}${hook(event)})`))
-  return `export function register(on) {\n${lines.join('\n')}\n}\n`
+  return `export function register(on) {\n${events.map((e) => `  on(${JSON.stringify(e)}, ${hook(e)})`).join('\n')}\n}\n`
 }
 
 /** Events raised once per engine process (a headless run is one process): reported apart from the per-turn hooks. */
@@ -79,7 +74,8 @@ export async function engineSettle(o: SettleOptions): Promise<number> {
   }
   // The headline: the geometric mean over the per-turn events of each event's median ratio. A median
   // over every settle mixes events an order of magnitude apart (turn.start waits on the model).
-  const perTurnEvents = Object.keys(samples.keel).filter((event) => !ONCE_PER_PROCESS.has(event))
+  // An event the bare side never settled (nothing of its kind came) has no ratio: it is listed, not averaged.
+  const perTurnEvents = Object.keys(samples.keel).filter((event) => !ONCE_PER_PROCESS.has(event) && samples.bare[event]?.length)
   const ratios = perTurnEvents.map((event) => median(samples.keel[event]!) / median(samples.bare[event] ?? []))
   const geomean = Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length)
   console.log(`\nEngine: ${o.pkg} ${o.label} (${o.rounds} rounds of a two-turn session, alternating with a bare pass-through module on the same events)`)
