@@ -2,7 +2,9 @@
 //   1. Node: registry dispatch, ns per event through N no-op features vs a direct handler.
 //   2. The bundle's size.
 //   3. The real engine: the median `settled in` time of a keel package's hooks vs a bare
-//      pass-through module hooking the same events, over the same scripted headless session.
+//      pass-through module hooking the same events, over the same scripted headless session (settle.ts).
+//   4. Routing (routing.ts): time to first token and stream time through keel (klyth) vs claude-code-router
+//      and the engine straight to the provider; a tool-call and subagent probe; klyth's hooks on a native session.
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRuntime } from '../../src/runtime/runtime.ts'
