@@ -229,10 +229,10 @@ export function loadedModules(log: string): LoadedModule[] {
 
 export interface HookSettle { plugins: string[]; event: string; ms: number; link: string }
 
-/** "hooks module a@inline, b@inline <event> settled in 5.0ms (worker hop, next() included)".
- *  Plugins sharing the worker are reported together on one line. */
+/** "hooks module a@inline, b@inline <event> settled in 5.0ms (worker hop, next() included)"; a streaming
+ *  event says "<event> stream settled in". Plugins sharing the worker are reported together on one line. */
 export function hookSettles(log: string): HookSettle[] {
-  const re = /^hooks module (.+) (\S+) settled in ([\d.]+)ms \(([^,)]+)/
+  const re = /^hooks module (.+?) (\S+)(?: stream)? settled in ([\d.]+)ms \(([^,)]+)/
   return messages(log).flatMap((m) => {
     const x = re.exec(m)
     if (!x) return []

@@ -55,6 +55,8 @@ export interface ProviderRequest {
   rule: number | 'default' | 'none'
   arrivedAt: number
   firstByteAt?: number
+  /** Every stream piece written, with when (Date.now()): a bench reads when the first and last text left. */
+  writes: { at: number; text: string }[]
   closedAt?: number
   /** The client hung up before the answer's end (a socket the mock dropped itself is not counted). */
   aborted: boolean
@@ -234,7 +236,7 @@ export async function startMockProvider(initialRules: Rule[] = [], initialFallba
       body = undefined
     }
     const path = req.url ?? '/'
-    const record: ProviderRequest = { method: req.method ?? 'GET', path, headers: req.headers, raw, body, lastText: lastMessageText(body), rule: 'none', arrivedAt, aborted: false }
+    const record: ProviderRequest = { method: req.method ?? 'GET', path, headers: req.headers, raw, body, lastText: lastMessageText(body), rule: 'none', arrivedAt, writes: [], aborted: false }
     requests.push(record)
     let dropped = false
     closedWaiters.set(record, new Promise((resolve) => res.on('close', () => {
@@ -244,7 +246,9 @@ export async function startMockProvider(initialRules: Rule[] = [], initialFallba
     })))
     const gone = () => shutDown || res.destroyed || record.aborted
     const write = (text: string) => {
-      record.firstByteAt ??= Date.now()
+      const at = Date.now()
+      record.firstByteAt ??= at
+      record.writes.push({ at, text })
       res.write(text)
     }
     const json = (status: number, text: string, headers: Record<string, string> = {}) => {
