@@ -5042,6 +5042,9 @@ function createRoutingFeature() {
   }
   async function ready(port, ctx, route, model2) {
     if (!await isApproved(port, route.provider)) return { text: untrusted(port.pkg, route.provider.id, model2) };
+    return prepared(port, route);
+  }
+  async function prepared(port, route) {
     const c = await curlOf(port);
     if ("problem" in c) return { text: stepFailed2(port.pkg, route.label, c.problem) };
     const got = await keys.keyFor(route.provider);
@@ -5114,30 +5117,49 @@ function createRoutingFeature() {
     if (decision.kind === "native") return yield* next(e);
     if (decision.kind === "fail") return yield* failStep(e, decision.text);
     const { route } = decision;
-    const ok = await ready(port, ctx, route, e.model);
-    if ("text" in ok) return yield* failStep(e, ok.text);
+    if (!await isApproved(port, route.provider)) return yield* failStep(e, untrusted(port.pkg, route.provider.id, e.model));
     const wait = captures.expect(e.model, e.agentId);
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)));
     const beneath = next(e);
     const drained = (async () => {
       for (let r = await beneath.next(); !r.done; r = await beneath.next()) ;
     })();
-    let captured;
-    try {
-      captured = await Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]);
-      await drained;
-    } catch (err) {
-      wait.cancel(err);
+    const leave = (why) => {
+      wait.cancel(why);
       void beneath.return(void 0).catch(() => void 0);
+    };
+    let captured;
+    let ok;
+    try {
+      ;
+      [ok, captured] = await Promise.all([
+        prepared(port, route),
+        Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))])
+      ]);
+    } catch (err) {
+      leave(err);
       return yield* failStep(e, stepFailed2(port.pkg, route.label, err instanceof Error ? err.message : String(err)));
     } finally {
       stopTimer();
     }
+    if ("text" in ok) {
+      leave(new Error(ok.text));
+      return yield* failStep(e, ok.text);
+    }
     mintId ??= createToolIds((n) => port.randomBytes(n));
     const exchange = exchangeFor({ pkg: port.pkg, route, url: "", headers: captured.headers, body: captured.body, key: ok.key, mintId });
-    if (!exchange) return yield* failStep(e, stepFailed2(port.pkg, route.label, CAPTURE_TIMED_OUT));
+    if (!exchange) {
+      leave(new Error(CAPTURE_TIMED_OUT));
+      return yield* failStep(e, stepFailed2(port.pkg, route.label, CAPTURE_TIMED_OUT));
+    }
     counts.steps++;
-    const out = yield* send(port, ctx, next, route, ok, exchange);
+    const draining = drained.catch(() => void 0);
+    let out;
+    try {
+      out = yield* send(port, ctx, next, route, ok, exchange);
+    } finally {
+      await draining;
+    }
     if (out.failure) noteFailure(out.end.chunks.flatMap((c) => c.kind === "text" ? [c.text.trim()] : []).pop() ?? "");
     return { turnId: e.turnId, index: e.index, ...out.end.result };
   }
@@ -5266,6 +5288,7 @@ function createRoutingFeature() {
         keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error("no such file"))), now: () => port.now() });
         await load(port, ctx);
         if (table.aliases().length) {
+          port.after(0, () => void curlOf(port));
           const main = await port.mainModel().catch(() => void 0);
           const decision = main === void 0 ? void 0 : table.decide(main);
           if (decision?.kind === "route") await setWindow(port, ctx, decision.route);

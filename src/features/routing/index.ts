@@ -35,7 +35,7 @@ import {
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
-import { sendRequest, type TransportEdges } from './transport.ts'
+import { sendRequest, type Outcome, type TransportEdges } from './transport.ts'
 import { bodyText, isMessagesPath, isProbe, isStructured, pathOf, sourceOfKey, summaryOf } from './requests.ts'
 
 /** The options of the routing feature (plugin.json, their one home). */
@@ -139,6 +139,11 @@ export function createRoutingFeature(): Feature<Port> {
 
   async function ready(port: Port, ctx: FeatureContext, route: Route, model: string): Promise<Ready> {
     if (!(await isApproved(port, route.provider))) return { text: untrusted(port.pkg, route.provider.id, model) }
+    return prepared(port, route)
+  }
+
+  /** curl and the key, for an approved provider (the key command runs only for one). */
+  async function prepared(port: Port, route: Route): Promise<Ready> {
     const c = await curlOf(port)
     if ('problem' in c) return { text: stepFailed(port.pkg, route.label, c.problem) }
     const got = await keys!.keyFor(route.provider)
@@ -227,31 +232,53 @@ export function createRoutingFeature(): Feature<Port> {
     if (decision.kind === 'native') return yield* next(e)
     if (decision.kind === 'fail') return yield* failStep(e, decision.text)
     const { route } = decision
-    const ok = await ready(port, ctx, route, e.model)
-    if ('text' in ok) return yield* failStep(e, ok.text)
-
+    // An unapproved provider fails before the engine builds anything (one store read, then cached).
+    if (!(await isApproved(port, route.provider))) return yield* failStep(e, untrusted(port.pkg, route.provider.id, e.model))
+    // The capture starts at once, beside curl's check and the key: nothing leaves the machine until
+    // both are done, and the first step does not pay for them one after the other.
     const wait = captures.expect(e.model, e.agentId)
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)))
     const beneath = next(e)
     const drained = (async () => {
       for (let r = await beneath.next(); !r.done; r = await beneath.next());
     })()
-    let captured: Awaited<typeof wait.captured>
-    try {
-      captured = await Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))])
-      await drained
-    } catch (err) {
-      wait.cancel(err as Error)
+    const leave = (why: Error) => {
+      wait.cancel(why)
       void beneath.return(undefined as never).catch(() => undefined)
+    }
+    let captured: Awaited<typeof wait.captured>
+    let ok: Ready
+    try {
+      ;[ok, captured] = await Promise.all([
+        prepared(port, route),
+        Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]),
+      ])
+    } catch (err) {
+      leave(err as Error)
       return yield* failStep(e, stepFailed(port.pkg, route.label, err instanceof Error ? err.message : String(err)))
     } finally {
       stopTimer()
     }
+    if ('text' in ok) {
+      leave(new Error(ok.text))
+      return yield* failStep(e, ok.text)
+    }
     mintId ??= createToolIds((n) => port.randomBytes(n))
     const exchange = exchangeFor({ pkg: port.pkg, route, url: '', headers: captured.headers, body: captured.body, key: ok.key, mintId })
-    if (!exchange) return yield* failStep(e, stepFailed(port.pkg, route.label, CAPTURE_TIMED_OUT))
+    if (!exchange) {
+      leave(new Error(CAPTURE_TIMED_OUT))
+      return yield* failStep(e, stepFailed(port.pkg, route.label, CAPTURE_TIMED_OUT))
+    }
     counts.steps++
-    const out = yield* send(port, ctx, next, route, ok, exchange)
+    // The provider's request leaves now; the engine's local answer drains beside it (waiting for it
+    // first cost 55–130 ms to the first token: test/bench/FINDINGS.md).
+    const draining = drained.catch(() => undefined)
+    let out: Outcome
+    try {
+      out = yield* send(port, ctx, next, route, ok, exchange)
+    } finally {
+      await draining
+    }
     if (out.failure) noteFailure(out.end.chunks.flatMap((c: StepChunk) => (c.kind === 'text' ? [c.text.trim()] : [])).pop() ?? '')
     return { turnId: e.turnId, index: e.index, ...out.end.result }
   }
@@ -401,6 +428,9 @@ export function createRoutingFeature(): Feature<Port> {
         await load(port, ctx)
         // A session that starts on an alias (`--model`, a settings default, a resume): the window first.
         if (table!.aliases().length) {
+          // curl's version is asked off the start's path, before the first routed step needs it (asked
+          // inside that step, it cost the first token 150–160 ms: test/bench/FINDINGS.md).
+          port.after(0, () => void curlOf(port))
           const main = await port.mainModel().catch(() => undefined)
           const decision = main === undefined ? undefined : table!.decide(main)
           if (decision?.kind === 'route') await setWindow(port, ctx, decision.route)
