@@ -95,7 +95,7 @@ test('curl missing: the line says where it was looked for; nothing is sent', asy
 
 test('the key command fails: the line names the command and its exit; nothing is sent', async () => {
   const r = await failing({ text: 'never' }, { extras: { provider: { auth: { helper: ['/bin/false'] } } } })
-  assert.is(r.json.result, 'klyth: Mock GPT failed: the key for mock could not be read: /bin/false exited 1')
+  assert.is(r.json.result, 'klyth: Mock GPT failed: the key for mock could not be read: /bin/false exited 1 (run it yourself to see why)')
   assert.is(provider!.requests.length, 0)
 })
 
