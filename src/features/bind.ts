@@ -4,6 +4,7 @@
 import type { EngineInterface } from 'claude-code'
 import { bindCaptions } from './captions/bind.ts'
 import { bindCheckpoint } from './checkpoint/bind.ts'
+import { bindMailbox } from './mailbox/bind.ts'
 import { bindReconnect } from './reconnect/bind.ts'
 import { bindRouting } from './routing/bind.ts'
 import { bindTiming } from './timing/bind.ts'
@@ -15,6 +16,7 @@ export function bindFeatures($: EngineInterface): Readonly<Record<string, unknow
     captions: bindCaptions($),
     checkpoint: bindCheckpoint($),
     window: bindWindow($),
+    mailbox: bindMailbox($),
     timing: bindTiming($),
     reconnect: bindReconnect($),
   }
