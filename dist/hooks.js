@@ -1994,6 +1994,7 @@ var holdersLine = (key, n) => `two holders: ${n} running sessions are named ${ke
 var NO_COMMANDS_LINE = "clean-up: this surface runs no commands, so delivered and expired mail files stay on disk and mail is delivered at least once, not exactly once";
 var scanEveryLine = (seconds) => seconds > 0 ? `idle scan: every ${seconds} s` : "idle scan: off (mail waits for the next start or turn end)";
 var NOT_STARTED_LINE = "mailbox: the session has not started yet";
+var STARTING_LINE = "mailbox: starting (the key and the mailbox folder are being read)";
 var rootProblemLine = (why) => `mailbox folder: unusable (${why}); mail is neither kept nor scanned, only live mail reaches this session`;
 var toolProblemLine = (why) => `tool: ${TOOL_NAME} not registered (${why}); the person can still send with the mail verb`;
 var NO_CONFIG_ROOT = "the config folder is not known: none of CLAUDE_CONFIG_DIR, CLAUDE_PLUGIN_DATA and HOME is set";
@@ -3567,6 +3568,7 @@ function createMailboxFeature() {
   let config = { retentionMs: RETENTION_DAYS_DEFAULT * DAY_MS, scanSeconds: SCAN_SECONDS_DEFAULT, naming: NAMING_DEFAULT };
   let clock = 0;
   let ready = Promise.resolve();
+  let settled = false;
   let tool;
   let toolProblem;
   let cwd = "";
@@ -3777,13 +3779,12 @@ function createMailboxFeature() {
       const folder = `${root}/${folderOf(to)}`;
       listings.set(to, await port.list(folder).then(readListing, () => void 0));
     }
-    const settled = settleOutbox(records, (r) => sentStateOf(r, listings.get(r.to), clock, config.retentionMs));
-    if (persist && settled.keep.length !== records.length) await port.storeSet(name, settled.keep).catch(() => void 0);
-    return settled;
+    const settled2 = settleOutbox(records, (r) => sentStateOf(r, listings.get(r.to), clock, config.retentionMs));
+    if (persist && settled2.keep.length !== records.length) await port.storeSet(name, settled2.keep).catch(() => void 0);
+    return settled2;
   }
   async function statusFacts(port, persist) {
-    if (!box) return void 0;
-    await ready;
+    if (!box || !settled) return void 0;
     await tick(port);
     const f = box.facts();
     const key = f.key;
@@ -3822,6 +3823,7 @@ function createMailboxFeature() {
         rootProblem = void 0;
         keyFacts = void 0;
         sessionId = void 0;
+        settled = false;
         box.bind(edgesOf5(port, ctx));
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
@@ -3838,6 +3840,7 @@ function createMailboxFeature() {
               rootProblem ??= messageOf(err);
               ctx.log(startFailedLine(messageOf(err)));
             } finally {
+              settled = true;
               resolve();
             }
             scanWhenIdle(port, ctx);
@@ -3924,13 +3927,13 @@ function createMailboxFeature() {
         usage: MAILBOX_VERB_USAGE,
         run: async (port) => {
           const facts = await statusFacts(port, true);
-          return [...problemLines(), ...facts ? statusLines2(facts) : [NOT_STARTED_LINE]].join("\n");
+          return [...problemLines(), ...facts ? statusLines2(facts) : [box ? STARTING_LINE : NOT_STARTED_LINE]].join("\n");
         }
       }
     },
     async status(port) {
       const facts = await statusFacts(port, false);
-      return [facts ? summaryLine2(facts) : NOT_STARTED_LINE, ...problemLines()];
+      return [facts ? summaryLine2(facts) : box ? STARTING_LINE : NOT_STARTED_LINE, ...problemLines()];
     }
   };
 }

@@ -67,6 +67,8 @@ export function createMailboxFeature(): Feature<Port> {
   let clock = 0
   /** Settles once the start's (or a /clear's) work is done: the key, the spool root. */
   let ready: Promise<void> = Promise.resolve()
+  /** The start's work is done (the status shows the mailbox only then). */
+  let settled = false
   let tool: string | undefined
   let toolProblem: string | undefined
   let cwd = ''
@@ -319,8 +321,8 @@ export function createMailboxFeature(): Feature<Port> {
   }
 
   async function statusFacts(port: Port, persist: boolean): Promise<StatusFacts | undefined> {
-    if (!box) return undefined
-    await ready
+    // Never waits for the start's work: the status answers with what is known.
+    if (!box || !settled) return undefined
     await tick(port)
     const f = box.facts()
     const key = f.key
@@ -361,6 +363,7 @@ export function createMailboxFeature(): Feature<Port> {
         rootProblem = undefined
         keyFacts = undefined
         sessionId = undefined
+        settled = false
         // Live mail that arrives before the key settles is still recorded (dedupe), its claim waits for `ready`.
         box.bind(edgesOf(port, ctx))
         try {
@@ -379,6 +382,7 @@ export function createMailboxFeature(): Feature<Port> {
               rootProblem ??= messageOf(err)
               ctx.log(s.startFailedLine(messageOf(err)))
             } finally {
+              settled = true
               resolve()
             }
             scanWhenIdle(port, ctx)
@@ -478,14 +482,14 @@ export function createMailboxFeature(): Feature<Port> {
         usage: s.MAILBOX_VERB_USAGE,
         run: async (port) => {
           const facts = await statusFacts(port, true)
-          return [...problemLines(), ...(facts ? statusLines(facts) : [s.NOT_STARTED_LINE])].join('\n')
+          return [...problemLines(), ...(facts ? statusLines(facts) : [box ? s.STARTING_LINE : s.NOT_STARTED_LINE])].join('\n')
         },
       },
     },
 
     async status(port) {
       const facts = await statusFacts(port, false)
-      return [facts ? summaryLine(facts) : s.NOT_STARTED_LINE, ...problemLines()]
+      return [facts ? summaryLine(facts) : box ? s.STARTING_LINE : s.NOT_STARTED_LINE, ...problemLines()]
     },
   }
 }

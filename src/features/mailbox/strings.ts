@@ -169,6 +169,7 @@ export const holdersLine = (key: string, n: number) =>
 export const NO_COMMANDS_LINE = 'clean-up: this surface runs no commands, so delivered and expired mail files stay on disk and mail is delivered at least once, not exactly once'
 export const scanEveryLine = (seconds: number) => (seconds > 0 ? `idle scan: every ${seconds} s` : 'idle scan: off (mail waits for the next start or turn end)')
 export const NOT_STARTED_LINE = 'mailbox: the session has not started yet'
+export const STARTING_LINE = 'mailbox: starting (the key and the mailbox folder are being read)'
 export const rootProblemLine = (why: string) => `mailbox folder: unusable (${why}); mail is neither kept nor scanned, only live mail reaches this session`
 export const toolProblemLine = (why: string) => `tool: ${TOOL_NAME} not registered (${why}); the person can still send with the mail verb`
 export const NO_CONFIG_ROOT = 'the config folder is not known: none of CLAUDE_CONFIG_DIR, CLAUDE_PLUGIN_DATA and HOME is set'
