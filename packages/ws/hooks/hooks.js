@@ -3568,6 +3568,7 @@ function createMailboxFeature() {
   let config = { retentionMs: RETENTION_DAYS_DEFAULT * DAY_MS, scanSeconds: SCAN_SECONDS_DEFAULT, naming: NAMING_DEFAULT };
   let clock = 0;
   let ready = Promise.resolve();
+  let begun = false;
   let settled = false;
   let tool;
   let toolProblem;
@@ -3783,8 +3784,10 @@ function createMailboxFeature() {
     if (persist && settled2.keep.length !== records.length) await port.storeSet(name, settled2.keep).catch(() => void 0);
     return settled2;
   }
-  async function statusFacts(port, persist) {
-    if (!box || !settled) return void 0;
+  async function statusFacts(port, persist, wait) {
+    if (!box) return void 0;
+    if (wait || begun) await ready;
+    if (!settled) return void 0;
     await tick(port);
     const f = box.facts();
     const key = f.key;
@@ -3824,6 +3827,7 @@ function createMailboxFeature() {
         keyFacts = void 0;
         sessionId = void 0;
         settled = false;
+        begun = false;
         box.bind(edgesOf5(port, ctx));
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
@@ -3834,6 +3838,7 @@ function createMailboxFeature() {
         const result = await next(e);
         ready = new Promise((resolve) => {
           later(port, ctx, async () => {
+            begun = true;
             try {
               await begin(port, ctx);
             } catch (err) {
@@ -3926,13 +3931,13 @@ function createMailboxFeature() {
       mailbox: {
         usage: MAILBOX_VERB_USAGE,
         run: async (port) => {
-          const facts = await statusFacts(port, true);
+          const facts = await statusFacts(port, true, true);
           return [...problemLines(), ...facts ? statusLines2(facts) : [box ? STARTING_LINE : NOT_STARTED_LINE]].join("\n");
         }
       }
     },
     async status(port) {
-      const facts = await statusFacts(port, false);
+      const facts = await statusFacts(port, false, false);
       return [facts ? summaryLine2(facts) : box ? STARTING_LINE : NOT_STARTED_LINE, ...problemLines()];
     }
   };

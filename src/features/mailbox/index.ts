@@ -67,7 +67,8 @@ export function createMailboxFeature(): Feature<Port> {
   let clock = 0
   /** Settles once the start's (or a /clear's) work is done: the key, the spool root. */
   let ready: Promise<void> = Promise.resolve()
-  /** The start's work is done (the status shows the mailbox only then). */
+  /** The start's work has begun (its timer fired), and is done (the status shows the mailbox only then). */
+  let begun = false
   let settled = false
   let tool: string | undefined
   let toolProblem: string | undefined
@@ -320,9 +321,14 @@ export function createMailboxFeature(): Feature<Port> {
     return settled
   }
 
-  async function statusFacts(port: Port, persist: boolean): Promise<StatusFacts | undefined> {
-    // Never waits for the start's work: the status answers with what is known.
-    if (!box || !settled) return undefined
+  /**
+   * `wait`: the person asked for the mailbox (`/<pkg> mailbox`): the start's work is waited for. The
+   * package's status waits only once that work has begun (it makes no timer of its own, so it ends).
+   */
+  async function statusFacts(port: Port, persist: boolean, wait: boolean): Promise<StatusFacts | undefined> {
+    if (!box) return undefined
+    if (wait || begun) await ready
+    if (!settled) return undefined
     await tick(port)
     const f = box.facts()
     const key = f.key
@@ -364,6 +370,7 @@ export function createMailboxFeature(): Feature<Port> {
         keyFacts = undefined
         sessionId = undefined
         settled = false
+        begun = false
         // Live mail that arrives before the key settles is still recorded (dedupe), its claim waits for `ready`.
         box.bind(edgesOf(port, ctx))
         try {
@@ -376,6 +383,7 @@ export function createMailboxFeature(): Feature<Port> {
         const result = await next(e)
         ready = new Promise<void>((resolve) => {
           later(port, ctx, async () => {
+            begun = true
             try {
               await begin(port, ctx)
             } catch (err) {
@@ -481,14 +489,14 @@ export function createMailboxFeature(): Feature<Port> {
       mailbox: {
         usage: s.MAILBOX_VERB_USAGE,
         run: async (port) => {
-          const facts = await statusFacts(port, true)
+          const facts = await statusFacts(port, true, true)
           return [...problemLines(), ...(facts ? statusLines(facts) : [box ? s.STARTING_LINE : s.NOT_STARTED_LINE])].join('\n')
         },
       },
     },
 
     async status(port) {
-      const facts = await statusFacts(port, false)
+      const facts = await statusFacts(port, false, false)
       return [facts ? summaryLine(facts) : box ? s.STARTING_LINE : s.NOT_STARTED_LINE, ...problemLines()]
     },
   }
