@@ -28,7 +28,7 @@ export type World = {
   mock: StampedMock
   spool: string
   /** A stream-json ws session; resolves once its mailbox settled a key (or said why not). */
-  start(opts?: { name?: string; sid?: string; resume?: string; args?: string[]; env?: Record<string, string>; plugins?: string[] }): Promise<LiveSession>
+  start(opts?: { name?: string; sid?: string; resume?: string; args?: string[]; env?: Record<string, string>; plugins?: string[]; mode?: 'stream-json' | 'tui' }): Promise<LiveSession>
   stop(s: LiveSession): Promise<void>
   /** Every session still running, stopped (the test's after hook). */
   close(): Promise<void>
@@ -46,7 +46,7 @@ export async function mailboxWorld(opts: { options?: Record<string, unknown>; sc
     spool: join(home, '.claude/keel/mailbox'),
     async start(o = {}) {
       const args = [...(o.name ? ['--name', o.name] : []), ...(o.sid ? ['--session-id', o.sid] : []), ...(o.resume ? ['--resume', o.resume] : []), ...(o.args ?? [])]
-      const s = await startLive({ mode: 'stream-json', home, pluginDirs: [ws, ...(o.plugins ?? [])], mock, env: { ...ENV, ...o.env }, extraArgs: args, ...(settings ? { settings } : {}) })
+      const s = await startLive({ mode: o.mode ?? 'stream-json', home, pluginDirs: [ws, ...(o.plugins ?? [])], mock, env: { ...ENV, ...o.env }, extraArgs: args, ...(settings ? { settings } : {}) })
       running.push(s)
       await s.waitFor('the mailbox to settle its key', () => mailLog(s).some((l) => /^(key |no key: )/.test(l)), 30_000)
       return s
@@ -132,3 +132,6 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
 
 /** A mail id from a send's answer (`… (mail <id>)` / `mail <id>, …`). */
 export const mailIdOf = (answerText: string) => /mail ([a-z2-7]{16})/.exec(answerText)?.[1]
+
+/** The terminal's text with escapes and spacing dropped (the UI places words with cursor moves). */
+export const screen = (s: LiveSession) => s.output().replace(/\x1b\[[0-9;?>]*[a-zA-Z]/g, '').replace(/\x1b\][^\x07]*\x07/g, '').replace(/\s+/g, '')
