@@ -28,7 +28,8 @@ export type World = {
   mock: StampedMock
   spool: string
   /** A stream-json ws session; resolves once its mailbox settled a key (or said why not). */
-  start(opts?: { name?: string; sid?: string; resume?: string; args?: string[]; env?: Record<string, string>; plugins?: string[]; mode?: 'stream-json' | 'tui' }): Promise<LiveSession>
+  /** `keyed: false`: resolves once the session started (the mailbox is off, say). */
+  start(opts?: { name?: string; sid?: string; resume?: string; args?: string[]; env?: Record<string, string>; plugins?: string[]; mode?: 'stream-json' | 'tui'; keyed?: boolean }): Promise<LiveSession>
   stop(s: LiveSession): Promise<void>
   /** Every session still running, stopped (the test's after hook). */
   close(): Promise<void>
@@ -48,7 +49,8 @@ export async function mailboxWorld(opts: { options?: Record<string, unknown>; sc
       const args = [...(o.name ? ['--name', o.name] : []), ...(o.sid ? ['--session-id', o.sid] : []), ...(o.resume ? ['--resume', o.resume] : []), ...(o.args ?? [])]
       const s = await startLive({ mode: o.mode ?? 'stream-json', home, pluginDirs: [ws, ...(o.plugins ?? [])], mock, env: { ...ENV, ...o.env }, extraArgs: args, ...(settings ? { settings } : {}) })
       running.push(s)
-      await s.waitFor('the mailbox to settle its key', () => mailLog(s).some((l) => /^(key |no key: )/.test(l)), 30_000)
+      if (o.keyed === false) await s.waitFor('the session to start', () => /ws@inline session\.start settled/.test(s.debugLog()), 30_000)
+      else await s.waitFor('the mailbox to settle its key', () => mailLog(s).some((l) => /^(key |no key: )/.test(l)), 30_000)
       return s
     },
     async stop(s) {

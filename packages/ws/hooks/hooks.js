@@ -1995,6 +1995,7 @@ var NO_COMMANDS_LINE = "clean-up: this surface runs no commands, so delivered an
 var scanEveryLine = (seconds) => seconds > 0 ? `idle scan: every ${seconds} s` : "idle scan: off (mail waits for the next start or turn end)";
 var NOT_STARTED_LINE = "mailbox: the session has not started yet";
 var STARTING_LINE = "mailbox: starting (the key and the mailbox folder are being read)";
+var NOT_READ_LINE = (pkg) => `mailbox: not read yet (a headless session reads its key and mailbox once idle for 1.5 s; /${pkg} mailbox reads them now)`;
 var rootProblemLine = (why) => `mailbox folder: unusable (${why}); mail is neither kept nor scanned, only live mail reaches this session`;
 var toolProblemLine = (why) => `tool: ${TOOL_NAME} not registered (${why}); the person can still send with the mail verb`;
 var NO_CONFIG_ROOT = "the config folder is not known: none of CLAUDE_CONFIG_DIR, CLAUDE_PLUGIN_DATA and HOME is set";
@@ -3567,9 +3568,9 @@ function createMailboxFeature() {
   let box;
   let config = { retentionMs: RETENTION_DAYS_DEFAULT * DAY_MS, scanSeconds: SCAN_SECONDS_DEFAULT, naming: NAMING_DEFAULT };
   let clock = 0;
-  let ready = Promise.resolve();
-  let begun = false;
+  let work;
   let settled = false;
+  let cleaned = false;
   let tool;
   let toolProblem;
   let cwd = "";
@@ -3584,7 +3585,8 @@ function createMailboxFeature() {
   let stopIdleScan;
   let interactive = false;
   let ended = false;
-  let idleWait;
+  let idleTimer = false;
+  let idleAsks = 0;
   const tick = async (port) => {
     clock = await port.now().catch(() => clock);
   };
@@ -3596,32 +3598,53 @@ function createMailboxFeature() {
       append: (text) => port.append(text),
       keep: (text) => port.notice(text),
       log: (text) => ctx.log(text),
-      after: (fn) => void port.after(0, () => void ready.then(() => tick(port)).then(fn)),
+      after: (fn) => void port.after(0, () => void ensureBegun(port, ctx).then(() => tick(port)).then(fn)),
       now: () => clock
     };
   }
-  function later(port, ctx, work, ms = 0) {
-    const run = () => void work().catch((err) => ctx.log(messageOf(err)));
+  function later(port, ctx, work2, ms = 0) {
+    const run = () => void work2().catch((err) => ctx.log(messageOf(err)));
     try {
       port.after(ms, run);
     } catch {
       run();
     }
   }
-  const scan = async (port) => {
+  function ensureBegun(port, ctx) {
+    work ??= begin(port, ctx).catch((err) => {
+      rootProblem ??= messageOf(err);
+      ctx.log(startFailedLine(messageOf(err)));
+    }).finally(() => {
+      settled = true;
+    });
+    return work;
+  }
+  const scan = async (port, ctx) => {
+    await ensureBegun(port, ctx);
     await tick(port);
     await box?.scan();
+    if (cleaned) return;
+    cleaned = true;
+    await cleanUp(port, ctx);
   };
   function scanWhenIdle(port, ctx) {
-    if (interactive) return later(port, ctx, () => scan(port));
-    idleWait?.();
+    if (interactive) return later(port, ctx, () => scan(port, ctx));
+    idleAsks++;
+    if (!idleTimer) armIdle(port, ctx);
+  }
+  function armIdle(port, ctx) {
+    const asked = idleAsks;
+    idleTimer = true;
     const run = () => {
-      idleWait = void 0;
-      if (!ended && !ctx.facts.isMainTurnRunning()) void scan(port).catch((err) => ctx.log(messageOf(err)));
+      idleTimer = false;
+      if (ended) return;
+      if (idleAsks !== asked) return armIdle(port, ctx);
+      if (!ctx.facts.isMainTurnRunning()) void scan(port, ctx).catch((err) => ctx.log(messageOf(err)));
     };
     try {
-      idleWait = port.after(HEADLESS_IDLE_MS, run);
+      port.after(HEADLESS_IDLE_MS, run);
     } catch {
+      idleTimer = false;
       run();
     }
   }
@@ -3680,7 +3703,7 @@ function createMailboxFeature() {
     stopIdleScan = void 0;
     if (config.scanSeconds > 0 && root !== void 0) {
       const tickScan = () => {
-        if (interactive || !ctx.facts.isMainTurnRunning()) void scan(port).catch((err) => ctx.log(messageOf(err)));
+        if (interactive || !ctx.facts.isMainTurnRunning()) void scan(port, ctx).catch((err) => ctx.log(messageOf(err)));
       };
       stopIdleScan = port.every(config.scanSeconds * 1e3, tickScan);
     }
@@ -3734,7 +3757,7 @@ function createMailboxFeature() {
     await settle(port, ctx, id);
   }
   async function adopt2(port, ctx, name) {
-    await ready;
+    await ensureBegun(port, ctx);
     await tick(port);
     if (sessionId === void 0 || !box) return;
     const plan = adoptRename(name, sessionId, clock);
@@ -3750,7 +3773,7 @@ function createMailboxFeature() {
     scanWhenIdle(port, ctx);
   }
   async function send(port, ctx, input) {
-    await ready;
+    await ensureBegun(port, ctx);
     await tick(port);
     if (!box || sessionId === void 0) return { deny: NOT_STARTED };
     if (root === void 0) return { deny: notKept(rootProblem ?? NO_CONFIG_ROOT) };
@@ -3784,9 +3807,10 @@ function createMailboxFeature() {
     if (persist && settled2.keep.length !== records.length) await port.storeSet(name, settled2.keep).catch(() => void 0);
     return settled2;
   }
-  async function statusFacts(port, persist, wait) {
+  async function statusFacts(port, ctx, persist, wait) {
     if (!box) return void 0;
-    if (wait || begun) await ready;
+    if (wait) await ensureBegun(port, ctx);
+    else if (work) await work;
     if (!settled) return void 0;
     await tick(port);
     const f = box.facts();
@@ -3826,8 +3850,9 @@ function createMailboxFeature() {
         rootProblem = void 0;
         keyFacts = void 0;
         sessionId = void 0;
+        work = void 0;
         settled = false;
-        begun = false;
+        cleaned = false;
         box.bind(edgesOf5(port, ctx));
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
@@ -3836,22 +3861,7 @@ function createMailboxFeature() {
           ctx.log(toolFailedLine(toolProblem));
         }
         const result = await next(e);
-        ready = new Promise((resolve) => {
-          later(port, ctx, async () => {
-            begun = true;
-            try {
-              await begin(port, ctx);
-            } catch (err) {
-              rootProblem ??= messageOf(err);
-              ctx.log(startFailedLine(messageOf(err)));
-            } finally {
-              settled = true;
-              resolve();
-            }
-            scanWhenIdle(port, ctx);
-            await cleanUp(port, ctx);
-          });
-        });
+        scanWhenIdle(port, ctx);
         return result;
       },
       "tool.call": {
@@ -3898,22 +3908,16 @@ function createMailboxFeature() {
       "session.end": async (port, e, next, ctx) => {
         stopIdleScan?.();
         stopIdleScan = void 0;
-        idleWait?.();
-        idleWait = void 0;
         ended = e.reason !== "clear" && e.reason !== "resume";
         await box?.end(e.reason);
         if (box && (e.reason === "clear" || e.reason === "resume")) {
           const endedId = e.sessionId;
-          ready = new Promise((resolve) => {
-            later(port, ctx, async () => {
-              try {
-                await restart(port, ctx, endedId, e.reason);
-              } finally {
-                resolve();
-              }
-              scanWhenIdle(port, ctx);
-            });
+          const prior = ensureBegun(port, ctx);
+          settled = false;
+          work = prior.then(() => new Promise((resolve) => later(port, ctx, () => restart(port, ctx, endedId, e.reason).finally(resolve)))).finally(() => {
+            settled = true;
           });
+          void work.then(() => scanWhenIdle(port, ctx));
         }
         return next(e);
       }
@@ -3930,15 +3934,15 @@ function createMailboxFeature() {
       },
       mailbox: {
         usage: MAILBOX_VERB_USAGE,
-        run: async (port) => {
-          const facts = await statusFacts(port, true, true);
-          return [...problemLines(), ...facts ? statusLines2(facts) : [box ? STARTING_LINE : NOT_STARTED_LINE]].join("\n");
+        run: async (port, _args, ctx) => {
+          const facts = await statusFacts(port, ctx, true, true);
+          return [...problemLines(), ...facts ? statusLines2(facts) : [NOT_STARTED_LINE]].join("\n");
         }
       }
     },
-    async status(port) {
-      const facts = await statusFacts(port, false, false);
-      return [facts ? summaryLine2(facts) : box ? STARTING_LINE : NOT_STARTED_LINE, ...problemLines()];
+    async status(port, ctx) {
+      const facts = await statusFacts(port, ctx, false, false);
+      return [facts ? summaryLine2(facts) : box ? interactive ? STARTING_LINE : NOT_READ_LINE(port.pkg) : NOT_STARTED_LINE, ...problemLines()];
     }
   };
 }

@@ -65,11 +65,16 @@ export function createMailboxFeature(): Feature<Port> {
   let config: Config = { retentionMs: RETENTION_DAYS_DEFAULT * DAY_MS, scanSeconds: SCAN_SECONDS_DEFAULT, naming: NAMING_DEFAULT }
   /** The engine's clock, read before each piece of work: the cores read time synchronously. */
   let clock = 0
-  /** Settles once the start's (or a /clear's) work is done: the key, the spool root. */
-  let ready: Promise<void> = Promise.resolve()
-  /** The start's work has begun (its timer fired), and is done (the status shows the mailbox only then). */
-  let begun = false
+  /**
+   * The start's work (the spool's root, the key), then each /clear's, chained; undefined until it
+   * begins: at once where someone watches, else once the session is idle or something needs it (a
+   * send, /<pkg> mailbox, a live mail's claim), so a one-shot `-p` run does none of it.
+   */
+  let work: Promise<void> | undefined
+  /** The latest of that work is done: the status shows the mailbox only then. */
   let settled = false
+  /** The retention sweep of other keys' folders and the store's clean-up ran in this load. */
+  let cleaned = false
   let tool: string | undefined
   let toolProblem: string | undefined
   let cwd = ''
@@ -88,8 +93,9 @@ export function createMailboxFeature(): Feature<Port> {
   let interactive = false
   /** The session ended for good (not a /clear): a pending scan is not made. */
   let ended = false
-  /** A headless session's scan waiting for it to have been idle (`HEADLESS_IDLE_MS`). */
-  let idleWait: (() => void) | undefined
+  /** A headless session's scan waiting for it to have been idle (`HEADLESS_IDLE_MS`): its timer is set, and the asks so far. */
+  let idleTimer = false
+  let idleAsks = 0
 
   const tick = async (port: Port) => {
     clock = await port.now().catch(() => clock)
@@ -103,8 +109,8 @@ export function createMailboxFeature(): Feature<Port> {
       append: (text) => port.append(text),
       keep: (text) => port.notice(text),
       log: (text) => ctx.log(text),
-      // Work the core moves off a hook's path waits for the start's settling, then reads the clock.
-      after: (fn) => void port.after(0, () => void ready.then(() => tick(port)).then(fn)),
+      // Work the core moves off a hook's path waits for the start's work, then reads the clock.
+      after: (fn) => void port.after(0, () => void ensureBegun(port, ctx).then(() => tick(port)).then(fn)),
       now: () => clock,
     }
   }
@@ -119,9 +125,27 @@ export function createMailboxFeature(): Feature<Port> {
     }
   }
 
-  const scan = async (port: Port) => {
+  /** The start's work, begun once (see `work`); resolves once the latest settling is done. */
+  function ensureBegun(port: Port, ctx: FeatureContext): Promise<void> {
+    work ??= begin(port, ctx)
+      .catch((err: unknown) => {
+        rootProblem ??= messageOf(err)
+        ctx.log(s.startFailedLine(messageOf(err)))
+      })
+      .finally(() => {
+        settled = true
+      })
+    return work
+  }
+
+  /** One scan of the key's mailbox, after the start's work; the first also cleans up (other keys' folders, the store). */
+  const scan = async (port: Port, ctx: FeatureContext) => {
+    await ensureBegun(port, ctx)
     await tick(port)
     await box?.scan()
+    if (cleaned) return
+    cleaned = true
+    await cleanUp(port, ctx)
   }
 
   /**
@@ -130,15 +154,26 @@ export function createMailboxFeature(): Feature<Port> {
    * then, and its printed result stays its prompt's answer).
    */
   function scanWhenIdle(port: Port, ctx: FeatureContext): void {
-    if (interactive) return later(port, ctx, () => scan(port))
-    idleWait?.()
+    if (interactive) return later(port, ctx, () => scan(port, ctx))
+    idleAsks++
+    // One timer at a time, never cancelled (each `$` call on a turn end's path costs it): one that
+    // fires after a later ask waits once more, so the scan comes 1.5 s or more after the last ask.
+    if (!idleTimer) armIdle(port, ctx)
+  }
+
+  function armIdle(port: Port, ctx: FeatureContext): void {
+    const asked = idleAsks
+    idleTimer = true
     const run = () => {
-      idleWait = undefined
-      if (!ended && !ctx.facts.isMainTurnRunning()) void scan(port).catch((err: unknown) => ctx.log(messageOf(err)))
+      idleTimer = false
+      if (ended) return
+      if (idleAsks !== asked) return armIdle(port, ctx)
+      if (!ctx.facts.isMainTurnRunning()) void scan(port, ctx).catch((err: unknown) => ctx.log(messageOf(err)))
     }
     try {
-      idleWait = port.after(HEADLESS_IDLE_MS, run)
+      port.after(HEADLESS_IDLE_MS, run)
     } catch {
+      idleTimer = false
       run()
     }
   }
@@ -203,7 +238,7 @@ export function createMailboxFeature(): Feature<Port> {
     if (config.scanSeconds > 0 && root !== undefined) {
       // Idle: a headless session's scan never takes mail into a running turn (see scanWhenIdle).
       const tickScan = () => {
-        if (interactive || !ctx.facts.isMainTurnRunning()) void scan(port).catch((err: unknown) => ctx.log(messageOf(err)))
+        if (interactive || !ctx.facts.isMainTurnRunning()) void scan(port, ctx).catch((err: unknown) => ctx.log(messageOf(err)))
       }
       stopIdleScan = port.every(config.scanSeconds * 1000, tickScan)
     }
@@ -266,7 +301,7 @@ export function createMailboxFeature(): Feature<Port> {
 
   /** Adoption: the person's `/rename K` makes K the key, and K's mailbox is scanned. */
   async function adopt(port: Port, ctx: FeatureContext, name: string): Promise<void> {
-    await ready
+    await ensureBegun(port, ctx)
     await tick(port)
     if (sessionId === undefined || !box) return
     const plan = adoptRename(name, sessionId, clock)
@@ -284,7 +319,7 @@ export function createMailboxFeature(): Feature<Port> {
 
   /** `mailbox_send` and `/<pkg> mail`: the spool file first, then the native send, then the answer. */
   async function send(port: Port, ctx: FeatureContext, input: { to?: unknown; text?: unknown }): Promise<{ answer: string } | { deny: string }> {
-    await ready
+    await ensureBegun(port, ctx)
     await tick(port)
     if (!box || sessionId === undefined) return { deny: s.NOT_STARTED }
     if (root === undefined) return { deny: s.notKept(rootProblem ?? s.NO_CONFIG_ROOT) }
@@ -322,12 +357,13 @@ export function createMailboxFeature(): Feature<Port> {
   }
 
   /**
-   * `wait`: the person asked for the mailbox (`/<pkg> mailbox`): the start's work is waited for. The
-   * package's status waits only once that work has begun (it makes no timer of its own, so it ends).
+   * `wait`: the person asked for the mailbox (`/<pkg> mailbox`): the start's work is begun and waited
+   * for. The package's status waits only for work already begun (it makes no timer, so it ends).
    */
-  async function statusFacts(port: Port, persist: boolean, wait: boolean): Promise<StatusFacts | undefined> {
+  async function statusFacts(port: Port, ctx: FeatureContext, persist: boolean, wait: boolean): Promise<StatusFacts | undefined> {
     if (!box) return undefined
-    if (wait || begun) await ready
+    if (wait) await ensureBegun(port, ctx)
+    else if (work) await work
     if (!settled) return undefined
     await tick(port)
     const f = box.facts()
@@ -369,9 +405,10 @@ export function createMailboxFeature(): Feature<Port> {
         rootProblem = undefined
         keyFacts = undefined
         sessionId = undefined
+        work = undefined
         settled = false
-        begun = false
-        // Live mail that arrives before the key settles is still recorded (dedupe), its claim waits for `ready`.
+        cleaned = false
+        // Live mail that arrives before the key settles is still recorded (dedupe); its claim waits for the start's work.
         box.bind(edgesOf(port, ctx))
         try {
           // Registered before `next`, so it is listed from the first turn.
@@ -381,22 +418,8 @@ export function createMailboxFeature(): Feature<Port> {
           ctx.log(s.toolFailedLine(toolProblem))
         }
         const result = await next(e)
-        ready = new Promise<void>((resolve) => {
-          later(port, ctx, async () => {
-            begun = true
-            try {
-              await begin(port, ctx)
-            } catch (err) {
-              rootProblem ??= messageOf(err)
-              ctx.log(s.startFailedLine(messageOf(err)))
-            } finally {
-              settled = true
-              resolve()
-            }
-            scanWhenIdle(port, ctx)
-            await cleanUp(port, ctx)
-          })
-        })
+        // The start's work and its scan: at once where someone watches, else once idle (scanWhenIdle).
+        scanWhenIdle(port, ctx)
         return result
       },
 
@@ -454,23 +477,19 @@ export function createMailboxFeature(): Feature<Port> {
       'session.end': async (port, e, next, ctx) => {
         stopIdleScan?.()
         stopIdleScan = undefined
-        idleWait?.()
-        idleWait = undefined
         ended = e.reason !== 'clear' && e.reason !== 'resume'
         // Queued mail goes back to the mailbox: the next start (or the conversation a /clear begins) takes it.
         await box?.end(e.reason)
         if (box && (e.reason === 'clear' || e.reason === 'resume')) {
           const endedId = e.sessionId
-          ready = new Promise<void>((resolve) => {
-            later(port, ctx, async () => {
-              try {
-                await restart(port, ctx, endedId, e.reason)
-              } finally {
-                resolve()
-              }
-              scanWhenIdle(port, ctx)
+          const prior = ensureBegun(port, ctx)
+          settled = false
+          work = prior
+            .then(() => new Promise<void>((resolve) => later(port, ctx, () => restart(port, ctx, endedId, e.reason).finally(resolve))))
+            .finally(() => {
+              settled = true
             })
-          })
+          void work.then(() => scanWhenIdle(port, ctx))
         }
         return next(e)
       },
@@ -488,16 +507,16 @@ export function createMailboxFeature(): Feature<Port> {
       },
       mailbox: {
         usage: s.MAILBOX_VERB_USAGE,
-        run: async (port) => {
-          const facts = await statusFacts(port, true, true)
-          return [...problemLines(), ...(facts ? statusLines(facts) : [box ? s.STARTING_LINE : s.NOT_STARTED_LINE])].join('\n')
+        run: async (port, _args, ctx) => {
+          const facts = await statusFacts(port, ctx, true, true)
+          return [...problemLines(), ...(facts ? statusLines(facts) : [s.NOT_STARTED_LINE])].join('\n')
         },
       },
     },
 
-    async status(port) {
-      const facts = await statusFacts(port, false, false)
-      return [facts ? summaryLine(facts) : box ? s.STARTING_LINE : s.NOT_STARTED_LINE, ...problemLines()]
+    async status(port, ctx) {
+      const facts = await statusFacts(port, ctx, false, false)
+      return [facts ? summaryLine(facts) : box ? (interactive ? s.STARTING_LINE : s.NOT_READ_LINE(port.pkg)) : s.NOT_STARTED_LINE, ...problemLines()]
     },
   }
 }

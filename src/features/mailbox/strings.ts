@@ -170,6 +170,7 @@ export const NO_COMMANDS_LINE = 'clean-up: this surface runs no commands, so del
 export const scanEveryLine = (seconds: number) => (seconds > 0 ? `idle scan: every ${seconds} s` : 'idle scan: off (mail waits for the next start or turn end)')
 export const NOT_STARTED_LINE = 'mailbox: the session has not started yet'
 export const STARTING_LINE = 'mailbox: starting (the key and the mailbox folder are being read)'
+export const NOT_READ_LINE = (pkg: string) => `mailbox: not read yet (a headless session reads its key and mailbox once idle for 1.5 s; /${pkg} mailbox reads them now)`
 export const rootProblemLine = (why: string) => `mailbox folder: unusable (${why}); mail is neither kept nor scanned, only live mail reaches this session`
 export const toolProblemLine = (why: string) => `tool: ${TOOL_NAME} not registered (${why}); the person can still send with the mail verb`
 export const NO_CONFIG_ROOT = 'the config folder is not known: none of CLAUDE_CONFIG_DIR, CLAUDE_PLUGIN_DATA and HOME is set'
