@@ -38,12 +38,12 @@ function section(title) {
   console.log(`\n== ${title}`)
 }
 
-/** Files under `dir` ending with `suffix`; only those naming `--filter`'s text unless `all` (helpers a test imports). */
-function filesUnder(dir, suffix, all = false) {
+/** Files under `dir` ending in `suffix`; `--filter` narrows test files only (helpers are always there). */
+function filesUnder(dir, suffix, filtered = true) {
   if (!existsSync(dir)) return []
   return readdirSync(dir, { recursive: true })
     .map(String)
-    .filter((f) => f.endsWith(suffix) && (all || !filter || f.includes(filter)))
+    .filter((f) => f.endsWith(suffix) && (!filter || !filtered || f.includes(filter)))
     .sort()
     .map((f) => join(dir, f))
 }
@@ -117,7 +117,7 @@ const layerRunners = {
 
   engine() {
     const tests = filesUnder(join(root, 'test/engine'), '.test.ts')
-    const helpers = filesUnder(join(root, 'test/engine'), '.ts', true).filter((f) => !f.endsWith('.test.ts'))
+    const helpers = filesUnder(join(root, 'test/engine'), '.ts', false).filter((f) => !f.endsWith('.test.ts'))
     // The shipped packages, and the test bundles (test/tools/test-bundle.mjs) that add test-only features.
     const built = run('node', ['test/tools/test-bundle.mjs', 'stream-features'])
     if (built.code !== 0) fail(`the test bundle was not built: ${built.output}`)

@@ -12,7 +12,6 @@ import { fakeNext, fakePort } from '../unit/fakes.ts'
 import { hookSettles, loadedModules, repoRoot, runClaude, tmpDir, cleanupTmp, writePlugin } from '../e2e/engine.ts'
 import { startMockModel, type MockModel } from '../e2e/mock-model.ts'
 import { captionModelCallsPer100ToolCalls } from './captions.ts'
-import { mailboxBench } from './mailbox.ts'
 
 const BUNDLE_LIMIT = 150 * 1024
 const NODE_LIMIT_NS = 2000
@@ -143,7 +142,6 @@ try {
   await engineSettle(mock, 'with every feature off (the registry and runtime alone)', allSwitches(false))
   await engineSettle(mock, 'as installed (default options)', () => undefined)
   await engineSettle(mock, 'with every feature on', allSwitches(true))
-  if (process.env.BENCH_MAILBOX !== '0') await mailboxBench()
 } finally {
   await mock.close()
   cleanupTmp()

@@ -7,7 +7,7 @@
 //      against a bare module hooking the same events (the `settled in` times of the debug log).
 // Run alone:  node --import ./test/tools/ts-loader.mjs test/bench/mailbox.ts
 //   (MAILBOX_BENCH_RUNS, default 3; MAILBOX_BENCH_PARTS=latency,cpu,turns, default all)
-// `npm run bench` runs it after the rest (BENCH_MAILBOX=0 leaves it out).
+// `npm run bench` runs it (test/bench/run.mjs on main names it: `node test/bench/run.mjs mailbox`).
 import { randomUUID } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
