@@ -52,8 +52,10 @@ export function register(on: On, options: PluginOptions): void {
   if (rt.hooks('session.end')) on('session.end', ($, e, next) => dispatch('session.end', $, e, next))
   if (rt.hooks('session.compact')) on('session.compact', ($, e, next) => dispatch('session.compact', $, e, next))
   if (rt.hooks('session.measure')) on('session.measure', ($, e, next) => dispatch('session.measure', $, e, next))
-  if (rt.hooks('session.append')) on('session.append', ($, e, next) => dispatch('session.append', $, e, next))
-  if (rt.hooks('session.receive')) on('session.receive', ($, e, next) => dispatch('session.receive', $, e, next))
+  // Every stored row passes session.append: matched, so only a peer's delivered row (the mailbox's live
+  // mail, NOTES §2) makes the hop; and only a peer's delivery reaches session.receive.
+  if (rt.hooks('session.append')) on('session.append', { door: ['prompt', 'delivery'], origin: { kind: 'peer' } }, ($, e, next) => dispatch('session.append', $, e, next))
+  if (rt.hooks('session.receive')) on('session.receive', { origin: { kind: 'peer' } }, ($, e, next) => dispatch('session.receive', $, e, next))
   if (rt.hooks('session.send')) on('session.send', ($, e, next) => dispatch('session.send', $, e, next))
   if (rt.hooks('turn.start')) on('turn.start', ($, e, next) => dispatch('turn.start', $, e, next))
   // A failure of the whole hook at the engine (a chunk it refuses, the budget) would pass what is

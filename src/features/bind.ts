@@ -5,6 +5,7 @@ import type { EngineInterface } from 'claude-code'
 import { bindCaptions } from './captions/bind.ts'
 import { bindCheckpoint } from './checkpoint/bind.ts'
 import { bindManual } from './manual/bind.ts'
+import { bindMailbox } from './mailbox/bind.ts'
 import { bindReconnect } from './reconnect/bind.ts'
 import { bindRouting } from './routing/bind.ts'
 import { bindTiming } from './timing/bind.ts'
@@ -17,6 +18,7 @@ export function bindFeatures($: EngineInterface): Readonly<Record<string, unknow
     manual: bindManual($),
     checkpoint: bindCheckpoint($),
     window: bindWindow($),
+    mailbox: bindMailbox($),
     timing: bindTiming($),
     reconnect: bindReconnect($),
   }

@@ -5,6 +5,7 @@ import type { FeatureFactory } from '../registry.ts'
 import { createCaptionsFeature } from './captions/index.ts'
 import { createCheckpointFeature } from './checkpoint/index.ts'
 import { createManualFeature } from './manual/index.ts'
+import { createMailboxFeature } from './mailbox/index.ts'
 import { createReconnectFeature } from './reconnect/index.ts'
 import { createRoutingFeature } from './routing/index.ts'
 import { createTimingFeature } from './timing/index.ts'
@@ -23,6 +24,9 @@ export const FEATURES: readonly FeatureFactory[] = [
   createCheckpointFeature,
   // Writes the harness window at session start; no other hook.
   createWindowFeature,
+  // Cross-session mail: answers only its own tool's calls; a spooled batch joins the running turn after
+  // any other tool call, its result computed beneath (timing's and reconnect's own tools included).
+  createMailboxFeature,
   // Wake prompts and the request_compaction lever: answers only its own tool's calls.
   createTimingFeature,
   // Answers only its own tool's calls: innermost, so the features above see its answer.

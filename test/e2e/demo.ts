@@ -3,7 +3,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { cleanupTmp, debugLines, loadedModules, loadRefusals, repoRoot, runClaude, skippedHooks, tmpDir, type RunResult } from './engine.ts'
-import { byKind, requestText, startMockModel, type MockModel } from './mock-model.ts'
+import { startLive } from './live.ts'
+import { byKind, lastUserText, requestText, startMockModel, type MockModel } from './mock-model.ts'
 import { startMockProvider } from './mock-provider.ts'
 import { writeConfig } from './routing-kit.ts'
 
@@ -56,6 +57,31 @@ async function routedDemo(mock: MockModel): Promise<void> {
   }
 }
 
+/** One session mails another: kept while the recipient is down, delivered at its start; then live. */
+async function mailDemo(mock: MockModel): Promise<void> {
+  say('\n=== ws: mail between two sessions of one HOME')
+  mock.setScript(byKind({ main: { text: 'Noted: taking the release notes.' } }))
+  const home = tmpDir('home')
+  const mail = (text: string) => runClaude({ prompt: `/ws mail keel-B ${text}`, pluginDirs: [dir('ws')], mock, home, extraArgs: ['--name', 'keel-A'] })
+  say('\n$ claude -p "/ws mail keel-B the parser tests pass; please take the release notes" --name keel-A --plugin-dir packages/ws')
+  say(indent(String((await mail('the parser tests pass; please take the release notes')).json?.result)))
+  say('\n$ claude --name keel-B --plugin-dir packages/ws   (an SDK session that stays: -p --input-format stream-json)')
+  const before = mock.messages('main').length
+  const B = await startLive({ mode: 'stream-json', home, pluginDirs: [dir('ws')], mock, extraArgs: ['--name', 'keel-B'] })
+  try {
+    const [req] = await B.waitFor('keel-B to read its mail', () => {
+      const got = mock.messages('main').slice(before).filter((r) => lastUserText(r.body).includes('release notes'))
+      return got.length ? got : undefined
+    }, 30_000)
+    const text = lastUserText(req!.body)
+    say(`  with nobody typing, keel-B's model received:\n${indent(text.slice(text.indexOf('The ws plugin sent a message:'), text.indexOf('\n\nThis is how')))}`)
+    say('\n$ claude -p "/ws mail keel-B thanks, also bump the version" --name keel-A --plugin-dir packages/ws   (keel-B is running)')
+    say(indent(String((await mail('thanks, also bump the version')).json?.result)))
+  } finally {
+    await B.stop()
+  }
+}
+
 const NOTES = 'Task: the config parser\nNow: lexer tests fail on CRLF\nNext: fix the tokenizer, then run npm test'
 const mock = await startMockModel()
 try {
@@ -95,6 +121,8 @@ try {
 
   say('\n=== klyth: a conversation routed to another provider (the bundled mock OpenAI-compatible provider)')
   await routedDemo(mock)
+
+  await mailDemo(mock)
 
   say('\n=== keel and ws in one session: each session-acting feature runs in one package')
   const both = await runClaude({ prompt: '/ws status', pluginDirs: [dir('keel'), dir('ws')], mock })

@@ -18,7 +18,7 @@ test('a feature whose $ calls fail leaves the others running', async ($, on) => 
   })
   on('session.start', (_, e) => ({ cwd: e.cwd }))
   await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: true })
-  expect(registered).toEqual(['request_mcp_reconnect'])
+  expect(registered).toEqual(['mailbox_send', 'request_mcp_reconnect'])
   expect(logs.filter((l) => l.startsWith('timing:')).join('\n')).toContain('tool host down')
   const status = (await $.command.run({ command: PKG, args: 'status', ...TYPED })).text ?? ''
   expect(status).toContain('timing: runs (profile)')

@@ -8,6 +8,9 @@ export const NAMING_OPTION = 'mailboxNaming'
 export type Naming = 'auto' | 'off'
 export const NAMING_DEFAULT: Naming = 'auto'
 
+/** The option for the retention period in days (`RETENTION_DAYS_DEFAULT`). */
+export const RETENTION_OPTION = 'mailboxRetentionDays'
+
 /** The option for the idle scan interval in seconds; 0 turns the idle scan off (start and turn ends still scan). */
 export const SCAN_OPTION = 'mailboxScanSeconds'
 /** 60 s: a spool poll at this rate costs no measurable CPU (NOTES §8: 250 ms per 20 s idle, as with no poll). */
@@ -106,3 +109,26 @@ export const MAIL_VERSION = 1
 export const SPOOL_DIR = 'mailbox'
 /** The engine's session registry under the config root: `sessions/<CLAUDE_PID>.json`. */
 export const SESSIONS_DIR = 'sessions'
+
+/**
+ * The note at the spool's root, written once when the folder is made: the safe writer writes only
+ * inside a real folder (`within`), so the root must exist before the first mail; the note says what
+ * the folder is to a person who finds it.
+ */
+export const SPOOL_NOTE = 'README'
+
+/**
+ * After a `/clear` (no session.start follows) the session id is read until it is no longer the one
+ * that ended: every 50 ms, at most 40 times (2 s); then the mailbox goes on under what it read.
+ */
+export const NEW_ID_POLL_MS = 50
+export const NEW_ID_POLLS = 40
+
+/**
+ * A headless session (`-p`, the SDK: nobody at the prompt) takes spooled mail only once it has been
+ * idle this long. A one-shot `-p` run starts its prompt's turn 0.2-0.6 s after session.start and
+ * exits 0.04-0.19 s after that turn ends (3 runs measured): mail taken in between would run a turn
+ * of its own before the exit and its answer would become the run's printed result. So a `-p` run
+ * leaves its key's mail waiting for a session that stays, and an SDK session takes it when idle.
+ */
+export const HEADLESS_IDLE_MS = 1500

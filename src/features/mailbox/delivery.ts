@@ -294,6 +294,17 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     return [...listing.aside, ...corrupt, ...scan.aside, ...asideIds.values()]
   }
 
+  /** A key folder's listing; undefined when no mail was ever sent to it; rejects when it is a link, not a folder, or unreadable. */
+  async function listFolder(e: DeliveryEdges, folder: string): Promise<Listing | undefined> {
+    const facts = await e.stat(folder)
+    if (facts === undefined) return undefined
+    if (facts.isLink || facts.kind !== 'dir') throw new Error(s.folderRefused(facts.isLink))
+    return readListing(await e.list(folder))
+  }
+
+  /** The ids this load delivered, holds or set aside: never candidates, never pruned from under it. */
+  const mine = () => new Set([...seen, ...held.keys(), ...asideIds.keys()])
+
   async function scanOnce(): Promise<ScanReport | undefined> {
     const e = edges
     const k = key
@@ -304,17 +315,15 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     const report: ScanReport = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
     let listing: Listing
     try {
-      const facts = await e.stat(folder)
-      if (facts === undefined) return (lastScan = report) // no mail was ever sent to this key
-      if (facts.isLink || facts.kind !== 'dir') throw new Error(s.folderRefused(facts.isLink))
-      listing = readListing(await e.list(folder))
+      const found = await listFolder(e, folder)
+      if (found === undefined) return (lastScan = report) // no mail was ever sent to this key
+      listing = found
     } catch (err) {
       report.error = messageOf(err)
       log(s.listFailedLine(folder, report.error))
       return (lastScan = report)
     }
     const commands = await e.hasCommands().catch(() => false)
-    const mine = () => new Set([...seen, ...held.keys(), ...asideIds.keys()])
     const droppedIds = await prune(e, folder, prunePlan(listing, { now: at, retentionMs: config.retentionMs, commands, held: mine() }), commands)
     doneIds = new Set(listing.mails.filter((f) => stateOf(f) === 'done').map((f) => f.id))
     const work: ScanWork = { notYet: 0, aside: [], asideIds: new Set() }
@@ -469,6 +478,54 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
         scanning = undefined
       })
       return scanning
+    },
+
+    /**
+     * What waits for the key now, read without taking anything (the status): mail no session took
+     * yet or another session holds, and what is set aside; this load's own queue is `queued`.
+     */
+    async peek(): Promise<ScanReport | undefined> {
+      const e = edges
+      const k = key
+      if (!e || k === undefined || root === undefined) return undefined
+      const folder = folderFor(root, k)
+      const report: ScanReport = { key: k, at: e.now(), taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
+      let listing: Listing | undefined
+      try {
+        listing = await listFolder(e, folder)
+      } catch (err) {
+        report.error = messageOf(err)
+        return report
+      }
+      if (listing === undefined) return report
+      const ours = mine()
+      const still = listing.mails.filter((f) => (stateOf(f) === 'waiting' || stateOf(f) === 'claimed') && !ours.has(f.id))
+      report.waiting = still.length
+      if (still.length) report.oldestSentAt = still[0]!.sentAt
+      report.aside = asideOf(listing, { notYet: 0, aside: [], asideIds: new Set() })
+      return report
+    },
+
+    /**
+     * The retention period applied to another key's folder (a key whose session may never start
+     * again, or the recipient of this session's sent mail): what nobody took in time is dropped, a
+     * delivered or corrupt mail removed. Fresh claims and this load's own mail are left alone.
+     * Resolves how many mails were dropped.
+     */
+    async sweep(k: string): Promise<number> {
+      const e = edges
+      if (!e || root === undefined) return 0
+      const folder = folderFor(root, k)
+      let listing: Listing | undefined
+      try {
+        listing = await listFolder(e, folder)
+      } catch (err) {
+        log(s.listFailedLine(folder, messageOf(err)))
+        return 0
+      }
+      if (listing === undefined) return 0
+      const commands = await e.hasCommands().catch(() => false)
+      return (await prune(e, folder, prunePlan(listing, { now: e.now(), retentionMs: config.retentionMs, commands, held: mine() }), commands)).size
     },
 
     /** For the status lines and tests. */

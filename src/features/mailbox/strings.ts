@@ -56,9 +56,14 @@ export const fromRefused = (name: string, why: string) =>
 export const FROM_UNKNOWN = `${TOOL_NAME}: this session's own name is not known yet, so mail from it would have no reply address; try again in a moment.`
 export const notKept = (reason: string) => `${TOOL_NAME}: the mail was not kept (${reason}); nothing was sent.`
 export const NOT_STARTED = `${TOOL_NAME}: the session has not started yet.`
+export const subagentRefused = (agentId: string) => `${TOOL_NAME} sends from the main session only; called from subagent ${agentId}.`
 export const HOOK_FAILED = `${TOOL_NAME}: the send hook failed; see the debug log.`
 
-// ---- The person's command `/<pkg> mail <key> <text>` ----
+// ---- The person's commands `/<pkg> mail <key> <text>` and `/<pkg> mailbox` ----
+export const MAIL_VERB_USAGE = 'mail <key> <text>'
+export const MAILBOX_VERB_USAGE = 'mailbox'
+/** A refusal as the person reads it: their command's name, not the tool's. */
+export const forPerson = (pkg: string, deny: string) => (deny.startsWith(`${TOOL_NAME}: `) ? `/${pkg} mail: ${deny.slice(TOOL_NAME.length + 2)}` : deny)
 export const mailUsage = (pkg: string) => `usage: /${pkg} mail <key> <text>  (quote a key that holds spaces: /${pkg} mail "my key" hello)`
 
 // ---- What the receiving model reads ----
@@ -102,6 +107,16 @@ export const pruneFailedLine = (name: string, why: string) => `${name} not clean
 export const droppedLine = (name: string) => `${name} dropped: older than the retention period`
 export const liveClaimLine = (id: string) => `live mail ${id} claimed in the mailbox`
 export const liveDoneLine = (id: string) => `live mail ${id} stored; marked done`
+export const sentLine = (id: string, to: string, outcome: string) => `mail ${id} to ${to}: ${outcome}`
+export const keyLogLine = (key: string, source: string) => `key ${key} (${source})`
+export const noKeyLogLine = (why: string) => `no key: ${why}`
+export const renameLine = (name: string, answer: string) => `rename to ${name}: ${answer}`
+export const adoptedLine = (key: string) => `the person renamed the session: its key is now ${key}; scanning its mailbox`
+export const startFailedLine = (why: string) => `start failed (${why}); live mail still passes, nothing is kept or scanned`
+export const toolFailedLine = (why: string) => `${TOOL_NAME} not registered (${why})`
+export const newIdLine = (reason: string, changed: boolean) =>
+  changed ? `after session.end ${reason}: the new session id is read; the key follows it` : `after session.end ${reason}: the session id did not change within 2 s; going on under it`
+export const storePruneLine = (n: number) => `${plural(n, 'stale store entry', 'stale store entries')} removed`
 
 // ---- Why a spool file is set aside (corrupt; named in status) ----
 export const CORRUPT = {
@@ -129,6 +144,8 @@ export const noKeyLine = (why: string) => `key: none (${why}); mail reaches this
 export const NO_KEY_WHY = {
   unknown: "this session's own name could not be read",
   namingOff: (name: string) => `mailboxNaming is off, and the engine's name ${name} changes at every resume`,
+  headless: (name: string) =>
+    `the engine made up the name ${name} (it changes at every resume), and keel renames only a session someone watches (its /rename answers into a headless run's output); start it with --name to give it a key`,
   invalid: (name: string, why: string) => `the session's name ${JSON.stringify(name)} cannot be a key: it ${why}`,
 }
 export const waitingLine = (key: string, n: number, oldestSentAt?: number) =>
@@ -152,6 +169,24 @@ export const holdersLine = (key: string, n: number) =>
 export const NO_COMMANDS_LINE = 'clean-up: this surface runs no commands, so delivered and expired mail files stay on disk and mail is delivered at least once, not exactly once'
 export const scanEveryLine = (seconds: number) => (seconds > 0 ? `idle scan: every ${seconds} s` : 'idle scan: off (mail waits for the next start or turn end)')
 export const NOT_STARTED_LINE = 'mailbox: the session has not started yet'
+export const STARTING_LINE = 'mailbox: starting (the key and the mailbox folder are being read)'
+export const NOT_READ_LINE = (pkg: string) => `mailbox: not read yet (a headless session reads its key and mailbox once idle for 1.5 s; /${pkg} mailbox reads them now)`
+export const rootProblemLine = (why: string) => `mailbox folder: unusable (${why}); mail is neither kept nor scanned, only live mail reaches this session`
+export const toolProblemLine = (why: string) => `tool: ${TOOL_NAME} not registered (${why}); the person can still send with the mail verb`
+export const NO_CONFIG_ROOT = 'the config folder is not known: none of CLAUDE_CONFIG_DIR, CLAUDE_PLUGIN_DATA and HOME is set'
+export const rootRefused = (path: string, why: string) => `${path}: ${why}`
+export const NOT_A_FOLDER = 'it is not a folder'
+
+/** The note at the spool's root (constants.SPOOL_NOTE). */
+export const SPOOL_NOTE_TEXT =
+  'keel mailbox: mail between the Claude Code sessions of this config folder, kept until its recipient takes it.\n' +
+  'One folder a key (a session name, every byte outside a-z 0-9 _ - written %XX), one file a mail:\n' +
+  '  <sent at>-<id>.json       waiting\n' +
+  '  <sent at>-<id>.claimed-…  taken by a running session, not yet shown to its model\n' +
+  '  <sent at>-<id>.done       delivered (removed after the retention period)\n' +
+  '  <sent at>-<id>.dropped    nobody took it within the retention period (the text is kept)\n' +
+  '  <sent at>-<id>.corrupt    unreadable as a mail, never delivered\n' +
+  'Files are written by keel only; removing a folder drops its mail.\n'
 
 /** The one line in `/<pkg> status`. */
 export function summaryLine(pkg: string, key: string | undefined, waiting: number | undefined, sentWaiting: number, problems: number): string {

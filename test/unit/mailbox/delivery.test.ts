@@ -789,4 +789,48 @@ test('a reload mid-turn: mail the old module state held queued is redelivered by
   assert.ok(reloaded.seen.submits[0]!.includes(s.REDELIVERED))
 })
 
+test('peek: what waits, read without taking it; the own queue is not counted; corrupt and stray names are named', async () => {
+  const sp = spool()
+  sp.put({ id: A })
+  sp.advance(10)
+  sp.put({ id: B })
+  const b = session(sp)
+  sp.fs.files.set(`${DIR}/notes.txt`, 'a stray file')
+  const before = await b.box.peek()
+  assert.equal([before?.waiting, before?.oldestSentAt, before?.aside], [2, T0, [{ name: 'notes.txt', why: s.CORRUPT.stray }]])
+  assert.equal(b.seen.submits, [])
+  assert.is(sp.names().filter((n) => n.endsWith('.json')).length, 2, 'nothing claimed')
+  b.box.turnStarted(undefined)
+  await b.box.scan()
+  const queued = await b.box.peek()
+  assert.equal([queued?.waiting, b.box.facts().queued], [0, 2], 'queued mail is the queue, not waiting')
+  const none = session(sp, {}, { key: 'keel-Nobody' })
+  assert.equal((await none.box.peek())?.waiting, 0, 'a folder nobody wrote: nothing waits')
+  const keyless = session(sp, {}, { key: undefined })
+  assert.is(await keyless.box.peek(), undefined)
+})
+
+test('peek: a key folder that is a link is refused, with why', async () => {
+  const sp = spool()
+  sp.fs.links.set(DIR, '/elsewhere')
+  const b = session(sp)
+  assert.equal((await b.box.peek())?.error, s.folderRefused(true))
+})
+
+test('sweep: another key\'s folder gets the retention period (untaken mail dropped, done mail removed); fresh claims and recent mail stay', async () => {
+  const sp = spool()
+  const other = `${ROOT}/${folderOf('keel-Z')}`
+  sp.put({ id: A, to: 'keel-Z' })
+  sp.put({ id: B, to: 'keel-Z' })
+  sp.advance(RETENTION + 1)
+  sp.put({ id: C, to: 'keel-Z' })
+  const claimed = `${other}/${claimName(baseOf(T0, B), 'someone', sp.now())}`
+  sp.fs.files.set(claimed, sp.fs.files.get(`${other}/${mailName({ sentAt: T0, id: B })}`)!)
+  sp.fs.files.delete(`${other}/${mailName({ sentAt: T0, id: B })}`)
+  const b = session(sp)
+  assert.is(await b.box.sweep('keel-Z'), 1)
+  assert.equal(sp.names(other), [`${baseOf(T0, A)}.dropped`, claimName(baseOf(T0, B), 'someone', sp.now()), mailName({ sentAt: T0 + RETENTION + 1, id: C })])
+  assert.is(await b.box.sweep('keel-Nobody'), 0, 'a folder that is not there')
+})
+
 test.run()

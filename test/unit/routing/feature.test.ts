@@ -248,7 +248,7 @@ test('capture timeout: an engine that sends nothing within 5 s fails the step wh
     return Object.assign(hung, { return: (v: unknown) => ((released = true), own(v)) })
   }, calls)
   const timer = () => r.w.afters.find((t) => t.ms === CAPTURE_TIMEOUT_MS)
-  await until(() => timer(), 'the capture timer')
+  await until(() => timer() !== undefined, 'the capture timer')
   timer()!.fn()
   const out = await pending
   assert.equal(answerOf(out.chunks), [`klyth: GPT-5 failed: ${CAPTURE_TIMED_OUT}`, 'stop'])

@@ -1,0 +1,96 @@
+// The mailbox's `$` binder: the spool's files (the safe writer's edges and a listing), where the
+// config root and the session's own registry record are, the native send, the two ways mail is
+// put before the model (a prompt, a row), the rename that applies a minted key, the store, and the
+// clock. `$.env` names are literals (the loader's rule).
+import type { EngineInterface, ToolSpec } from 'claude-code'
+import { bindFiles } from '../../lib/files.ts'
+import type { SafeWriteEdges } from '../../lib/safe-write.ts'
+import type { ListEntry } from './spool.ts'
+
+/** What names the config root and this session's registry record, read once a start. */
+export type HomeFacts = {
+  configDir?: string
+  home?: string
+  pluginData?: string
+  /** `CLAUDE_PID`: the registry record is `<config root>/sessions/<pid>.json`. */
+  pid?: string
+  /** `CLAUDE_CODE_MESSAGING_SOCKET` is set: `$.session.send` reaches running peers. */
+  messaging: boolean
+}
+
+export type MailboxPort = {
+  readonly pkg: string
+  readonly files: SafeWriteEdges
+  /** `$.fs.list`: every entry of a folder, a link not followed; rejects for a missing folder. */
+  list(folder: string): Promise<readonly ListEntry[]>
+  homeFacts(): Promise<HomeFacts>
+  /** `$.session.id()` read afresh (after a /clear the runtime's cached id may be read too soon). */
+  sessionId(): Promise<string>
+  registerTool(spec: ToolSpec): Promise<string>
+  /** `$.session.send({ to, text })`. */
+  send(to: string, text: string): Promise<unknown>
+  /** `$.prompt.submit({ text })`: a turn of its own once the session is idle. */
+  submit(text: string): Promise<unknown>
+  /** A user row the model reads at its next request (`$.session.append`). */
+  append(text: string): Promise<unknown>
+  /** A transcript line the person sees and the model does not. */
+  notice(text: string): void
+  /** `/rename <name>` (`$.command.run`): from a timer only (refused inside a hook the turn waits on). */
+  rename(name: string): Promise<unknown>
+  /** `$.tool.call({ tool: 'ListAgents' })`: this session's name, and the running peers by name. */
+  listAgents(): Promise<unknown>
+  storeGet(key: string): Promise<unknown>
+  storeSet(key: string, value: unknown): Promise<void>
+  storeDelete(key: string): Promise<void>
+  storeKeys(): Promise<readonly string[]>
+  /** Calls `fn` once after `ms`; the returned function cancels it. */
+  after(ms: number, fn: () => void): () => void
+  every(ms: number, fn: () => void): () => void
+  now(): Promise<number>
+  randomBytes(length: number): Uint8Array
+}
+
+export function bindMailbox($: EngineInterface): MailboxPort {
+  return {
+    pkg: $.plugin.name,
+    files: bindFiles($),
+    list: (folder) => $.fs.list(folder),
+    homeFacts: async () => {
+      const [configDir, home, socket, env] = await Promise.all([
+        $.env.get('CLAUDE_CONFIG_DIR'),
+        $.env.get('HOME'),
+        $.env.get('CLAUDE_CODE_MESSAGING_SOCKET'),
+        $.process.hookEnv().catch(() => ({}) as Record<string, string>),
+      ])
+      return {
+        ...(configDir === undefined ? {} : { configDir }),
+        ...(home === undefined ? {} : { home }),
+        ...(env.CLAUDE_PLUGIN_DATA === undefined ? {} : { pluginData: env.CLAUDE_PLUGIN_DATA }),
+        ...(env.CLAUDE_PID === undefined ? {} : { pid: env.CLAUDE_PID }),
+        messaging: !!socket,
+      }
+    },
+    sessionId: () => $.session.id(),
+    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+    send: (to, text) => $.session.send({ to, text }),
+    submit: (text) => $.prompt.submit({ text }),
+    append: (text) => $.session.append({ message: { type: 'user', content: [{ type: 'text', text }] } }),
+    notice: (text) => $.ui.log(text),
+    rename: (name) => $.command.run({ command: 'rename', args: name }),
+    listAgents: () => $.tool.call({ tool: 'ListAgents' }),
+    storeGet: (key) => $.store.get(key),
+    storeSet: (key, value) => $.store.set(key, value),
+    storeDelete: (key) => $.store.delete(key),
+    storeKeys: () => $.store.keys(),
+    after: (ms, fn) => {
+      const timer = $.clock.after(ms, fn)
+      return () => timer.cancel()
+    },
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn)
+      return () => timer.cancel()
+    },
+    now: () => $.clock.now(),
+    randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+  }
+}
