@@ -151,11 +151,16 @@ test('a second writer during the write: its change stands, and keel does not cla
   // read-back after its write, the new code's check before its rename) is held 3 s, and the other
   // writer lands meanwhile.
   const running = wsRun(cwd, { wrap: ['strace', '-f', '-qq', '-o', trace, '-P', settings, '-e', 'trace=read', '-e', 'inject=read:delay_enter=3000000:when=3'] })
-  const until = Date.now() + 30_000
-  while (Date.now() < until && !(existsSync(trace) && readFileSync(trace, 'utf8').includes('read('))) await new Promise((r) => setTimeout(r, 50))
-  await new Promise((r) => setTimeout(r, 800))
+  // strace writes a held call's line up to its arguments when the call is entered (`read(5, `), so the
+  // third `read(` in the trace is keel's held check: the other writer lands then, whatever the machine's
+  // load (a fixed sleep after the first read landed after keel's rename on a loaded CI machine).
+  const reads = () => (existsSync(trace) ? readFileSync(trace, 'utf8').split('read(').length - 1 : 0)
+  const until = Date.now() + 60_000
+  while (Date.now() < until && reads() < 3) await new Promise((r) => setTimeout(r, 20))
+  const held = reads() >= 3
   writeFileSync(settings, theirs)
   const r = await running
+  assert.ok(held, `keel's check before its rename was held: ${existsSync(trace) ? readFileSync(trace, 'utf8').slice(-1500) : 'no trace'}`)
   assert.is(readFileSync(settings, 'utf8'), theirs, 'the other writer\'s change stands')
   const lines = windowLines(r.debugLog)
   assert.not.ok(lines.some((l) => l.includes(`wrote ${K}=500000`)), lines.join('\n'))
