@@ -19,12 +19,14 @@ import { engineSettle } from './settle.ts'
 
 /**
  * The bundle's size budget. What a person feels is the start: the engine's loader checks the whole
- * module on every start, about 1.8 ms of wall time per kB of code (test/bench/FINDINGS.md), so past
- * 300 kB that check alone would add over half a second to each `claude` start. whole.ts measures the
- * start itself (session.start and the whole process against a bare module); this line keeps the size
- * in sight between those runs.
+ * module on every start, about 1.8 ms of wall time per kB of code (test/bench/FINDINGS.md; text and
+ * comments are nearly free, minifying does not help), and every package carries the whole bundle. With
+ * all eight features (routing, manual and mailbox added) it is about 360 kB, so the budget is 400 kB:
+ * past it the check alone would add about 0.7 s to each `claude` start. whole.ts measures the start
+ * itself (session.start and the whole process against a bare module); this line keeps the size in
+ * sight between those runs.
  */
-const BUNDLE_LIMIT = 300 * 1024
+const BUNDLE_LIMIT = 400 * 1024
 const NODE_LIMIT_NS = 2000
 const STREAM_LIMIT_NS = 5000
 const ENGINE_PACKAGE = process.env.BENCH_PACKAGE ?? 'keel'
