@@ -228,45 +228,55 @@ export class Registry {
    */
   dispatch<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, leftOut?: LeftOut): Promise<EventResult<E>> {
     const chain = this.chainOf(event, leftOut)
+    /**
+     * The failures that came up from the engine's `next` in this dispatch. A feature's own failure is
+     * answered where it happened (skipped, or its guard's refusal) and never rejects a step, so a
+     * rejection a step passes up is always one of these: a feature that fails with one passes it on
+     * unchanged. Kept per dispatch, not per feature: one watch at the bottom instead of one per link.
+     */
+    let fromEngine: unknown[] | undefined
+    const engineNext = (input: Args<E>): Promise<EventResult<E>> =>
+      (next(input) as Promise<EventResult<E>>).then(undefined, (err: unknown) => {
+        ;(fromEngine ??= []).push(err)
+        throw err
+      })
+    const fail = (i: number, entry: Entry, input: Args<E>, beneath: Promise<EventResult<E>> | undefined, why: string): Promise<EventResult<E>> => {
+      this.noteSkip(entry.feature.name, event, why)
+      // A guard refuses in its place, where it had not let the call through.
+      const policy = entry.onFailure as PromisePolicy<E>
+      const deny = policy === 'open' || beneath !== undefined ? undefined : typeof policy.deny === 'string' ? policy.deny : policy.deny(input, this.contexts[entry.feature.name]!)
+      if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
+      // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
+      return beneath ?? step(i + 1, input)
+    }
     const step = (i: number, input: Args<E>): Promise<EventResult<E>> => {
       const entry = chain[i]
-      if (entry === undefined) return next(input) as Promise<EventResult<E>>
+      if (entry === undefined) return engineNext(input)
       const { feature } = entry
       let beneath: Promise<EventResult<E>> | undefined
-      let beneathError: unknown = NO_ERROR
       const featureNext = ((rewritten: Args<E>) => {
         if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE))
         beneath = step(i + 1, rewritten)
-        beneath.catch((err) => (beneathError = err))
         return beneath
       }) as unknown as { -readonly [K in keyof Next<E>]: Next<E>[K] }
       // The engine's facts about this dispatch a feature may need: its abort signal, budget and origin.
       featureNext.signal = next.signal
       featureNext.budget = next.budget
       featureNext.origin = next.origin
-      const fail = (why: string): Promise<EventResult<E>> => {
-        this.noteSkip(feature.name, event, why)
-        // A guard refuses in its place, where it had not let the call through.
-        const policy = entry.onFailure as PromisePolicy<E>
-        const deny = policy === 'open' || beneath !== undefined ? undefined : typeof policy.deny === 'string' ? policy.deny : policy.deny(input, this.contexts[feature.name]!)
-        if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
-        // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
-        return beneath ?? step(i + 1, input)
-      }
       let answer: EventResult<E> | Promise<EventResult<E>>
       try {
         answer = (entry.run as PromiseHook<unknown, E>)(this.ports[feature.name], input, featureNext as unknown as Next<E>, this.contexts[feature.name]!)
       } catch (err) {
-        return fail(describe(err))
+        return fail(i, entry, input, beneath, describe(err))
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(result === undefined ? 'answered undefined' : `answered a wrong shape: ${preview(result)}`)
+          if (!isSettledShape(event, result)) return fail(i, entry, input, beneath, result === undefined ? 'answered undefined' : `answered a wrong shape: ${preview(result)}`)
           if (this.failing.size) this.failing.delete(`${feature.name} ${event}`)
           return result
         },
         // A failure that came up from beneath is not this feature's: it goes on up unchanged.
-        (err) => (err === beneathError ? Promise.reject(err) : fail(describe(err))),
+        (err) => (beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry, input, beneath, describe(err))),
       )
     }
     return step(0, e)
@@ -292,21 +302,13 @@ export class Registry {
       let beneath: AsyncGenerator<Chunk<E>, EventResult<E>> | undefined
       let beneathResult: { value: EventResult<E> } | undefined
       let beneathError: unknown = NO_ERROR
-      async function* below(rewritten: Args<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
-        try {
-          const value = yield* step(i + 1, rewritten)
-          beneathResult = { value }
-          return value
-        } catch (err) {
-          beneathError = err
-          throw err
-        }
-      }
       const featureNext = ((rewritten: Args<E>) => {
         if (beneath !== undefined) throw new Error(NEXT_TWICE)
-        const inner = below(rewritten)
+        const inner = step(i + 1, rewritten)
         beneath = inner
-        return handOver(inner, () => beneathResult)
+        // The hand-over notes what beneath returned or threw as it passes (no generator of its own: one
+        // hop less per chunk and per feature).
+        return handOver(inner, () => beneathResult, (value) => { beneathResult = { value } }, (err) => { beneathError = err })
       }) as unknown as { -readonly [K in keyof StreamNext<E>]: StreamNext<E>[K] }
       featureNext.signal = next.signal
       featureNext.budget = next.budget
@@ -397,7 +399,12 @@ export class Registry {
  * registry decides, so a feature that fails mid-stream can leave the rest of the stream passed on.
  * `result` settles with what beneath returned once read to its end (the engine's HookStream shape).
  */
-function handOver<C, R>(inner: AsyncGenerator<C, R>, settled: () => { value: R } | undefined): AsyncGenerator<C, R> & { readonly result: Promise<R> } {
+function handOver<C, R>(
+  inner: AsyncGenerator<C, R>,
+  settled: () => { value: R } | undefined,
+  onDone: (value: R) => void,
+  onError: (err: unknown) => void,
+): AsyncGenerator<C, R> & { readonly result: Promise<R> } {
   let resolve!: (r: R) => void
   let reject!: (err: unknown) => void
   const result = new Promise<R>((res, rej) => ((resolve = res), (reject = rej)))
@@ -405,10 +412,14 @@ function handOver<C, R>(inner: AsyncGenerator<C, R>, settled: () => { value: R }
   const watch = (p: Promise<IteratorResult<C, R>>) =>
     p.then(
       (r) => {
-        if (r.done) resolve(r.value)
+        if (r.done) {
+          onDone(r.value)
+          resolve(r.value)
+        }
         return r
       },
       (err) => {
+        onError(err)
         reject(err)
         throw err
       },

@@ -31,6 +31,8 @@ export type BareSpec = {
 export const MAIN_MATCHERS: Record<string, string> = {
   'command.run': `{ command: ['keel', 'superheroes', 'ws', 'klyth'] }`,
   'tool.describe': `{ provider: { tier: ['prepend', 'user', 'append'] } }`,
+  'session.append': `{ door: ['prompt', 'delivery'], origin: { kind: 'peer' } }`,
+  'session.receive': `{ origin: { kind: 'peer' } }`,
 }
 
 /** The options the engine hands `register`: each userConfig default, then the settings' values over them. */
@@ -80,6 +82,8 @@ export type BareVariant = {
 }
 
 /** The bare hooks module's source. */
+const STREAMING_EVENTS = new Set(['turn.step'])
+
 export function bareSource(spec: BareSpec, v: BareVariant = {}): string {
   const calls = [
     ...(v.noCommand ? [] : [`$.command.register(${JSON.stringify(spec.command)})`]),
@@ -101,7 +105,9 @@ export function bareSource(spec: BareSpec, v: BareVariant = {}): string {
     for (const event of spec.events) {
       if (event === 'session.start') continue
       const matcher = MAIN_MATCHERS[event]
-      lines.push(`  on(${JSON.stringify(event)}, ${matcher ? `${matcher}, ` : ''}($, e, next) => next(e))`)
+      // A streaming event takes an async generator: the loader refuses the whole module for a plain function there.
+      const hook = STREAMING_EVENTS.has(event) ? 'async function* ($, e, next) { return yield* next(e) }' : '($, e, next) => next(e)'
+      lines.push(`  on(${JSON.stringify(event)}, ${matcher ? `${matcher}, ` : ''}${hook})`)
     }
   }
   lines.push(`}`, ``)

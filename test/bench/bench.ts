@@ -101,6 +101,8 @@ console.log(`keel bench (${new Date().toISOString()}, node ${process.version})`)
 await nodeDispatch()
 await nodeStream()
 bundleSize()
+// BENCH_NODE_ONLY=1: the Node measures and the bundle only (a quick check of the registry's cost).
+if (process.env.BENCH_NODE_ONLY === '1') process.exit(0)
 line('Captions: model calls per 100 tool calls (scripted session)', `${(await captionModelCallsPer100ToolCalls()).toFixed(0)} (captioning each call alone: 100)`)
 const mock = await startMockModel()
 try {

@@ -8011,41 +8011,45 @@ var Registry = class {
   }
   dispatch(event, e, next, leftOut) {
     const chain = this.chainOf(event, leftOut);
+    let fromEngine;
+    const engineNext = (input) => next(input).then(void 0, (err) => {
+      ;
+      (fromEngine ??= []).push(err);
+      throw err;
+    });
+    const fail = (i, entry2, input, beneath, why) => {
+      this.noteSkip(entry2.feature.name, event, why);
+      const policy = entry2.onFailure;
+      const deny = policy === "open" || beneath !== void 0 ? void 0 : typeof policy.deny === "string" ? policy.deny : policy.deny(input, this.contexts[entry2.feature.name]);
+      if (deny !== void 0) return Promise.resolve({ deny });
+      return beneath ?? step(i + 1, input);
+    };
     const step = (i, input) => {
       const entry2 = chain[i];
-      if (entry2 === void 0) return next(input);
+      if (entry2 === void 0) return engineNext(input);
       const { feature } = entry2;
       let beneath;
-      let beneathError = NO_ERROR;
       const featureNext = ((rewritten) => {
         if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
         beneath = step(i + 1, rewritten);
-        beneath.catch((err) => beneathError = err);
         return beneath;
       });
       featureNext.signal = next.signal;
       featureNext.budget = next.budget;
       featureNext.origin = next.origin;
-      const fail = (why) => {
-        this.noteSkip(feature.name, event, why);
-        const policy = entry2.onFailure;
-        const deny = policy === "open" || beneath !== void 0 ? void 0 : typeof policy.deny === "string" ? policy.deny : policy.deny(input, this.contexts[feature.name]);
-        if (deny !== void 0) return Promise.resolve({ deny });
-        return beneath ?? step(i + 1, input);
-      };
       let answer;
       try {
         answer = entry2.run(this.ports[feature.name], input, featureNext, this.contexts[feature.name]);
       } catch (err) {
-        return fail(describe(err));
+        return fail(i, entry2, input, beneath, describe(err));
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
+          if (!isSettledShape(event, result)) return fail(i, entry2, input, beneath, result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
           if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
           return result;
         },
-        (err) => err === beneathError ? Promise.reject(err) : fail(describe(err))
+        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry2, input, beneath, describe(err))
       );
     };
     return step(0, e);
@@ -8062,21 +8066,15 @@ var Registry = class {
       let beneath;
       let beneathResult;
       let beneathError = NO_ERROR;
-      async function* below(rewritten) {
-        try {
-          const value = yield* step(i + 1, rewritten);
-          beneathResult = { value };
-          return value;
-        } catch (err) {
-          beneathError = err;
-          throw err;
-        }
-      }
       const featureNext = ((rewritten) => {
         if (beneath !== void 0) throw new Error(NEXT_TWICE);
-        const inner = below(rewritten);
+        const inner = step(i + 1, rewritten);
         beneath = inner;
-        return handOver2(inner, () => beneathResult);
+        return handOver2(inner, () => beneathResult, (value) => {
+          beneathResult = { value };
+        }, (err) => {
+          beneathError = err;
+        });
       });
       featureNext.signal = next.signal;
       featureNext.budget = next.budget;
@@ -8147,17 +8145,21 @@ var Registry = class {
     this.say(`${feature}: ${event} hook skipped (${why})`);
   }
 };
-function handOver2(inner, settled) {
+function handOver2(inner, settled, onDone, onError) {
   let resolve;
   let reject;
   const result = new Promise((res, rej) => (resolve = res, reject = rej));
   result.catch(() => void 0);
   const watch = (p) => p.then(
     (r) => {
-      if (r.done) resolve(r.value);
+      if (r.done) {
+        onDone(r.value);
+        resolve(r.value);
+      }
       return r;
     },
     (err) => {
+      onError(err);
       reject(err);
       throw err;
     }
