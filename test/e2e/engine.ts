@@ -91,6 +91,10 @@ export function cleanEnv(): Record<string, string> {
     if (v === undefined) continue
     if (/^(ANTHROPIC_|CLAUDE_CODE_|CLAUDE_|AWS_BEARER|VERTEX_|OTEL_)/.test(k) || k === 'CLAUDECODE') continue
     if (/^(HTTPS?_PROXY|ALL_PROXY|NO_PROXY)$/i.test(k)) continue
+    // A CI runner's markers: the engine takes a session with them for a CI job and behaves otherwise
+    // (measured with CI=1: the terminal UI never drew a Bash call's command, and the safe-writes race
+    // read the settings file in another order), where every test here plays a person's session.
+    if (/^(CI|CONTINUOUS_INTEGRATION|BUILD_NUMBER|GITHUB_ACTIONS|GITLAB_CI|BUILDKITE|CIRCLECI|TRAVIS|JENKINS_URL|TEAMCITY_VERSION|TF_BUILD|CODEBUILD_BUILD_ID)$/.test(k)) continue
     out[k] = v
   }
   return out

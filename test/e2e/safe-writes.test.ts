@@ -147,20 +147,22 @@ test('a second writer during the write: its change stands, and keel does not cla
   const trace = join(tmpDir('strace'), 'trace.log')
   const theirs = JSON.stringify({ permissions: { allow: ['Bash(make)'] } }) + '\n'
   // Measured (strace): only keel's hooks read the file with read(2) (the engine's own settings reads
-  // do not), two reads a `$.fs.read`. Keel's second read of it (reads 3 and 4: the old code's
-  // read-back after its write, the new code's check before its rename) is held 3 s, and the other
-  // writer lands meanwhile.
-  const running = wsRun(cwd, { wrap: ['strace', '-f', '-qq', '-o', trace, '-P', settings, '-e', 'trace=read', '-e', 'inject=read:delay_enter=3000000:when=3'] })
-  // strace writes a held call's line up to its arguments when the call is entered (`read(5, `), so the
-  // third `read(` in the trace is keel's held check: the other writer lands then, whatever the machine's
-  // load (a fixed sleep after the first read landed after keel's rename on a loaded CI machine).
-  const reads = () => (existsSync(trace) ? readFileSync(trace, 'utf8').split('read(').length - 1 : 0)
+  // do not), two reads a `$.fs.read`: reads 1-2 are keel's read of the file, 3-4 its second (the old
+  // code's read-back after its write, the new code's check before its rename). Every read is held
+  // 1.5 s (strace counts `when=` per thread, and the engine's reads move between threads, so "the
+  // third" cannot be picked there), and strace writes a held call's line up to its arguments when the
+  // call is entered (`read(13, `): the other writer lands as soon as the third read is entered, while
+  // it is held, whatever the machine's load.
+  const running = wsRun(cwd, { wrap: ['strace', '-f', '-qq', '-o', trace, '-P', settings, '-e', 'trace=read', '-e', 'inject=read:delay_enter=1500000'] })
+  const traced = () => (existsSync(trace) ? readFileSync(trace, 'utf8') : '')
   const until = Date.now() + 60_000
-  while (Date.now() < until && reads() < 3) await new Promise((r) => setTimeout(r, 20))
-  const held = reads() >= 3
+  while (Date.now() < until && traced().split('read(').length - 1 < 3) await new Promise((r) => setTimeout(r, 10))
   writeFileSync(settings, theirs)
+  const third = traced().split('read(')[3] ?? ''
+  // Still held when the other writer landed: the third read's line had no result yet.
+  const held = third !== '' && !/\)\s+=\s/.test(third)
   const r = await running
-  assert.ok(held, `keel's check before its rename was held: ${existsSync(trace) ? readFileSync(trace, 'utf8').slice(-1500) : 'no trace'}`)
+  assert.ok(held, `keel's second read was held when the other writer landed: ${traced().slice(-1500)}`)
   assert.is(readFileSync(settings, 'utf8'), theirs, 'the other writer\'s change stands')
   const lines = windowLines(r.debugLog)
   assert.not.ok(lines.some((l) => l.includes(`wrote ${K}=500000`)), lines.join('\n'))

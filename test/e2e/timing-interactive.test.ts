@@ -140,7 +140,7 @@ test('interactive: an advisory crossed in a turn stopped with Esc reaches the mo
   await live.waitFor('the first turn', () => live!.output().includes('Ready.'), 20_000)
   await sleep(1000)
   await live.send('long job')
-  await live.waitFor('the sleep to run', () => sleeping && /sleep 8/.test(live!.output()), 20_000)
+  await live.waitFor('the sleep to run', () => sleeping && /sleep 8/.test(live!.output()), 20_000).catch((err) => { throw new Error(`${err.message.slice(0, 200)}\n${dump(seen)}`) })
   await sleep(1000)
   live.write('\x1b')
   await live.waitFor('the turn to stop', () => live!.output().includes('Interrupted'), 10_000).catch((err) => { throw new Error(`${err.message}\n${dump(seen)}`) })
