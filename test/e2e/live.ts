@@ -124,20 +124,15 @@ export async function startLive(opts: LiveOptions): Promise<LiveSession> {
     pid: () => (opts.mode === 'tui' ? enginePid() : child.exitCode === null ? child.pid : undefined),
     async send(text) {
       if (opts.mode === 'tui') {
-        // Typed, then Enter on its own: text and Enter in one write reads as a paste. Enter waits for the
-        // prompt box to have drawn the text (the screen changed, then stayed still 250 ms; at most 5 s): on a
-        // loaded machine a fixed pause sent Enter before the keys were read, and the turn began on other text.
+        // Typed, then Enter on its own: text and Enter in one write reads as a paste. Enter waits at least
+        // 300 ms, and until the screen has changed since the keys went in (at most 3 s): on a loaded
+        // machine a fixed pause sent Enter before the keys were read. Mid-turn the spinner changes the
+        // screen anyway, so a prompt typed then goes after the 300 ms as before.
         const before = out.length
         child.stdin!.write(text)
-        const until = Date.now() + 5000
-        let seen = out.length
-        let stillSince = Date.now()
         await sleep(300)
-        while (Date.now() < until) {
-          if (out.length !== seen) { seen = out.length; stillSince = Date.now() }
-          else if (seen > before && Date.now() - stillSince >= 250) break
-          await sleep(50)
-        }
+        const until = Date.now() + 2700
+        while (out.length === before && Date.now() < until) await sleep(25)
         child.stdin!.write('\r')
       } else {
         child.stdin!.write(JSON.stringify({ type: 'user', message: { role: 'user', content: text } }) + '\n')
