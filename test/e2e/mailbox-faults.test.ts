@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto'
 import { spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { baseOf } from '../../src/features/mailbox/spool.ts'
 import { cleanupTmp, packageCopy, runClaude, tmpDir, writePlugin } from './engine.ts'
 import {
   answer, folderOf, holding, mailboxStatus, mailIdOf, messageTexts, PKG, sleep, spoolNames, spoolText, toolResults, toolSend, mailboxWorld, TOOL, type World,
@@ -27,7 +28,6 @@ const isRoot = process.getuid?.() === 0
 const skip = (why: string) => (console.log(`  [skipped] ${why}`), true)
 const requestsWith = (w: World, needle: string) => w.mock.stamps.filter((st) => st.kind === 'main' && holding(st, needle) > 0)
 const sessionsHolding = (w: World, needle: string) => new Set(requestsWith(w, needle).map((st) => st.sid))
-const mailName = (sentAt: number, id: string) => `${String(sentAt).padStart(13, '0')}-${id}`
 /** A file in a key's folder as a sender (or a stranger) left it. */
 function place(w: World, key: string, name: string, text: string, ageMs = 0): string {
   const dir = join(w.spool, folderOf(key))
@@ -116,14 +116,14 @@ test('retention: a mail nobody took within 7 days is dropped (its text kept as .
   const mail = JSON.parse(spoolText(w, 'keel-Z', name!))
   const old = mail.sentAt - 8 * 86_400_000
   const dir = join(w.spool, folderOf('keel-Z'))
-  writeFileSync(join(dir, `${mailName(old, id)}.json`), JSON.stringify({ ...mail, sentAt: old }) + '\n')
+  writeFileSync(join(dir, `${baseOf(old, id)}.json`), JSON.stringify({ ...mail, sentAt: old }) + '\n')
   spawnSync('rm', ['-f', join(dir, name!)])
   const summary = await answer(A, `/${PKG} status`, (r) => r.includes('mailbox:'))
   assert.ok(summary.includes('  mailbox: key keel-A, 0 waiting, 0 sent waiting, 1 problem (see /ws mailbox)'), summary)
   const status = await mailboxStatus(A)
   assert.ok(status.some((l) => l.startsWith(`sent, dropped after the retention period: mail ${id} to keel-Z, sent `) && l.endsWith('(never taken)')), status.join('\n'))
-  assert.equal(spoolNames(w, 'keel-Z'), [`${mailName(old, id)}.dropped`])
-  assert.ok(spoolText(w, 'keel-Z', `${mailName(old, id)}.dropped`).includes('NOBODY-READS-THIS'), 'the text is kept for the person')
+  assert.equal(spoolNames(w, 'keel-Z'), [`${baseOf(old, id)}.dropped`])
+  assert.ok(spoolText(w, 'keel-Z', `${baseOf(old, id)}.dropped`).includes('NOBODY-READS-THIS'), 'the text is kept for the person')
   assert.not.ok((await mailboxStatus(A)).some((l) => l.includes('dropped')), 'said once')
 })
 
@@ -160,25 +160,25 @@ test('a key\'s folder with a corrupt mail, a misfiled one, a link and a half-wri
   const w = (world = await mailboxWorld())
   const now = Date.now()
   const ids = ['corruptaaaaaaaaa', 'misfiledaaaaaaaa', 'halfwrittenaaaaa', 'goodaaaaaaaaaaaa']
-  place(w, 'keel-B', `${mailName(now - 5000, ids[0]!)}.json`, '{"v":1,"id":"corr', 120_000)
-  place(w, 'keel-B', `${mailName(now - 4000, ids[1]!)}.json`, mailJson(ids[1]!, now - 4000, 'keel-Other', 'MISFILED-TEXT'))
-  place(w, 'keel-B', `${mailName(now - 3000, ids[2]!)}.json`, '{"v":1,"id":"halfwr')
-  place(w, 'keel-B', `${mailName(now - 2000, ids[3]!)}.json`, mailJson(ids[3]!, now - 2000, 'keel-B', 'GOOD-MAIL'))
+  place(w, 'keel-B', `${baseOf(now - 5000, ids[0]!)}.json`, '{"v":1,"id":"corr', 120_000)
+  place(w, 'keel-B', `${baseOf(now - 4000, ids[1]!)}.json`, mailJson(ids[1]!, now - 4000, 'keel-Other', 'MISFILED-TEXT'))
+  place(w, 'keel-B', `${baseOf(now - 3000, ids[2]!)}.json`, '{"v":1,"id":"halfwr')
+  place(w, 'keel-B', `${baseOf(now - 2000, ids[3]!)}.json`, mailJson(ids[3]!, now - 2000, 'keel-B', 'GOOD-MAIL'))
   const secret = join(tmpDir('elsewhere'), 'secret.txt')
   writeFileSync(secret, 'SECRET-TEXT')
-  symlinkSync(secret, join(w.spool, folderOf('keel-B'), `${mailName(now - 1000, 'linkaaaaaaaaaaaa')}.json`))
+  symlinkSync(secret, join(w.spool, folderOf('keel-B'), `${baseOf(now - 1000, 'linkaaaaaaaaaaaa')}.json`))
   const B = await w.start({ name: 'keel-B', sid: randomUUID() })
   await B.waitFor('the good mail', () => requestsWith(w, 'GOOD-MAIL').length, 20_000)
   await sleep(1500)
   for (const bad of ['MISFILED-TEXT', 'SECRET-TEXT', '"id":"corr', 'halfwr']) assert.is(requestsWith(w, bad).length, 0, `${bad} never shown`)
   const names = spoolNames(w, 'keel-B')
-  assert.ok(names.includes(`${mailName(now - 5000, ids[0]!)}.corrupt`) && names.includes(`${mailName(now - 4000, ids[1]!)}.corrupt`), names.join('\n'))
-  assert.ok(names.includes(`${mailName(now - 3000, ids[2]!)}.json`), 'a half-written mail is "not yet", not corrupt')
-  assert.ok(names.includes(`${mailName(now - 2000, ids[3]!)}.done`))
+  assert.ok(names.includes(`${baseOf(now - 5000, ids[0]!)}.corrupt`) && names.includes(`${baseOf(now - 4000, ids[1]!)}.corrupt`), names.join('\n'))
+  assert.ok(names.includes(`${baseOf(now - 3000, ids[2]!)}.json`), 'a half-written mail is "not yet", not corrupt')
+  assert.ok(names.includes(`${baseOf(now - 2000, ids[3]!)}.done`))
   const status = await mailboxStatus(B)
-  assert.ok(status.includes(`kept aside: ${mailName(now - 5000, ids[0]!)}.corrupt (it does not parse as JSON and its writer is long gone)`), status.join('\n'))
-  assert.ok(status.includes(`kept aside: ${mailName(now - 4000, ids[1]!)}.corrupt (it is addressed to "keel-Other", not "keel-B")`), status.join('\n'))
-  assert.ok(status.includes(`kept aside: ${mailName(now - 1000, 'linkaaaaaaaaaaaa')}.json (it is a symbolic link (never read))`), status.join('\n'))
+  assert.ok(status.includes(`kept aside: ${baseOf(now - 5000, ids[0]!)}.corrupt (it does not parse as JSON and its writer is long gone)`), status.join('\n'))
+  assert.ok(status.includes(`kept aside: ${baseOf(now - 4000, ids[1]!)}.corrupt (it is addressed to "keel-Other", not "keel-B")`), status.join('\n'))
+  assert.ok(status.includes(`kept aside: ${baseOf(now - 1000, 'linkaaaaaaaaaaaa')}.json (it is a symbolic link (never read))`), status.join('\n'))
   assert.ok(status.some((l) => l.startsWith('waiting for keel-B: 1 mail, the oldest sent ')), status.join('\n'))
 })
 

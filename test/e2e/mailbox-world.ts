@@ -4,24 +4,17 @@
 // the debug log and the spool under `<HOME>/.claude/keel/mailbox/`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+// The key's folder name as keel writes it: the feature's own spelling, used and re-exported.
+import { folderOf } from '../../src/features/mailbox/key.ts'
 import { debugLines, packageCopy, tmpDir } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { requestText } from './mock-model.ts'
 import { probeScript, startStampedMock, type Stamp, type StampedMock } from './multi.ts'
 
+export { folderOf }
 export const PKG = 'ws'
 export const TOOL = `mcp__${PKG}__mailbox_send`
 const ENV = { ENABLE_TOOL_SEARCH: 'false' }
-
-/** The key's folder name as keel writes it (every byte outside a-z 0-9 _ - as %XX). */
-export function folderOf(key: string): string {
-  let out = ''
-  for (const byte of new TextEncoder().encode(key)) {
-    const c = String.fromCharCode(byte)
-    out += /[a-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
-  }
-  return out
-}
 
 export type World = {
   home: string
