@@ -1,7 +1,6 @@
 // The options a package receives, checked against the userConfig fields that declare them.
-// The fields live in plugin.json (the one home); the valibot schema is derived from each field,
+// The fields live in plugin.json (the one home); each value is checked against its field's rule,
 // so a bound or a picker changes in one place.
-import * as v from 'valibot'
 
 export type OptionValue = string | number | boolean
 export type Options = Readonly<Record<string, OptionValue>>
@@ -25,21 +24,20 @@ export type ParsedOptions = { values: Options; problems: string[] }
 export const SWITCH_ON = 'on'
 export const SWITCH_OFF = 'off'
 
-function schemaOf(field: FieldDef): v.GenericSchema<unknown, OptionValue> {
-  switch (field.type) {
-    case 'switch':
-      return v.pipe(v.picklist([SWITCH_ON, SWITCH_OFF], `is not ${SWITCH_ON} or ${SWITCH_OFF}`), v.transform((s) => s === SWITCH_ON))
-    case 'boolean':
-      return v.boolean('is not true or false')
-    case 'number': {
-      const checks: v.PipeItem<number, number, v.BaseIssue<unknown>>[] = [v.finite('is not a finite number')]
-      if (field.min !== undefined) checks.push(v.minValue(field.min, `is below ${field.min}`))
-      if (field.max !== undefined) checks.push(v.maxValue(field.max, `is above ${field.max}`))
-      return v.pipe(v.number('is not a number'), ...checks)
-    }
-    case 'string':
-      return field.options ? v.picklist(field.options as string[], `is not one of ${field.options.join(', ')}`) : v.string('is not a text')
+/** What is wrong with a value given for a field, or undefined when it fits. */
+function problemOf(field: FieldDef, given: unknown): string | undefined {
+  if (field.type === 'switch') return given === SWITCH_ON || given === SWITCH_OFF ? undefined : `is not ${SWITCH_ON} or ${SWITCH_OFF}`
+  if (field.type === 'boolean') return typeof given === 'boolean' ? undefined : 'is not true or false'
+  if (field.type === 'string') {
+    if (field.options) return field.options.includes(given as string) ? undefined : `is not one of ${field.options.join(', ')}`
+    return typeof given === 'string' ? undefined : 'is not a text'
   }
+  if (typeof given !== 'number' || !Number.isFinite(given)) return 'is not a number'
+  // Every number option counts something whole: tokens, seconds, days.
+  if (!Number.isInteger(given)) return 'is not a whole number'
+  if (field.min !== undefined && given < field.min) return `is below ${field.min}`
+  if (field.max !== undefined && given > field.max) return `is above ${field.max}`
+  return undefined
 }
 
 /** What a field holds when nothing valid was given: its default, else the type's empty value. */
@@ -61,12 +59,12 @@ export function parseOptions(fields: Readonly<Record<string, FieldDef>>, raw: Re
       values[key] = fallbackOf(field)
       continue
     }
-    const checked = v.safeParse(schemaOf(field), given)
-    if (checked.success) {
-      values[key] = checked.output
+    const problem = problemOf(field, given)
+    if (problem === undefined) {
+      values[key] = field.type === 'switch' ? given === SWITCH_ON : (given as OptionValue)
     } else {
       values[key] = fallbackOf(field)
-      problems.push(`option ${key}: ${JSON.stringify(given)} ${checked.issues[0]?.message ?? 'is not valid'}; the default ${JSON.stringify(values[key])} applies`)
+      problems.push(`option ${key}: ${JSON.stringify(given)} ${problem}; the default ${JSON.stringify(values[key])} applies`)
     }
   }
   return { values, problems }

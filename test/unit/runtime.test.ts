@@ -1,5 +1,6 @@
 // The package runtime: activation from options, the session-acting rule, the package command.
 import { test } from 'uvu'
+import shippedTemplate from '../../plugin.json'
 import * as assert from 'uvu/assert'
 import { activationOf, allFields, ownerOf, type Template } from '../../src/runtime/activation.ts'
 import { claimText, parseClaim } from '../../src/runtime/claims.ts'
@@ -55,6 +56,22 @@ test('options: valid values pass, bad ones fall back to the default and are name
   assert.equal(bad.problems, ['option acting: "yes" is not on or off; the default false applies', 'option actingLevel: 9 is above 5; the default 3 applies'])
   assert.equal(parseOptions(fields, { acting: 'on', actingLevel: 0 }).problems, ['option actingLevel: 0 is below 1; the default 3 applies'])
   assert.equal(parseOptions(fields, { acting: 'off', actingLevel: '' }).problems, ['option actingLevel: "" is not a number; the default 3 applies'])
+})
+
+test('options: every number option is a whole number; a fraction is refused with the default named (issue 17.15)', () => {
+  const fields = allFields(TEMPLATE)
+  const fraction = parseOptions(fields, { acting: 'on', actingLevel: 2.5 })
+  assert.is(fraction.values.actingLevel, 3)
+  assert.equal(fraction.problems, ['option actingLevel: 2.5 is not a whole number; the default 3 applies'])
+  assert.equal(parseOptions(fields, { acting: 'on', actingLevel: Number.NaN }).problems, ['option actingLevel: null is not a number; the default 3 applies'])
+  // The shipped template: each number option refuses a fraction, and its own default is a whole number inside its bounds.
+  const shipped = allFields(shippedTemplate as unknown as Template)
+  for (const [key, field] of Object.entries(shipped)) {
+    if (field.type !== 'number') continue
+    assert.ok(Number.isInteger(field.default), `${key}'s default is whole`)
+    const given = (Number(field.default) || Number(field.min ?? 1) || 1) + 0.5
+    assert.equal(parseOptions(shipped, { [key]: given }).problems, [`option ${key}: ${given} is not a whole number; the default ${field.default} applies`], key)
+  }
 })
 
 test('options: a picker refuses a value outside its list; empty strings and numbers default sensibly', () => {

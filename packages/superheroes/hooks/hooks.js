@@ -1280,8 +1280,8 @@ var SkipRecords = class {
     if (key === this.lastKey) return;
     try {
       const at = new Date(await io.now()).toISOString();
-      const record2 = { at, reason: decision.reason, tokens, trigger, ...facts };
-      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record2) + "\n");
+      const record = { at, reason: decision.reason, tokens, trigger, ...facts };
+      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
       this.lastKey = key;
       this.lastWritten = { key, at };
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
@@ -1292,8 +1292,8 @@ var SkipRecords = class {
   async last(io) {
     if (this.lastWritten) return this.lastWritten;
     const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
-    const record2 = recordOf(text);
-    return record2 && { key: `${record2.reason}:${record2.tokens >= record2.trigger ? "past" : "near"}`, at: record2.at };
+    const record = recordOf(text);
+    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? "past" : "near"}`, at: record.at };
   }
 };
 
@@ -2034,9 +2034,9 @@ function wholeText(res) {
   if (typeof res !== "object" || res === null) return void 0;
   const { deny, isError, result } = res;
   if (deny !== void 0 || isError !== void 0 || typeof result !== "object" || result === null) return void 0;
-  const record2 = result;
-  if (record2.type !== "text" || typeof record2.file !== "object" || record2.file === null) return void 0;
-  const file = record2.file;
+  const record = result;
+  if (record.type !== "text" || typeof record.file !== "object" || record.file === null) return void 0;
+  const file = record.file;
   if (typeof file.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return void 0;
   return result;
 }
@@ -2046,9 +2046,9 @@ function headings(text) {
 }
 var tokensOf = (chars) => Math.ceil(chars / CHARS_PER_TOKEN);
 var tokensSaved = (content, pointer) => tokensOf(content.length) - tokensOf(pointer.length);
-function pointerAnswer(res, record2, pointer) {
+function pointerAnswer(res, record, pointer) {
   const context = res.context;
-  return { result: { ...record2, file: { ...record2.file, content: pointer, numLines: 1 } }, ...context ? { context } : {} };
+  return { result: { ...record, file: { ...record.file, content: pointer, numLines: 1 } }, ...context ? { context } : {} };
 }
 function resultText2(content) {
   if (typeof content === "string") return content;
@@ -2091,22 +2091,22 @@ function createReads(config, snapshot) {
       countsSession = session;
     }
   }
-  function answered(kind, res, record2, pointer) {
-    const saved = tokensSaved(record2.file.content, pointer);
+  function answered(kind, res, record, pointer) {
+    const saved = tokensSaved(record.file.content, pointer);
     counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved };
-    return { kind, answer: pointerAnswer(res, record2, pointer), tokensSaved: saved };
+    return { kind, answer: pointerAnswer(res, record, pointer), tokensSaved: saved };
   }
   async function examine(edges, call) {
     const before = snapshot.carried();
     const manual = before.manual;
     if (call.agentId !== void 0 || !manual || isRangedRead(call.args)) return PASS;
-    const record2 = wholeText(call.res);
-    if (!record2) return PASS;
+    const record = wholeText(call.res);
+    if (!record) return PASS;
     sync2(before.generation, before.session);
-    const spelled = typeof call.args.file_path === "string" ? call.args.file_path : record2.file.filePath;
+    const spelled = typeof call.args.file_path === "string" ? call.args.file_path : record.file.filePath;
     const path = normalizePath(spelled);
     const manualPath = normalizePath(manual.realPath);
-    const content = record2.file.content;
+    const content = record.file.content;
     const hash = await contentHash(content);
     if (snapshot.carried().generation !== before.generation) return PASS;
     const isCopy = manual.hash !== null && hash === manual.hash;
@@ -2118,7 +2118,7 @@ function createReads(config, snapshot) {
     }
     if (isManual && isCopy) {
       const pointer2 = manualPointer(config.file, config.pkg);
-      if (tokensSaved(content, pointer2) > 0) return answered("manual", call.res, record2, pointer2);
+      if (tokensSaved(content, pointer2) > 0) return answered("manual", call.res, record, pointer2);
     }
     if (!isManual && !isUnder(manual.folder, path)) return PASS;
     const real = isManual ? manualPath : path;
@@ -2137,7 +2137,7 @@ function createReads(config, snapshot) {
     if (snapshot.carried().generation !== before.generation) return PASS;
     const pointer = repeatPointer(headings(content));
     if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, /* @__PURE__ */ new Set([path, real]), fresh, pointer, call.toolUseId)) return PASS;
-    return answered("repeat", call.res, record2, pointer);
+    return answered("repeat", call.res, record, pointer);
   }
   return {
     async read(edges, call) {
@@ -2172,8 +2172,8 @@ function parseRecord(value) {
 function recordsToPrune(entries, now, keep2) {
   return entries.filter(([key, value]) => {
     if (!key.startsWith(SNAPSHOT_STORE_PREFIX) || key === keep2) return false;
-    const record2 = parseRecord(value);
-    return record2 === void 0 || now - record2.at > SNAPSHOT_RETENTION_MS;
+    const record = parseRecord(value);
+    return record === void 0 || now - record.at > SNAPSHOT_RETENTION_MS;
   }).map(([key]) => key);
 }
 var locatedOf = (inspection) => inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : void 0;
@@ -2195,8 +2195,8 @@ function createSnapshot(config) {
       const id = await e.sessionId();
       if (gen !== generation) return;
       snap.at = at;
-      const record2 = { hash: snap.hash, at, reason: snap.reason, bytes: snap.bytes };
-      await e.store.set(snapshotKeyOf(id), record2);
+      const record = { hash: snap.hash, at, reason: snap.reason, bytes: snap.bytes };
+      await e.store.set(snapshotKeyOf(id), record);
     } catch (err) {
       log(recordNotWritten(messageOf(err)));
     }
@@ -2275,15 +2275,15 @@ function createSnapshot(config) {
     try {
       const raw = await e.store.get(snapshotKeyOf(await e.sessionId()));
       if (gen !== generation) return;
-      const record2 = parseRecord(raw);
-      if (record2 === void 0) {
+      const record = parseRecord(raw);
+      if (record === void 0) {
         phase = { name: "unknown" };
         return log(raw === void 0 ? RESUMED_UNKNOWN : RECORD_INVALID);
       }
       const inspection = await inspectManual(e.fs);
       if (gen !== generation) return;
-      phase = { name: "recorded", record: record2, located: locatedOf(inspection) };
-      log(resumedRecorded(record2.reason, record2.bytes));
+      phase = { name: "recorded", record, located: locatedOf(inspection) };
+      log(resumedRecorded(record.reason, record.bytes));
     } catch (err) {
       if (gen !== generation) return;
       phase = { name: "unknown" };
@@ -2846,11 +2846,6 @@ function _isSameValueZero(value1, value2) {
 function _isValidObjectKey(object$1, key) {
   return Object.prototype.hasOwnProperty.call(object$1, key) && key !== "__proto__" && key !== "prototype" && key !== "constructor";
 }
-function _joinExpects(values$1, separator) {
-  const list = [...new Set(values$1)];
-  if (list.length > 1) return `(${list.join(` ${separator} `)})`;
-  return list[0] ?? "never";
-}
 function _standardSchema(schema) {
   schema["~standard"] = {
     version: 1,
@@ -2858,66 +2853,6 @@ function _standardSchema(schema) {
     validate: (value$1) => schema["~run"]({ value: value$1 }, /* @__PURE__ */ getGlobalConfig())
   };
   return schema;
-}
-function check(requirement, message$1) {
-  return {
-    kind: "validation",
-    type: "check",
-    reference: check,
-    async: false,
-    expects: null,
-    requirement,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && !this.requirement(dataset.value)) _addIssue(this, "input", dataset, config$1);
-      return dataset;
-    }
-  };
-}
-function finite(message$1) {
-  return {
-    kind: "validation",
-    type: "finite",
-    reference: finite,
-    async: false,
-    expects: null,
-    requirement: Number.isFinite,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && !this.requirement(dataset.value)) _addIssue(this, "finite", dataset, config$1);
-      return dataset;
-    }
-  };
-}
-function integer(message$1) {
-  return {
-    kind: "validation",
-    type: "integer",
-    reference: integer,
-    async: false,
-    expects: null,
-    requirement: Number.isInteger,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && !this.requirement(dataset.value)) _addIssue(this, "integer", dataset, config$1);
-      return dataset;
-    }
-  };
-}
-function maxValue(requirement, message$1) {
-  return {
-    kind: "validation",
-    type: "max_value",
-    reference: maxValue,
-    async: false,
-    expects: `<=${requirement instanceof Date ? requirement.toJSON() : /* @__PURE__ */ _stringify(requirement)}`,
-    requirement,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && !(dataset.value <= this.requirement)) _addIssue(this, "value", dataset, config$1, { received: dataset.value instanceof Date ? dataset.value.toJSON() : /* @__PURE__ */ _stringify(dataset.value) });
-      return dataset;
-    }
-  };
 }
 function minValue(requirement, message$1) {
   return {
@@ -2930,20 +2865,6 @@ function minValue(requirement, message$1) {
     message: message$1,
     "~run"(dataset, config$1) {
       if (dataset.typed && !(dataset.value >= this.requirement)) _addIssue(this, "value", dataset, config$1, { received: dataset.value instanceof Date ? dataset.value.toJSON() : /* @__PURE__ */ _stringify(dataset.value) });
-      return dataset;
-    }
-  };
-}
-function nonEmpty(message$1) {
-  return {
-    kind: "validation",
-    type: "non_empty",
-    reference: nonEmpty,
-    async: false,
-    expects: "!0",
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && dataset.value.length === 0) _addIssue(this, "length", dataset, config$1, { received: "0" });
       return dataset;
     }
   };
@@ -2978,99 +2899,11 @@ function safeInteger(message$1) {
     }
   };
 }
-function transform(operation) {
-  return {
-    kind: "transformation",
-    type: "transform",
-    reference: transform,
-    async: false,
-    operation,
-    "~run"(dataset) {
-      dataset.value = this.operation(dataset.value);
-      return dataset;
-    }
-  };
-}
 function getFallback(schema, dataset, config$1) {
   return typeof schema.fallback === "function" ? schema.fallback(dataset, config$1) : schema.fallback;
 }
 function getDefault(schema, dataset, config$1) {
   return typeof schema.default === "function" ? schema.default(dataset, config$1) : schema.default;
-}
-function array(item, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "array",
-    reference: array,
-    expects: "Array",
-    async: false,
-    item,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      const input = dataset.value;
-      if (Array.isArray(input)) {
-        dataset.typed = true;
-        dataset.value = [];
-        for (let key = 0; key < input.length; key++) {
-          const value$1 = input[key];
-          const itemDataset = this.item["~run"]({ value: value$1 }, config$1);
-          if (itemDataset.issues) {
-            const pathItem = {
-              type: "array",
-              origin: "value",
-              input,
-              key,
-              value: value$1
-            };
-            for (const issue of itemDataset.issues) {
-              if (issue.path) issue.path.unshift(pathItem);
-              else issue.path = [pathItem];
-              dataset.issues?.push(issue);
-            }
-            if (!dataset.issues) dataset.issues = itemDataset.issues;
-            if (config$1.abortEarly) {
-              dataset.typed = false;
-              break;
-            }
-          }
-          if (!itemDataset.typed) dataset.typed = false;
-          dataset.value.push(itemDataset.value);
-        }
-      } else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function boolean(message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "boolean",
-    reference: boolean,
-    expects: "boolean",
-    async: false,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (typeof dataset.value === "boolean") dataset.typed = true;
-      else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function custom(check$1, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "custom",
-    reference: custom,
-    expects: "unknown",
-    async: false,
-    check: check$1,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (this.check(dataset.value)) dataset.typed = true;
-      else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
 }
 function literal(literal_, message$1) {
   return _standardSchema({
@@ -3249,86 +3082,6 @@ function optional(wrapped, default_) {
     }
   });
 }
-function picklist(options, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "picklist",
-    reference: picklist,
-    expects: /* @__PURE__ */ _joinExpects(options.map(_stringify), "|"),
-    async: false,
-    options,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (this.options.includes(dataset.value)) dataset.typed = true;
-      else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function record(key, value$1, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "record",
-    reference: record,
-    expects: "Object",
-    async: false,
-    key,
-    value: value$1,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      const input = dataset.value;
-      if (input && typeof input === "object") {
-        dataset.typed = true;
-        dataset.value = {};
-        for (const entryKey in input) if (/* @__PURE__ */ _isValidObjectKey(input, entryKey)) {
-          const entryValue = input[entryKey];
-          const keyDataset = this.key["~run"]({ value: entryKey }, config$1);
-          if (keyDataset.issues) {
-            const pathItem = {
-              type: "object",
-              origin: "key",
-              input,
-              key: entryKey,
-              value: entryValue
-            };
-            for (const issue of keyDataset.issues) {
-              issue.path = [pathItem];
-              dataset.issues?.push(issue);
-            }
-            if (!dataset.issues) dataset.issues = keyDataset.issues;
-            if (config$1.abortEarly) {
-              dataset.typed = false;
-              break;
-            }
-          }
-          const valueDataset = this.value["~run"]({ value: entryValue }, config$1);
-          if (valueDataset.issues) {
-            const pathItem = {
-              type: "object",
-              origin: "value",
-              input,
-              key: entryKey,
-              value: entryValue
-            };
-            for (const issue of valueDataset.issues) {
-              if (issue.path) issue.path.unshift(pathItem);
-              else issue.path = [pathItem];
-              dataset.issues?.push(issue);
-            }
-            if (!dataset.issues) dataset.issues = valueDataset.issues;
-            if (config$1.abortEarly) {
-              dataset.typed = false;
-              break;
-            }
-          }
-          if (!keyDataset.typed || !valueDataset.typed) dataset.typed = false;
-          if (keyDataset.typed) dataset.value[keyDataset.value] = valueDataset.value;
-        }
-      } else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
 function strictObject(entries$1, message$1) {
   return _standardSchema({
     kind: "schema",
@@ -3417,47 +3170,6 @@ function string(message$1) {
     "~run"(dataset, config$1) {
       if (typeof dataset.value === "string") dataset.typed = true;
       else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function _subIssues(datasets) {
-  let issues;
-  if (datasets) for (const dataset of datasets) if (issues) for (const issue of dataset.issues) issues.push(issue);
-  else issues = dataset.issues;
-  return issues;
-}
-function union(options, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "union",
-    reference: union,
-    expects: /* @__PURE__ */ _joinExpects(options.map((option) => option.expects), "|"),
-    async: false,
-    options,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      let validDataset;
-      let typedDatasets;
-      let untypedDatasets;
-      for (const schema of this.options) {
-        const optionDataset = schema["~run"]({ value: dataset.value }, config$1);
-        if (optionDataset.typed) if (optionDataset.issues) if (typedDatasets) typedDatasets.push(optionDataset);
-        else typedDatasets = [optionDataset];
-        else {
-          validDataset = optionDataset;
-          break;
-        }
-        else if (untypedDatasets) untypedDatasets.push(optionDataset);
-        else untypedDatasets = [optionDataset];
-      }
-      if (validDataset) return validDataset;
-      if (typedDatasets) {
-        if (typedDatasets.length === 1) return typedDatasets[0];
-        _addIssue(this, "type", dataset, config$1, { issues: /* @__PURE__ */ _subIssues(typedDatasets) });
-        dataset.typed = true;
-      } else if (untypedDatasets?.length === 1) return untypedDatasets[0];
-      else _addIssue(this, "type", dataset, config$1, { issues: /* @__PURE__ */ _subIssues(untypedDatasets) });
       return dataset;
     }
   });
@@ -4114,10 +3826,10 @@ function parseOutbox(value) {
     return parsed.success ? [{ id: parsed.output.id, to: parsed.output.to, sentAt: parsed.output.sentAt }] : [];
   });
 }
-var addToOutbox = (records, record2) => [...records, record2].slice(-OUTBOX_MAX_RECORDS);
-function sentStateOf(record2, listing, now, retentionMs) {
-  const files = listing?.mails.find((f) => f.id === record2.id);
-  if (!files) return now - record2.sentAt > retentionMs ? "gone" : "missing";
+var addToOutbox = (records, record) => [...records, record].slice(-OUTBOX_MAX_RECORDS);
+function sentStateOf(record, listing, now, retentionMs) {
+  const files = listing?.mails.find((f) => f.id === record.id);
+  if (!files) return now - record.sentAt > retentionMs ? "gone" : "missing";
   switch (stateOf(files)) {
     case "done":
       return "delivered";
@@ -4242,10 +3954,10 @@ function parseSessionRecord(text) {
   const { sessionId, name, nameSource, status: status2 } = parsed.output;
   return { sessionId, name, nameSource, status: status2 };
 }
-function ownNameOf(record2) {
-  if (!record2?.name) return void 0;
-  const known = record2.nameSource === "user" || record2.nameSource === "auto" || record2.nameSource === "derived";
-  return { name: record2.name, source: known ? record2.nameSource : "unknown" };
+function ownNameOf(record) {
+  if (!record?.name) return void 0;
+  const known = record.nameSource === "user" || record.nameSource === "auto" || record.nameSource === "derived";
+  return { name: record.name, source: known ? record.nameSource : "unknown" };
 }
 function ownNameFromListAgents(text) {
   if (typeof text !== "string") return void 0;
@@ -4413,8 +4125,8 @@ function createMailboxFeature() {
   }
   async function readOwnName(port) {
     if (configRoot !== void 0 && pid !== void 0) {
-      const record2 = await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => void 0);
-      const own = ownNameOf(record2);
+      const record = await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => void 0);
+      const own = ownNameOf(record);
       if (own) return own;
     }
     return ownNameFromListAgents(listingText(await port.listAgents().catch(() => void 0)));
@@ -5198,10 +4910,7 @@ var configNotJson = (detail) => `the file is not valid JSON: ${detail}`;
 var CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"providers": {\u2026}, "models": {\u2026}}';
 var jsonAt = (message, line, column) => `${message} (line ${line}, column ${column})`;
 var configError = (path, message) => `${path}: ${message}`;
-var UNKNOWN_KEY = "unknown key";
 var UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers" and "models"';
-var MISSING_KEY = "missing";
-var NOT_AN_OBJECT = "must be an object";
 var API_VALUES = 'must be "openai-chat" or "anthropic-messages"';
 var BASE_URL_FORM = "must be an http:// or https:// URL";
 var BASE_URL_EXTRAS = 'must have no user, password, query or fragment (a key goes in "auth")';
@@ -5432,15 +5141,42 @@ function failureText2(pkg, route, failure, redact) {
   return redact(text);
 }
 
+// src/lib/shape.ts
+var UNKNOWN_KEY = "unknown key";
+var MISSING = "missing";
+var NOT_AN_OBJECT = "must be an object";
+var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+function problemsOf(value, shape, path = "", key = "") {
+  const at = (field) => path ? `${path}.${field}` : field;
+  if (typeof shape === "function") {
+    const problem2 = shape(value, key);
+    if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
+    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
+  }
+  if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
+  const problems2 = [];
+  for (const [field, inner] of Object.entries(shape)) {
+    const name = field.replace(/\?$/, "");
+    if (name === "*") continue;
+    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
+    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
+  }
+  const rest = shape["*"];
+  for (const name of Object.keys(value)) {
+    if (name in shape || `${name}?` in shape) continue;
+    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
+  }
+  return problems2;
+}
+var fits = (value, shape) => problemsOf(value, shape).length === 0;
+var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
+var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
+var isString = (value) => typeof value === "string";
+
 // src/features/routing/wire.ts
-var BlockSchema = looseObject({ type: string() });
-var RequestSchema = looseObject({
-  model: string(),
-  system: optional(union([string(), array(BlockSchema)])),
-  messages: array(looseObject({ role: string(), content: union([string(), array(BlockSchema)]) })),
-  tools: optional(array(looseObject({ name: string() }))),
-  max_tokens: optional(number())
-});
+var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
+var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
+var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
 function parseAnthropicRequest(text) {
   let raw;
   try {
@@ -5448,13 +5184,12 @@ function parseAnthropicRequest(text) {
   } catch {
     return void 0;
   }
-  const parsed = safeParse(RequestSchema, raw);
-  return parsed.success ? parsed.output : void 0;
+  return isRecord(raw) && isRequest(raw) ? raw : void 0;
 }
 var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
 var textOf = (block) => typeof block.text === "string" ? block.text : "";
 var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
-var asRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
+var asRecord = (value) => isRecord(value) ? value : void 0;
 var asText = (value) => typeof value === "string" ? value : "";
 var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
 
@@ -5756,64 +5491,45 @@ function headerOf(headers, name) {
 
 // src/features/routing/config.ts
 var CONTROL2 = /[\u0000-\u001f\u007f]/;
-var Text = pipe(string(NON_EMPTY_TEXT), nonEmpty(NON_EMPTY_TEXT), check((s) => !CONTROL2.test(s), NON_EMPTY_TEXT));
-var Tokens = pipe(number(POSITIVE_TOKENS), integer(POSITIVE_TOKENS), minValue(1, POSITIVE_TOKENS));
+var Text = is((s) => isString(s) && s !== "" && !CONTROL2.test(s), NON_EMPTY_TEXT);
+var Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS);
 function isHttpUrl(s) {
-  if (!URL.canParse(s)) return false;
+  if (!isString(s) || !URL.canParse(s)) return false;
   const { protocol } = new URL(s);
   return protocol === "http:" || protocol === "https:";
 }
 function hasNoExtras(s) {
-  if (!URL.canParse(s)) return true;
   const u = new URL(s);
   return !u.username && !u.password && !u.search && !u.hash && !s.includes("?") && !s.includes("#");
 }
-var BaseUrl = pipe(string(BASE_URL_FORM), check(isHttpUrl, BASE_URL_FORM), check(hasNoExtras, BASE_URL_EXTRAS));
-var Argv = pipe(array(Text, AUTH_FORMS), nonEmpty(AUTH_FORMS));
-var AuthSchema = union(
-  [
-    literal("none"),
-    strictObject({ helper: Argv }),
-    strictObject({ env: pipe(string(ENV_NAME), regex(/^[A-Za-z_][A-Za-z0-9_]*$/, ENV_NAME)) }),
-    strictObject({ file: Text })
-  ],
-  AUTH_FORMS
-);
-var HeaderValue = pipe(string(HEADER_VALUE), check((s) => !CONTROL2.test(s), HEADER_VALUE));
-var HeaderName = pipe(string(), regex(HEADER_NAME_PATTERN, HEADER_NAME), check((name) => !FRAMING_HEADERS.includes(name.toLowerCase()), HEADER_FRAMING));
-var Headers = pipe(custom((h2) => !Array.isArray(h2), NOT_AN_OBJECT), record(HeaderName, HeaderValue, NOT_AN_OBJECT));
-var ProviderSchema = strictObject(
-  { api: picklist(["openai-chat", "anthropic-messages"], API_VALUES), baseUrl: BaseUrl, auth: AuthSchema, headers: optional(Headers) },
-  NOT_AN_OBJECT
-);
-var EffortSchema = strictObject(
-  { low: optional(Text), medium: optional(Text), high: optional(Text), xhigh: optional(Text), max: optional(Text) },
-  EFFORT_MAP
-);
-var ModelSchema = strictObject(
-  {
-    provider: Text,
-    model: Text,
-    context: Tokens,
-    label: optional(Text),
-    maxOutput: optional(Tokens),
-    effort: optional(EffortSchema),
-    vision: optional(boolean(BOOLEAN))
-  },
-  NOT_AN_OBJECT
-);
-function issueTexts(prefix, issues) {
-  return issues.map((issue) => {
-    const keys = (issue.path ?? []).map((item) => String(item.key));
-    const path = [prefix, ...keys].join(".");
-    if (issue.type === "strict_object" && issue.expected === "never") return configError(path, UNKNOWN_KEY);
-    if (issue.type === "strict_object" && issue.received === "undefined") return configError(path, MISSING_KEY);
-    return configError(path, issue.message);
-  });
+var BaseUrl = (s) => !isHttpUrl(s) ? BASE_URL_FORM : hasNoExtras(s) ? void 0 : BASE_URL_EXTRAS;
+var AUTH_FIELDS = {
+  helper: listOf(Text, AUTH_FORMS),
+  env: is((s) => isString(s) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s), ENV_NAME),
+  file: Text
+};
+function authShape(auth) {
+  const fields = isRecord(auth) ? Object.keys(auth) : [];
+  const only = fields.length === 1 ? AUTH_FIELDS[fields[0]] : void 0;
+  return auth === "none" ? void 0 : only ? { [fields[0]]: only } : AUTH_FORMS;
 }
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+var header2 = (value, name) => !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL2.test(value) ? void 0 : HEADER_VALUE;
+var PROVIDER_SHAPE = {
+  api: is((a) => a === "openai-chat" || a === "anthropic-messages", API_VALUES),
+  baseUrl: BaseUrl,
+  auth: authShape,
+  "headers?": { "*": header2 }
+};
+var EFFORT_SHAPE = { "low?": Text, "medium?": Text, "high?": Text, "xhigh?": Text, "max?": Text };
+var MODEL_SHAPE = {
+  provider: Text,
+  model: Text,
+  context: Tokens,
+  "label?": Text,
+  "maxOutput?": Tokens,
+  "effort?": (e) => isRecord(e) ? EFFORT_SHAPE : EFFORT_MAP,
+  "vision?": is((b) => typeof b === "boolean", BOOLEAN)
+};
 function isLoopback(hostname) {
   return LOOPBACK_HOSTS.includes(hostname) || LOOPBACK_V4_PATTERN.test(hostname);
 }
@@ -5850,14 +5566,13 @@ function readConfig(text) {
   const brokenProviders = /* @__PURE__ */ new Set();
   for (const [id, entry2] of Object.entries(section("providers"))) {
     const path = `providers.${id}`;
-    const parsed = safeParse(ProviderSchema, entry2);
-    const problems2 = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...parsed.success ? [] : issueTexts(path, parsed.issues)];
-    if (!parsed.success || problems2.length) {
+    const problems2 = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...problemsOf(entry2, PROVIDER_SHAPE, path)];
+    if (problems2.length) {
       errors.push(...problems2);
       brokenProviders.add(id);
       continue;
     }
-    const { api, baseUrl, auth, headers } = parsed.output;
+    const { api, baseUrl, auth, headers } = entry2;
     const url = new URL(baseUrl);
     if (url.protocol === "http:" && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP));
     providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {} };
@@ -5867,21 +5582,20 @@ function readConfig(text) {
   for (const [alias, entry2] of Object.entries(section("models"))) {
     if (ALIAS_PATTERN.test(alias) && !isClaudeName(alias)) claimed.push(alias);
     const path = `models.${alias}`;
-    const parsed = safeParse(ModelSchema, entry2);
+    const shapeProblems = problemsOf(entry2, MODEL_SHAPE, path);
     const problems2 = [
       ...ALIAS_PATTERN.test(alias) ? [] : [configError(path, BAD_ALIAS)],
       ...isClaudeName(alias) ? [configError(path, CLAUDE_ALIAS(alias))] : [],
-      ...parsed.success ? [] : issueTexts(path, parsed.issues)
+      ...shapeProblems
     ];
-    if (parsed.success && !providers[parsed.output.provider]) {
-      const id = parsed.output.provider;
-      problems2.push(configError(`${path}.provider`, brokenProviders.has(id) ? BROKEN_PROVIDER(id) : UNKNOWN_PROVIDER(id)));
+    const { provider, model, context, label, maxOutput, effort, vision } = entry2;
+    if (!shapeProblems.length && !providers[provider]) {
+      problems2.push(configError(`${path}.provider`, brokenProviders.has(provider) ? BROKEN_PROVIDER(provider) : UNKNOWN_PROVIDER(provider)));
     }
-    if (!parsed.success || problems2.length) {
+    if (problems2.length) {
       errors.push(...problems2);
       continue;
     }
-    const { provider, model, context, label, maxOutput, effort, vision } = parsed.output;
     models[alias] = {
       alias,
       providerId: provider,
@@ -6919,24 +6633,20 @@ var SETUP_FAILED = (err) => `setup failed (${err}); request_compaction not regis
 
 // src/features/timing/core.ts
 var DEFAULT_ADVISORY = { percent: 50 };
-var PercentTerm = pipe(string(), regex(/^(100|[1-9][0-9]?)%?$/), transform((s) => ({ percent: parseInt(s, 10) })));
-var TokenTerm = pipe(
-  string(),
-  regex(/^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/),
-  transform((s) => ({ tokens: Math.round(parseFloat(s) * (s.endsWith("k") ? 1e3 : 1e6)) }))
-);
-var Term = union([PercentTerm, TokenTerm]);
+var PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/;
+var TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/;
+var termOf = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
 function parseAdvisory(value) {
   if (typeof value !== "string") return void 0;
   const terms = value.split("|");
   if (terms.length > 2) return void 0;
   let spec = {};
   for (const term of terms) {
-    const parsed = safeParse(Term, term);
-    if (!parsed.success) return void 0;
-    const kind = parsed.output.percent !== void 0 ? "percent" : "tokens";
+    const parsed = termOf(term);
+    if (!parsed) return void 0;
+    const kind = parsed.percent !== void 0 ? "percent" : "tokens";
     if (spec[kind] !== void 0) return void 0;
-    spec = { ...spec, ...parsed.output };
+    spec = { ...spec, ...parsed };
   }
   return spec;
 }
@@ -7003,11 +6713,11 @@ function createTiming(pkg) {
     latch = 0;
     crossing = void 0;
   }
-  function submit(text, record2, onLost) {
+  function submit(text, record, onLost) {
     if (!edges) return;
     const e = edges;
     const lost = (why) => {
-      if (record2) e.notice(`${NOT_SUBMITTED(why)}:
+      if (record) e.notice(`${NOT_SUBMITTED(why)}:
 ${text}`);
       else e.log(NOT_SUBMITTED(why));
       onLost?.();
@@ -7912,21 +7622,18 @@ function createFacts() {
 // src/runtime/options.ts
 var SWITCH_ON = "on";
 var SWITCH_OFF = "off";
-function schemaOf(field) {
-  switch (field.type) {
-    case "switch":
-      return pipe(picklist([SWITCH_ON, SWITCH_OFF], `is not ${SWITCH_ON} or ${SWITCH_OFF}`), transform((s) => s === SWITCH_ON));
-    case "boolean":
-      return boolean("is not true or false");
-    case "number": {
-      const checks = [finite("is not a finite number")];
-      if (field.min !== void 0) checks.push(minValue(field.min, `is below ${field.min}`));
-      if (field.max !== void 0) checks.push(maxValue(field.max, `is above ${field.max}`));
-      return pipe(number("is not a number"), ...checks);
-    }
-    case "string":
-      return field.options ? picklist(field.options, `is not one of ${field.options.join(", ")}`) : string("is not a text");
+function problemOf(field, given) {
+  if (field.type === "switch") return given === SWITCH_ON || given === SWITCH_OFF ? void 0 : `is not ${SWITCH_ON} or ${SWITCH_OFF}`;
+  if (field.type === "boolean") return typeof given === "boolean" ? void 0 : "is not true or false";
+  if (field.type === "string") {
+    if (field.options) return field.options.includes(given) ? void 0 : `is not one of ${field.options.join(", ")}`;
+    return typeof given === "string" ? void 0 : "is not a text";
   }
+  if (typeof given !== "number" || !Number.isFinite(given)) return "is not a number";
+  if (!Number.isInteger(given)) return "is not a whole number";
+  if (field.min !== void 0 && given < field.min) return `is below ${field.min}`;
+  if (field.max !== void 0 && given > field.max) return `is above ${field.max}`;
+  return void 0;
 }
 function fallbackOf(field) {
   if (field.default !== void 0) return field.default;
@@ -7941,12 +7648,12 @@ function parseOptions(fields, raw) {
       values[key] = fallbackOf(field);
       continue;
     }
-    const checked = safeParse(schemaOf(field), given);
-    if (checked.success) {
-      values[key] = checked.output;
+    const problem2 = problemOf(field, given);
+    if (problem2 === void 0) {
+      values[key] = field.type === "switch" ? given === SWITCH_ON : given;
     } else {
       values[key] = fallbackOf(field);
-      problems2.push(`option ${key}: ${JSON.stringify(given)} ${checked.issues[0]?.message ?? "is not valid"}; the default ${JSON.stringify(values[key])} applies`);
+      problems2.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
     }
   }
   return { values, problems: problems2 };
@@ -7954,22 +7661,22 @@ function parseOptions(fields, raw) {
 
 // src/registry.ts
 var isPlainObject2 = (r) => typeof r === "object" && r !== null;
-var isString = (v) => typeof v === "string";
+var isString2 = (v) => typeof v === "string";
 var RESULT_CHECKS = {
-  "session.compact": (r) => Array.isArray(r.messages) || isString(r.skip),
-  "tool.call": (r) => "result" in r || isString(r.deny) || "ref" in r,
+  "session.compact": (r) => Array.isArray(r.messages) || isString2(r.skip),
+  "tool.call": (r) => "result" in r || isString2(r.deny) || "ref" in r,
   "prompt.compose": (r) => Array.isArray(r.sections),
-  "http.fetch": (r) => isString(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString(r.value.text),
-  "agent.spawn": (r) => isString(r.model) || isString(r.deny),
-  "session.receive": (r) => isString(r.text) || isString(r.consumed),
+  "http.fetch": (r) => isString2(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString2(r.value.text),
+  "agent.spawn": (r) => isString2(r.model) || isString2(r.deny),
+  "session.receive": (r) => isString2(r.text) || isString2(r.consumed),
   "session.send": (r) => typeof r.isDelivered === "boolean",
-  "session.append": (r) => isPlainObject2(r.message) || isString(r.deny),
-  "turn.step": (r) => isString(r.turnId) && typeof r.index === "number"
+  "session.append": (r) => isPlainObject2(r.message) || isString2(r.deny),
+  "turn.step": (r) => isString2(r.turnId) && typeof r.index === "number"
 };
 function isSettledShape(event, result) {
   if (!isPlainObject2(result)) return false;
-  const check2 = RESULT_CHECKS[event];
-  return check2 ? check2(result) : true;
+  const check = RESULT_CHECKS[event];
+  return check ? check(result) : true;
 }
 var NEXT_TWICE = "next() called twice";
 var NO_ERROR = /* @__PURE__ */ Symbol("no error");

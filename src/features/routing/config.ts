@@ -1,15 +1,15 @@
 // routing.json (§3.5): providers and the aliases that route to them, checked with valibot. Every
 // problem is named by its JSON path; a bad provider or alias is dropped with its error while the
 // valid rest still routes.
-import * as v from 'valibot'
+import { is, isRecord, isString, listOf, NOT_AN_OBJECT, problemsOf, type Shape } from '../../lib/shape.ts'
 import {
   ALIAS_PATTERN, CLAUDE_ALIASES, CLAUDE_ID_PREFIX, FRAMING_HEADERS, HEADER_NAME_PATTERN, LOOPBACK_HOSTS, LOOPBACK_V4_PATTERN,
   PROVIDER_ID_PATTERN,
 } from './constants.ts'
 import {
   API_VALUES, AUTH_FORMS, BAD_ALIAS, BAD_PROVIDER_ID, BASE_URL_EXTRAS, BASE_URL_FORM, BOOLEAN, BROKEN_PROVIDER, CLAUDE_ALIAS, CONFIG_EMPTY,
-  CONFIG_NOT_OBJECT, configError, configNotJson, EFFORT_MAP, ENV_NAME, HEADER_FRAMING, HEADER_NAME, HEADER_VALUE, jsonAt, MISSING_KEY, NON_EMPTY_TEXT,
-  NOT_AN_OBJECT, PLAIN_HTTP, POSITIVE_TOKENS, UNKNOWN_KEY, UNKNOWN_PROVIDER, UNKNOWN_TOP_KEY,
+  CONFIG_NOT_OBJECT, configError, configNotJson, EFFORT_MAP, ENV_NAME, HEADER_FRAMING, HEADER_NAME, HEADER_VALUE, jsonAt, NON_EMPTY_TEXT,
+  PLAIN_HTTP, POSITIVE_TOKENS, UNKNOWN_PROVIDER, UNKNOWN_TOP_KEY,
 } from './strings.ts'
 
 export type Api = 'openai-chat' | 'anthropic-messages'
@@ -59,75 +59,58 @@ export type ConfigRead =
 
 const CONTROL = /[\u0000-\u001f\u007f]/
 
-const Text = v.pipe(v.string(NON_EMPTY_TEXT), v.nonEmpty(NON_EMPTY_TEXT), v.check((s) => !CONTROL.test(s), NON_EMPTY_TEXT))
-const Tokens = v.pipe(v.number(POSITIVE_TOKENS), v.integer(POSITIVE_TOKENS), v.minValue(1, POSITIVE_TOKENS))
+const Text = is((s) => isString(s) && s !== '' && !CONTROL.test(s), NON_EMPTY_TEXT)
+const Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS)
 
-function isHttpUrl(s: string): boolean {
-  if (!URL.canParse(s)) return false
+function isHttpUrl(s: unknown): boolean {
+  if (!isString(s) || !URL.canParse(s)) return false
   const { protocol } = new URL(s)
   return protocol === 'http:' || protocol === 'https:'
 }
 
 function hasNoExtras(s: string): boolean {
-  if (!URL.canParse(s)) return true
   const u = new URL(s)
   return !u.username && !u.password && !u.search && !u.hash && !s.includes('?') && !s.includes('#')
 }
 
-const BaseUrl = v.pipe(v.string(BASE_URL_FORM), v.check(isHttpUrl, BASE_URL_FORM), v.check(hasNoExtras, BASE_URL_EXTRAS))
+const BaseUrl = (s: unknown) => (!isHttpUrl(s) ? BASE_URL_FORM : hasNoExtras(s as string) ? undefined : BASE_URL_EXTRAS)
 
-const Argv = v.pipe(v.array(Text, AUTH_FORMS), v.nonEmpty(AUTH_FORMS))
-const AuthSchema = v.union(
-  [
-    v.literal('none'),
-    v.strictObject({ helper: Argv }),
-    v.strictObject({ env: v.pipe(v.string(ENV_NAME), v.regex(/^[A-Za-z_][A-Za-z0-9_]*$/, ENV_NAME)) }),
-    v.strictObject({ file: Text }),
-  ],
-  AUTH_FORMS,
-)
-
-const HeaderValue = v.pipe(v.string(HEADER_VALUE), v.check((s) => !CONTROL.test(s), HEADER_VALUE))
-const HeaderName = v.pipe(v.string(), v.regex(HEADER_NAME_PATTERN, HEADER_NAME), v.check((name) => !FRAMING_HEADERS.includes(name.toLowerCase()), HEADER_FRAMING))
-// valibot's record takes an array as well; a list of headers is a mistake worth naming.
-const Headers = v.pipe(v.custom<object>((h) => !Array.isArray(h), NOT_AN_OBJECT), v.record(HeaderName, HeaderValue, NOT_AN_OBJECT))
-
-const ProviderSchema = v.strictObject(
-  { api: v.picklist(['openai-chat', 'anthropic-messages'], API_VALUES), baseUrl: BaseUrl, auth: AuthSchema, headers: v.optional(Headers) },
-  NOT_AN_OBJECT,
-)
-
-const EffortSchema = v.strictObject(
-  { low: v.optional(Text), medium: v.optional(Text), high: v.optional(Text), xhigh: v.optional(Text), max: v.optional(Text) },
-  EFFORT_MAP,
-)
-
-const ModelSchema = v.strictObject(
-  {
-    provider: Text,
-    model: Text,
-    context: Tokens,
-    label: v.optional(Text),
-    maxOutput: v.optional(Tokens),
-    effort: v.optional(EffortSchema),
-    vision: v.optional(v.boolean(BOOLEAN)),
-  },
-  NOT_AN_OBJECT,
-)
-
-/** valibot's issues as `path: message`; a strict object says both "missing" and "unknown" in its own message, so tell them apart. */
-function issueTexts(prefix: string, issues: readonly v.BaseIssue<unknown>[]): string[] {
-  return issues.map((issue) => {
-    const keys = (issue.path ?? []).map((item) => String(item.key))
-    const path = [prefix, ...keys].join('.')
-    if (issue.type === 'strict_object' && issue.expected === 'never') return configError(path, UNKNOWN_KEY)
-    if (issue.type === 'strict_object' && issue.received === 'undefined') return configError(path, MISSING_KEY)
-    return configError(path, issue.message)
-  })
+/** The key sources besides `"none"`: an object of exactly one of these fields. */
+const AUTH_FIELDS: Readonly<Record<string, Shape>> = {
+  helper: listOf(Text, AUTH_FORMS),
+  env: is((s) => isString(s) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s), ENV_NAME),
+  file: Text,
+}
+/** `"none"`, or an object of one key source: checked as that field, so a problem names it. */
+function authShape(auth: unknown) {
+  const fields = isRecord(auth) ? Object.keys(auth) : []
+  const only = fields.length === 1 ? AUTH_FIELDS[fields[0]!] : undefined
+  return auth === 'none' ? undefined : only ? { [fields[0]!]: only } : AUTH_FORMS
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
+const header = (value: unknown, name: string) =>
+  !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL.test(value) ? undefined : HEADER_VALUE
+
+const PROVIDER_SHAPE: Shape = {
+  api: is((a) => a === 'openai-chat' || a === 'anthropic-messages', API_VALUES),
+  baseUrl: BaseUrl,
+  auth: authShape,
+  'headers?': { '*': header },
+}
+
+const EFFORT_SHAPE: Shape = { 'low?': Text, 'medium?': Text, 'high?': Text, 'xhigh?': Text, 'max?': Text }
+
+/** A model entry as the file spells it, once it fits MODEL_SHAPE. */
+type ModelFields = Pick<ModelEntry, 'model' | 'context' | 'maxOutput' | 'effort'> & { provider: string; label?: string; vision?: boolean }
+
+const MODEL_SHAPE: Shape = {
+  provider: Text,
+  model: Text,
+  context: Tokens,
+  'label?': Text,
+  'maxOutput?': Tokens,
+  'effort?': (e) => (isRecord(e) ? EFFORT_SHAPE : EFFORT_MAP),
+  'vision?': is((b) => typeof b === 'boolean', BOOLEAN),
 }
 
 function isLoopback(hostname: string): boolean {
@@ -173,14 +156,13 @@ export function readConfig(text: string | undefined): ConfigRead {
   const brokenProviders = new Set<string>()
   for (const [id, entry] of Object.entries(section('providers'))) {
     const path = `providers.${id}`
-    const parsed = v.safeParse(ProviderSchema, entry)
-    const problems = [...(PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)]), ...(parsed.success ? [] : issueTexts(path, parsed.issues))]
-    if (!parsed.success || problems.length) {
+    const problems = [...(PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)]), ...problemsOf(entry, PROVIDER_SHAPE, path)]
+    if (problems.length) {
       errors.push(...problems)
       brokenProviders.add(id)
       continue
     }
-    const { api, baseUrl, auth, headers } = parsed.output
+    const { api, baseUrl, auth, headers } = entry as Omit<Provider, 'id'>
     const url = new URL(baseUrl)
     if (url.protocol === 'http:' && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP))
     providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ''), auth, headers: headers ?? {} }
@@ -191,21 +173,20 @@ export function readConfig(text: string | undefined): ConfigRead {
   for (const [alias, entry] of Object.entries(section('models'))) {
     if (ALIAS_PATTERN.test(alias) && !isClaudeName(alias)) claimed.push(alias)
     const path = `models.${alias}`
-    const parsed = v.safeParse(ModelSchema, entry)
+    const shapeProblems = problemsOf(entry, MODEL_SHAPE, path)
     const problems = [
       ...(ALIAS_PATTERN.test(alias) ? [] : [configError(path, BAD_ALIAS)]),
       ...(isClaudeName(alias) ? [configError(path, CLAUDE_ALIAS(alias))] : []),
-      ...(parsed.success ? [] : issueTexts(path, parsed.issues)),
+      ...shapeProblems,
     ]
-    if (parsed.success && !providers[parsed.output.provider]) {
-      const id = parsed.output.provider
-      problems.push(configError(`${path}.provider`, brokenProviders.has(id) ? BROKEN_PROVIDER(id) : UNKNOWN_PROVIDER(id)))
+    const { provider, model, context, label, maxOutput, effort, vision } = entry as ModelFields
+    if (!shapeProblems.length && !providers[provider]) {
+      problems.push(configError(`${path}.provider`, brokenProviders.has(provider) ? BROKEN_PROVIDER(provider) : UNKNOWN_PROVIDER(provider)))
     }
-    if (!parsed.success || problems.length) {
+    if (problems.length) {
       errors.push(...problems)
       continue
     }
-    const { provider, model, context, label, maxOutput, effort, vision } = parsed.output
     models[alias] = {
       alias, providerId: provider, model, context, label: label ?? alias, vision: vision ?? false,
       ...(maxOutput !== undefined ? { maxOutput } : {}),

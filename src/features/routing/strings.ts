@@ -81,10 +81,7 @@ export const configNotJson = (detail: string) => `the file is not valid JSON: ${
 export const CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"providers": {…}, "models": {…}}'
 export const jsonAt = (message: string, line: number, column: number) => `${message} (line ${line}, column ${column})`
 export const configError = (path: string, message: string) => `${path}: ${message}`
-export const UNKNOWN_KEY = 'unknown key'
 export const UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers" and "models"'
-export const MISSING_KEY = 'missing'
-export const NOT_AN_OBJECT = 'must be an object'
 export const API_VALUES = 'must be "openai-chat" or "anthropic-messages"'
 export const BASE_URL_FORM = 'must be an http:// or https:// URL'
 export const BASE_URL_EXTRAS = 'must have no user, password, query or fragment (a key goes in "auth")'

@@ -1,6 +1,6 @@
 // The engine's Anthropic Messages request as captured (§2.2), read loosely: the codecs need its
 // shape, and a field the engine adds later must pass through the redirect untouched.
-import * as v from 'valibot'
+import { isRecord, isString } from '../../lib/shape.ts'
 
 export type Block = { readonly type: string; readonly [field: string]: unknown }
 export type AnthropicMessage = { readonly role: string; readonly content: string | readonly Block[] }
@@ -16,14 +16,16 @@ export type AnthropicRequest = {
   readonly [field: string]: unknown
 }
 
-const BlockSchema = v.looseObject({ type: v.string() })
-const RequestSchema = v.looseObject({
-  model: v.string(),
-  system: v.optional(v.union([v.string(), v.array(BlockSchema)])),
-  messages: v.array(v.looseObject({ role: v.string(), content: v.union([v.string(), v.array(BlockSchema)]) })),
-  tools: v.optional(v.array(v.looseObject({ name: v.string() }))),
-  max_tokens: v.optional(v.number()),
-})
+const isContent = (c: unknown) => isString(c) || (Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type)))
+const isListOf = (list: unknown, fits: (item: Record<string, unknown>) => boolean) => Array.isArray(list) && list.every((x) => isRecord(x) && fits(x))
+
+/** The fields the codecs read, each of the type they read it as; any other field passes as it came. */
+const isRequest = (r: Record<string, unknown>) =>
+  isString(r.model) &&
+  (r.system === undefined || isContent(r.system)) &&
+  isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) &&
+  (r.tools === undefined || isListOf(r.tools, (t) => isString(t.name))) &&
+  (r.max_tokens === undefined || typeof r.max_tokens === 'number')
 
 /** The request a body text holds, or undefined when it is no Messages request. */
 export function parseAnthropicRequest(text: string): AnthropicRequest | undefined {
@@ -33,8 +35,7 @@ export function parseAnthropicRequest(text: string): AnthropicRequest | undefine
   } catch {
     return undefined
   }
-  const parsed = v.safeParse(RequestSchema, raw)
-  return parsed.success ? (parsed.output as AnthropicRequest) : undefined
+  return isRecord(raw) && isRequest(raw) ? (raw as AnthropicRequest) : undefined
 }
 
 export const blocksOf = (content: string | readonly Block[]): readonly Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : content)
@@ -43,6 +44,6 @@ export const isThinking = (block: Block) => block.type === 'thinking' || block.t
 
 // ---- Reading a provider's JSON, which no schema vouches for ----
 export type Json = Record<string, unknown>
-export const asRecord = (value: unknown): Json | undefined => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : undefined)
+export const asRecord = (value: unknown): Json | undefined => (isRecord(value) ? value : undefined)
 export const asText = (value: unknown): string => (typeof value === 'string' ? value : '')
 export const asCount = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)

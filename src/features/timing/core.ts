@@ -1,6 +1,5 @@
 // The timing feature's pure core (wsflow §3.3): the advisory grammar, the thresholds, the levels
 // and the latch, and the lever's input check.
-import * as v from 'valibot'
 import { LEVER_SUBAGENT } from './strings.ts'
 
 /** When the advisory fires: a share of the harness's window, a token count, or the earlier of both. */
@@ -9,14 +8,12 @@ export type AdvisorySpec = { readonly percent?: number; readonly tokens?: number
 export const DEFAULT_ADVISORY: AdvisorySpec = { percent: 50 }
 
 /** `50`, `50%`: 1 to 100. Tried first, so `100` is a percent, not a token count. */
-const PercentTerm = v.pipe(v.string(), v.regex(/^(100|[1-9][0-9]?)%?$/), v.transform((s): AdvisorySpec => ({ percent: parseInt(s, 10) })))
+const PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/
 /** `150k`, `1.5m`, `0.5k`: a positive count in thousands or millions, rounded to a whole token. */
-const TokenTerm = v.pipe(
-  v.string(),
-  v.regex(/^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/),
-  v.transform((s): AdvisorySpec => ({ tokens: Math.round(parseFloat(s) * (s.endsWith('k') ? 1_000 : 1_000_000)) })),
-)
-const Term = v.union([PercentTerm, TokenTerm])
+const TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/
+
+const termOf = (term: string): AdvisorySpec | undefined =>
+  PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith('k') ? 1_000 : 1_000_000)) } : undefined
 
 /** The advisory grammar: one term, or a percent and a token term joined by `|`; undefined otherwise. */
 export function parseAdvisory(value: unknown): AdvisorySpec | undefined {
@@ -25,11 +22,11 @@ export function parseAdvisory(value: unknown): AdvisorySpec | undefined {
   if (terms.length > 2) return undefined
   let spec: AdvisorySpec = {}
   for (const term of terms) {
-    const parsed = v.safeParse(Term, term)
-    if (!parsed.success) return undefined
-    const kind = parsed.output.percent !== undefined ? 'percent' : 'tokens'
+    const parsed = termOf(term)
+    if (!parsed) return undefined
+    const kind = parsed.percent !== undefined ? 'percent' : 'tokens'
     if (spec[kind] !== undefined) return undefined
-    spec = { ...spec, ...parsed.output }
+    spec = { ...spec, ...parsed }
   }
   return spec
 }
