@@ -1,32 +1,23 @@
 // `npm run bench`: what keel costs, as ratios measured in one run.
 //   1. Node: registry dispatch, ns per event through N no-op features vs a direct handler.
-//   2. The bundle's size.
+//   2. The bundle's syntax-tree nodes (what the engine's loader scales with), by feature, and the
+//      loader's time on it against a bare module (the debug-log gap).
 //   3. The real engine: the median `settled in` time of a keel package's hooks vs a bare
 //      pass-through module hooking the same events, over the same scripted headless session (settle.ts).
 //   4. Routing (routing.ts): time to first token and stream time through keel (klyth) vs claude-code-router
 //      and the engine straight to the provider; a tool-call and subagent probe; klyth's hooks on a native session.
-import { statSync } from 'node:fs'
-import { join } from 'node:path'
 import { createRuntime } from '../../src/runtime/runtime.ts'
 import type { Template } from '../../src/runtime/activation.ts'
 import type { Feature } from '../../src/registry.ts'
 import { fakeNext, fakePort } from '../unit/fakes.ts'
-import { repoRoot, cleanupTmp } from '../e2e/engine.ts'
+import { cleanupTmp } from '../e2e/engine.ts'
 import { startMockModel } from '../e2e/mock-model.ts'
 import { captionModelCallsPer100ToolCalls } from './captions.ts'
 import { routingBench } from './routing.ts'
 import { engineSettle } from './settle.ts'
+import { bundleNodeCounts, NODE_BUDGET, NODE_LIMIT } from '../tools/nodes.mjs'
+import { loaderGap } from './loader.ts'
 
-/**
- * The bundle's size budget. What a person feels is the start: the engine's loader checks the whole
- * module on every start, about 1.8 ms of wall time per kB of code (test/bench/FINDINGS.md; text and
- * comments are nearly free, minifying does not help), and every package carries the whole bundle. With
- * all eight features (routing, manual and mailbox added) it is about 360 kB, so the budget is 400 kB:
- * past it the check alone would add about 0.7 s to each `claude` start. whole.ts measures the start
- * itself (session.start and the whole process against a bare module); this line keeps the size in
- * sight between those runs.
- */
-const BUNDLE_LIMIT = 400 * 1024
 const NODE_LIMIT_NS = 2000
 const STREAM_LIMIT_NS = 5000
 const ENGINE_PACKAGE = process.env.BENCH_PACKAGE ?? 'keel'
@@ -88,9 +79,16 @@ async function nodeStream(): Promise<void> {
   }
 }
 
-function bundleSize(): void {
-  const size = statSync(join(repoRoot(), 'dist/hooks.js')).size
-  line('Bundle: dist/hooks.js', `${(size / 1024).toFixed(1)} kB (${(size / BUNDLE_LIMIT).toFixed(2)}x the ${BUNDLE_LIMIT / 1024} kB budget; the start's cost: whole.ts below) ${size <= BUNDLE_LIMIT ? 'OK' : 'OVER'}`)
+/** The bundle's nodes and each group's share; then what the engine's loader spends on them at a start. */
+async function bundleNodes(withLoader: boolean): Promise<void> {
+  const { total, byGroup } = bundleNodeCounts()
+  const verdict = total <= NODE_BUDGET ? 'OK' : total <= NODE_LIMIT ? `OVER the ${NODE_BUDGET} budget` : `OVER the ${NODE_LIMIT} limit`
+  line('Bundle: dist/hooks.js syntax-tree nodes', `${total} (budget ${NODE_BUDGET}, limit ${NODE_LIMIT}) ${verdict}`)
+  const shares = Object.entries(byGroup).sort((a, b) => b[1] - a[1]).map(([group, n]) => `${group} ${((100 * n) / total).toFixed(1)}%`)
+  line('Bundle: by feature', shares.join(', '))
+  if (!withLoader) return
+  const gap = await loaderGap()
+  line('Bundle: the loader at a start (debug-log gap, medians)', `keel ${gap.keel.toFixed(0)} ms vs a bare module ${gap.bare.toFixed(0)} ms (+${(gap.keel - gap.bare).toFixed(0)} ms: ${((gap.keel - gap.bare) / (total / 1000)).toFixed(1)} ms per 1,000 nodes; ${gap.rounds} alternating runs)`)
 }
 
 /** Every feature switch (an on/off picker) set to one value. */
@@ -100,8 +98,8 @@ const allSwitches = (value: boolean) => (manifest: any) =>
 console.log(`keel bench (${new Date().toISOString()}, node ${process.version})`)
 await nodeDispatch()
 await nodeStream()
-bundleSize()
-// BENCH_NODE_ONLY=1: the Node measures and the bundle only (a quick check of the registry's cost).
+// BENCH_NODE_ONLY=1: the Node measures and the bundle's count only (a quick check of the registry's cost).
+await bundleNodes(process.env.BENCH_NODE_ONLY !== '1')
 if (process.env.BENCH_NODE_ONLY === '1') process.exit(0)
 line('Captions: model calls per 100 tool calls (scripted session)', `${(await captionModelCallsPer100ToolCalls()).toFixed(0)} (captioning each call alone: 100)`)
 const mock = await startMockModel()

@@ -1,0 +1,7 @@
+// The types of nodes.mjs, for the type-checked tests that import it.
+export type NodeCounts = { total: number; byFile: Record<string, number>; byGroup: Record<string, number> }
+export const NODE_LIMIT: number
+export const NODE_BUDGET: number
+export function groupOf(file: string): string
+export function nodeCounts(code: string): NodeCounts
+export function bundleNodeCounts(): NodeCounts
