@@ -221,4 +221,24 @@ test('a damaged store file: the failed save and the status say exactly what to d
   assert.ok(findFiles(home, '.notes.md').some((f) => readFileSync(f, 'utf8') === 'Now: third'), debugLines(r3.debugLog, 'superheroes').join('\n'))
 })
 
+// Issue 17 #14. Measured: a folder where the store file goes makes every `$.store` call reject with
+// `store file <path> is unreadable (EISDIR: illegal operation on a directory, read)`.
+test('a folder where the store file goes: the failed save and the status name it as a damaged store', async () => {
+  const home = tmpDir('home')
+  const reply = (note: string) => byKind({ main: { text: `Noted.\n\n\`\`\`superheroes-checkpoint\n${note}\n\`\`\`\n` } })
+  mock.setScript(reply('Now: first'))
+  const r1 = await runClaude({ prompt: 'work', pluginDirs: [packageCopy('superheroes')], mock, home })
+  const store = findFiles(join(home, '.claude/plugins/store'), '.json').find((f) => f.includes('superheroes'))!
+  rmSync(store)
+  mkdirSync(store)
+  mock.setScript(reply('Now: second'))
+  const r2 = await runClaude({ prompt: 'more', pluginDirs: [packageCopy('superheroes')], mock, home, cwd: r1.cwd })
+  const damaged = `the engine's store file for this plugin is damaged (EISDIR: illegal operation on a directory, read): move it aside with mv "${store}" "${store}.damaged"`
+  const toast = r2.debugLog.split('\n').find((l) => l.includes('Checkpoint notes NOT saved'))
+  assert.ok(toast?.includes(`The ${damaged.slice(4)}`), toast ?? debugLines(r2.debugLog, 'superheroes').join('\n'))
+  mock.setScript(undefined)
+  const status = await runClaude({ prompt: '/superheroes status', pluginDirs: [packageCopy('superheroes')], mock, home, cwd: r1.cwd })
+  assert.match(String(status.json?.result), `store: ${damaged}`)
+})
+
 test.run()

@@ -919,7 +919,7 @@ async function removeSafely(io, within, path) {
 var RESUME_PROMPT = "Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.";
 var NOTES_SAVED = "Checkpoint notes saved";
 var NOTES_NOT_SAVED = "Checkpoint notes NOT saved: the previous notes are still in place";
-var DAMAGED_STORE = /store file (.+?) is malformed \(([^)]*)\)/;
+var DAMAGED_STORE = /store file (.+?) is (?:malformed|unreadable) \(([^)]*)\)/;
 function damagedStore(err) {
   const m = DAMAGED_STORE.exec(String(err));
   return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : void 0;

@@ -10,11 +10,12 @@ export const NOTES_NOT_SAVED = 'Checkpoint notes NOT saved: the previous notes a
 
 /**
  * Measured: once the engine's store file of a plugin is damaged (a torn or hand-edited JSON), every
- * `$.store` call rejects naming it: `store file <path> is malformed (<why>)`, and the engine never
- * repairs it. keel may not write there (it writes only its data folder, the project's .claude/ and
- * its home), so it says exactly what to do.
+ * `$.store` call rejects naming it: `store file <path> is malformed (<why>)`; a folder in its place:
+ * `store file <path> is unreadable (EISDIR: illegal operation on a directory, read)`. The engine
+ * never repairs either. keel may not write there (it writes only its data folder, the project's
+ * .claude/ and its home), so it says exactly what to do: moving it aside mends both.
  */
-const DAMAGED_STORE = /store file (.+?) is malformed \(([^)]*)\)/
+const DAMAGED_STORE = /store file (.+?) is (?:malformed|unreadable) \(([^)]*)\)/
 export function damagedStore(err: unknown): string | undefined {
   const m = DAMAGED_STORE.exec(String(err))
   return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : undefined
