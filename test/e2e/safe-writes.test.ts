@@ -7,7 +7,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { byKind, startMockModel, type MockModel } from './mock-model.ts'
 import { cleanupTmp, debugLines, findFiles, packageCopy, runClaude, tmpDir, type RunOptions } from './engine.ts'
@@ -219,6 +219,40 @@ test('a damaged store file: the failed save and the status say exactly what to d
   const r3 = await runClaude({ prompt: 'again', pluginDirs: [packageCopy('superheroes')], mock, home, cwd: r1.cwd })
   mock.setScript(undefined)
   assert.ok(findFiles(home, '.notes.md').some((f) => readFileSync(f, 'utf8') === 'Now: third'), debugLines(r3.debugLog, 'superheroes').join('\n'))
+})
+
+// Issue 17 #11. Measured (mailbox-engine-spool): `$.fs.stat` answers no mode, and `$.fs.write` makes a
+// new file 0600; the rename replaced a 0444 file (0600 after it) and every rewrite left the file 0600.
+test('a settings file made read-only is left as it is, and why is said; a rewrite keeps the file\'s mode', async () => {
+  const ro = project()
+  chmodSync(ro.settings, 0o444)
+  const r = await wsRun(ro.cwd)
+  assert.is(readFileSync(ro.settings, 'utf8'), PERSON)
+  assert.is(statSync(ro.settings).mode & 0o777, 0o444)
+  const lines = windowLines(r.debugLog)
+  assert.ok(lines.includes(`window: Harness window not written: ${ro.settings} is read-only, so keel leaves it as it is; to let keel write it, make it writable (chmod u+w "${ro.settings}"). The file is as it was.`), lines.join('\n'))
+  assert.equal(readdirSync(join(ro.cwd, '.claude')), ['settings.local.json'], 'no temporary file left')
+  for (const mode of [0o644, 0o664]) {
+    const rw = project()
+    chmodSync(rw.settings, mode)
+    await wsRun(rw.cwd)
+    assert.is(wholeOrOld(rw.settings), 'new')
+    assert.is((statSync(rw.settings).mode & 0o777).toString(8), mode.toString(8))
+  }
+})
+
+// Issue 17 #12: a crashed write's temporary file (a whole copy of the settings) stayed in the project for good.
+test('a crashed write\'s temporary file in .claude/ is removed at the next start; a fresh one is left to its writer', async () => {
+  const { cwd, settings } = project()
+  const stale = join(cwd, '.claude/.settings.local.json.keel-0123456789ab.tmp')
+  const fresh = join(cwd, '.claude/.settings.local.json.keel-ba9876543210.tmp')
+  writeFileSync(stale, PERSON)
+  writeFileSync(fresh, PERSON)
+  const hoursAgo = new Date(Date.now() - 2 * 3_600_000)
+  utimesSync(stale, hoursAgo, hoursAgo)
+  await wsRun(cwd)
+  assert.is(wholeOrOld(settings), 'new')
+  assert.equal(readdirSync(join(cwd, '.claude')).sort(), ['.settings.local.json.keel-ba9876543210.tmp', 'settings.local.json'])
 })
 
 // Issue 17 #14. Measured: a folder where the store file goes makes every `$.store` call reject with

@@ -38,5 +38,3 @@ export const NOTES_FOLDER = 'checkpoints'
 /** Store keys, one per session: the committed notes slot and the charter. */
 export const NOTES_KEY_PREFIX = 'notes:'
 export const CHARTER_KEY_PREFIX = 'charter:'
-/** A temporary file older than this was left by a write a crash cut short: the sweep removes it. */
-export const STALE_TEMP_MS = 60 * 60 * 1000

@@ -6,8 +6,8 @@
 // notes are copied to one stable file, `<session>.notes.md`, the path the model is given. The copy
 // is not the truth (the committed slot is): a copy that lags (a crash between the commit and the
 // copy) is rewritten before its path is given out again.
-import { TEMP_PATTERN } from '../../lib/safe-write.ts'
-import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT, STALE_TEMP_MS } from './constants.ts'
+import { isStaleTemp, TEMP_PATTERN } from '../../lib/safe-write.ts'
+import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT } from './constants.ts'
 import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK } from './strings.ts'
 
 export type Slot = 'a' | 'b'
@@ -193,7 +193,7 @@ export class Notes {
     const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0))
     for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id)
     const gone = entries.filter((e) => {
-      if (TEMP_PATTERN.test(e.name)) return now - e.mtimeMs > STALE_TEMP_MS
+      if (TEMP_PATTERN.test(e.name)) return isStaleTemp(e, now)
       const id = sessionOfFile(e.name)
       return id !== undefined && !kept.has(id)
     })
