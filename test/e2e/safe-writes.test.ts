@@ -255,6 +255,31 @@ test('a crashed write\'s temporary file in .claude/ is removed at the next start
   assert.equal(readdirSync(join(cwd, '.claude')).sort(), ['.settings.local.json.keel-ba9876543210.tmp', 'settings.local.json'])
 })
 
+// Issue 17 #13. Measured: a headless session ends a turn whose events still run after 60 s ("turn
+// events still running after 60000ms; the turn ends without them and their late notes are dropped"):
+// a save held past that was dropped, and nothing said.
+test('a notes save held by a stuck disk is given up at 30 s and said, before the engine drops the turn\'s end', async () => {
+  if (!hasStrace && skip('strace is not installed')) return
+  const sessionId = '5e55a1d0-0000-4000-8000-000000000013'
+  const home = tmpDir('home')
+  const folder = join(home, '.claude/plugins/data/superheroes-inline/checkpoints')
+  mkdirSync(folder, { recursive: true })
+  const slot = join(folder, `${sessionId}.notes.a.md`)
+  // The save's first look at its slot (a stat, in whichever thread) is held 40 s: a disk that does not answer.
+  const calls = 'newfstatat,statx,lstat,stat'
+  mock.setScript(byKind({ main: { text: 'Noted.\n\n```superheroes-checkpoint\nNow: held\n```\n' } }))
+  const r = await runClaude({
+    prompt: 'work', pluginDirs: [packageCopy('superheroes')], mock, home, extraArgs: ['--session-id', sessionId], timeoutMs: 150_000,
+    wrap: ['strace', '-f', '-qq', '-o', '/dev/null', '-P', slot, '-e', `trace=${calls}`, '-e', `inject=${calls}:delay_enter=40000000:when=1`],
+  })
+  mock.setScript(undefined)
+  assert.ok(!r.timedOut, r.stderr)
+  const said = 'Checkpoint notes NOT saved: the previous notes are still in place. The disk did not answer within 30 s, so the save was given up.'
+  assert.ok(r.debugLog.includes(`$.ui.toast (superheroes): ${said}`), debugLines(r.debugLog, 'superheroes').join('\n'))
+  assert.not.match(r.debugLog, 'turn events still running after', 'keel said it before the engine dropped the turn\'s end')
+  assert.equal(findFiles(folder, '.notes.md'), [], 'nothing committed')
+})
+
 // Issue 17 #14. Measured: a folder where the store file goes makes every `$.store` call reject with
 // `store file <path> is unreadable (EISDIR: illegal operation on a directory, read)`.
 test('a folder where the store file goes: the failed save and the status name it as a damaged store', async () => {

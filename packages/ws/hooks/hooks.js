@@ -943,6 +943,28 @@ async function sweepTemps(io, within, folder, now) {
 }
 var isStaleTemp = (entry2, now) => TEMP_PATTERN.test(entry2.name) && now - entry2.mtimeMs > STALE_TEMP_MS;
 
+// src/features/checkpoint/constants.ts
+var CHECKPOINT_SKILL = "checkpoint";
+var CHECKPOINT_ARGS = "auto";
+var COMPACT_COMMAND = "compact";
+var COMPACT_DELAY_MS = 1e3;
+var STALE_CHECKPOINT_MS = 30 * 60 * 1e3;
+var HEADS_UP_TOKENS = 5e4;
+var SNOOZE_STEP_TOKENS = 1e5;
+var MIN_TRIGGER_TOKENS = 5e4;
+var DESKTOP_SURFACE = "desktop";
+var DESKTOP_ENTRYPOINTS = ["claude-desktop", "claude-desktop-3p"];
+var AUTO_MODE = "auto";
+var OFF_MODE = "off";
+var CLICK_ONLY_MODE = "click-only";
+var NOTES_CAP_BYTES = 256 * 1024;
+var SAVE_BOUND_MS = 3e4;
+var SESSIONS_KEPT = 50;
+var CHARTER_CAP_CHARS = 16e3;
+var NOTES_FOLDER = "checkpoints";
+var NOTES_KEY_PREFIX = "notes:";
+var CHARTER_KEY_PREFIX = "charter:";
+
 // src/features/checkpoint/strings.ts
 var RESUME_PROMPT = "Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.";
 var NOTES_SAVED = "Checkpoint notes saved";
@@ -952,9 +974,10 @@ function damagedStore(err) {
   const m = DAMAGED_STORE.exec(String(err));
   return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : void 0;
 }
+var ERR_SAVE_HELD = `the disk did not answer within ${SAVE_BOUND_MS / 1e3} s, so the save was given up`;
 var notSaved = (err) => {
-  const store = damagedStore(err);
-  return store ? `${NOTES_NOT_SAVED}. ${store[0].toUpperCase()}${store.slice(1)}.` : NOTES_NOT_SAVED;
+  const why = damagedStore(err) ?? (String(err).includes(ERR_SAVE_HELD) ? ERR_SAVE_HELD : void 0);
+  return why ? `${NOTES_NOT_SAVED}. ${why[0].toUpperCase()}${why.slice(1)}.` : NOTES_NOT_SAVED;
 };
 var CHECKPOINT_FAILED = "Auto-checkpoint failed";
 var WAIT_FOR_TURN = "Auto-checkpoint: wait for the current turn to finish";
@@ -982,27 +1005,6 @@ var OWNER_HEADING = "## Owner's instructions";
 var CHARTER_USAGE = "charter [<text>]";
 var charterSet = (firstLine3) => `Charter set: ${firstLine3}`;
 var CHARTER_NONE = "No charter yet: set one with the charter verb; until then the session's first prompt stands in.";
-
-// src/features/checkpoint/constants.ts
-var CHECKPOINT_SKILL = "checkpoint";
-var CHECKPOINT_ARGS = "auto";
-var COMPACT_COMMAND = "compact";
-var COMPACT_DELAY_MS = 1e3;
-var STALE_CHECKPOINT_MS = 30 * 60 * 1e3;
-var HEADS_UP_TOKENS = 5e4;
-var SNOOZE_STEP_TOKENS = 1e5;
-var MIN_TRIGGER_TOKENS = 5e4;
-var DESKTOP_SURFACE = "desktop";
-var DESKTOP_ENTRYPOINTS = ["claude-desktop", "claude-desktop-3p"];
-var AUTO_MODE = "auto";
-var OFF_MODE = "off";
-var CLICK_ONLY_MODE = "click-only";
-var NOTES_CAP_BYTES = 256 * 1024;
-var SESSIONS_KEPT = 50;
-var CHARTER_CAP_CHARS = 16e3;
-var NOTES_FOLDER = "checkpoints";
-var NOTES_KEY_PREFIX = "notes:";
-var CHARTER_KEY_PREFIX = "charter:";
 
 // src/features/checkpoint/band.ts
 var bandText = (mode) => mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO;
@@ -1190,13 +1192,14 @@ var Notes = class {
       return void 0;
     }
   }
-  async save(sessionId, body) {
+  async save(sessionId, body, givenUp = () => false) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
     const committed = await this.pointer(sessionId);
     const slot = committed?.slot === "a" ? "b" : "a";
     const path = await this.slotPath(sessionId, slot);
     await this.edges.write(path, body);
     if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
+    if (givenUp()) throw new Error(ERR_SAVE_HELD);
     const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() };
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
     await this.publish(sessionId, body);
@@ -1433,8 +1436,15 @@ var CheckpointSession = class {
     let warning = null;
     let saved;
     if (block !== null) {
+      let givenUp = false;
       try {
-        await this.records.serial(() => new Notes(io).save(this.sessionId, block));
+        await Promise.race([
+          this.records.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          io.sleep(SAVE_BOUND_MS).then(() => {
+            givenUp = true;
+            throw new Error(ERR_SAVE_HELD);
+          })
+        ]);
         saved = block;
         io.toast(NOTES_SAVED);
       } catch (err) {
@@ -1667,6 +1677,12 @@ function edgesOf2(port, ctx, state) {
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
     after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
+    sleep: (ms) => new Promise((resolve) => {
+      try {
+        port.after(ms, resolve);
+      } catch {
+      }
+    }),
     dataDir: dataDirOf,
     read: (path) => port.readFile(path),
     write: async (path, text) => {

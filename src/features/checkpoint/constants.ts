@@ -26,6 +26,13 @@ export const OFF_MODE = 'off'
 export const CLICK_ONLY_MODE = 'click-only'
 /** The largest block one save keeps, in UTF-8 bytes: a bigger one fails the save (B.18.4). */
 export const NOTES_CAP_BYTES = 256 * 1024
+/**
+ * A save the disk holds longer than this is given up and said. Measured: a headless session ends a
+ * turn whose events still run after 60 s (`turn events still running after 60000ms; the turn ends
+ * without them and their late notes are dropped`), so a save held there was dropped unsaid; half of
+ * it leaves the rest of the turn's end its time. A healthy save takes milliseconds.
+ */
+export const SAVE_BOUND_MS = 30_000
 /** Sessions whose notes and charter the store keeps; the oldest beyond it are evicted (B.18.4). */
 export const SESSIONS_KEPT = 50
 /**
