@@ -87,10 +87,12 @@ const layerRunners = {
   },
 
   types() {
-    const laid = join(root, '.build/engine-types/.claude-plugin/types/claude-code/index.d.ts')
+    // test/tools/types.mjs writes this stamp only after the engine said it laid every declaration.
+    const laid = join(root, '.build/engine-types/laid.txt')
     if (!existsSync(laid)) {
       const r = run('node', ['test/tools/types.mjs'])
       process.stdout.write(r.output)
+      if (r.code !== 0) totals.failed++
     }
     for (const project of ['tsconfig.json', 'test/e2e/tsconfig.json']) {
       const r = run(join(root, 'node_modules/.bin/tsc'), ['-p', project])

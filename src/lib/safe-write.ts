@@ -13,7 +13,14 @@
 //    read back, and is renamed over the target (rename is atomic): a failure or a crash at any point
 //    leaves the target as it was or whole with the new text, and a temporary file at worst;
 //  - a write that names the text it read (`expected`) is not made when the file changed meanwhile,
-//    so a second writer's change is never overwritten with an older picture of the file.
+//    so a second writer's change is never overwritten with an older picture of the file;
+//  - measured: `$.fs.stat` answers no mode, `$.fs.write` makes a new file 0600 whatever the umask
+//    (and, as root, writes through a 0444 file), and the rename replaces a 0444 file like any
+//    other. So where the host runs commands the file's mode is read first (`ls -ld`): a file whose
+//    owner may not write it is left as it is (refused with the reason), and the new text gets the
+//    old file's mode before the rename;
+//  - a crash between the temporary file and its rename leaves that file behind: `sweepTemps`
+//    removes one older than any live write, in each folder keel writes into.
 import { messageOf } from './message.ts'
 
 export type PathFacts = {
@@ -33,9 +40,15 @@ export type SafeWriteEdges = {
   /** Whether the host runs commands (`$.process`, the CLI): only then are `move` and `remove` there. */
   hasCommands(): Promise<boolean>
   /** An atomic rename over `to` (`/bin/mv`). */
-  move(from: string, to: string): Promise<void>
+  move(from: string, to: string): Promise<unknown>
   /** Removes a file (`/bin/rm`). */
-  remove(path: string): Promise<void>
+  remove(path: string): Promise<unknown>
+  /** A file's permission bits (`/bin/ls -ld`); rejects when they cannot be read. Only where the host runs commands. */
+  mode(path: string): Promise<number>
+  /** Sets a file's permission bits (`/bin/chmod`). */
+  chmod(path: string, mode: number): Promise<unknown>
+  /** `$.fs.list(folder)`: every entry, a link not followed; rejects for a missing folder. */
+  list(folder: string): Promise<readonly { name: string; kind: PathFacts['kind']; size: number; mtimeMs: number; isLink: boolean }[]>
   /** A short random token for a temporary name. */
   token(): string
 }
@@ -68,12 +81,23 @@ export const REFUSED = {
   changed: (path: string) => `${path} changed while keel was writing it, so keel left it as the other writer made it`,
   readBack: (path: string) => `the text written to ${path} did not read back whole`,
   noRename: (path: string) => `this surface runs no commands, so ${path} cannot be replaced atomically and keel does not write it in place`,
+  readOnly: (path: string) => `${path} is read-only, so keel leaves it as it is; to let keel write it, make it writable (chmod u+w "${path}")`,
   failed: (path: string, why: string) => `${path} could not be written (${why}); it holds what it held before`,
 }
 
 /** A temporary file's name: dotted, so it sorts apart; `keel-` and `.tmp`, so a sweep can find one left by a crash. */
 export const TEMP_PATTERN = /^\..+\.keel-[A-Za-z0-9]+\.tmp$/
 const tempName = (name: string, token: string) => `.${name}.keel-${token}.tmp`
+/**
+ * A temporary file older than this is a crashed write's leftover: a live one lives for a write, a
+ * read-back and a rename (milliseconds; each command is bounded at 10 s), so no writer still at
+ * work holds one this old.
+ */
+export const STALE_TEMP_MS = 60 * 60 * 1000
+/** Measured: the mode `$.fs.write` gives a new file; a rewrite of a file with this mode needs no chmod. */
+const NEW_FILE_MODE = 0o600
+/** The owner's write bit: without it, a person made the file read-only. */
+const OWNER_WRITE = 0o200
 
 const trimSlash = (path: string) => (path.length > 1 ? path.replace(/[\\/]+$/, '') : path)
 
@@ -133,10 +157,13 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
   const temp = `${target.slice(0, slash)}/${tempName(target.slice(slash + 1), io.token())}`
   let outcome: WriteOutcome
   try {
+    const mode = (await io.stat(target)) ? await io.mode(target) : undefined
+    if (mode !== undefined && !(mode & OWNER_WRITE)) return { ok: false, reason: REFUSED.readOnly(req.path) }
     await io.write(temp, req.text)
     if ((await io.read(temp)) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) }
     else if (req.expected !== undefined && (await current(io, target)) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) }
     else {
+      if (mode !== undefined && mode !== NEW_FILE_MODE) await io.chmod(temp, mode)
       await io.move(temp, target)
       return { ok: true, path: target, atomic: true }
     }
@@ -161,3 +188,23 @@ export async function removeSafely(io: SafeWriteEdges, within: string, path: str
     return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` }
   }
 }
+
+/**
+ * Removes the temporary files a crash left in `folder` (under `within`), each older than any live
+ * write (`STALE_TEMP_MS` by its modification time, on the engine's clock `now`), so a copy of a
+ * person's file never stays beside it; a link or a folder of that name is refused by `removeSafely`.
+ * Nothing where the host runs no commands (no temporary file is made there) or the folder cannot be
+ * listed. Never throws.
+ */
+export async function sweepTemps(io: SafeWriteEdges, within: string, folder: string, now: () => number | Promise<number>): Promise<void> {
+  try {
+    if (!(await io.hasCommands())) return
+    const at = await now()
+    for (const e of await io.list(folder)) if (isStaleTemp(e, at)) await removeSafely(io, within, `${folder}/${e.name}`)
+  } catch {
+    // Nothing to list, or no clock: the next sweep tries again.
+  }
+}
+
+/** A folder's entry named as this writer's temporary file, older than any live write. */
+export const isStaleTemp = (entry: { name: string; mtimeMs: number }, now: number) => TEMP_PATTERN.test(entry.name) && now - entry.mtimeMs > STALE_TEMP_MS

@@ -1,6 +1,6 @@
 // Runs the pinned engine headless (`claude -p`) against a mock model, and reads its debug log.
 import { spawn, spawnSync } from 'node:child_process'
-import { chmodSync, chownSync, cpSync, lstatSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, cpSync, lstatSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync, existsSync, rmSync, type Dirent } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -186,12 +186,36 @@ export function testPackage(set: string): string {
   return r.stdout.trim()
 }
 
-/** Every file under `dir` whose name ends with `suffix`. */
+/**
+ * A folder's entries, each kind as the listing gives it (no stat of its own); none when the folder is
+ * gone. The engine creates and removes files under HOME while a test looks (`history.jsonl.lock`
+ * lives for a moment): a walk that stats what it listed fails at random on one gone meanwhile.
+ */
+export function entriesOf(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return []
+    throw err
+  }
+}
+
+/** Every file under `dir` whose name ends with `suffix` (a link is not followed); one gone meanwhile is not there. */
 export function findFiles(dir: string, suffix: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? findFiles(path, suffix) : name.endsWith(suffix) ? [path] : []
+  return entriesOf(dir).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    return entry.isDirectory() ? findFiles(path, suffix) : entry.name.endsWith(suffix) ? [path] : []
   })
+}
+
+/** A file's text, '' when it is gone: for a file under a folder the engine writes into while a test reads it. */
+export function textIfThere(path: string): string {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ''
+    throw err
+  }
 }
 
 export function writePlugin(dir: string, name: string, hooksJs: string): string {

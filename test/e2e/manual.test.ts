@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto'
 import { spawnSync } from 'node:child_process'
 import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { cleanupTmp, debugLines, findFiles, packageCopy, runClaude, tmpDir } from './engine.ts'
+import { cleanupTmp, debugLines, findFiles, packageCopy, runClaude, textIfThere, tmpDir } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { lastUserText, startMockModel, type MockModel, type RecordedRequest, type Reply } from './mock-model.ts'
 
@@ -249,7 +249,7 @@ test('not a manual project: no section, every Read whole, nothing stored; the st
   for (const r of mains(mock)) assert.is(headerCount(r), 0)
   assert.equal(mains(mock).filter((r) => toolResults(r).length).map((r) => toolResults(r)[0]), [rendered(PLAYBOOK), rendered(PLAYBOOK)])
   assert.equal(manualStatus(await live.turn(`/${PKG} status`)), [`manual: ${MANUAL}: no such file (not a manual project: nothing is added and no read is touched)`])
-  const stores = findFiles(live.home, '.json').filter((f) => readFileSync(f, 'utf8').includes('manual-snapshot:'))
+  const stores = findFiles(live.home, '.json').filter((f) => textIfThere(f).includes('manual-snapshot:'))
   assert.equal(stores, [], 'no snapshot record is written outside a manual project')
 })
 

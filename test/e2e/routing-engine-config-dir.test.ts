@@ -6,10 +6,10 @@
 // `<CLAUDE_CONFIG_DIR>/settings.json`.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, type MockModel } from './mock-model.ts'
-import { cleanupTmp, findFiles, tmpDir, writePlugin } from './engine.ts'
+import { cleanupTmp, entriesOf, findFiles, tmpDir, writePlugin } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { kitSource, sendEach, tagged } from './probe-kit.ts'
 
@@ -44,8 +44,7 @@ function probeDir(): string {
 const settingsWith = (marker: string) => ({ model: 'gpt-5', pluginConfigs: { 'probe@inline': { options: { marker } } } })
 /** Paths under `dir` (relative), files and folders, depth-first. */
 function tree(dir: string, prefix = ''): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir, { withFileTypes: true }).flatMap((n) => {
+  return entriesOf(dir).flatMap((n) => {
     const rel = prefix + n.name
     return n.isDirectory() ? [rel + '/', ...tree(join(dir, n.name), rel + '/')] : [rel]
   })

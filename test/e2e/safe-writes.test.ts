@@ -7,7 +7,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { byKind, startMockModel, type MockModel } from './mock-model.ts'
 import { cleanupTmp, debugLines, findFiles, packageCopy, runClaude, tmpDir, type RunOptions } from './engine.ts'
@@ -219,6 +219,85 @@ test('a damaged store file: the failed save and the status say exactly what to d
   const r3 = await runClaude({ prompt: 'again', pluginDirs: [packageCopy('superheroes')], mock, home, cwd: r1.cwd })
   mock.setScript(undefined)
   assert.ok(findFiles(home, '.notes.md').some((f) => readFileSync(f, 'utf8') === 'Now: third'), debugLines(r3.debugLog, 'superheroes').join('\n'))
+})
+
+// Issue 17 #11. Measured (mailbox-engine-spool): `$.fs.stat` answers no mode, and `$.fs.write` makes a
+// new file 0600; the rename replaced a 0444 file (0600 after it) and every rewrite left the file 0600.
+test('a settings file made read-only is left as it is, and why is said; a rewrite keeps the file\'s mode', async () => {
+  const ro = project()
+  chmodSync(ro.settings, 0o444)
+  const r = await wsRun(ro.cwd)
+  assert.is(readFileSync(ro.settings, 'utf8'), PERSON)
+  assert.is(statSync(ro.settings).mode & 0o777, 0o444)
+  const lines = windowLines(r.debugLog)
+  assert.ok(lines.includes(`window: Harness window not written: ${ro.settings} is read-only, so keel leaves it as it is; to let keel write it, make it writable (chmod u+w "${ro.settings}"). The file is as it was.`), lines.join('\n'))
+  assert.equal(readdirSync(join(ro.cwd, '.claude')), ['settings.local.json'], 'no temporary file left')
+  for (const mode of [0o644, 0o664]) {
+    const rw = project()
+    chmodSync(rw.settings, mode)
+    await wsRun(rw.cwd)
+    assert.is(wholeOrOld(rw.settings), 'new')
+    assert.is((statSync(rw.settings).mode & 0o777).toString(8), mode.toString(8))
+  }
+})
+
+// Issue 17 #12: a crashed write's temporary file (a whole copy of the settings) stayed in the project for good.
+test('a crashed write\'s temporary file in .claude/ is removed at the next start; a fresh one is left to its writer', async () => {
+  const { cwd, settings } = project()
+  const stale = join(cwd, '.claude/.settings.local.json.keel-0123456789ab.tmp')
+  const fresh = join(cwd, '.claude/.settings.local.json.keel-ba9876543210.tmp')
+  writeFileSync(stale, PERSON)
+  writeFileSync(fresh, PERSON)
+  const hoursAgo = new Date(Date.now() - 2 * 3_600_000)
+  utimesSync(stale, hoursAgo, hoursAgo)
+  await wsRun(cwd)
+  assert.is(wholeOrOld(settings), 'new')
+  assert.equal(readdirSync(join(cwd, '.claude')).sort(), ['.settings.local.json.keel-ba9876543210.tmp', 'settings.local.json'])
+})
+
+// Issue 17 #13. Measured: a headless session ends a turn whose events still run after 60 s ("turn
+// events still running after 60000ms; the turn ends without them and their late notes are dropped"):
+// a save held past that was dropped, and nothing said.
+test('a notes save held by a stuck disk is given up at 30 s and said, before the engine drops the turn\'s end', async () => {
+  if (!hasStrace && skip('strace is not installed')) return
+  const sessionId = '5e55a1d0-0000-4000-8000-000000000013'
+  const home = tmpDir('home')
+  const folder = join(home, '.claude/plugins/data/superheroes-inline/checkpoints')
+  mkdirSync(folder, { recursive: true })
+  const slot = join(folder, `${sessionId}.notes.a.md`)
+  // The save's first look at its slot (a stat, in whichever thread) is held 40 s: a disk that does not answer.
+  const calls = 'newfstatat,statx,lstat,stat'
+  mock.setScript(byKind({ main: { text: 'Noted.\n\n```superheroes-checkpoint\nNow: held\n```\n' } }))
+  const r = await runClaude({
+    prompt: 'work', pluginDirs: [packageCopy('superheroes')], mock, home, extraArgs: ['--session-id', sessionId], timeoutMs: 150_000,
+    wrap: ['strace', '-f', '-qq', '-o', '/dev/null', '-P', slot, '-e', `trace=${calls}`, '-e', `inject=${calls}:delay_enter=40000000:when=1`],
+  })
+  mock.setScript(undefined)
+  assert.ok(!r.timedOut, r.stderr)
+  const said = 'Checkpoint notes NOT saved: the previous notes are still in place. The disk did not answer within 30 s, so the save was given up.'
+  assert.ok(r.debugLog.includes(`$.ui.toast (superheroes): ${said}`), debugLines(r.debugLog, 'superheroes').join('\n'))
+  assert.not.match(r.debugLog, 'turn events still running after', 'keel said it before the engine dropped the turn\'s end')
+  assert.equal(findFiles(folder, '.notes.md'), [], 'nothing committed')
+})
+
+// Issue 17 #14. Measured: a folder where the store file goes makes every `$.store` call reject with
+// `store file <path> is unreadable (EISDIR: illegal operation on a directory, read)`.
+test('a folder where the store file goes: the failed save and the status name it as a damaged store', async () => {
+  const home = tmpDir('home')
+  const reply = (note: string) => byKind({ main: { text: `Noted.\n\n\`\`\`superheroes-checkpoint\n${note}\n\`\`\`\n` } })
+  mock.setScript(reply('Now: first'))
+  const r1 = await runClaude({ prompt: 'work', pluginDirs: [packageCopy('superheroes')], mock, home })
+  const store = findFiles(join(home, '.claude/plugins/store'), '.json').find((f) => f.includes('superheroes'))!
+  rmSync(store)
+  mkdirSync(store)
+  mock.setScript(reply('Now: second'))
+  const r2 = await runClaude({ prompt: 'more', pluginDirs: [packageCopy('superheroes')], mock, home, cwd: r1.cwd })
+  const damaged = `the engine's store file for this plugin is damaged (EISDIR: illegal operation on a directory, read): move it aside with mv "${store}" "${store}.damaged"`
+  const toast = r2.debugLog.split('\n').find((l) => l.includes('Checkpoint notes NOT saved'))
+  assert.ok(toast?.includes(`The ${damaged.slice(4)}`), toast ?? debugLines(r2.debugLog, 'superheroes').join('\n'))
+  mock.setScript(undefined)
+  const status = await runClaude({ prompt: '/superheroes status', pluginDirs: [packageCopy('superheroes')], mock, home, cwd: r1.cwd })
+  assert.match(String(status.json?.result), `store: ${damaged}`)
 })
 
 test.run()

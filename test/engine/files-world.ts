@@ -1,13 +1,18 @@
 // The engine's file world for kit tests, over one map: `$.fs` reads, writes, stats and lists, and the
-// `mv`/`rm` the safe writer runs through `$.process.run` (lib/safe-write.ts). A folder is any prefix
-// of a file's path, or one named in `dirs`; there are no links here (the e2e tests have real ones).
+// `mv`/`rm`/`ls -ld`/`chmod` the safe writer runs through `$.process.run` (lib/safe-write.ts). A folder
+// is any prefix of a file's path, or one named in `dirs`; there are no links here (the e2e tests have
+// real ones). Modes as the engine gives them (measured): a file the test set up is 0644 unless `modes`
+// says otherwise, one `$.fs.write` makes is 0600, a rename carries the moved file's mode.
 import type { TestBody } from 'claude-code/testing'
 
 type On = Parameters<TestBody>[1]
 
 /** `landed` hears each file a write ends in: the target a temporary file is moved over, or one written in place. */
-export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: string[]; fail?: (op: string) => void; landed?: (path: string) => void } = {}) {
+export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: string[]; fail?: (op: string) => void; landed?: (path: string) => void; modes?: Map<string, number> } = {}) {
   const fail = opts.fail ?? (() => undefined)
+  const modes = opts.modes ?? new Map<string, number>()
+  for (const path of files.keys()) if (!modes.has(path)) modes.set(path, 0o644)
+  const letters = (mode: number) => [...'rwxrwxrwx'].map((c, i) => (mode & (0o400 >> i) ? c : '-')).join('')
   const isDir = (p: string) => (opts.dirs ?? []).some((d) => d === p || d.startsWith(`${p}/`)) || [...files.keys()].some((f) => f.startsWith(`${p}/`))
   on('fs.read', (_, e) => {
     fail('fs.read')
@@ -17,6 +22,7 @@ export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: st
   })
   on('fs.write', (_, e) => {
     fail('fs.write')
+    if (!files.has(e.path)) modes.set(e.path, 0o600)
     files.set(e.path, e.text)
     if (!/\/\.[^/]+\.keel-[A-Za-z0-9]+\.tmp$/.test(e.path)) opts.landed?.(e.path)
     return { value: undefined }
@@ -33,12 +39,15 @@ export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: st
   }))
   on('process.run', (_, e) => {
     const [cmd, ...args] = e.argv
-    const paths = args.filter((a) => a !== '-f' && a !== '--')
+    const paths = args.filter((a) => a !== '-f' && a !== '-ld' && a !== '--')
+    if (cmd === '/bin/ls' && files.has(paths[0]!)) return { value: { exitCode: 0, stdout: `-${letters(modes.get(paths[0]!)!)} 1 u g ${files.get(paths[0]!)!.length} Jan  1 00:00 ${paths[0]}\n`, stderr: '', isStdoutTruncated: false, isStderrTruncated: false } }
+    if (cmd === '/bin/chmod') modes.set(paths[1]!, parseInt(paths[0]!, 8))
     if (cmd === '/bin/mv' && paths.length === 2) {
       const text = files.get(paths[0]!)
       if (text === undefined) return { value: { exitCode: 1, stdout: '', stderr: `mv: cannot stat '${paths[0]}'`, isStdoutTruncated: false, isStderrTruncated: false } }
       files.delete(paths[0]!)
       files.set(paths[1]!, text)
+      modes.set(paths[1]!, modes.get(paths[0]!) ?? 0o600)
       opts.landed?.(paths[1]!)
     } else if (cmd === '/bin/rm') for (const p of paths) files.delete(p)
     return { value: { exitCode: 0, stdout: '', stderr: '', isStdoutTruncated: false, isStderrTruncated: false } }

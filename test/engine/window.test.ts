@@ -14,7 +14,7 @@ const RUN = { origin: { kind: 'composer' }, presentation: { isFullscreen: false,
 type On = Parameters<TestBody>[1]
 
 function world(on: On, files: Record<string, string> = {}, home = '/w') {
-  const seen = { files: new Map(Object.entries(files)), writes: [] as string[], envSets: [] as (string | undefined)[], logs: [] as string[], env: new Map<string, string>() }
+  const seen = { files: new Map(Object.entries(files)), modes: new Map<string, number>(), writes: [] as string[], envSets: [] as (string | undefined)[], logs: [] as string[], env: new Map<string, string>() }
   on('ui.log', (_, e) => (seen.logs.push(e.text), { value: undefined }))
   on('command.register', (_, e) => ({ value: { command: e.name } }))
   on('session.start', (_, e) => ({ cwd: e.cwd }))
@@ -27,7 +27,7 @@ function world(on: On, files: Record<string, string> = {}, home = '/w') {
     else seen.env.set(e.name, e.value)
     return { value: {} }
   })
-  filesWorld(on, seen.files, { dirs: ['/w/proj', home], landed: (path) => seen.writes.push(path) })
+  filesWorld(on, seen.files, { dirs: ['/w/proj', home], landed: (path) => seen.writes.push(path), modes: seen.modes })
   on('session.usage', () => ({ value: <never>{ startedAt: 0, context: { tokens: 1000, window: 1_000_000, percent: 0, breakdown: { rawMaxTokens: 500000, autocompactSource: 'env', autoCompactThreshold: 467000, isAutoCompactEnabled: true } }, rateLimits: [] } }))
   return seen
 }
@@ -57,6 +57,24 @@ test('a value pinned by hand is left untouched', ON, async ($, on) => {
   expect(seen.files.get(P)).toBe(pinned)
   expect(seen.envSets).toEqual([])
   expect(seen.logs.some((l) => l.includes(`pins ${K}=150000, while ${PKG} asked for 500000`))).toBe(true)
+})
+
+// Issue 17 #11: the rename replaced a read-only file, and every rewrite left the file 0600.
+test('a settings file made read-only is not written, and the sync says so; a rewrite keeps the mode', ON, async ($, on) => {
+  const text = JSON.stringify({ env: { FOO: '1' } })
+  const seen = world(on, { [P]: text })
+  seen.modes.set(P, 0o444)
+  await start($)
+  expect(seen.writes).toEqual([])
+  expect(seen.files.get(P)).toBe(text)
+  expect(seen.logs).toContain(`Harness window not written: ${P} is read-only, so keel leaves it as it is; to let keel write it, make it writable (chmod u+w "${P}"). The file is as it was.`)
+  const window = await $.command.run({ command: PKG, args: 'window status', ...RUN })
+  expect(window.text).toContain(`last sync: Harness window not written: ${P} is read-only`)
+  seen.modes.set(P, 0o664)
+  const disable = await $.command.run({ command: PKG, args: 'window disable', ...RUN })
+  expect(disable.text).toContain(`Harness window sync is now off: wrote KEEL_AUTO_COMPACT_WINDOW_SYNC=off to ${P}`)
+  expect(seen.writes).toEqual([P])
+  expect(seen.modes.get(P)).toBe(0o664)
 })
 
 test('the home folder is never written', { options: { window: 'on', compactWindowTokens: 500000 } }, async ($, on) => {

@@ -9,6 +9,12 @@ export type FakeFiles = {
   /** path -> target (absolute): a symbolic link; a target that does not exist makes it dangling. */
   links: Map<string, string>
   dirs: Set<string>
+  /** path -> permission bits: a file set up by the test is 0644, one `write` makes is 0600 (as `$.fs.write`, measured). */
+  modes: Map<string, number>
+  /** path -> modification time: a write stamps `now`. */
+  mtimes: Map<string, number>
+  /** The clock writes are stamped with. */
+  now: number
   /** Every write and move, in order, for assertions. */
   log: string[]
   /** Set by a test: a write to a path it returns true for fails (ENOSPC), after emptying the file as the engine does. */
@@ -26,6 +32,9 @@ export function fakeFiles(init: Record<string, string> = {}, dirs: string[] = []
     files: new Map(Object.entries(init)),
     links: new Map(),
     dirs: new Set(['/', ...dirs]),
+    modes: new Map(Object.keys(init).map((p) => [p, 0o644])),
+    mtimes: new Map(),
+    now: 0,
     log: [],
     commands: true,
     edges: undefined as unknown as SafeWriteEdges,
@@ -74,6 +83,8 @@ export function fakeFiles(init: Record<string, string> = {}, dirs: string[] = []
         if (world.files.has(where)) world.files.set(where, '')
         throw new Error(`ENOSPC: no space left on device, write '${where}'`)
       }
+      if (!world.files.has(where)) world.modes.set(where, 0o600)
+      world.mtimes.set(where, world.now)
       world.files.set(where, text)
     },
     hasCommands: async () => world.commands,
@@ -87,12 +98,37 @@ export function fakeFiles(init: Record<string, string> = {}, dirs: string[] = []
       world.files.delete(from)
       world.links.delete(to) // rename replaces a link itself, never its target
       world.files.set(to, text)
+      world.modes.set(to, world.modes.get(from) ?? 0o600)
+      world.mtimes.set(to, world.mtimes.get(from) ?? world.now)
     },
     remove: async (path) => {
       if (!world.commands) throw new TypeError('no $.process here')
       world.log.push(`remove ${path}`)
       world.files.delete(path)
       world.links.delete(path)
+    },
+    mode: async (path) => {
+      if (!world.commands) throw new TypeError('no $.process here')
+      const mode = world.modes.get(path)
+      if (mode === undefined) throw new Error(`/bin/ls exited 2: cannot access '${path}'`)
+      return mode
+    },
+    chmod: async (path, mode) => {
+      if (!world.commands) throw new TypeError('no $.process here')
+      world.log.push(`chmod ${mode.toString(8)} ${path}`)
+      world.modes.set(path, mode)
+    },
+    list: async (folder) => {
+      const where = real(folder)
+      if (where === undefined || !world.dirs.has(where)) throw new Error(`ENOENT ${folder}`)
+      const names = new Set([...world.files.keys(), ...world.dirs, ...world.links.keys()].filter((p) => p !== where && parentOf(p) === where))
+      return [...names].map((p) => ({
+        name: p.slice(where.length + 1),
+        kind: world.links.has(p) ? ('other' as const) : world.dirs.has(p) ? ('dir' as const) : ('file' as const),
+        size: world.files.get(p)?.length ?? 0,
+        mtimeMs: world.mtimes.get(p) ?? 0,
+        isLink: world.links.has(p),
+      }))
     },
     token: () => 'tok',
   }

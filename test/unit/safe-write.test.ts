@@ -2,7 +2,8 @@
 // over a second writer's change. Over an in-memory file system that behaves as `$.fs` does.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { REFUSED, removeSafely, resolveTarget, TEMP_PATTERN, writeSafely } from '../../src/lib/safe-write.ts'
+import { modeOfListing } from '../../src/lib/files.ts'
+import { REFUSED, removeSafely, resolveTarget, STALE_TEMP_MS, sweepTemps, TEMP_PATTERN, writeSafely } from '../../src/lib/safe-write.ts'
 import { fakeFiles } from './fake-files.ts'
 
 const ROOT = '/w/proj'
@@ -15,7 +16,8 @@ test('a plain write: a temporary file beside the target, read back, renamed over
   const r = await writeSafely(fs.edges, { within: ROOT, path: P, text: NEW, expected: OLD })
   assert.equal(r, { ok: true, path: P, atomic: true })
   assert.is(fs.files.get(P), NEW)
-  assert.equal(fs.log, [`write ${ROOT}/.claude/.settings.local.json.keel-tok.tmp`, `move ${ROOT}/.claude/.settings.local.json.keel-tok.tmp -> ${P}`])
+  assert.equal(fs.log, [`write ${ROOT}/.claude/.settings.local.json.keel-tok.tmp`, `chmod 644 ${ROOT}/.claude/.settings.local.json.keel-tok.tmp`, `move ${ROOT}/.claude/.settings.local.json.keel-tok.tmp -> ${P}`])
+  assert.is(fs.modes.get(P), 0o644, 'the rewrite keeps the file\'s mode')
   assert.ok(TEMP_PATTERN.test('.settings.local.json.keel-tok.tmp'))
   assert.not.ok(TEMP_PATTERN.test('settings.local.json'))
 })
@@ -134,6 +136,69 @@ test('remove: a real file inside the folder goes (emptied without commands); a l
   assert.is(plain.files.get(`${ROOT}/c`), '')
   plain.edges.stat = () => { throw new Error('EIO') }
   assert.not.ok((await removeSafely(plain.edges, ROOT, `${ROOT}/c`)).ok)
+})
+
+// Issue 17 #11: the rename replaced a 0444 file (root or not) and every rewrite left the file 0600.
+test('a file its owner made read-only is left as it is; a rewrite keeps the mode; a new or 0600 file needs no chmod', async () => {
+  const ro = fakeFiles({ [P]: OLD })
+  ro.modes.set(P, 0o444)
+  assert.equal(await writeSafely(ro.edges, { within: ROOT, path: P, text: NEW, expected: OLD }), { ok: false, reason: REFUSED.readOnly(P) })
+  assert.is(ro.files.get(P), OLD)
+  assert.equal(ro.log, [], 'nothing written, not even a temporary file')
+  assert.is(ro.modes.get(P), 0o444)
+  const groupWritable = fakeFiles({ [P]: OLD })
+  groupWritable.modes.set(P, 0o664)
+  assert.ok((await writeSafely(groupWritable.edges, { within: ROOT, path: P, text: NEW })).ok)
+  assert.is(groupWritable.modes.get(P), 0o664)
+  const own = fakeFiles({ [P]: OLD })
+  own.modes.set(P, 0o600)
+  assert.ok((await writeSafely(own.edges, { within: ROOT, path: P, text: NEW })).ok)
+  const fresh = fakeFiles({}, [`${ROOT}/.claude`])
+  assert.ok((await writeSafely(fresh.edges, { within: ROOT, path: P, text: NEW, expected: null })).ok)
+  for (const fs of [own, fresh]) assert.not.ok(fs.log.some((l) => l.startsWith('chmod')), fs.log.join('\n'))
+  assert.is(fresh.modes.get(P), 0o600)
+})
+
+test('a mode that cannot be read is a failure, not a write: the file holds what it held', async () => {
+  const fs = fakeFiles({ [P]: OLD })
+  fs.edges.mode = async () => { throw new Error('/bin/ls exited 2: ls: cannot access') }
+  const r = await writeSafely(fs.edges, { within: ROOT, path: P, text: NEW })
+  assert.equal(r, { ok: false, reason: REFUSED.failed(P, '/bin/ls exited 2: ls: cannot access') })
+  assert.is(fs.files.get(P), OLD)
+  assert.equal([...fs.files.keys()], [P])
+})
+
+test('modeOfListing: the bits of ls -l\'s mode field, whatever follows it; a line without one is refused', () => {
+  assert.is(modeOfListing('-r--r--r-- 1 root root 3 Dec  1 21:20 /p/ro.json\n'), 0o444)
+  assert.is(modeOfListing('-rw-r--r--. 1 u g 3 Dec  1 21:20 /p/x'), 0o644)
+  assert.is(modeOfListing('-rw-rw-r--@ 1 u staff 3 Dec  1 21:20 /p/x'), 0o664)
+  assert.is(modeOfListing('-rwsr-Sr-T+ 1 u g 3 Dec  1 21:20 /p/x'), 0o744)
+  assert.is(modeOfListing('----------'), 0)
+  assert.throws(() => modeOfListing(''), /no mode/)
+  assert.throws(() => modeOfListing('ls: cannot access'), /no mode/)
+})
+
+// Issue 17 #12: a crash between the temporary file and its rename left a copy of the person's settings for good.
+test('sweepTemps: a stale temporary file goes; a fresh one, the person\'s files, a link and a folder stay', async () => {
+  const dir = `${ROOT}/.claude`
+  const stale = `${dir}/.settings.local.json.keel-0ld.tmp`
+  const live = `${dir}/.settings.local.json.keel-l1ve.tmp`
+  const fs = fakeFiles({ [P]: OLD, [stale]: OLD, [live]: NEW, [`${dir}/notes.tmp`]: 'x', '/etc/passwd': 'root' }, [`${dir}/.d.keel-x.tmp`])
+  fs.links.set(`${dir}/.passwd.keel-l1nk.tmp`, '/etc/passwd')
+  const now = 10 * STALE_TEMP_MS
+  for (const p of [P, stale, `${dir}/notes.tmp`]) fs.mtimes.set(p, 0)
+  fs.mtimes.set(live, now - 5_000)
+  await sweepTemps(fs.edges, ROOT, dir, () => now)
+  assert.equal([...fs.files.keys()].sort(), ['/etc/passwd', P, `${dir}/notes.tmp`, live].sort())
+  assert.ok(fs.links.has(`${dir}/.passwd.keel-l1nk.tmp`) && fs.dirs.has(`${dir}/.d.keel-x.tmp`), 'a link and a folder of that name stay')
+  assert.equal(fs.log, [`remove ${stale}`])
+  await sweepTemps(fs.edges, ROOT, `${ROOT}/missing`, () => now)
+  await sweepTemps(fs.edges, ROOT, dir, () => { throw new Error('no clock') })
+  assert.equal(fs.log, [`remove ${stale}`], 'a missing folder, no clock: nothing, and no throw')
+  const plain = fakeFiles({ [stale]: OLD })
+  plain.commands = false
+  await sweepTemps(plain.edges, ROOT, dir, () => now)
+  assert.is(plain.files.get(stale), OLD, 'no commands: nothing (a removal would only empty it)')
 })
 
 test.run()

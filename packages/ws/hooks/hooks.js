@@ -21,10 +21,18 @@ function bindCaptions($) {
 // src/lib/files.ts
 var MV = "/bin/mv";
 var RM = "/bin/rm";
+var LS = "/bin/ls";
+var CHMOD = "/bin/chmod";
 var COMMAND_TIMEOUT_MS = 1e4;
 async function hostRun($, argv) {
   const r = await $.process.run(argv, { timeoutMs: COMMAND_TIMEOUT_MS });
   if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
+  return r.stdout;
+}
+function modeOfListing(line) {
+  const letters = /^.([-rwxsStT]{9})/.exec(line)?.[1];
+  if (letters === void 0) throw new Error(`no mode in ${JSON.stringify(line.slice(0, 40))}`);
+  return parseInt(letters.replace(/[^-ST]/g, "1").replace(/\D/g, "0"), 2);
 }
 async function runsCommands($) {
   try {
@@ -51,6 +59,9 @@ function bindFiles($) {
     hasCommands: () => commands ??= runsCommands($),
     move: (from, to) => hostRun($, [MV, "-f", "--", from, to]),
     remove: (path) => hostRun($, [RM, "-f", "--", path]),
+    mode: async (path) => modeOfListing(await hostRun($, [LS, "-ld", "--", path])),
+    chmod: (path, mode) => hostRun($, [CHMOD, "--", mode.toString(8), path]),
+    list: (folder) => $.fs.list(folder),
     token: () => crypto.randomUUID().replace(/-/g, "").slice(0, 12)
   };
 }
@@ -265,7 +276,8 @@ function bindWindow($) {
     windowEnv: () => readWindowEnv($),
     setWindowEnv: async (value) => await setWindowEnv($, value),
     notice: (line) => $.ui.log(line),
-    usage: () => $.session.usage({ breakdown: "summary" })
+    usage: () => $.session.usage({ breakdown: "summary" }),
+    now: () => $.clock.now()
   };
 }
 
@@ -836,10 +848,14 @@ var REFUSED = {
   changed: (path) => `${path} changed while keel was writing it, so keel left it as the other writer made it`,
   readBack: (path) => `the text written to ${path} did not read back whole`,
   noRename: (path) => `this surface runs no commands, so ${path} cannot be replaced atomically and keel does not write it in place`,
+  readOnly: (path) => `${path} is read-only, so keel leaves it as it is; to let keel write it, make it writable (chmod u+w "${path}")`,
   failed: (path, why) => `${path} could not be written (${why}); it holds what it held before`
 };
 var TEMP_PATTERN = /^\..+\.keel-[A-Za-z0-9]+\.tmp$/;
 var tempName = (name, token) => `.${name}.keel-${token}.tmp`;
+var STALE_TEMP_MS = 60 * 60 * 1e3;
+var NEW_FILE_MODE = 384;
+var OWNER_WRITE = 128;
 var trimSlash = (path) => path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 async function resolveTarget(io, within, path) {
   const owner = trimSlash(within);
@@ -888,10 +904,13 @@ async function writeSafely(io, req) {
   const temp = `${target.slice(0, slash)}/${tempName(target.slice(slash + 1), io.token())}`;
   let outcome;
   try {
+    const mode = await io.stat(target) ? await io.mode(target) : void 0;
+    if (mode !== void 0 && !(mode & OWNER_WRITE)) return { ok: false, reason: REFUSED.readOnly(req.path) };
     await io.write(temp, req.text);
     if (await io.read(temp) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) };
     else if (req.expected !== void 0 && await current(io, target) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) };
     else {
+      if (mode !== void 0 && mode !== NEW_FILE_MODE) await io.chmod(temp, mode);
       await io.move(temp, target);
       return { ok: true, path: target, atomic: true };
     }
@@ -914,19 +933,51 @@ async function removeSafely(io, within, path) {
     return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` };
   }
 }
+async function sweepTemps(io, within, folder, now) {
+  try {
+    if (!await io.hasCommands()) return;
+    const at = await now();
+    for (const e of await io.list(folder)) if (isStaleTemp(e, at)) await removeSafely(io, within, `${folder}/${e.name}`);
+  } catch {
+  }
+}
+var isStaleTemp = (entry2, now) => TEMP_PATTERN.test(entry2.name) && now - entry2.mtimeMs > STALE_TEMP_MS;
+
+// src/features/checkpoint/constants.ts
+var CHECKPOINT_SKILL = "checkpoint";
+var CHECKPOINT_ARGS = "auto";
+var COMPACT_COMMAND = "compact";
+var COMPACT_DELAY_MS = 1e3;
+var STALE_CHECKPOINT_MS = 30 * 60 * 1e3;
+var HEADS_UP_TOKENS = 5e4;
+var SNOOZE_STEP_TOKENS = 1e5;
+var MIN_TRIGGER_TOKENS = 5e4;
+var DESKTOP_SURFACE = "desktop";
+var DESKTOP_ENTRYPOINTS = ["claude-desktop", "claude-desktop-3p"];
+var AUTO_MODE = "auto";
+var OFF_MODE = "off";
+var CLICK_ONLY_MODE = "click-only";
+var NOTES_CAP_BYTES = 256 * 1024;
+var SAVE_BOUND_MS = 3e4;
+var SESSIONS_KEPT = 50;
+var CHARTER_CAP_CHARS = 16e3;
+var NOTES_FOLDER = "checkpoints";
+var NOTES_KEY_PREFIX = "notes:";
+var CHARTER_KEY_PREFIX = "charter:";
 
 // src/features/checkpoint/strings.ts
 var RESUME_PROMPT = "Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.";
 var NOTES_SAVED = "Checkpoint notes saved";
 var NOTES_NOT_SAVED = "Checkpoint notes NOT saved: the previous notes are still in place";
-var DAMAGED_STORE = /store file (.+?) is malformed \(([^)]*)\)/;
+var DAMAGED_STORE = /store file (.+?) is (?:malformed|unreadable) \(([^)]*)\)/;
 function damagedStore(err) {
   const m = DAMAGED_STORE.exec(String(err));
   return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : void 0;
 }
+var ERR_SAVE_HELD = `the disk did not answer within ${SAVE_BOUND_MS / 1e3} s, so the save was given up`;
 var notSaved = (err) => {
-  const store = damagedStore(err);
-  return store ? `${NOTES_NOT_SAVED}. ${store[0].toUpperCase()}${store.slice(1)}.` : NOTES_NOT_SAVED;
+  const why = damagedStore(err) ?? (String(err).includes(ERR_SAVE_HELD) ? ERR_SAVE_HELD : void 0);
+  return why ? `${NOTES_NOT_SAVED}. ${why[0].toUpperCase()}${why.slice(1)}.` : NOTES_NOT_SAVED;
 };
 var CHECKPOINT_FAILED = "Auto-checkpoint failed";
 var WAIT_FOR_TURN = "Auto-checkpoint: wait for the current turn to finish";
@@ -954,28 +1005,6 @@ var OWNER_HEADING = "## Owner's instructions";
 var CHARTER_USAGE = "charter [<text>]";
 var charterSet = (firstLine3) => `Charter set: ${firstLine3}`;
 var CHARTER_NONE = "No charter yet: set one with the charter verb; until then the session's first prompt stands in.";
-
-// src/features/checkpoint/constants.ts
-var CHECKPOINT_SKILL = "checkpoint";
-var CHECKPOINT_ARGS = "auto";
-var COMPACT_COMMAND = "compact";
-var COMPACT_DELAY_MS = 1e3;
-var STALE_CHECKPOINT_MS = 30 * 60 * 1e3;
-var HEADS_UP_TOKENS = 5e4;
-var SNOOZE_STEP_TOKENS = 1e5;
-var MIN_TRIGGER_TOKENS = 5e4;
-var DESKTOP_SURFACE = "desktop";
-var DESKTOP_ENTRYPOINTS = ["claude-desktop", "claude-desktop-3p"];
-var AUTO_MODE = "auto";
-var OFF_MODE = "off";
-var CLICK_ONLY_MODE = "click-only";
-var NOTES_CAP_BYTES = 256 * 1024;
-var SESSIONS_KEPT = 50;
-var CHARTER_CAP_CHARS = 16e3;
-var NOTES_FOLDER = "checkpoints";
-var NOTES_KEY_PREFIX = "notes:";
-var CHARTER_KEY_PREFIX = "charter:";
-var STALE_TEMP_MS = 60 * 60 * 1e3;
 
 // src/features/checkpoint/band.ts
 var bandText = (mode) => mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO;
@@ -1163,13 +1192,14 @@ var Notes = class {
       return void 0;
     }
   }
-  async save(sessionId, body) {
+  async save(sessionId, body, givenUp = () => false) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
     const committed = await this.pointer(sessionId);
     const slot = committed?.slot === "a" ? "b" : "a";
     const path = await this.slotPath(sessionId, slot);
     await this.edges.write(path, body);
     if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
+    if (givenUp()) throw new Error(ERR_SAVE_HELD);
     const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() };
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
     await this.publish(sessionId, body);
@@ -1199,7 +1229,7 @@ var Notes = class {
     const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0));
     for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id);
     const gone = entries.filter((e) => {
-      if (TEMP_PATTERN.test(e.name)) return now - e.mtimeMs > STALE_TEMP_MS;
+      if (TEMP_PATTERN.test(e.name)) return isStaleTemp(e, now);
       const id = sessionOfFile(e.name);
       return id !== void 0 && !kept.has(id);
     });
@@ -1406,8 +1436,15 @@ var CheckpointSession = class {
     let warning = null;
     let saved;
     if (block !== null) {
+      let givenUp = false;
       try {
-        await this.records.serial(() => new Notes(io).save(this.sessionId, block));
+        await Promise.race([
+          this.records.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          io.sleep(SAVE_BOUND_MS).then(() => {
+            givenUp = true;
+            throw new Error(ERR_SAVE_HELD);
+          })
+        ]);
         saved = block;
         io.toast(NOTES_SAVED);
       } catch (err) {
@@ -1640,6 +1677,12 @@ function edgesOf2(port, ctx, state) {
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
     after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
+    sleep: (ms) => new Promise((resolve) => {
+      try {
+        port.after(ms, resolve);
+      } catch {
+      }
+    }),
     dataDir: dataDirOf,
     read: (path) => port.readFile(path),
     write: async (path, text) => {
@@ -4193,6 +4236,7 @@ function createMailboxFeature() {
         const k = entry2.kind === "dir" && !entry2.isLink ? keyOfFolder(entry2.name) : void 0;
         if (k !== void 0 && k !== own) await box?.sweep(k);
       }
+      await sweepTemps(port.files, root, root, () => clock);
     }
     const names = await port.storeKeys().catch(() => []);
     const ours = names.filter((n) => n.startsWith("mailbox-")).filter((n) => n !== keyStoreName(sessionId ?? "") && n !== outboxStoreName(sessionId ?? ""));
@@ -6312,6 +6356,7 @@ function createRoutingFeature() {
     let bodyFile;
     if (ok.curl.mode === "file") {
       const within = await port.pluginDataDir();
+      await sweepTemps(port.files, within, within, port.now);
       bodyFile = { within, path: `${within}/routing-request-${++bodies}.json` };
       const written = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body });
       if (!written.ok) throw new Error(written.reason);
@@ -7163,6 +7208,7 @@ function conflictClause(result, names) {
 var handOver = (result, names) => result.pinnedIn === "running-env" ? `To let ${names.who} manage it: unset ${WINDOW_KEY} where it is set, then start a new session.` : `To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`;
 function describeSync(result, names) {
   if (!result) return SYNC_NOT_RUN;
+  if (typeof result === "string") return result;
   const { settingsPath: p, requestedTokens: n } = result;
   const undo = `Undo: ${names.cmd} reset`;
   switch (result.action) {
@@ -7291,12 +7337,13 @@ async function sync(port, ctx, state) {
   }
   const location = await locate(port);
   const read = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
+  if (read) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf("/")), port.now);
   const running = await port.windowEnv().catch(() => void 0);
   const { result, write } = decideSync(location, read?.file, requested, running);
   if (write !== void 0 && read !== void 0) {
     const problem2 = await writeChecked(port, location, read, write);
     if (problem2) {
-      state.lastSync = void 0;
+      state.lastSync = problem2;
       report(port, ctx, state, problem2, true);
       return problem2;
     }

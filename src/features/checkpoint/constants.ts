@@ -26,6 +26,13 @@ export const OFF_MODE = 'off'
 export const CLICK_ONLY_MODE = 'click-only'
 /** The largest block one save keeps, in UTF-8 bytes: a bigger one fails the save (B.18.4). */
 export const NOTES_CAP_BYTES = 256 * 1024
+/**
+ * A save the disk holds longer than this is given up and said. Measured: a headless session ends a
+ * turn whose events still run after 60 s (`turn events still running after 60000ms; the turn ends
+ * without them and their late notes are dropped`), so a save held there was dropped unsaid; half of
+ * it leaves the rest of the turn's end its time. A healthy save takes milliseconds.
+ */
+export const SAVE_BOUND_MS = 30_000
 /** Sessions whose notes and charter the store keeps; the oldest beyond it are evicted (B.18.4). */
 export const SESSIONS_KEPT = 50
 /**
@@ -38,5 +45,3 @@ export const NOTES_FOLDER = 'checkpoints'
 /** Store keys, one per session: the committed notes slot and the charter. */
 export const NOTES_KEY_PREFIX = 'notes:'
 export const CHARTER_KEY_PREFIX = 'charter:'
-/** A temporary file older than this was left by a write a crash cut short: the sweep removes it. */
-export const STALE_TEMP_MS = 60 * 60 * 1000

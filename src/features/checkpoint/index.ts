@@ -73,6 +73,13 @@ function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
     submit: (text) => port.submitPrompt(text),
     redraw: () => port.redrawRenders(),
     after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
+    sleep: (ms) => new Promise((resolve) => {
+      try {
+        port.after(ms, resolve)
+      } catch {
+        // No clock: no bound, the save takes what it takes.
+      }
+    }),
     dataDir: dataDirOf,
     read: (path) => port.readFile(path),
     // The data folder is the one folder these writes may land in: never through a link out of it.

@@ -6,9 +6,9 @@
 // notes are copied to one stable file, `<session>.notes.md`, the path the model is given. The copy
 // is not the truth (the committed slot is): a copy that lags (a crash between the commit and the
 // copy) is rewritten before its path is given out again.
-import { TEMP_PATTERN } from '../../lib/safe-write.ts'
-import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT, STALE_TEMP_MS } from './constants.ts'
-import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK } from './strings.ts'
+import { isStaleTemp, TEMP_PATTERN } from '../../lib/safe-write.ts'
+import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT } from './constants.ts'
+import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK, ERR_SAVE_HELD } from './strings.ts'
 
 export type Slot = 'a' | 'b'
 export type Pointer = { slot: Slot; length: number; digest: string; savedAt: number }
@@ -139,14 +139,18 @@ export class Notes {
     }
   }
 
-  /** Replaces the notes, or throws with the previous notes still in force. Returns the pointer committed. */
-  async save(sessionId: string, body: string): Promise<Pointer> {
+  /**
+   * Replaces the notes, or throws with the previous notes still in force. Returns the pointer
+   * committed. A save `givenUp` meanwhile (the disk held it past its bound) commits nothing.
+   */
+  async save(sessionId: string, body: string, givenUp = () => false): Promise<Pointer> {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE)
     const committed = await this.pointer(sessionId)
     const slot: Slot = committed?.slot === 'a' ? 'b' : 'a'
     const path = await this.slotPath(sessionId, slot)
     await this.edges.write(path, body)
     if ((await this.edges.read(path)) !== body) throw new Error(ERR_READ_BACK)
+    if (givenUp()) throw new Error(ERR_SAVE_HELD)
     const pointer: Pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() }
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer)
     await this.publish(sessionId, body)
@@ -193,7 +197,7 @@ export class Notes {
     const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0))
     for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id)
     const gone = entries.filter((e) => {
-      if (TEMP_PATTERN.test(e.name)) return now - e.mtimeMs > STALE_TEMP_MS
+      if (TEMP_PATTERN.test(e.name)) return isStaleTemp(e, now)
       const id = sessionOfFile(e.name)
       return id !== undefined && !kept.has(id)
     })

@@ -7,7 +7,7 @@
 // the state lives in this object, which is not snapshotted.
 import { messageOf } from '../../lib/message.ts'
 import {
-  COMPACT_DELAY_MS, STALE_CHECKPOINT_MS,
+  COMPACT_DELAY_MS, SAVE_BOUND_MS, STALE_CHECKPOINT_MS,
 } from './constants.ts'
 import {
   decide, isAttended, notesChanged, rearmTo, resumesAfter, snooze, triggerOf,
@@ -19,7 +19,7 @@ import { Notes, type NotesEdges, type NotesRead } from './notes.ts'
 import { SessionRecords, type Charter } from './records.ts'
 import { SkipRecords } from './skips.ts'
 import {
-  CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_TURN_RUNNING,
+  CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_SAVE_HELD, ERR_TURN_RUNNING,
   NOTES_SAVED, notSaved, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
 } from './strings.ts'
 
@@ -46,6 +46,8 @@ export type Edges = NotesEdges & {
   submit(text: string): Promise<unknown>
   redraw(): void
   after(ms: number, fn: () => Promise<void>): void
+  /** Resolves after `ms` on the engine's clock, waiting for nothing else; never, where there is no clock. */
+  sleep(ms: number): Promise<void>
 }
 
 /** A checkpoint in force; `compactionsAt` is `compactionsDone` when it started, to tell a compaction that landed meanwhile. */
@@ -219,8 +221,16 @@ export class CheckpointSession {
     let warning: string | null = null
     let saved: string | undefined
     if (block !== null) {
+      let givenUp = false
       try {
-        await this.records.serial(() => new Notes(io).save(this.sessionId, block))
+        // A save the disk holds is given up at its bound, and said, before the engine drops the turn's end unsaid.
+        await Promise.race([
+          this.records.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          io.sleep(SAVE_BOUND_MS).then(() => {
+            givenUp = true
+            throw new Error(ERR_SAVE_HELD)
+          }),
+        ])
         saved = block
         io.toast(NOTES_SAVED)
       } catch (err) {

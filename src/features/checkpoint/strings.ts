@@ -1,4 +1,5 @@
 // Every word the checkpoint feature shows or sends, one home each (spec B.12, B.17, B.18.2).
+import { SAVE_BOUND_MS } from './constants.ts'
 
 /** Sent once after a compaction the mod started, or a manual `/compact`, completes (B.12, exact). */
 export const RESUME_PROMPT =
@@ -10,19 +11,22 @@ export const NOTES_NOT_SAVED = 'Checkpoint notes NOT saved: the previous notes a
 
 /**
  * Measured: once the engine's store file of a plugin is damaged (a torn or hand-edited JSON), every
- * `$.store` call rejects naming it: `store file <path> is malformed (<why>)`, and the engine never
- * repairs it. keel may not write there (it writes only its data folder, the project's .claude/ and
- * its home), so it says exactly what to do.
+ * `$.store` call rejects naming it: `store file <path> is malformed (<why>)`; a folder in its place:
+ * `store file <path> is unreadable (EISDIR: illegal operation on a directory, read)`. The engine
+ * never repairs either. keel may not write there (it writes only its data folder, the project's
+ * .claude/ and its home), so it says exactly what to do: moving it aside mends both.
  */
-const DAMAGED_STORE = /store file (.+?) is malformed \(([^)]*)\)/
+const DAMAGED_STORE = /store file (.+?) is (?:malformed|unreadable) \(([^)]*)\)/
 export function damagedStore(err: unknown): string | undefined {
   const m = DAMAGED_STORE.exec(String(err))
   return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : undefined
 }
-/** The line a failed save shows: why, when it is the engine's store. */
+/** Why a save held by the disk was given up (SAVE_BOUND_MS); said to the person. */
+export const ERR_SAVE_HELD = `the disk did not answer within ${SAVE_BOUND_MS / 1000} s, so the save was given up`
+/** The line a failed save shows: why, when it is the engine's store or a disk that does not answer. */
 export const notSaved = (err: unknown) => {
-  const store = damagedStore(err)
-  return store ? `${NOTES_NOT_SAVED}. ${store[0]!.toUpperCase()}${store.slice(1)}.` : NOTES_NOT_SAVED
+  const why = damagedStore(err) ?? (String(err).includes(ERR_SAVE_HELD) ? ERR_SAVE_HELD : undefined)
+  return why ? `${NOTES_NOT_SAVED}. ${why[0]!.toUpperCase()}${why.slice(1)}.` : NOTES_NOT_SAVED
 }
 export const CHECKPOINT_FAILED = 'Auto-checkpoint failed'
 export const WAIT_FOR_TURN = 'Auto-checkpoint: wait for the current turn to finish'

@@ -6,7 +6,7 @@
 // answer does not depend on the work: a turn end with nothing queued makes no `$` call on its path.
 import { configRootOf } from '../../lib/keel-home.ts'
 import { messageOf } from '../../lib/message.ts'
-import { writeSafely } from '../../lib/safe-write.ts'
+import { sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import type { MailboxPort as Port } from './bind.ts'
 import {
@@ -268,6 +268,8 @@ export function createMailboxFeature(): Feature<Port> {
         const k = entry.kind === 'dir' && !entry.isLink ? keyOfFolder(entry.name) : undefined
         if (k !== undefined && k !== own) await box?.sweep(k)
       }
+      // The key folders sweep their own; the spool's note was written beside these.
+      await sweepTemps(port.files, root, root, () => clock)
     }
     const names = await port.storeKeys().catch(() => [] as readonly string[])
     const ours = names.filter((n) => n.startsWith('mailbox-')).filter((n) => n !== keyStoreName(sessionId ?? '') && n !== outboxStoreName(sessionId ?? ''))

@@ -12,7 +12,7 @@
 import type { Args, Chunk, EventResult, Next, StreamNext } from 'claude-code'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { configRootOf, keelHomeOf } from '../../lib/keel-home.ts'
-import { removeSafely, writeSafely } from '../../lib/safe-write.ts'
+import { removeSafely, sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './anthropic.ts'
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
@@ -172,6 +172,8 @@ export function createRoutingFeature(): Feature<Port> {
     let bodyFile: { within: string; path: string } | undefined
     if (ok.curl.mode === 'file') {
       const within = await port.pluginDataDir()
+      // A crashed exchange's temporary file (a whole request body) goes before the next is written.
+      await sweepTemps(port.files, within, within, port.now)
       bodyFile = { within, path: `${within}/routing-request-${++bodies}.json` }
       const written = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body })
       if (!written.ok) throw new Error(written.reason)

@@ -23,6 +23,7 @@ export type WindowPort = {
   notice(line: string): void
   /** The harness's own compaction figures (a summary usage read). */
   usage(): Promise<SessionUsage>
+  now(): Promise<number>
 }
 
 export function bindWindow($: EngineInterface): WindowPort {
@@ -38,5 +39,6 @@ export function bindWindow($: EngineInterface): WindowPort {
     setWindowEnv: async (value) => (await setWindowEnv($, value)) as { deny?: string },
     notice: (line) => $.ui.log(line),
     usage: () => $.session.usage({ breakdown: 'summary' }),
+    now: () => $.clock.now(),
   }
 }

@@ -3,7 +3,7 @@
 // opt-out, reset and the home-folder guard (spec part A). Binds the core to the port's edges.
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { messageOf } from '../../lib/message.ts'
-import { writeSafely } from '../../lib/safe-write.ts'
+import { sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import type { WindowPort as Port } from './bind.ts'
 import { SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
 import {
@@ -18,8 +18,8 @@ import {
 
 /** What one registration of the feature remembers. */
 type State = {
-  /** The latest sync, for the status lines. */
-  lastSync: SyncResult | undefined
+  /** The latest sync, for the status lines; a sentence when its write was not made. */
+  lastSync: SyncResult | string | undefined
   /** Notices already shown: a warning that stands is shown once. */
   readonly noticed: Set<string>
 }
@@ -86,13 +86,15 @@ async function sync(port: Port, ctx: FeatureContext, state: State): Promise<stri
   const location = await locate(port)
   // The home guard comes before any file access.
   const read = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
+  // A crashed write's temporary file (a whole copy of the settings, easy to commit) goes at the next start.
+  if (read) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf('/')), port.now)
   // A value the process already runs with counts as a pin where the file has none (A-I6).
   const running = await port.windowEnv().catch(() => undefined)
   const { result, write } = decideSync(location, read?.file, requested, running)
   if (write !== undefined && read !== undefined) {
     const problem = await writeChecked(port, location, read, write)
     if (problem) {
-      state.lastSync = undefined
+      state.lastSync = problem
       report(port, ctx, state, problem, true)
       return problem
     }

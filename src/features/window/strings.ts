@@ -38,9 +38,10 @@ const handOver = (result: SyncResult, names: Names) =>
     ? `To let ${names.who} manage it: unset ${WINDOW_KEY} where it is set, then start a new session.`
     : `To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`
 
-/** The one wording of what a sync did (A.3.9). */
-export function describeSync(result: SyncResult | undefined, names: Names): string {
+/** The one wording of what a sync did (A.3.9); a sentence (NOT_WRITTEN) as it is. */
+export function describeSync(result: SyncResult | string | undefined, names: Names): string {
   if (!result) return SYNC_NOT_RUN
+  if (typeof result === 'string') return result
   const { settingsPath: p, requestedTokens: n } = result
   const undo = `Undo: ${names.cmd} reset`
   switch (result.action) {

@@ -3,6 +3,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { bandTree, type BandElements } from '../../../src/features/checkpoint/band.ts'
 import { statusLines, type StatusFacts } from '../../../src/features/checkpoint/status.ts'
+import { damagedStore, notSaved } from '../../../src/features/checkpoint/strings.ts'
 
 const els: BandElements = {
   Box: (p) => ({ type: 'Box', ...p }),
@@ -55,6 +56,17 @@ test('status: the other cases say why', () => {
   assert.match(lines({ trigger: { tokens: 150000, source: 'threshold' }, fill: undefined })[2]!, /at 150000 tokens \(autoCheckpointTokens\)$/)
   assert.match(lines({ trigger: { tokens: 50000, source: 'floor' } })[2]!, /the floor/)
   assert.is(lines({ lastSkip: null })[3], 'last skip: none')
+})
+
+test('a damaged store: a torn file and a folder in its place are named alike, with the way out (engine 2.1.328 words)', () => {
+  const at = '/h/.claude/plugins/store/superheroes_inline-05efa6207baa.json'
+  const torn = new Error(`superheroes@inline: store file ${at} is malformed (Unexpected end of JSON input)`)
+  const folder = new Error(`superheroes@inline: store file ${at} is unreadable (EISDIR: illegal operation on a directory, read)`)
+  assert.is(damagedStore(torn), `the engine's store file for this plugin is damaged (Unexpected end of JSON input): move it aside with mv "${at}" "${at}.damaged", and the next save works; the notes files saved so far stay in the data folder`)
+  assert.is(damagedStore(folder), `the engine's store file for this plugin is damaged (EISDIR: illegal operation on a directory, read): move it aside with mv "${at}" "${at}.damaged", and the next save works; the notes files saved so far stay in the data folder`)
+  assert.match(notSaved(folder), `Checkpoint notes NOT saved: the previous notes are still in place. The engine's store file for this plugin is damaged (EISDIR`)
+  assert.equal(statusLines({ ...facts, store: damagedStore(folder) }).at(-1), `store: ${damagedStore(folder)}`)
+  assert.is(damagedStore(new Error('ENOSPC: no space left on device')), undefined)
 })
 
 test.run()

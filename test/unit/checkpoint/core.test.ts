@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import { CheckpointSession } from '../../../src/features/checkpoint/session.ts'
 import { Notes } from '../../../src/features/checkpoint/notes.ts'
 import * as S from '../../../src/features/checkpoint/strings.ts'
+import { SAVE_BOUND_MS } from '../../../src/features/checkpoint/constants.ts'
 import { fakeEdges } from './fake-edges.ts'
 
 const SETTINGS = { thresholdTokens: 150000, allowanceTokens: 20000, mode: 'auto' }
@@ -487,6 +488,28 @@ test('#21 the block fails to save: the warning, the toast, and a skipped checkpo
   assert.is(warning, S.NOTES_NOT_SAVED)
   assert.equal(x.seen.toasts, [S.NOTES_NOT_SAVED, S.skipped(S.WHY_SAVE_FAILED)])
   assert.is(await new Notes(x.io).read('S1'), 'old')
+})
+
+// Issue 17 #13: a save the disk held was dropped by the engine after 60 s with nothing said.
+test('a save the disk holds past its bound is given up and said; when the disk answers late, nothing is committed', async () => {
+  const x = await bound()
+  let answer!: () => void
+  const write = x.io.write
+  x.io.write = (path, text) => new Promise((resolve) => { answer = () => void write(path, text).then(resolve) })
+  const ending = x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
+  await settle()
+  assert.equal(x.sleeps.map((z) => z.ms), [SAVE_BOUND_MS], 'the bound, on the engine clock')
+  x.sleeps[0]!.wake()
+  const said = `${S.NOTES_NOT_SAVED}. The disk did not answer within 30 s, so the save was given up.`
+  assert.is(await ending, said)
+  assert.equal(x.seen.toasts, [said, S.skipped(S.WHY_SAVE_FAILED)])
+  answer()
+  await settle()
+  assert.is(await new Notes(x.io).read('S1'), 'old', 'the late slot write commits nothing')
+  // The bound does not hurry a save that answers: the next one commits.
+  x.io.write = write
+  assert.is(await x.s.turnCompleted(x.io, SETTINGS, { answer: block('newer'), isAborted: false, turnId: 't10' }), null)
+  assert.is(await new Notes(x.io).read('S1'), 'newer')
 })
 
 test('#22 vetoed twice: two compacts 1 s apart, then the toast with the reason, and a re-arm', async () => {

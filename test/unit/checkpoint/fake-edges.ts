@@ -7,6 +7,8 @@ export function fakeEdges(over: Partial<Edges> = {}) {
   const written = new Map<string, number>()
   const store = new Map<string, unknown>()
   const timers: { at: number; fn: () => Promise<void> }[] = []
+  /** Each `sleep` asked for: it resolves when the test calls its `wake` (a save's bound; apart from `timers`). */
+  const sleeps: { ms: number; wake: () => void }[] = []
   const seen = { toasts: [] as string[], logs: [] as string[], commands: [] as string[], submitted: [] as string[], compacts: 0, redraws: 0 }
   const world = { now: 1_000_000, tokens: 150_000 as number | undefined, breakdown: { isAutoCompactEnabled: true, autoCompactThreshold: 167_000 } as { isAutoCompactEnabled?: boolean; autoCompactThreshold?: number } | undefined, surfaces: ['terminal'] as readonly string[], compactAnswer: {} as { skip?: string }, compactions: { running: 0, entered: 0 } }
   const io: Edges = {
@@ -42,6 +44,7 @@ export function fakeEdges(over: Partial<Edges> = {}) {
     submit: async (text) => void seen.submitted.push(text),
     redraw: () => void seen.redraws++,
     after: (ms, fn) => void timers.push({ at: world.now + ms, fn }),
+    sleep: (ms) => new Promise((wake) => void sleeps.push({ ms, wake: () => wake() })),
     ...over,
   }
   /** Moves the clock on, running every timer that falls due, in order. */
@@ -57,5 +60,5 @@ export function fakeEdges(over: Partial<Edges> = {}) {
     }
     world.now = until
   }
-  return { io, files, written, store, seen, world, tick, timers }
+  return { io, files, written, store, seen, world, tick, timers, sleeps }
 }

@@ -6,6 +6,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createMailboxFeature } from '../../../src/features/mailbox/index.ts'
 import { DAY_MS, HEADLESS_IDLE_MS, SPOOL_NOTE, TOOL_NAME } from '../../../src/features/mailbox/constants.ts'
+import { STALE_TEMP_MS } from '../../../src/lib/safe-write.ts'
 import { withHeader } from '../../../src/features/mailbox/header.ts'
 import { folderOf, keyStoreName } from '../../../src/features/mailbox/key.ts'
 import { outboxStoreName } from '../../../src/features/mailbox/outbox.ts'
@@ -161,6 +162,21 @@ test('start: the tool is registered before next; the spool root is made with its
   assert.equal(w.store.get(keyStoreName(SID)), { key: 'keel-B', at: T0 + HEADLESS_IDLE_MS })
   assert.ok(w.lines.includes(`ws mailbox: ${s.keyLogLine('keel-B', s.KEY_SOURCE.user)}`), w.lines.join('\n'))
   assert.equal(w.seen.renames, [], 'a name the person gave is never renamed')
+})
+
+// Issue 17 #12: the note's temporary file at the spool's root, left by a crash, was never swept (the key folders were).
+test('start\'s clean-up: a stale temporary file at the spool\'s root goes, a live one stays', async () => {
+  const w = setup({ record: NAMED })
+  w.fs.dirs.add(ROOT)
+  const stale = `${ROOT}/.${SPOOL_NOTE}.keel-0ld.tmp`
+  const live = `${ROOT}/.${SPOOL_NOTE}.keel-l1ve.tmp`
+  w.fs.files.set(stale, s.SPOOL_NOTE_TEXT)
+  w.fs.files.set(live, s.SPOOL_NOTE_TEXT)
+  w.fs.mtimes.set(stale, T0 - STALE_TEMP_MS - 1)
+  w.fs.mtimes.set(live, T0)
+  await w.h.start()
+  await w.run(HEADLESS_IDLE_MS)
+  assert.equal([w.fs.files.has(stale), w.fs.files.has(live)], [false, true])
 })
 
 test('start, headless: waiting mail is taken once the session has been idle for 1.5 s, as one prompt', async () => {

@@ -10,6 +10,7 @@ import type { StepChunk } from '../../../src/features/routing/step.ts'
 import { CAPTURE_TIMED_OUT } from '../../../src/features/routing/strings.ts'
 import type { Failure } from '../../../src/registry.ts'
 import { fakeFiles } from '../fake-files.ts'
+import { STALE_TEMP_MS } from '../../../src/lib/safe-write.ts'
 import { fakeChild, head, SSE_HEAD } from './fake-child.ts'
 import {
   approve, capturing, CONFIG, CONFIG_PATH, ENGINE_RESULT, KEY, loopBody, PLUGIN_DATA, routingWorld, start, stepEvent, stepHook, until, type Routing,
@@ -346,6 +347,17 @@ test('an old curl (before 7.82): the body rides in a file in the plugin data fol
   r.w.children.push(fakeChild().out(SSE_HEAD, TEXT).exit(0))
   await stepHook(r, stepEvent(), capturing(r).beneath)
   assert.match(r.w.spawned[1]!.input, /routing-request-2\.json/)
+  // Issue 17 #12: a crashed exchange's temporary file (a whole request body) goes before the next; a live one stays.
+  const stale = `${PLUGIN_DATA}/.routing-request-1.json.keel-0ld.tmp`
+  const live = `${PLUGIN_DATA}/.routing-request-1.json.keel-l1ve.tmp`
+  r.w.disk.files.set(stale, '{"messages":[]}')
+  r.w.disk.files.set(live, '{"messages":[]}')
+  r.w.clock = STALE_TEMP_MS + 10_000
+  r.w.disk.mtimes.set(stale, 0)
+  r.w.disk.mtimes.set(live, r.w.clock - 1000)
+  r.w.children.push(fakeChild().out(SSE_HEAD, TEXT).exit(0))
+  await stepHook(r, stepEvent(), capturing(r).beneath)
+  assert.equal([r.w.disk.files.has(stale), r.w.disk.files.has(live)], [false, true])
 })
 
 test('an old curl with no plugin data folder to write in: the step throws, and the stream policy answers it', async () => {

@@ -57,6 +57,7 @@ function setup(opts: { root?: string; home?: string; files?: Record<string, stri
     },
     notice: (line: string) => void world.notices.push(line),
     usage: async () => ({ startedAt: 0, rateLimits: [], context: { window: 1_000_000, tokens: 1000, breakdown: opts.breakdown } }) as never,
+    now: async () => fs.now,
   })
   world.lines = fake.lines
   // A fresh registration of the feature per world: its state (the last sync, the notices shown) is its own.
@@ -214,6 +215,43 @@ test('a failed or garbled write is reported, and the running value is not set', 
   assert.equal(garbled.world.envSets, [])
   assert.is(garbled.world.files.has(P), false, 'a temporary file that does not read back is never moved')
   assert.ok(garbled.world.lines.includes(`window: Harness window not written: the text written to ${P} did not read back whole. The file is as it was.`), garbled.world.lines.join('\n'))
+})
+
+// Issue 17 #11: the rename replaced a read-only file (0444 became 0600).
+test('a settings file its owner made read-only is not written: the notice, the status and the verbs say so and how to let keel', async () => {
+  const text = JSON.stringify({ env: { FOO: 'x' } })
+  const { port, world } = setup({ files: { [P]: text } })
+  world.fs.modes.set(P, 0o444)
+  await start(port, 500000)
+  assert.is(world.files.get(P), text)
+  assert.is(world.fs.modes.get(P), 0o444)
+  assert.equal(world.envSets, [], 'nothing set: the file does not carry it')
+  const said = `Harness window not written: ${P} is read-only, so keel leaves it as it is; to let keel write it, make it writable (chmod u+w "${P}"). The file is as it was.`
+  assert.equal(world.notices, [said])
+  assert.equal(await window.status(port, 500000), [said])
+  assert.ok((await verb(port, 'status')).split('\n').includes(`last sync: ${said}`))
+  assert.is(await verb(port, 'disable'), said)
+  world.fs.modes.set(P, 0o644)
+  await start(port, 500000)
+  assert.is(envOf(world)[K], '500000', 'made writable: the next start writes it')
+  assert.is(world.fs.modes.get(P), 0o644, 'and keeps its mode')
+})
+
+// Issue 17 #12: a crashed write's temporary file (a copy of the person's settings) stayed in the project for good.
+test('a session start removes the temporary file a crashed write left in .claude/, never a fresh one or one at home', async () => {
+  const stale = `${ROOT}/.claude/.settings.local.json.keel-0ld.tmp`
+  const fresh = `${ROOT}/.claude/.settings.local.json.keel-n3w.tmp`
+  const text = JSON.stringify({ env: { [K]: '500000', [WRITTEN_KEY]: '500000' } })
+  const { port, world } = setup({ files: { [P]: text, [stale]: text, [fresh]: text } })
+  world.fs.now = 2 * 60 * 60 * 1000
+  world.fs.mtimes.set(stale, 0)
+  world.fs.mtimes.set(fresh, world.fs.now - 1000)
+  await start(port, 500000)
+  assert.equal([...world.files.keys()].sort(), [P, fresh].sort())
+  const home = setup({ root: '/w', home: '/w', files: { '/w/.claude/.settings.local.json.keel-0ld.tmp': text } })
+  home.world.fs.now = 2 * 60 * 60 * 1000
+  await start(home.port, 500000)
+  assert.ok(home.world.files.has('/w/.claude/.settings.local.json.keel-0ld.tmp'), 'the home folder is never touched')
 })
 
 test('a refused running value is said beside the write', async () => {
