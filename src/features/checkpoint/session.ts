@@ -46,6 +46,8 @@ export type Edges = NotesEdges & {
   submit(text: string): Promise<unknown>
   redraw(): void
   after(ms: number, fn: () => Promise<void>): void
+  /** The recall tool's name while it is registered: the steering tells the summarizer of it. */
+  recallTool(): string | undefined
 }
 
 /** A checkpoint in force; `compactionsAt` is `compactionsDone` when it started, to tell a compaction that landed meanwhile. */
@@ -124,7 +126,7 @@ export class CheckpointSession {
     const charter = await this.charter(io)
     const text = await notes.read(this.sessionId)
     if (text === undefined) throw new Error('the notes could not be read')
-    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner })
+    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() })
   }
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */

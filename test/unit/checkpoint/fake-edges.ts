@@ -42,6 +42,7 @@ export function fakeEdges(over: Partial<Edges> = {}) {
     submit: async (text) => void seen.submitted.push(text),
     redraw: () => void seen.redraws++,
     after: (ms, fn) => void timers.push({ at: world.now + ms, fn }),
+    recallTool: () => undefined,
     ...over,
   }
   /** Moves the clock on, running every timer that falls due, in order. */
