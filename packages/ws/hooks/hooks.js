@@ -1,5 +1,5 @@
 // plugin.json
-var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false, routing: false, manual: false, mailbox: false }, defaults: { reconnectServers: "*" } }, superheroes: { features: { checkpoint: true, reconnect: true }, defaults: { reconnectServers: "" } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true, manual: true, mailbox: true }, defaults: { reconnectServers: "*" } }, klyth: { features: { routing: true }, defaults: {} } }, features: { checkpoint: { sessionActing: true, userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] } } }, captions: { sessionActing: true, userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { sessionActing: true, userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { sessionActing: true, userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { sessionActing: true, userConfig: { compactionAdvisory: { type: "string", default: "50%" } } }, manual: { sessionActing: true, userConfig: { manualFile: { type: "string", default: "ai-docs/WORKFLOW.md" } } }, routing: { sessionActing: true, userConfig: { routingFile: { type: "string", default: "" }, routingCurl: { type: "string", default: "" }, routingIdleSeconds: { type: "number", default: 120, min: 1, max: 3600 } } }, mailbox: { sessionActing: true, userConfig: { mailboxRetentionDays: { type: "number", default: 7, min: 1, max: 365 }, mailboxScanSeconds: { type: "number", default: 60, min: 0, max: 3600 }, mailboxNaming: { type: "string", default: "auto", options: ["auto", "off"] } } } } };
+var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false, routing: false, manual: false, mailbox: false }, defaults: { reconnectServers: "*", recall: "off" } }, superheroes: { features: { checkpoint: true, reconnect: true }, defaults: { reconnectServers: "" } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true, manual: true, mailbox: true }, defaults: { reconnectServers: "*" } }, klyth: { features: { routing: true }, defaults: {} } }, features: { checkpoint: { sessionActing: true, userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] }, recall: { type: "string", default: "on", options: ["on", "off"] } } }, captions: { sessionActing: true, userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { sessionActing: true, userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { sessionActing: true, userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { sessionActing: true, userConfig: { compactionAdvisory: { type: "string", default: "50%" } } }, manual: { sessionActing: true, userConfig: { manualFile: { type: "string", default: "ai-docs/WORKFLOW.md" } } }, routing: { sessionActing: true, userConfig: { routingFile: { type: "string", default: "" }, routingCurl: { type: "string", default: "" }, routingIdleSeconds: { type: "number", default: 120, min: 1, max: 3600 } } }, mailbox: { sessionActing: true, userConfig: { mailboxRetentionDays: { type: "number", default: 7, min: 1, max: 365 }, mailboxScanSeconds: { type: "number", default: 60, min: 0, max: 3600 }, mailboxNaming: { type: "string", default: "auto", options: ["auto", "off"] } } } } };
 
 // src/features/captions/bind.ts
 function bindCaptions($) {
@@ -66,6 +66,11 @@ function bindFiles($) {
   };
 }
 
+// src/lib/tool.ts
+function bindRegisterTool($) {
+  return async (spec) => (await $.tool.register(spec)).tool;
+}
+
 // src/features/checkpoint/bind.ts
 function bindCheckpoint($) {
   return {
@@ -95,7 +100,13 @@ function bindCheckpoint($) {
       const [entrypoint, child] = await Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]);
       return { entrypoint, child };
     },
-    announcePresence: async (sessionId) => await $.env.set("SUPERHEROES_COMPACT_MOD", sessionId)
+    announcePresence: async (sessionId) => await $.env.set("SUPERHEROES_COMPACT_MOD", sessionId),
+    registerTool: bindRegisterTool($),
+    transcript: async () => {
+      const path = (await $.session.info()).transcriptPath;
+      return { path, size: path ? (await $.fs.stat(path)).size : 0 };
+    },
+    readRange: (path, offset, length) => $.fs.read(path, { offset, length })
   };
 }
 
@@ -146,7 +157,7 @@ function bindMailbox($) {
       };
     },
     sessionId: () => $.session.id(),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+    registerTool: bindRegisterTool($),
     send: (to, text) => $.session.send({ to, text }),
     submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: "user", content: [{ type: "text", text }] } }),
@@ -182,7 +193,7 @@ function bindReconnect($) {
     after: (ms, fn) => void $.clock.after(ms, fn),
     now: () => $.clock.now(),
     usage: () => $.session.usage({ breakdown: "summary" }),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool
+    registerTool: bindRegisterTool($)
   };
 }
 
@@ -259,7 +270,7 @@ function bindTiming($) {
     after: (ms, fn) => void $.clock.after(ms, fn),
     usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
     windowEnv: () => readWindowEnv($),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool
+    registerTool: bindRegisterTool($)
   };
 }
 
@@ -964,6 +975,14 @@ var CHARTER_CAP_CHARS = 16e3;
 var NOTES_FOLDER = "checkpoints";
 var NOTES_KEY_PREFIX = "notes:";
 var CHARTER_KEY_PREFIX = "charter:";
+var RECALL_OPTION = "recall";
+var RECALL_TOOL = "recall";
+var RECALL_QUERY_MAX = 500;
+var RECALL_LIMIT_DEFAULT = 6;
+var RECALL_LIMIT_MAX = 20;
+var RECALL_BUDGET_BYTES = 8 * 1024;
+var RECALL_CHUNK_BYTES = 1024 * 1024;
+var STOP_WORDS = new Set("a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to too was we were what when where which who why will with would you your".split(" "));
 
 // src/features/checkpoint/strings.ts
 var RESUME_PROMPT = "Resume: this session was just compacted. Re-read your resume point (your checkpoint notes, and your charter if this session has one), then continue where you left off.";
@@ -1005,6 +1024,28 @@ var OWNER_HEADING = "## Owner's instructions";
 var CHARTER_USAGE = "charter [<text>]";
 var charterSet = (firstLine3) => `Charter set: ${firstLine3}`;
 var CHARTER_NONE = "No charter yet: set one with the charter verb; until then the session's first prompt stands in.";
+var RECALL_DESCRIPTION = `Search this session's own transcript (every turn since the session began, across compactions; not a conversation a /clear ended) for details a summary dropped: an exact error text, the file a decision was about, what the person said about a rule. Words match whole words in any case; "quoted words" match as an exact phrase. The best excerpts come back verbatim, with when and who (person, model, a tool's result), ranked by how many of the query's words they hold and how rare those are, the newest first among equals. Read-only: it reads the transcript the engine keeps on this machine and changes nothing.`;
+var RECALL_SCHEMA = {
+  type: "object",
+  properties: {
+    query: { type: "string", description: 'The words or "exact phrases" to look for, at most 500 characters.' },
+    limit: { type: "integer", description: "How many excerpts, from 1 to 20; 6 unless given (8 KiB of text in all)." }
+  },
+  required: ["query"]
+};
+var RECALL_USAGE = "recall <query>";
+var RECALL_OFF = "Recall is off in this package: set its option recall to on (with the checkpoint feature on).";
+var RECALL_TOO_LONG = 'Recall refused: the query is over 500 characters. Ask for the few words, or the "exact phrase", the row would hold.';
+var RECALL_ONLY_STOP_WORDS = 'Recall refused: the query holds only words too common to find anything by (the, of, is, ...). Name the thing itself: a file, the words of an error, a "quoted phrase".';
+var recallFailed = (why) => `Recall failed: ${why}`;
+var RECALL_HEAD = "Recall, from this session's transcript:";
+var recallHead = (shown, matched, damaged) => `${RECALL_HEAD} the best ${shown} of ${matched} matching rows; damaged rows skipped: ${damaged}.`;
+var recallRow = (at, who) => `--- ${at}, ${who}:`;
+var WHO_PERSON = "the person";
+var WHO_MODEL = "the model";
+var WHO_TOOL = "a tool's result";
+var namedImage = (type) => `[an image (${type}), not shown]`;
+var recallSteering = (tool) => `Details the summary leaves out are not lost: the tool ${tool} searches this session's whole transcript. Where you drop a detail (an exact error text, the file a decision was about, a rule the person gave), name its topic so it can be found again: "details: recall <topic>".`;
 
 // src/features/checkpoint/band.ts
 var bandText = (mode) => mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO;
@@ -1073,8 +1114,9 @@ function resumesAfter(trigger, isOwn) {
 }
 
 // src/features/checkpoint/compose.ts
-function composeInstructions({ charter, notes, notesPath, owner }) {
+function composeInstructions({ charter, notes, notesPath, owner, recall: recall2 }) {
   const parts = [preamble(notesPath)];
+  if (recall2) parts.push(recallSteering(recall2));
   if (charter?.trim()) parts.push(`${CHARTER_HEADING}
 ${charter}`);
   if (notes?.trim()) parts.push(`${NOTES_HEADING}
@@ -1377,7 +1419,7 @@ var CheckpointSession = class {
     const charter = await this.charter(io);
     const text = await notes.read(this.sessionId);
     if (text === void 0) throw new Error("the notes could not be read");
-    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner });
+    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
   }
   async steer(io, owner) {
     if (owner !== void 0 && owner === this.own?.steering) return owner;
@@ -1621,6 +1663,92 @@ var CheckpointSession = class {
   }
 };
 
+// src/features/checkpoint/recall.ts
+var WORD = /[\p{L}\p{N}_]+/gu;
+var escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+var MESSAGE_ROW = /"type":"(?:user|assistant)"/;
+var OWN_ROW = new RegExp(`^(?:<command-|<local-command-|${escape(RECALL_HEAD)})`);
+function termOf(text) {
+  return {
+    probe: escape((text.match(WORD) ?? [text]).reduce((a, b) => b.length > a.length ? b : a)),
+    match: new RegExp(`(?<![\\p{L}\\p{N}_])${text.split(/\s+/).map(escape).join("\\s+")}(?![\\p{L}\\p{N}_])`, "iu")
+  };
+}
+function parseQuery(query) {
+  if (query.length > RECALL_QUERY_MAX) return RECALL_TOO_LONG;
+  const terms = /* @__PURE__ */ new Map();
+  for (const [word, phrase] of query.matchAll(/"([^"]*\S[^"]*)"|[\p{L}\p{N}_]+/gu)) {
+    const text = phrase?.trim() ?? word;
+    if (phrase || !STOP_WORDS.has(word.toLowerCase())) terms.set(text.toLowerCase(), termOf(text));
+  }
+  return terms.size ? [...terms.values()] : RECALL_ONLY_STOP_WORDS;
+}
+function textOf(content, tool) {
+  if (typeof content === "string") return content.startsWith("<persisted-output>") ? content.split("\nPreview")[0] : content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => b.type === "image" ? namedImage(b.source?.media_type) : b.type === "tool_use" ? b.name === tool ? "" : `${b.name} ${JSON.stringify(b.input)}` : textOf(b.text ?? b.content, tool)).filter(Boolean).join("\n");
+}
+function rowOf(line, tool) {
+  if (!MESSAGE_ROW.test(line)) return null;
+  let row;
+  try {
+    row = JSON.parse(line);
+  } catch {
+    return void 0;
+  }
+  if (!row?.message || row.isMeta || row.isCompactSummary) return null;
+  const text = textOf(row.message.content, tool);
+  const who = row.type === "assistant" ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON;
+  return OWN_ROW.test(text) ? null : { at: row.timestamp, who, text };
+}
+function clip2(text, at, bytes) {
+  if (byteLength(text) <= bytes) return text;
+  const kept = new TextEncoder().encode(text.slice(Math.max(0, at - (bytes >> 2)))).slice(0, bytes - 6);
+  return `\u2026${new TextDecoder().decode(kept).replace(/\uFFFD$/, "")}\u2026`;
+}
+async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
+  const terms = parseQuery(query);
+  if (typeof terms === "string") return terms;
+  const wanted = typeof limit === "number" && limit >= 1 ? Math.min(limit, RECALL_LIMIT_MAX) : RECALL_LIMIT_DEFAULT;
+  const { path, size } = await edges.transcript();
+  const probe = new RegExp(terms.map((t) => t.probe).join("|"), "gi");
+  const holding = terms.map(() => 0);
+  const kept = /* @__PURE__ */ new Map();
+  let damaged = 0;
+  let seq = 0;
+  const scan = (block, from) => {
+    probe.lastIndex = from;
+    for (let hit; (hit = probe.exec(block)) && (probe.lastIndex = block.indexOf("\n", hit.index)) >= 0; ) {
+      const row = rowOf(block.slice(block.lastIndexOf("\n", hit.index) + 1, probe.lastIndex), tool);
+      if (row === void 0) damaged++;
+      const held = row ? terms.flatMap((t, i) => t.match.test(row.text) ? [i] : []) : [];
+      if (!held.length) continue;
+      held.forEach((i) => holding[i]++);
+      kept.set(held.join(), [...kept.get(held.join()) ?? [], { ...row, held, seq: seq++ }].slice(-wanted));
+    }
+  };
+  let carry = "";
+  for (let at = 0; at < size; ) {
+    let length = Math.min(chunk, size - at);
+    let text;
+    while ((text = await edges.readRange(path, at, length)).endsWith("\uFFFD") && at + length < size && length > chunk - 3) length--;
+    at += length;
+    const first = text.indexOf("\n") + 1;
+    if (!first) carry += text;
+    else {
+      scan(carry + text.slice(0, first), 0);
+      scan(text, first);
+      carry = text.slice(text.lastIndexOf("\n") + 1);
+    }
+  }
+  const score = (row) => row.held.reduce((sum, i) => sum + Math.log(1 + seq / holding[i]), 0);
+  const picked = [...kept.values()].flat().sort((a, b) => score(b) - score(a) || b.seq - a.seq).slice(0, wanted);
+  const share = Math.floor(RECALL_BUDGET_BYTES / picked.length);
+  const excerpt = (row) => clip2(row.text, row.text.search(terms[row.held[0]].match), share);
+  return [recallHead(picked.length, seq, damaged), ...picked.map((row) => `${recallRow(row.at, row.who)}
+${excerpt(row)}`)].join("\n\n");
+}
+
 // src/features/checkpoint/status.ts
 var firstLine = (text) => {
   const line = text.trim().split("\n")[0] ?? "";
@@ -1698,7 +1826,8 @@ function edgesOf2(port, ctx, state) {
     storeSet: (key, value) => port.storeSet(key, value),
     storeKeys: () => port.storeKeys(),
     storeDelete: (key) => port.storeDelete(key),
-    now: () => port.now()
+    now: () => port.now(),
+    recallTool: () => state.recallTool
   };
 }
 async function sessionOf(port, ctx, state) {
@@ -1750,6 +1879,7 @@ function createCheckpointFeature() {
     compactions: { running: 0, entered: 0 }
   };
   const { sessions, lane, compactions } = state;
+  const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, state.recallTool).catch((err) => recallFailed(messageOf(err)));
   const io = (port, ctx) => edgesOf2(port, ctx, state);
   const sessionFor = (port, ctx) => sessionOf(port, ctx, state);
   const laneEdges = (port, ctx) => ({ after: port.after, log: ctx.log });
@@ -1774,6 +1904,9 @@ function createCheckpointFeature() {
             await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`));
           });
           await announce(port, ctx, state, session.sessionId);
+          if (ctx.options[RECALL_OPTION] === "on") {
+            state.recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false });
+          }
         } catch (err) {
           ctx.log(`session.start: ${messageOf(err)}`);
         }
@@ -1855,6 +1988,7 @@ function createCheckpointFeature() {
         if (state.current === ending) state.current = void 0;
         return next(e);
       },
+      "tool.call": (port, e, next) => e.tool === state.recallTool ? recallFor(port, e).then((result) => ({ result })) : next(e),
       "ui.render": async (port, e, next, ctx) => {
         if (e.component !== "AbovePrompt" || ![...sessions.values()].some((s) => s.band)) return next(e);
         try {
@@ -1885,6 +2019,10 @@ function createCheckpointFeature() {
           const charter = await session.setCharter(edges, args, "verb");
           return charterSet(charter.text.split("\n")[0] ?? "");
         }
+      },
+      recall: {
+        usage: RECALL_USAGE,
+        run: (port, args) => state.recallTool ? recallFor(port, { query: args }) : RECALL_OFF
       }
     },
     status: (port, ctx) => statusOf(port, ctx, state)
@@ -5231,7 +5369,7 @@ function parseAnthropicRequest(text) {
   return isRecord(raw) && isRequest(raw) ? raw : void 0;
 }
 var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
-var textOf = (block) => typeof block.text === "string" ? block.text : "";
+var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
 var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
 var asRecord = (value) => isRecord(value) ? value : void 0;
 var asText = (value) => typeof value === "string" ? value : "";
@@ -5241,7 +5379,7 @@ var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? v
 function providerSystemBlocks(system) {
   const kept = [];
   for (const block of blocksOf(system ?? [])) {
-    const text = textOf(block);
+    const text = textOf2(block);
     if (text.startsWith(BILLING_HEADER_PREFIX)) continue;
     const cut = text.split("\n").filter((line) => !ENGINE_IDENTITY_LINES.includes(line.trim())).join("\n");
     if (cut.trim()) kept.push(cut === text ? block : { ...block, text: cut });
@@ -5359,7 +5497,7 @@ function redirectRequest(request, route, key, pkg) {
     named ||= renamed.replaced;
     return renamed.text;
   };
-  const renameBlock = (block) => block.type === "text" ? { ...block, text: rename(textOf(block)) } : block;
+  const renameBlock = (block) => block.type === "text" ? { ...block, text: rename(textOf2(block)) } : block;
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
   const messages = conversation.flatMap((m) => {
     if (m.role !== "assistant") return [{ ...m, content: typeof m.content === "string" ? rename(m.content) : m.content.map(renameBlock) }];
@@ -5664,7 +5802,7 @@ function routeFor(config, alias) {
 function blockChars(block) {
   switch (block.type) {
     case "text":
-      return textOf(block).length;
+      return textOf2(block).length;
     case "thinking":
       return typeof block.thinking === "string" ? block.thinking.length : 0;
     case "image":
@@ -5696,7 +5834,7 @@ function imageUrl(block) {
 }
 function toolResultText(block) {
   const content = block.content;
-  const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
+  const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf2(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
   return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
 }
 function userMessages(message, route, rename) {
@@ -5704,7 +5842,7 @@ function userMessages(message, route, rename) {
   const parts = [];
   for (const block of blocksOf(message.content)) {
     if (block.type === "tool_result") tools.push({ role: "tool", tool_call_id: String(block.tool_use_id), content: toolResultText(block) });
-    else if (block.type === "text") parts.push({ type: "text", text: rename(textOf(block)) });
+    else if (block.type === "text") parts.push({ type: "text", text: rename(textOf2(block)) });
     else if (block.type === "image") {
       const url = route.vision ? imageUrl(block) : void 0;
       parts.push(url ? { type: "image_url", image_url: { url } } : { type: "text", text: route.vision ? blockOmitted("image") : imageOmitted(route.label) });
@@ -5718,7 +5856,7 @@ function userMessages(message, route, rename) {
 }
 function assistantMessages(message) {
   const blocks = blocksOf(message.content);
-  const text = joinText(blocks.filter((b) => b.type === "text").map(textOf));
+  const text = joinText(blocks.filter((b) => b.type === "text").map(textOf2));
   const calls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
   if (!text && !calls.length) return [];
   return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {} }];
@@ -5733,7 +5871,7 @@ function toOpenAiRequest(body, route, pkg) {
   };
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
   const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m) : userMessages(m, route, rename));
-  const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf)));
+  const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
   const system = named ? systemText : joinText([identity, systemText]);
   const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => ({ type: "function", function: { name: t.name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: t.input_schema } }));
   const level = body.output_config?.effort;
@@ -6680,14 +6818,14 @@ var SETUP_FAILED = (err) => `setup failed (${err}); request_compaction not regis
 var DEFAULT_ADVISORY = { percent: 50 };
 var PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/;
 var TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/;
-var termOf = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
+var termOf2 = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
 function parseAdvisory(value) {
   if (typeof value !== "string") return void 0;
   const terms = value.split("|");
   if (terms.length > 2) return void 0;
   let spec = {};
   for (const term of terms) {
-    const parsed = termOf(term);
+    const parsed = termOf2(term);
     if (!parsed) return void 0;
     const kind = parsed.percent !== void 0 ? "percent" : "tokens";
     if (spec[kind] !== void 0) return void 0;

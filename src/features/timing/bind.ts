@@ -1,6 +1,7 @@
 // The timing feature's `$` binder: what its wake prompts and its lever need of the world.
-import type { EngineInterface, SessionUsage, ToolSpec } from 'claude-code'
+import type { EngineInterface, SessionUsage } from 'claude-code'
 import { readWindowEnv } from '../../lib/harness-window.ts'
+import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 
 export type TimingPort = {
   readonly pkg: string
@@ -15,7 +16,7 @@ export type TimingPort = {
   /** The harness's window override as the running process holds it. */
   windowEnv(): Promise<string | undefined>
   /** Declares a tool the mod serves at tool.call; resolves its full name `mcp__<pkg>__<name>`. */
-  registerTool(spec: ToolSpec): Promise<string>
+  readonly registerTool: RegisterTool
 }
 
 export function bindTiming($: EngineInterface): TimingPort {
@@ -26,6 +27,6 @@ export function bindTiming($: EngineInterface): TimingPort {
     after: (ms, fn) => void $.clock.after(ms, fn),
     usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
     windowEnv: () => readWindowEnv($),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+    registerTool: bindRegisterTool($),
   }
 }
