@@ -21,6 +21,8 @@ export interface ProviderReply {
   usage?: { input?: number; cached?: number; output?: number }
   /** The finish reason in the provider's own words; by default stop/tool_calls (end_turn/tool_use). */
   finish?: string
+  /** OpenAI: each tool call whole in one chunk with no `index` and an empty `id`, as some gateways in front of Gemini send them. */
+  unindexed?: boolean
   // ---- Faults ----
   /** Answer this status with an error body in the provider's format (with `failTimes`, only the first n times). */
   status?: number
@@ -124,10 +126,12 @@ function openAiEvents(reply: ProviderReply, body: any): string[] {
     ...(reply.reasoning ?? []).map((r) => chunk({ reasoning_content: r })),
     ...pieces(reply.text).map((t) => chunk({ content: t })),
     ...(reply.badJson ? ['data: {"choices": [oops\n\n'] : []),
-    ...calls.flatMap((call, index) => [
-      chunk({ tool_calls: [{ index, id: toolId(call, index, true), type: 'function', function: { name: call.name, arguments: '' } }] }),
-      ...pieces(call.arguments).map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] })),
-    ]),
+    ...calls.flatMap((call, index) => reply.unindexed
+      ? [chunk({ tool_calls: [{ id: '', type: 'function', function: { name: call.name, arguments: joined(call.arguments) } }] })]
+      : [
+          chunk({ tool_calls: [{ index, id: toolId(call, index, true), type: 'function', function: { name: call.name, arguments: '' } }] }),
+          ...pieces(call.arguments).map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] })),
+        ]),
     chunk({}, reply.finish ?? (calls.length ? 'tool_calls' : 'stop')),
     ...(body?.stream_options?.include_usage
       ? [`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: u.input + u.cached, completion_tokens: u.output, total_tokens: u.input + u.cached + u.output, prompt_tokens_details: { cached_tokens: u.cached } } })}\n\n`]

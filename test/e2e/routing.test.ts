@@ -84,6 +84,24 @@ test('tool round trip: a Bash call in three argument pieces runs in the engine a
   assert.ok(first!.arrivedAt < second!.arrivedAt)
 })
 
+test('two tool calls with no index and an empty id, one per chunk (a gateway in front of Gemini): two calls run, each result under its own id', async () => {
+  const { home, plugin } = await setUp([
+    { match: (req) => req.body?.messages?.some((m: any) => m.role === 'tool'), reply: { text: 'both ran' } },
+    { match: /run both/, reply: { unindexed: true, toolCalls: [{ name: 'Bash', arguments: '{"command":"echo marker-one"}' }, { name: 'Bash', arguments: '{"command":"echo marker-two"}' }] } },
+  ])
+  const r = await routed({ prompt: 'run both', pluginDirs: [plugin], mock: mock!, home, extraArgs: ['--allowedTools', 'Bash'] })
+  assert.is(r.code, 0, r.stderr)
+  assert.is(r.json.result, 'both ran', JSON.stringify(r.json.result))
+  assert.is(mock!.requests.length, 0)
+  const [, second] = stepRequests(provider!)
+  assert.ok(second, 'a second step carried the tool results')
+  const calls = second!.body.messages.find((m: any) => m.role === 'assistant' && m.tool_calls).tool_calls
+  assert.equal(calls.map((c: any) => JSON.parse(c.function.arguments).command), ['echo marker-one', 'echo marker-two'])
+  const results = second!.body.messages.filter((m: any) => m.role === 'tool')
+  assert.equal(results.map((m: any) => [m.tool_call_id, m.content]), [[calls[0].id, 'marker-one'], [calls[1].id, 'marker-two']])
+  assert.is.not(calls[0].id, calls[1].id)
+})
+
 test('unreadable tool arguments: no tool runs, the turn says which tool, and nothing reaches Claude', async () => {
   const { home, plugin } = await setUp([{ match: /broken/, reply: { text: 'trying ', toolCalls: [{ name: 'Bash', arguments: ['{"command": "echo x'] }] } }])
   const r = await routed({ prompt: 'broken args', pluginDirs: [plugin], mock: mock!, home, extraArgs: ['--allowedTools', 'Bash'] })

@@ -6016,14 +6016,15 @@ function createOpenAiDecoder(ctx) {
   const slots = /* @__PURE__ */ new Map();
   let slotCount = 0;
   let done = false;
-  const slotFor = (index, id) => {
-    const slot = slots.get(index);
-    if (slot && (!id || !slot.id || slot.id === id)) {
+  const slotFor = (index, position, id, name) => {
+    const slot = slots.get(index ?? position);
+    if (slot && (id && slot.id ? slot.id === id : !(index === void 0 && name && slot.named))) {
       slot.id ||= id;
+      slot.named ||= name !== "";
       return slot.key;
     }
-    const fresh = { key: String(slotCount++), id };
-    slots.set(index, fresh);
+    const fresh = { key: String(slotCount++), id, named: name !== "" };
+    slots.set(index ?? position, fresh);
     return fresh.key;
   };
   function apply(chunk, field) {
@@ -6043,8 +6044,9 @@ function createOpenAiDecoder(ctx) {
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {};
       const fn = asRecord(call.function) ?? {};
-      const key = slotFor(asCount(call.index) ?? position, asText(call.id));
-      step.toolStart(key, asText(fn.name));
+      const name = asText(fn.name);
+      const key = slotFor(asCount(call.index), position, asText(call.id), name);
+      step.toolStart(key, name);
       step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
     });
     const finish = asText(choice.finish_reason);

@@ -113,6 +113,28 @@ test('tool slots: Ollama\'s reused index 0 told apart by id, a missing index by 
   assert.equal(late.result.toolUses, [{ name: 'Late', input: {} }], 'an id first seen on a later piece is the same call')
 })
 
+test('calls with no index and an empty id, one per chunk (gateways in front of Gemini): a new name starts a new call, at every cut', () => {
+  const call = (name: string, args: string) => delta({ tool_calls: [{ id: '', type: 'function', function: { name, arguments: args } }] })
+  const args = (piece: string) => delta({ tool_calls: [{ function: { arguments: piece } }] })
+  const r = decode(stream(
+    call('Read', '{"file_path":"/tmp/a"}'),
+    call('Bash', '{"command":'),
+    args('"echo é"}'),
+    call('Read', '{"file_path":"/tmp/b"}'),
+    delta({}, 'tool_calls'),
+    '[DONE]',
+  ))
+  assert.equal(r.result.toolUses, [{ name: 'Read', input: { file_path: '/tmp/a' } }, { name: 'Bash', input: { command: 'echo é' } }, { name: 'Read', input: { file_path: '/tmp/b' } }])
+  assert.equal(r.chunks.filter((c) => c.kind === 'tool').map((c) => c.index), [1, 2, 3])
+  assert.is(r.result.answer, '', 'no unreadable-arguments line')
+  const sameId = runOf(stream(
+    delta({ tool_calls: [{ id: 'x', function: { name: 'Bash', arguments: '{"command":' } }] }),
+    delta({ tool_calls: [{ id: 'x', function: { name: 'Bash', arguments: '"ls"}' } }] }),
+    delta({}, 'tool_calls'),
+  ))
+  assert.equal(sameId.result.toolUses, [{ name: 'Bash', input: { command: 'ls' } }], 'a name repeated under the same id is one call')
+})
+
 test('argument oddities: an object instead of text, an array, a call with no name, whitespace only', () => {
   const r = runOf(stream(delta({
     tool_calls: [
