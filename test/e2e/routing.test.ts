@@ -212,7 +212,7 @@ test('keys and the environment: keel puts a key in none; an {env} key is in curl
   writeFileSync(wrapper, `#!/bin/sh\nprintf '%s\\n' "$@" > "${bin}/argv.$$"\n/usr/bin/env > "${bin}/env.$$"\nexec /usr/bin/curl "$@"\n`, { mode: 0o755 })
   const settings = { pluginConfigs: { klyth: { options: { routingCurl: wrapper } } } }
   const seen = (prefix: string) => findFiles(bin, '').filter((f) => f.includes(`/${prefix}.`)).map((f) => readFileSync(f, 'utf8')).join('\n')
-  const cases = [
+  const cases: { auth: object; env: Record<string, string>; inEnv: boolean }[] = [
     { auth: { env: 'MOCK_ROUTING_KEY' }, env: { MOCK_ROUTING_KEY: KEY }, inEnv: true },
     { auth: { helper: ['/bin/echo', KEY] }, env: {}, inEnv: false },
   ]

@@ -148,7 +148,7 @@ const errorMessage = (error: unknown): string => asText(asRecord(error)?.message
 
 /**
  * The streaming decoder: fed each SSE event's `data` (`[DONE]` included), it returns the chunks to
- * yield now; `finish()` gives the held-back tool calls and the stop, `fail(text)` ends a broken stream.
+ * yield now; `finish()` gives the held-back tool calls and the stop (undefined: the stream never finished).
  */
 export function createOpenAiDecoder(ctx: StepContext) {
   const step = createStep(ctx)
@@ -197,7 +197,8 @@ export function createOpenAiDecoder(ctx: StepContext) {
       step.toolArgs(key, typeof fn.arguments === 'string' ? fn.arguments : fn.arguments == null ? '' : JSON.stringify(fn.arguments))
     })
     const finish = asText(choice.finish_reason)
-    if (finish) step.stopReason(FINISH_REASONS[finish] ?? 'end_turn')
+    // A whole completion is finished whatever it says; a stream only once a reason or [DONE] came.
+    if (finish || field === 'message') step.stopReason(FINISH_REASONS[finish] ?? 'end_turn')
     return { chunks }
   }
 
@@ -217,14 +218,14 @@ export function createOpenAiDecoder(ctx: StepContext) {
       if (done) return { chunks: [] }
       if (data.trim() === '[DONE]') {
         done = true
+        step.ended()
         return { chunks: [] }
       }
       return parse(data, 'delta')
     },
     /** A whole `chat.completion` JSON: a provider that answers without streaming. */
     pushCompletion: (json: string): Decoded => parse(json, 'message'),
-    finish: (): StepEnd => step.finish(),
-    fail: (text: string): StepEnd => step.fail(text),
+    finish: () => step.finish(),
   }
 }
 
@@ -233,6 +234,6 @@ export function decodeOpenAiCompletion(json: string, ctx: StepContext): StepEnd 
   const decoder = createOpenAiDecoder(ctx)
   const { chunks, failure } = decoder.pushCompletion(json)
   if (failure) return { failure }
-  const end = decoder.finish()
+  const end = decoder.finish()!
   return { chunks: [...chunks, ...end.chunks], result: end.result }
 }
