@@ -5002,6 +5002,7 @@ var JSON_PIECE_BYTES = 64 * 1024;
 var KEY_CACHE_MS = 10 * 6e4;
 var HELPER_TIMEOUT_MS = 1e4;
 var CAPTURE_TIMEOUT_MS = 5e3;
+var GATEWAY_FAILED = 502;
 var CURL_PATH = "/usr/bin/curl";
 var CURL_ARGS = ["-q", "-sS", "-N", "-i", "-K", "-"];
 var CURL_JSON_SINCE = { major: 7, minor: 82 };
@@ -5047,6 +5048,10 @@ var aliasBroken = (pkg, alias, configPath) => `${pkg}: ${alias} has errors in ${
 var untrusted = (pkg, provider, alias) => `${pkg}: provider ${provider} is not approved; run /model ${alias} or /${pkg} route trust ${provider}`;
 var unreadableArguments = (pkg, label, tool) => `${pkg}: ${label} sent unreadable arguments for ${tool}`;
 var UNNAMED_TOOL = "a tool it did not name";
+var CUT_OFF = {
+  max_tokens: (pkg, label) => `${pkg}: ${label}'s response hit its output token maximum and is cut off here (the alias's "maxOutput" in routing.json sets it)`,
+  refusal: (pkg, label) => `${pkg}: ${label}'s content filter stopped the response; it is cut off here`
+};
 var keyFailed = (provider, why) => `the key for ${provider} could not be read: ${why}`;
 var keyCommandFailed = (command, code) => `${command} exited ${code} (run it yourself to see why)`;
 var keyCommandDidNotRun = (command, detail) => `${command} did not run (${detail})`;
@@ -5056,6 +5061,7 @@ var CURL_MISSING = (path) => `curl was not found at ${path} (set the routingCurl
 var NO_RESPONSE = "the provider closed the connection without an answer";
 var curlStopped = (signal) => `curl was stopped by ${signal}`;
 var EMPTY_ANSWER = "an empty answer";
+var unfinishedStream = (provider) => `${provider} ended the stream without finishing the answer (no finish reason, no end marker)`;
 var streamError = (provider, message) => `${provider} sent an error: ${message}`;
 var unreadableStream = (provider, sample) => `${provider} sent a stream that is not JSON (${sample})`;
 var curlFailed = (code, reason, detail) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ""}`;
@@ -5310,6 +5316,8 @@ function failureText2(pkg, route, failure, redact) {
         return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body));
       case "stream-error":
         return stepFailed2(pkg, label, streamError(provider, capped(firstLine2(failure.message), MESSAGE_CAP)));
+      case "unfinished":
+        return stepFailed2(pkg, label, unfinishedStream(provider));
       case "unreadable":
         return stepFailed2(pkg, label, unreadableStream(provider, failure.sample));
       case "curl":
@@ -5419,7 +5427,7 @@ var noticeGap = (answer) => answer === "" ? "" : answer.endsWith("\n\n") ? "" : 
 function createStep(ctx) {
   let answer = "";
   let thought = false;
-  let reason = null;
+  let reason;
   let usage = {};
   const calls = /* @__PURE__ */ new Map();
   const textChunk = (text) => {
@@ -5462,7 +5470,11 @@ function createStep(ctx) {
     stopReason(stop) {
       reason = stop;
     },
+    ended() {
+      reason ??= null;
+    },
     finish() {
+      if (reason === void 0) return void 0;
       const chunks = [];
       const toolUses = [];
       const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1;
@@ -5478,6 +5490,8 @@ function createStep(ctx) {
         toolUses.push({ name: call.name, input });
       }
       const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
+      const cut = CUT_OFF[String(stopReason)];
+      if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)));
       return end(chunks, toolUses, stopReason);
     },
     fail(text) {
@@ -5617,14 +5631,16 @@ function createAnthropicDecoder(ctx) {
           step.usage(usageUpdate(asRecord(event.usage)));
           return { chunks: [] };
         }
+        case "message_stop":
+          step.ended();
+          return { chunks: [] };
         case "error":
           return { chunks: [], failure: { kind: "stream-error", message: asText(asRecord(event.error)?.message) || JSON.stringify(event.error) } };
         default:
           return { chunks: [] };
       }
     },
-    finish: () => step.finish(),
-    fail: (text) => step.fail(text)
+    finish: () => step.finish()
   };
 }
 
@@ -5637,10 +5653,10 @@ function createCaptures() {
     if (at >= 0) waiters.splice(at, 1);
   };
   return {
-    expect(model, agentId) {
+    expect(model, agentId, relay) {
       let waiter;
       const captured = new Promise((resolve, reject) => {
-        waiter = { model, agentId, resolve, reject };
+        waiter = { model, agentId, relay, resolve, reject };
       });
       captured.catch(() => void 0);
       waiters.push(waiter);
@@ -5652,14 +5668,14 @@ function createCaptures() {
         }
       };
     },
-    take(model, headers, body) {
+    take(model, headers) {
       const agent = headerOf(headers, AGENT_HEADER);
       const ofModel = waiters.filter((w) => w.model === model);
       const waiter = ofModel.find((w) => agent === void 0 ? w.agentId === void 0 : w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
-      if (!waiter) return false;
+      if (!waiter) return void 0;
       remove(waiter);
-      waiter.resolve({ body, headers });
-      return true;
+      waiter.resolve();
+      return waiter.relay;
     },
     get waiting() {
       return waiters.length;
@@ -5912,14 +5928,15 @@ function createOpenAiDecoder(ctx) {
   const slots = /* @__PURE__ */ new Map();
   let slotCount = 0;
   let done = false;
-  const slotFor = (index, id) => {
-    const slot = slots.get(index);
-    if (slot && (!id || !slot.id || slot.id === id)) {
+  const slotFor = (index, position, id, name) => {
+    const slot = slots.get(index ?? position);
+    if (slot && (id && slot.id ? slot.id === id : !(index === void 0 && name && slot.named))) {
       slot.id ||= id;
+      slot.named ||= name !== "";
       return slot.key;
     }
-    const fresh = { key: String(slotCount++), id };
-    slots.set(index, fresh);
+    const fresh = { key: String(slotCount++), id, named: name !== "" };
+    slots.set(index ?? position, fresh);
     return fresh.key;
   };
   function apply(chunk, field) {
@@ -5939,12 +5956,13 @@ function createOpenAiDecoder(ctx) {
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {};
       const fn = asRecord(call.function) ?? {};
-      const key = slotFor(asCount(call.index) ?? position, asText(call.id));
-      step.toolStart(key, asText(fn.name));
+      const name = asText(fn.name);
+      const key = slotFor(asCount(call.index), position, asText(call.id), name);
+      step.toolStart(key, name);
       step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
     });
     const finish = asText(choice.finish_reason);
-    if (finish) step.stopReason(FINISH_REASONS[finish] ?? "end_turn");
+    if (finish || field === "message") step.stopReason(FINISH_REASONS[finish] ?? "end_turn");
     return { chunks };
   }
   function parse(data, field) {
@@ -5962,13 +5980,13 @@ function createOpenAiDecoder(ctx) {
       if (done) return { chunks: [] };
       if (data.trim() === "[DONE]") {
         done = true;
+        step.ended();
         return { chunks: [] };
       }
       return parse(data, "delta");
     },
     pushCompletion: (json) => parse(json, "message"),
-    finish: () => step.finish(),
-    fail: (text) => step.fail(text)
+    finish: () => step.finish()
   };
 }
 
@@ -6131,6 +6149,28 @@ function createRouteTable(pkg, configPath) {
   };
 }
 
+// src/features/routing/relay.ts
+function createRelay() {
+  const items = [];
+  let ended2;
+  let wake = () => {
+  };
+  return {
+    push(item) {
+      items.push(item);
+      wake();
+    },
+    end(value) {
+      ended2 ??= { value };
+      wake();
+    },
+    async next() {
+      while (!items.length && !ended2) await new Promise((resolve) => wake = resolve);
+      return items.length ? { done: false, value: items.shift() } : { done: true, value: ended2.value };
+    }
+  };
+}
+
 // src/features/routing/requests.ts
 var MESSAGES_PATH = /^\/v1\/messages(\/count_tokens)?$/;
 function pathOf(url) {
@@ -6278,9 +6318,7 @@ async function* sendRequest(edges, request, opts) {
       await edges.sleep(plan.delayMs);
       continue;
     }
-    const end = decoder.fail(opts.failText(attempt.failure));
-    yield* end.chunks;
-    return { end, failure: attempt.failure, retries };
+    return { failure: attempt.failure, retries };
   }
 }
 async function* attemptOnce(edges, request, opts, decoder, sent) {
@@ -6381,7 +6419,8 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
     if (decoded.failure) return { kind: "failed", failure: decoded.failure };
   }
   if (!isJson(head2) && events === 0) return { kind: "failed", failure: { kind: "unreadable", sample: sampleOf(opening) || EMPTY_ANSWER } };
-  return { kind: "done", end: decoder.finish() };
+  const end = decoder.finish();
+  return end ? { kind: "done", end } : { kind: "failed", failure: { kind: "unfinished" } };
 }
 
 // src/features/routing/index.ts
@@ -6389,6 +6428,7 @@ var OPTIONS = { file: "routingFile", curl: "routingCurl", idleSeconds: "routingI
 var CONFIG_FILE = "routing.json";
 var MESSAGE_TYPE = "text/event-stream";
 var JSON_TYPE = "application/json";
+var CAPTURED_ANSWER = { text: ".", toolCalls: [], stopReason: "end_turn", usage: null };
 var local = (type, text, status2 = 200) => ({ value: { status: status2, ok: status2 >= 200 && status2 < 300, headers: { "content-type": type }, text } });
 function createRoutingFeature() {
   let table;
@@ -6464,11 +6504,8 @@ function createRoutingFeature() {
     });
     return pending;
   }
-  async function ready(port, ctx, route, model2) {
+  async function ready(port, route, model2) {
     if (!await isApproved(port, route.provider)) return { text: untrusted(port.pkg, route.provider.id, model2) };
-    return prepared(port, route);
-  }
-  async function prepared(port, route) {
     const c = await curlOf(port);
     if ("problem" in c) return { text: stepFailed2(port.pkg, route.label, c.problem) };
     const got = await keys.keyFor(route.provider);
@@ -6486,8 +6523,6 @@ function createRoutingFeature() {
     };
   }
   async function* send(port, ctx, next, route, ok, exchange) {
-    const redact = redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]);
-    const failText = (failure) => failureText2(port.pkg, route, failure, redact);
     const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds]);
     const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1e3 : IDLE_TIMEOUT_MS;
     let mode = { kind: "json" };
@@ -6501,7 +6536,7 @@ function createRoutingFeature() {
       mode = { kind: "file", path: bodyFile.path };
     }
     try {
-      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder, failText });
+      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder });
     } finally {
       if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`));
     }
@@ -6515,6 +6550,10 @@ function createRoutingFeature() {
   function noteFailure(text) {
     counts.failures++;
     lastFailure = text;
+  }
+  function refuse(text) {
+    noteFailure(text);
+    return { deny: text };
   }
   async function* failStep(e, text) {
     noteFailure(text);
@@ -6540,53 +6579,26 @@ function createRoutingFeature() {
     const decision = table?.decide(e.model) ?? { kind: "native" };
     if (e.agentId === void 0) showStatus(port, e.model);
     if (decision.kind === "native") return yield* next(e);
-    if (decision.kind === "fail") return yield* failStep(e, decision.text);
-    const { route } = decision;
-    if (!await isApproved(port, route.provider)) return yield* failStep(e, untrusted(port.pkg, route.provider.id, e.model));
-    const wait = captures.expect(e.model, e.agentId);
+    const relay = createRelay();
+    const wait = captures.expect(e.model, e.agentId, relay);
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)));
     const beneath = next(e);
-    const drained = (async () => {
-      for (let r = await beneath.next(); !r.done; r = await beneath.next()) ;
-    })();
-    const leave = (why) => {
-      wait.cancel(why);
-      void beneath.return(void 0).catch(() => void 0);
-    };
-    let captured;
-    let ok;
+    const answered = beneath.next();
     try {
-      ;
-      [ok, captured] = await Promise.all([
-        prepared(port, route),
-        Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))])
-      ]);
+      await Promise.race([wait.captured, answered.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]);
     } catch (err) {
-      leave(err);
-      return yield* failStep(e, stepFailed2(port.pkg, route.label, err instanceof Error ? err.message : String(err)));
+      wait.cancel(err);
+      void beneath.return(void 0).catch(() => void 0);
+      return yield* failStep(e, stepFailed2(port.pkg, label(e.model), err instanceof Error ? err.message : String(err)));
     } finally {
       stopTimer();
     }
-    if ("text" in ok) {
-      leave(new Error(ok.text));
-      return yield* failStep(e, ok.text);
-    }
-    mintId ??= createToolIds((n) => port.randomBytes(n));
-    const exchange = exchangeFor({ pkg: port.pkg, route, url: "", headers: captured.headers, body: captured.body, key: ok.key, mintId });
-    if (!exchange) {
-      leave(new Error(CAPTURE_TIMED_OUT));
-      return yield* failStep(e, stepFailed2(port.pkg, route.label, CAPTURE_TIMED_OUT));
-    }
-    counts.steps++;
-    const draining = drained.catch(() => void 0);
-    let out;
-    try {
-      out = yield* send(port, ctx, next, route, ok, exchange);
-    } finally {
-      await draining;
-    }
-    if (out.failure) noteFailure(out.end.chunks.flatMap((c) => c.kind === "text" ? [c.text.trim()] : []).pop() ?? "");
-    return { turnId: e.turnId, index: e.index, ...out.end.result };
+    let got = await relay.next();
+    for (; !got.done; got = await relay.next()) yield got.value;
+    const result = got.value;
+    let r = await answered;
+    for (; !r.done; r = await beneath.next()) if (!result) yield r.value;
+    return result ? { turnId: e.turnId, index: e.index, ...result } : r.value;
   }
   async function fetch(port, e, next, ctx) {
     if (next.origin?.plugin !== "engine" || !table) return next(e);
@@ -6597,38 +6609,39 @@ function createRoutingFeature() {
     const summary = summaryOf(text);
     if (!summary || !table.owns(summary.model)) return next(e);
     const decision = table.decide(summary.model);
-    if (decision.kind === "fail") return { deny: decision.text };
     if (decision.kind === "native") return next(e);
     const headers = e.init?.headers ?? {};
-    if (path.endsWith("/count_tokens")) return local(JSON_TYPE, countTokensAnswer(text));
-    const answer = { text: ".", toolCalls: [], stopReason: "end_turn", usage: null };
-    const meta = { id: `msg_keel_${port.pkg}`, model: summary.model };
-    if (!isProbe(summary) && !isStructured(summary) && captures.take(summary.model, headers, text)) {
-      return local(summary.stream ? MESSAGE_TYPE : JSON_TYPE, summary.stream ? encodeAnthropicSse(answer, meta) : encodeAnthropicMessage(answer, meta));
+    const counting = path.endsWith("/count_tokens");
+    const relay = counting || isProbe(summary) || isStructured(summary) ? void 0 : captures.take(summary.model, headers);
+    let result;
+    try {
+      if (decision.kind === "fail") return refuse(decision.text);
+      if (counting) return local(JSON_TYPE, countTokensAnswer(text));
+      const meta = { id: `msg_keel_${port.pkg}`, model: summary.model };
+      if (isProbe(summary)) return local(JSON_TYPE, encodeAnthropicMessage(CAPTURED_ANSWER, meta));
+      const { route } = decision;
+      const ok = await ready(port, route, summary.model);
+      if ("text" in ok) return refuse(ok.text);
+      mintId ??= createToolIds((n) => port.randomBytes(n));
+      const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId });
+      if (!exchange) return { deny: fetchDenied(port.pkg) };
+      counts[relay ? "steps" : "requests"]++;
+      const chunks = [];
+      const gen = send(port, ctx, next, route, ok, exchange);
+      let r = await gen.next();
+      for (; !r.done; r = await gen.next()) relay ? relay.push(r.value) : chunks.push(r.value);
+      const out = r.value;
+      if (out.failure) {
+        const line = failureText2(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]));
+        noteFailure(line);
+        return local(JSON_TYPE, JSON.stringify({ type: "error", error: { type: "api_error", message: line } }), out.failure.kind === "status" ? out.failure.status : GATEWAY_FAILED);
+      }
+      result = out.end.result;
+      const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks);
+      return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
+    } finally {
+      relay?.end(result);
     }
-    if (isProbe(summary)) return local(JSON_TYPE, encodeAnthropicMessage(answer, meta));
-    const { route } = decision;
-    const ok = await ready(port, ctx, route, summary.model);
-    if ("text" in ok) {
-      noteFailure(ok.text);
-      return { deny: ok.text };
-    }
-    mintId ??= createToolIds((n) => port.randomBytes(n));
-    const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId });
-    if (!exchange) return { deny: fetchDenied(port.pkg) };
-    counts.requests++;
-    const chunks = [];
-    const gen = send(port, ctx, next, route, ok, exchange);
-    let r = await gen.next();
-    for (; !r.done; r = await gen.next()) chunks.push(r.value);
-    const out = r.value;
-    if (out.failure) {
-      const line = failureText2(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]));
-      noteFailure(line);
-      return local(JSON_TYPE, JSON.stringify({ type: "error", error: { type: "api_error", message: line } }), 502);
-    }
-    const whole = collectAnswer(chunks);
-    return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
   }
   async function model(port, e, next, ctx) {
     if (e.command !== "model" || !table) return next(e);
@@ -7726,7 +7739,7 @@ function formatStatus(pkg, version, rows, problems2) {
 }
 
 // src/runtime/compaction.ts
-function createRelay(facts) {
+function createRelay2(facts) {
   let running;
   let reached;
   return {
@@ -8091,7 +8104,7 @@ function createRuntime(factories, template, raw) {
   const log = (line) => port?.log(line);
   const registry = new Registry(all.filter(isOn), log);
   const facts = createFacts();
-  const relay = createRelay(facts);
+  const relay = createRelay2(facts);
   const actingOn = registry.features.filter((f) => f.sessionActing && (f.actsWith?.(options) ?? true)).map((f) => f.name);
   let yields;
   let owned = [];

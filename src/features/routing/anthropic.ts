@@ -8,7 +8,7 @@ import type { Route } from './config.ts'
 import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, REDIRECT_DROPPED_FIELDS, REDIRECT_KEPT_HEADERS } from './constants.ts'
 import { sampleOf } from './failure.ts'
 import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
-import { createStep, type Decoded, type StepChunk, type StepContext, type StepEnd, type StopReason } from './step.ts'
+import { createStep, type Decoded, type StepChunk, type StepContext, type StopReason } from './step.ts'
 import { identityLine } from './strings.ts'
 import { asCount, asRecord, asText, isThinking, parseAnthropicRequest, textOf, type AnthropicMessage, type Block, type Json } from './wire.ts'
 
@@ -172,14 +172,16 @@ export function createAnthropicDecoder(ctx: StepContext) {
           step.usage(usageUpdate(asRecord(event.usage)))
           return { chunks: [] }
         }
+        case 'message_stop':
+          step.ended()
+          return { chunks: [] }
         case 'error':
           return { chunks: [], failure: { kind: 'stream-error', message: asText(asRecord(event.error)?.message) || JSON.stringify(event.error) } }
         default:
-          // ping, content_block_stop, message_stop, and event types added later
+          // ping, content_block_stop, and event types added later
           return { chunks: [] }
       }
     },
-    finish: (): StepEnd => step.finish(),
-    fail: (text: string): StepEnd => step.fail(text),
+    finish: () => step.finish(),
   }
 }

@@ -18,6 +18,8 @@ export const KEY_CACHE_MS = 10 * 60_000
 export const HELPER_TIMEOUT_MS = 10_000
 /** The engine's own request reaches `http.fetch` in 15–67 ms; none within this means it never will (Bedrock, Vertex, a guard). */
 export const CAPTURE_TIMEOUT_MS = 5_000
+/** The status a routed failure that carries no provider status (curl, a stall, a broken stream) goes back to the engine with: a bad gateway. */
+export const GATEWAY_FAILED = 502
 
 /** The transport, absolute so a project's PATH cannot slip in another curl (§3.3); `-K -` reads the config from stdin. */
 export const CURL_PATH = '/usr/bin/curl'

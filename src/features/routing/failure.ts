@@ -1,13 +1,15 @@
 // Why a routed request failed, as plain data, and the one visible line each failure becomes (§4).
 import { MESSAGE_CAP, SAMPLE_CAP } from './constants.ts'
 import { curlReason } from './curl.ts'
-import { curlFailed, providerAnswered, stalled, stepFailed, streamError, unreadableStream } from './strings.ts'
+import { curlFailed, providerAnswered, stalled, stepFailed, streamError, unfinishedStream, unreadableStream } from './strings.ts'
 
 export type RouteFailure =
   /** A non-2xx answer, with its body. */
   | { readonly kind: 'status'; readonly status: number; readonly body: string }
   /** An error object inside a stream that had begun. */
   | { readonly kind: 'stream-error'; readonly message: string }
+  /** A stream that ended cleanly without a finish reason or its end marker: cut, not finished. */
+  | { readonly kind: 'unfinished' }
   /** A stream event that is not the JSON its format promises. */
   | { readonly kind: 'unreadable'; readonly sample: string }
   /** curl exited non-zero, with its stderr. */
@@ -51,6 +53,8 @@ export function failureText(pkg: string, route: FailureRoute, failure: RouteFail
         return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body))
       case 'stream-error':
         return stepFailed(pkg, label, streamError(provider, capped(firstLine(failure.message), MESSAGE_CAP)))
+      case 'unfinished':
+        return stepFailed(pkg, label, unfinishedStream(provider))
       case 'unreadable':
         return stepFailed(pkg, label, unreadableStream(provider, failure.sample))
       case 'curl':

@@ -148,24 +148,27 @@ const errorMessage = (error: unknown): string => asText(asRecord(error)?.message
 
 /**
  * The streaming decoder: fed each SSE event's `data` (`[DONE]` included), it returns the chunks to
- * yield now; `finish()` gives the held-back tool calls and the stop, `fail(text)` ends a broken stream.
+ * yield now; `finish()` gives the held-back tool calls and the stop (undefined: the stream never finished).
  */
 export function createOpenAiDecoder(ctx: StepContext) {
   const step = createStep(ctx)
   // A call's slot: the provider's index, unless a new id comes at an index already taken (Ollama
-  // numbers every parallel call 0, telling them apart by id alone).
-  const slots = new Map<number, { readonly key: string; id?: string }>()
+  // numbers every parallel call 0, telling them apart by id alone), or, with no index at all, a new
+  // name comes where a call was named already (gateways in front of Gemini send one whole call per
+  // chunk with neither index nor id: the array position is 0 for each).
+  const slots = new Map<number, { readonly key: string; id: string; named: boolean }>()
   let slotCount = 0
   let done = false
 
-  const slotFor = (index: number, id: string): string => {
-    const slot = slots.get(index)
-    if (slot && (!id || !slot.id || slot.id === id)) {
+  const slotFor = (index: number | undefined, position: number, id: string, name: string): string => {
+    const slot = slots.get(index ?? position)
+    if (slot && (id && slot.id ? slot.id === id : !(index === undefined && name && slot.named))) {
       slot.id ||= id
+      slot.named ||= name !== ''
       return slot.key
     }
-    const fresh = { key: String(slotCount++), id }
-    slots.set(index, fresh)
+    const fresh = { key: String(slotCount++), id, named: name !== '' }
+    slots.set(index ?? position, fresh)
     return fresh.key
   }
 
@@ -187,13 +190,15 @@ export function createOpenAiDecoder(ctx: StepContext) {
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {}
       const fn = asRecord(call.function) ?? {}
-      const key = slotFor(asCount(call.index) ?? position, asText(call.id))
-      step.toolStart(key, asText(fn.name))
+      const name = asText(fn.name)
+      const key = slotFor(asCount(call.index), position, asText(call.id), name)
+      step.toolStart(key, name)
       // A few servers send the arguments as an object rather than JSON text.
       step.toolArgs(key, typeof fn.arguments === 'string' ? fn.arguments : fn.arguments == null ? '' : JSON.stringify(fn.arguments))
     })
     const finish = asText(choice.finish_reason)
-    if (finish) step.stopReason(FINISH_REASONS[finish] ?? 'end_turn')
+    // A whole completion is finished whatever it says; a stream only once a reason or [DONE] came.
+    if (finish || field === 'message') step.stopReason(FINISH_REASONS[finish] ?? 'end_turn')
     return { chunks }
   }
 
@@ -213,14 +218,14 @@ export function createOpenAiDecoder(ctx: StepContext) {
       if (done) return { chunks: [] }
       if (data.trim() === '[DONE]') {
         done = true
+        step.ended()
         return { chunks: [] }
       }
       return parse(data, 'delta')
     },
     /** A whole `chat.completion` JSON: a provider that answers without streaming. */
     pushCompletion: (json: string): Decoded => parse(json, 'message'),
-    finish: (): StepEnd => step.finish(),
-    fail: (text: string): StepEnd => step.fail(text),
+    finish: () => step.finish(),
   }
 }
 
@@ -229,6 +234,6 @@ export function decodeOpenAiCompletion(json: string, ctx: StepContext): StepEnd 
   const decoder = createOpenAiDecoder(ctx)
   const { chunks, failure } = decoder.pushCompletion(json)
   if (failure) return { failure }
-  const end = decoder.finish()
+  const end = decoder.finish()!
   return { chunks: [...chunks, ...end.chunks], result: end.result }
 }

@@ -8,7 +8,7 @@
 // JSON does not parse must yield no chunk at all (rule 5), so the check needs the whole text first.
 import type { ModelUsage, TurnStepChunk, TurnStepResult, TurnUsage } from 'claude-code'
 import type { RouteFailure } from './failure.ts'
-import { UNNAMED_TOOL, unreadableArguments } from './strings.ts'
+import { CUT_OFF, UNNAMED_TOOL, unreadableArguments } from './strings.ts'
 
 export type StepChunk = Exclude<TurnStepChunk, { kind: 'engine' }>
 export type StopReason = TurnStepResult['stopReason']
@@ -17,8 +17,8 @@ export type StepResult = Pick<TurnStepResult, 'answer' | 'toolUses' | 'stopReaso
 export type StepEnd = { readonly chunks: StepChunk[]; readonly result: StepResult }
 /** What one stream event gives: the chunks to yield now, and a failure that ends the stream. */
 export type Decoded = { readonly chunks: StepChunk[]; readonly failure?: RouteFailure }
-/** Both formats' decoders, fed each SSE event's `data`. */
-export type StreamDecoder = { push(data: string): Decoded; finish(): StepEnd; fail(text: string): StepEnd }
+/** Both formats' decoders, fed each SSE event's `data`; `finish()` is undefined for a stream that never said it was finished. */
+export type StreamDecoder = { push(data: string): Decoded; finish(): StepEnd | undefined }
 
 export type StepContext = {
   readonly pkg: string
@@ -55,7 +55,8 @@ const noticeGap = (answer: string) => (answer === '' ? '' : answer.endsWith('\n\
 export function createStep(ctx: StepContext) {
   let answer = ''
   let thought = false
-  let reason: StopReason = null
+  /** Undefined until the provider said the answer was finished (a finish reason, or its end marker). */
+  let reason: StopReason | undefined
   let usage: Partial<ModelUsage> = {}
   const calls = new Map<string, Call>()
 
@@ -101,8 +102,17 @@ export function createStep(ctx: StepContext) {
     stopReason(stop: StopReason) {
       reason = stop
     },
-    /** The response is whole: each checked tool call, a notice for each unreadable one, and the stop. */
-    finish(): StepEnd {
+    /** The provider's end marker (`[DONE]`, `message_stop`): finished, whether or not a reason came. */
+    ended() {
+      reason ??= null
+    },
+    /**
+     * The response is whole: each checked tool call, a notice for each unreadable one, a notice for an
+     * answer the provider cut (its output limit, its filter), and the stop; undefined when the stream
+     * ended without saying it was finished, which is a cut, not an answer.
+     */
+    finish(): StepEnd | undefined {
+      if (reason === undefined) return undefined
       const chunks: StepChunk[] = []
       const toolUses: { name: string; input: unknown }[] = []
       const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1
@@ -119,9 +129,11 @@ export function createStep(ctx: StepContext) {
       }
       // Only a call the engine received makes it run tools; a call that failed the check leaves plain text.
       const stopReason: StopReason = toolUses.length ? 'tool_use' : reason === 'tool_use' || reason === null ? 'end_turn' : reason
+      const cut = CUT_OFF[String(stopReason)]
+      if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)))
       return end(chunks, toolUses, stopReason)
     },
-    /** The response broke off: the partial text stands, the failure line follows it, and no held-back tool call runs. */
+    /** A step answered with a line alone (keel's own failure, before any answer): the text so far, the line, and no held-back tool call. */
     fail(text: string): StepEnd {
       return end([notice(text)], [], 'end_turn')
     },

@@ -17,6 +17,11 @@ export const untrusted = (pkg: string, provider: string, alias: string) =>
 export const unreadableArguments = (pkg: string, label: string, tool: string) => `${pkg}: ${label} sent unreadable arguments for ${tool}`
 /** What the bad-arguments text names when the call named no tool. */
 export const UNNAMED_TOOL = 'a tool it did not name'
+/** The line under an answer the provider stopped short, by the engine's stop reason (the engine says its own "exceeded the … output token maximum"). */
+export const CUT_OFF: Readonly<Record<string, (pkg: string, label: string) => string>> = {
+  max_tokens: (pkg, label) => `${pkg}: ${label}'s response hit its output token maximum and is cut off here (the alias's "maxOutput" in routing.json sets it)`,
+  refusal: (pkg, label) => `${pkg}: ${label}'s content filter stopped the response; it is cut off here`,
+}
 
 // ---- The reasons inside `stepFailed` ----
 export const keyFailed = (provider: string, why: string) => `the key for ${provider} could not be read: ${why}`
@@ -29,7 +34,7 @@ export const CURL_MISSING = (path: string) => `curl was not found at ${path} (se
 export const NO_RESPONSE = 'the provider closed the connection without an answer'
 export const curlStopped = (signal: string) => `curl was stopped by ${signal}`
 export const EMPTY_ANSWER = 'an empty answer'
-export const CUT_MID_WAY = 'the answer was cut off mid-way'
+export const unfinishedStream = (provider: string) => `${provider} ended the stream without finishing the answer (no finish reason, no end marker)`
 export const streamError = (provider: string, message: string) => `${provider} sent an error: ${message}`
 export const unreadableStream = (provider: string, sample: string) => `${provider} sent a stream that is not JSON (${sample})`
 export const curlFailed = (code: number, reason: string, detail: string) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ''}`
