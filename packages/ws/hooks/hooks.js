@@ -5009,6 +5009,7 @@ var CURL_JSON_SINCE = { major: 7, minor: 82 };
 var PRINTENV_PATH = "/usr/bin/printenv";
 var MIN_SECRET_LENGTH = 8;
 var REDACTED = "[redacted]";
+var REPLAY_KEY_PREFIX = "route:replay:";
 var TRUST_KEY_PREFIX = "route:trust:";
 var TOOL_ID_PREFIX = "toolu_keel_";
 var TOOL_ID_RANDOM_BYTES = 8;
@@ -5038,6 +5039,7 @@ var ANTHROPIC_VERSION = "2023-06-01";
 var REDIRECT_KEPT_HEADERS = ["anthropic-version", "content-type", "accept"];
 var REDIRECT_DROPPED_FIELDS = ["metadata", "context_management"];
 var STRUCTURED_OUTPUT_NAME = "answer";
+var SKIP_SIGNATURE = { extra_content: { google: { thought_signature: "skip_thought_signature_validator" } } };
 
 // src/features/routing/strings.ts
 var providerAnswered = (pkg, label, provider, status2, message) => `${pkg}: ${label} failed: ${provider} answered ${status2}${message ? ` ${message}` : ""}`;
@@ -5047,6 +5049,7 @@ var aliasNotConfigured = (pkg, alias, configPath) => `${pkg}: ${alias} is not co
 var aliasBroken = (pkg, alias, configPath) => `${pkg}: ${alias} has errors in ${configPath} (/${pkg} route status names them); use /model to pick another`;
 var untrusted = (pkg, provider, alias) => `${pkg}: provider ${provider} is not approved; run /model ${alias} or /${pkg} route trust ${provider}`;
 var unreadableArguments = (pkg, label, tool) => `${pkg}: ${label} sent unreadable arguments for ${tool}`;
+var textToolCall = (pkg, label, tool) => `${pkg}: ${label} wrote a call of ${tool} as text instead of calling it, so it did not run (its model or server may not support tool calls)`;
 var UNNAMED_TOOL = "a tool it did not name";
 var CUT_OFF = {
   max_tokens: (pkg, label) => `${pkg}: ${label}'s response hit its output token maximum and is cut off here (the alias's "maxOutput" in routing.json sets it)`,
@@ -5062,6 +5065,7 @@ var NO_RESPONSE = "the provider closed the connection without an answer";
 var curlStopped = (signal) => `curl was stopped by ${signal}`;
 var EMPTY_ANSWER = "an empty answer";
 var unfinishedStream = (provider) => `${provider} ended the stream without finishing the answer (no finish reason, no end marker)`;
+var modelTried = (message, tried) => `${message} (the model wrote: ${tried})`;
 var streamError = (provider, message) => `${provider} sent an error: ${message}`;
 var unreadableStream = (provider, sample) => `${provider} sent a stream that is not JSON (${sample})`;
 var curlFailed = (code, reason, detail) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ""}`;
@@ -5099,7 +5103,8 @@ var CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"providers": {\u20
 var jsonAt = (message, line, column) => `${message} (line ${line}, column ${column})`;
 var configError = (path, message) => `${path}: ${message}`;
 var UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers" and "models"';
-var API_VALUES = 'must be "openai-chat" or "anthropic-messages"';
+var API_VALUES = 'must be "openai-chat", "openai-responses" or "anthropic-messages"';
+var PRESET_VALUES = (names) => `must be one of ${names.join(", ")}`;
 var BASE_URL_FORM = "must be an http:// or https:// URL";
 var BASE_URL_EXTRAS = 'must have no user, password, query or fragment (a key goes in "auth")';
 var AUTH_FORMS = 'must be "none", {"helper": ["command", "arg", \u2026]}, {"env": "NAME"} or {"file": "path"}';
@@ -5170,6 +5175,43 @@ function requestHeaders(provider, own, key) {
   if (key !== void 0) put(...authHeader(provider.api, key));
   for (const [name, value] of Object.entries(provider.headers)) put(name, value);
   return Object.fromEntries(merged.values());
+}
+
+// src/features/routing/replay.ts
+var NO_REPLAY = () => void 0;
+var REPLAY_STEPS = 200;
+var REPLAY_BYTES = 2 * 1024 * 1024;
+function createReplays(edges) {
+  let session;
+  let entries = [];
+  let loading;
+  function ready(id) {
+    if (session !== id) {
+      session = id;
+      entries = [];
+      loading = edges.load(id).then(
+        (stored) => {
+          if (session === id && Array.isArray(stored)) entries = [...stored, ...entries];
+        },
+        () => void 0
+      );
+    }
+    return loading;
+  }
+  return {
+    async lookup(id, origin) {
+      await ready(id);
+      const mine = entries.filter(([, replay]) => replay.origin === origin);
+      return (ids) => mine.find(([kept]) => ids.some((call) => kept.includes(call)))?.[1];
+    },
+    async keep(id, ids, replay) {
+      await ready(id);
+      entries.push([ids, replay]);
+      entries = entries.slice(-REPLAY_STEPS);
+      while (entries.length > 1 && JSON.stringify(entries).length > REPLAY_BYTES) entries.shift();
+      await edges.save(id, entries);
+    }
+  };
 }
 
 // src/features/routing/curl.ts
@@ -5289,48 +5331,6 @@ function curlReason(code) {
   return CURL_EXIT_REASONS[code] ?? curlExitUnknown(code);
 }
 
-// src/features/routing/failure.ts
-var firstLine2 = (text) => (text.split(/\r?\n/).find((line) => line.trim()) ?? "").trim();
-var capped = (text, cap) => text.length > cap ? `${text.slice(0, cap)}\u2026` : text;
-function errorMessageOf(body) {
-  let message = body;
-  try {
-    const parsed = JSON.parse(body);
-    if (typeof parsed === "object" && parsed !== null) {
-      const { error, message: top } = parsed;
-      const inner = typeof error === "object" && error !== null ? error.message : error;
-      message = typeof inner === "string" ? inner : typeof top === "string" ? top : body;
-    }
-  } catch {
-    message = /<title>([^<]*)<\/title>/i.exec(body)?.[1] ?? body;
-  }
-  return capped(firstLine2(message), MESSAGE_CAP);
-}
-var sampleOf = (data) => capped(data.trim(), SAMPLE_CAP);
-function failureText2(pkg, route, failure, redact) {
-  const { label } = route;
-  const provider = route.provider.id;
-  const text = (() => {
-    switch (failure.kind) {
-      case "status":
-        return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body));
-      case "stream-error":
-        return stepFailed2(pkg, label, streamError(provider, capped(firstLine2(failure.message), MESSAGE_CAP)));
-      case "unfinished":
-        return stepFailed2(pkg, label, unfinishedStream(provider));
-      case "unreadable":
-        return stepFailed2(pkg, label, unreadableStream(provider, failure.sample));
-      case "curl":
-        return stepFailed2(pkg, label, curlFailed(failure.code, curlReason(failure.code), firstLine2(failure.stderr)));
-      case "stall":
-        return stalled(pkg, label, failure.idleMs);
-      case "other":
-        return stepFailed2(pkg, label, failure.reason);
-    }
-  })();
-  return redact(text);
-}
-
 // src/lib/shape.ts
 var UNKNOWN_KEY = "unknown key";
 var MISSING = "missing";
@@ -5362,6 +5362,50 @@ var fits = (value, shape) => problemsOf(value, shape).length === 0;
 var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
 var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
 var isString = (value) => typeof value === "string";
+
+// src/features/routing/failure.ts
+var firstLine2 = (text) => (text.split(/\r?\n/).find((line) => line.trim()) ?? "").trim();
+var capped = (text, cap) => text.length > cap ? `${text.slice(0, cap)}\u2026` : text;
+function messageIn(value) {
+  if (isString(value)) return value;
+  if (Array.isArray(value)) return messageIn(value[0]);
+  if (!isRecord(value)) return void 0;
+  const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join(".")}: ${value.msg}` : void 0);
+  return isString(value.failed_generation) ? modelTried(text ?? "", value.failed_generation.replace(/\s+/g, " ").trim()) : text;
+}
+function errorMessageOf(body) {
+  let message;
+  try {
+    message = messageIn(JSON.parse(body)) ?? body;
+  } catch {
+    message = /<title>([^<]*)<\/title>/i.exec(body)?.[1] ?? body;
+  }
+  return capped(firstLine2(message), MESSAGE_CAP);
+}
+var sampleOf = (data) => capped(data.trim(), SAMPLE_CAP);
+function failureText2(pkg, route, failure, redact) {
+  const { label } = route;
+  const provider = route.provider.id;
+  const text = (() => {
+    switch (failure.kind) {
+      case "status":
+        return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body));
+      case "stream-error":
+        return stepFailed2(pkg, label, streamError(provider, capped(firstLine2(failure.message), MESSAGE_CAP)));
+      case "unfinished":
+        return stepFailed2(pkg, label, unfinishedStream(provider));
+      case "unreadable":
+        return stepFailed2(pkg, label, unreadableStream(provider, failure.sample));
+      case "curl":
+        return stepFailed2(pkg, label, curlFailed(failure.code, curlReason(failure.code), firstLine2(failure.stderr)));
+      case "stall":
+        return stalled(pkg, label, failure.idleMs);
+      case "other":
+        return stepFailed2(pkg, label, failure.reason);
+    }
+  })();
+  return redact(text);
+}
 
 // src/features/routing/wire.ts
 var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
@@ -5423,6 +5467,11 @@ function parseObject(json) {
     return void 0;
   }
 }
+function printedCall(answer) {
+  const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, "$2").trim();
+  const call = body.startsWith("{") ? parseObject(body) : void 0;
+  return call && typeof call.name === "string" && isRecord(call.arguments ?? call.parameters) ? call.name : void 0;
+}
 var noticeGap = (answer) => answer === "" ? "" : answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
 function createStep(ctx) {
   let answer = "";
@@ -5430,6 +5479,8 @@ function createStep(ctx) {
   let reason;
   let usage = {};
   const calls = /* @__PURE__ */ new Map();
+  let keptFields;
+  let keptItems;
   const textChunk = (text) => {
     answer += text;
     return { kind: "text", index: TEXT_INDEX, text };
@@ -5464,6 +5515,14 @@ function createStep(ctx) {
     toolArgs(key, piece) {
       if (piece) callAt(key).args.push(piece);
     },
+    keep(fields, items) {
+      if (fields && Object.keys(fields).length) keptFields = { ...keptFields, ...fields };
+      if (items?.length) keptItems = [...keptItems ?? [], ...items];
+    },
+    keepCall(key, fields) {
+      const call = callAt(key);
+      call.kept = { ...call.kept, ...fields };
+    },
     usage(update) {
       usage = { ...usage, ...update };
     },
@@ -5477,22 +5536,31 @@ function createStep(ctx) {
       if (reason === void 0) return void 0;
       const chunks = [];
       const toolUses = [];
+      const keptCalls = {};
       const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1;
       for (const call of calls.values()) {
         const json = call.args.join("").trim() || "{}";
         const input = parseObject(json);
-        if (!call.name || !input) {
-          chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, call.name ?? UNNAMED_TOOL)));
+        const name = call.name && (ctx.toolName?.(call.name) ?? call.name);
+        if (!name || !input) {
+          chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, name || UNNAMED_TOOL)));
           continue;
         }
         const index = base + toolUses.length;
-        chunks.push({ kind: "tool", index, id: ctx.mintId(), name: call.name }, { kind: "input", index, json });
-        toolUses.push({ name: call.name, input });
+        const id = ctx.mintId();
+        if (call.kept) keptCalls[id] = call.kept;
+        chunks.push({ kind: "tool", index, id, name }, { kind: "input", index, json });
+        toolUses.push({ name, input });
       }
+      const printed = toolUses.length ? void 0 : printedCall(answer);
+      if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)));
       const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
       const cut = CUT_OFF[String(stopReason)];
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)));
-      return end(chunks, toolUses, stopReason);
+      const ids = chunks.flatMap((c) => c.kind === "tool" ? [c.id] : []);
+      const hasCalls = Object.keys(keptCalls).length > 0;
+      const kept = ids.length && (keptFields || keptItems || hasCalls) ? { ids, ...keptFields && { fields: keptFields }, ...hasCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } } : void 0;
+      return { ...end(chunks, toolUses, stopReason), ...kept ? { kept } : {} };
     },
     fail(text) {
       return end([notice(text)], [], "end_turn");
@@ -5501,7 +5569,7 @@ function createStep(ctx) {
 }
 
 // src/features/routing/anthropic.ts
-function redirectRequest(request, route, key, pkg) {
+function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const body = parseAnthropicRequest(request.body);
   if (!body) return void 0;
   const identity = identityLine(route.label, route.model, pkg);
@@ -5516,7 +5584,8 @@ function redirectRequest(request, route, key, pkg) {
   const messages = conversation.flatMap((m) => {
     if (m.role !== "assistant") return [{ ...m, content: typeof m.content === "string" ? rename(m.content) : m.content.map(renameBlock) }];
     if (typeof m.content === "string") return [m];
-    const content = m.content.filter((b) => !isThinking(b));
+    const own = replay(m.content.flatMap((b) => b.type === "tool_use" ? [String(b.id)] : []))?.items ?? [];
+    const content = [...own, ...m.content.filter((b) => !isThinking(b))];
     return content.length ? [{ ...m, content }] : [];
   });
   const system = [...providerSystemBlocks(body.system), ...systemMessages].map(renameBlock);
@@ -5598,6 +5667,11 @@ function usageUpdate(usage) {
 }
 function createAnthropicDecoder(ctx) {
   const step = createStep(ctx);
+  const thinking = /* @__PURE__ */ new Map();
+  const thought = (key, text, signature) => {
+    const block = thinking.get(key) ?? { type: "thinking", thinking: "", signature: "" };
+    thinking.set(key, { ...block, thinking: block.thinking + text, signature: block.signature + signature });
+  };
   return {
     push(data) {
       let event;
@@ -5614,6 +5688,7 @@ function createAnthropicDecoder(ctx) {
           return { chunks: [] };
         case "content_block_start": {
           const block = asRecord(event.content_block) ?? {};
+          if (block.type === "thinking") thought(key, asText(block.thinking), asText(block.signature));
           if (block.type !== "tool_use") return { chunks: [...step.text(asText(block.text)), ...step.thinking(asText(block.thinking))] };
           step.toolStart(key, asText(block.name));
           const input = asRecord(block.input);
@@ -5623,6 +5698,7 @@ function createAnthropicDecoder(ctx) {
         case "content_block_delta": {
           const delta = asRecord(event.delta) ?? {};
           if (delta.type === "input_json_delta") step.toolArgs(key, asText(delta.partial_json));
+          if (delta.type === "thinking_delta" || delta.type === "signature_delta") thought(key, asText(delta.thinking), asText(delta.signature));
           return { chunks: [...step.text(asText(delta.type === "text_delta" ? delta.text : "")), ...step.thinking(asText(delta.thinking))] };
         }
         case "message_delta": {
@@ -5635,12 +5711,15 @@ function createAnthropicDecoder(ctx) {
           step.ended();
           return { chunks: [] };
         case "error":
-          return { chunks: [], failure: { kind: "stream-error", message: asText(asRecord(event.error)?.message) || JSON.stringify(event.error) } };
+          return { chunks: [], failure: { kind: "stream-error", message: messageIn(event.error) || JSON.stringify(event.error) } };
         default:
           return { chunks: [] };
       }
     },
-    finish: () => step.finish()
+    finish() {
+      step.keep(void 0, [...thinking.values()].filter((b) => b.signature));
+      return step.finish();
+    }
   };
 }
 
@@ -5687,7 +5766,88 @@ function headerOf(headers, name) {
   return void 0;
 }
 
+// src/features/routing/dialect.ts
+var LOCAL = ["localContext"];
+var PRESETS = {
+  openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
+  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1", behaviours: [] },
+  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1", behaviours: [] },
+  deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
+  gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
+  mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
+  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1", behaviours: [] },
+  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1", behaviours: [] },
+  xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
+  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: LOCAL },
+  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: LOCAL },
+  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: LOCAL },
+  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic", behaviours: [] },
+  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic", behaviours: [] },
+  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic", behaviours: [] },
+  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic", behaviours: [] },
+  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic", behaviours: [] }
+};
+var MODEL_BEHAVIOURS = [
+  [/gemini/i, ["schemaSubset"]],
+  [/(^|\/)(mistral|magistral|devstral|codestral|ministral|pixtral)/i, ["shortToolIds", "toolTextFolded"]]
+];
+var placeOf = (url) => {
+  const { hostname, port } = new URL(url);
+  return /^(localhost|127\.|\[::1\])/.test(hostname) ? `local:${port}` : hostname;
+};
+function familyOf(provider) {
+  if (provider.preset) return provider.preset;
+  const place = placeOf(provider.baseUrl);
+  return Object.keys(PRESETS).find((name) => placeOf(PRESETS[name].baseUrl) === place && PRESETS[name].api !== "openai-responses");
+}
+function dialectOf(provider, model) {
+  const preset = PRESETS[familyOf(provider) ?? ""];
+  const behaviours = /* @__PURE__ */ new Set([...preset?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
+  return preset?.effort ? { behaviours, effort: preset.effort } : { behaviours };
+}
+var SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+var ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+function shortHash(text, length) {
+  let out = "";
+  for (let round = 0; out.length < length; round++) {
+    let h2 = (2166136261 ^ round) >>> 0;
+    for (let i = 0; i < text.length; i++) h2 = Math.imul(h2 ^ text.charCodeAt(i), 16777619) >>> 0;
+    for (let k = 0; k < 5 && out.length < length; k++, h2 = Math.floor(h2 / 62)) out += ALNUM[h2 % 62];
+  }
+  return out;
+}
+function sentToolName(name) {
+  if (SAFE_NAME.test(name)) return name;
+  const safe = name.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^(?=[^A-Za-z_])/, "_");
+  return safe.length <= 64 ? safe : `${safe.slice(0, 55)}_${shortHash(name, 8)}`;
+}
+var shortToolId = (id) => shortHash(id, 9);
+var NEVER_SENT = ["$schema"];
+var GEMINI_REFUSES = ["additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "propertyNames", "$comment", "$defs", "$ref", "examples", "title", "default"];
+function sentSchema(schema, subset) {
+  if (Array.isArray(schema)) return schema.map((item) => sentSchema(item, subset));
+  if (!isRecord(schema)) return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (NEVER_SENT.includes(key) || subset && GEMINI_REFUSES.includes(key)) continue;
+    out[key] = key === "properties" && isRecord(value) ? Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, sentSchema(inner, subset)])) : sentSchema(value, subset);
+  }
+  if (!subset) return out;
+  if ("const" in out) {
+    out.enum = [out.const];
+    delete out.const;
+  }
+  if (Array.isArray(out.type)) {
+    const types = out.type.filter((t) => t !== "null");
+    if (types.length < out.type.length) out.nullable = true;
+    out.type = types[0] ?? "string";
+  }
+  if (out.type === "array" && out.items === void 0) out.items = {};
+  return out;
+}
+
 // src/features/routing/config.ts
+var APIS = ["openai-chat", "openai-responses", "anthropic-messages"];
 var CONTROL2 = /[\u0000-\u001f\u007f]/;
 var Text = is((s) => isString(s) && s !== "" && !CONTROL2.test(s), NON_EMPTY_TEXT);
 var Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS);
@@ -5712,12 +5872,15 @@ function authShape(auth) {
   return auth === "none" ? void 0 : only ? { [fields[0]]: only } : AUTH_FORMS;
 }
 var header2 = (value, name) => !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL2.test(value) ? void 0 : HEADER_VALUE;
-var PROVIDER_SHAPE = {
-  api: is((a) => a === "openai-chat" || a === "anthropic-messages", API_VALUES),
+var PROVIDER_FIELDS = {
+  "preset?": is((p) => isString(p) && Object.hasOwn(PRESETS, p), PRESET_VALUES(Object.keys(PRESETS))),
+  api: is((a) => APIS.includes(a), API_VALUES),
   baseUrl: BaseUrl,
   auth: authShape,
   "headers?": { "*": header2 }
 };
+var { api: API_FIELD, baseUrl: BASE_URL_FIELD, ...OTHER_PROVIDER_FIELDS } = PROVIDER_FIELDS;
+var providerShape = (entry2) => isRecord(entry2) && isString(entry2.preset) && Object.hasOwn(PRESETS, entry2.preset) ? { ...OTHER_PROVIDER_FIELDS, "api?": API_FIELD, "baseUrl?": BASE_URL_FIELD } : PROVIDER_FIELDS;
 var EFFORT_SHAPE = { "low?": Text, "medium?": Text, "high?": Text, "xhigh?": Text, "max?": Text };
 var MODEL_SHAPE = {
   provider: Text,
@@ -5764,16 +5927,17 @@ function readConfig(text) {
   const brokenProviders = /* @__PURE__ */ new Set();
   for (const [id, entry2] of Object.entries(section("providers"))) {
     const path = `providers.${id}`;
-    const problems2 = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...problemsOf(entry2, PROVIDER_SHAPE, path)];
+    const problems2 = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...problemsOf(entry2, providerShape, path)];
     if (problems2.length) {
       errors.push(...problems2);
       brokenProviders.add(id);
       continue;
     }
-    const { api, baseUrl, auth, headers } = entry2;
+    const given = entry2;
+    const { api, baseUrl, auth, headers, preset } = { ...given.preset ? PRESETS[given.preset] : {}, ...given };
     const url = new URL(baseUrl);
     if (url.protocol === "http:" && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP));
-    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {} };
+    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {}, ...preset ? { preset } : {} };
   }
   const models = {};
   const claimed = [];
@@ -5853,11 +6017,13 @@ function toolResultText(block) {
   const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf2(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
   return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
 }
-function userMessages(message, route, rename) {
+var callId = (id, out) => out.behaviours.has("shortToolIds") ? shortToolId(String(id)) : String(id);
+function userMessages(message, out, rename) {
+  const { route } = out;
   const tools = [];
   const parts = [];
   for (const block of blocksOf(message.content)) {
-    if (block.type === "tool_result") tools.push({ role: "tool", tool_call_id: String(block.tool_use_id), content: toolResultText(block) });
+    if (block.type === "tool_result") tools.push({ role: "tool", tool_call_id: callId(block.tool_use_id, out), content: toolResultText(block) });
     else if (block.type === "text") parts.push({ type: "text", text: rename(textOf2(block)) });
     else if (block.type === "image") {
       const url = route.vision ? imageUrl(block) : void 0;
@@ -5866,19 +6032,33 @@ function userMessages(message, route, rename) {
   }
   const kept = parts.filter((p) => p.type !== "text" || p.text);
   if (!kept.length) return tools;
-  const texts = kept.flatMap((p) => p.type === "text" ? [p.text] : []);
-  const content = texts.length === kept.length ? joinText(texts) : kept;
+  const texts = kept.flatMap((p) => p.type === "text" ? [p.text] : [blockOmitted("image")]);
+  const last = tools.at(-1);
+  if (last && out.behaviours.has("toolTextFolded")) {
+    last.content = joinText([last.content, ...texts]);
+    return tools;
+  }
+  const content = kept.every((p) => p.type === "text") ? joinText(texts) : kept;
   return [...tools, { role: "user", content }];
 }
-function assistantMessages(message) {
+function assistantMessages(message, out) {
   const blocks = blocksOf(message.content);
   const text = joinText(blocks.filter((b) => b.type === "text").map(textOf2));
-  const calls = blocks.filter((b) => b.type === "tool_use").map((b) => ({ id: String(b.id), type: "function", function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }));
+  const uses = blocks.filter((b) => b.type === "tool_use");
+  const replay = out.replay(uses.map((b) => String(b.id)));
+  const calls = uses.map((b, i) => ({
+    id: callId(b.id, out),
+    type: "function",
+    function: { name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) },
+    ...i === 0 && out.behaviours.has("skipSignature") ? SKIP_SIGNATURE : {},
+    ...replay?.calls?.[String(b.id)]
+  }));
   if (!text && !calls.length) return [];
-  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {} }];
+  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") ? { reasoning_content: "" } : {}, ...replay?.fields }];
 }
-function toOpenAiRequest(body, route, pkg) {
-  const identity = identityLine(route.label, route.model, pkg);
+function toOpenAiRequest(body, out) {
+  const { route, behaviours } = out;
+  const identity = identityLine(route.label, route.model, out.pkg);
   let named = false;
   const rename = (text) => {
     const renamed = renameModel(text, identity);
@@ -5886,23 +6066,29 @@ function toOpenAiRequest(body, route, pkg) {
     return renamed.text;
   };
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
-  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m) : userMessages(m, route, rename));
+  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, rename));
   const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
   const system = named ? systemText : joinText([identity, systemText]);
-  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => ({ type: "function", function: { name: t.name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: t.input_schema } }));
+  const names = /* @__PURE__ */ new Map();
+  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
+    const name = sentToolName(t.name);
+    names.set(name, t.name);
+    return { type: "function", function: { name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) } };
+  });
   const level = body.output_config?.effort;
-  const effort = typeof level === "string" ? route.effort?.[level] : void 0;
+  const effort = typeof level === "string" ? (route.effort ?? out.effort)?.[level] : void 0;
   const maxTokens = route.maxOutput === void 0 ? void 0 : Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput);
-  return {
+  const request = {
     model: route.model,
     messages: [{ role: "system", content: system }, ...messages],
     ...tools.length ? { tools } : {},
-    ...maxTokens !== void 0 ? { max_tokens: maxTokens } : {},
+    ...maxTokens !== void 0 ? { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens } : {},
     ...effort !== void 0 ? { reasoning_effort: effort } : {},
     ...body.output_config?.format?.type === "json_schema" && body.output_config.format.schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema: body.output_config.format.schema } } } : {},
     stream: true,
-    stream_options: { include_usage: true }
+    ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
   };
+  return { request, toolName: (sent) => names.get(sent) ?? sent };
 }
 function openAiTarget(provider, key) {
   return {
@@ -5917,14 +6103,30 @@ var FINISH_REASONS = {
   length: "max_tokens",
   content_filter: "refusal"
 };
-function usageOf(usage) {
+function usageOf(usage, reasoningApart) {
   const prompt = asCount(usage.prompt_tokens) ?? 0;
   const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
-  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: asCount(usage.completion_tokens) ?? 0 };
+  const reasoning = reasoningApart ? asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0 : 0;
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: (asCount(usage.completion_tokens) ?? 0) + reasoning };
 }
-var errorMessage = (error) => asText(asRecord(error)?.message) || (typeof error === "string" ? error : JSON.stringify(error));
-function createOpenAiDecoder(ctx) {
+function mergeDetails(details, more) {
+  for (const raw of Array.isArray(more) ? more : []) {
+    const detail = asRecord(raw);
+    if (!detail) continue;
+    const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
+    if (!same) details.push({ ...detail });
+    else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
+  }
+}
+var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : (Array.isArray(content) ? content : []).map((part) => {
+  const p = asRecord(part);
+  return p?.type !== kind ? "" : kind === "text" ? asText(p.text) : partsOf(p.thinking, "text");
+}).join("");
+var errorMessage = (error) => messageIn(error) || JSON.stringify(error);
+function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
   const step = createStep(ctx);
+  let reasoningContent = "";
+  const details = [];
   const slots = /* @__PURE__ */ new Map();
   let slotCount = 0;
   let done = false;
@@ -5941,15 +6143,18 @@ function createOpenAiDecoder(ctx) {
   };
   function apply(chunk, field) {
     if (chunk.error !== void 0 && chunk.error !== null) return { chunks: [], failure: { kind: "stream-error", message: errorMessage(chunk.error) } };
+    if (chunk.object === "error") return { chunks: [], failure: { kind: "stream-error", message: errorMessage(chunk) } };
     const usage = asRecord(chunk.usage);
-    if (usage) step.usage(usageOf(usage));
+    if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
     const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
     const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
     if (!choice) return { chunks: [] };
     const delta = asRecord(choice[field]) ?? {};
+    reasoningContent += asText(delta.reasoning_content);
+    mergeDetails(details, delta.reasoning_details);
     const chunks = [
-      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning)),
-      ...step.text(asText(delta.content)),
+      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning) || partsOf(delta.content, "thinking")),
+      ...step.text(partsOf(delta.content, "text")),
       ...step.text(asText(delta.refusal))
     ];
     const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
@@ -5959,6 +6164,7 @@ function createOpenAiDecoder(ctx) {
       const name = asText(fn.name);
       const key = slotFor(asCount(call.index), position, asText(call.id), name);
       step.toolStart(key, name);
+      if (call.extra_content !== void 0) step.keepCall(key, { extra_content: call.extra_content });
       step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
     });
     const finish = asText(choice.finish_reason);
@@ -5986,7 +6192,10 @@ function createOpenAiDecoder(ctx) {
       return parse(data, "delta");
     },
     pushCompletion: (json) => parse(json, "message"),
-    finish: () => step.finish()
+    finish() {
+      step.keep({ ...reasoningContent ? { reasoning_content: reasoningContent } : {}, ...details.length ? { reasoning_details: details } : {} });
+      return step.finish();
+    }
   };
 }
 
@@ -5996,16 +6205,19 @@ function exchangeFor(input) {
   if (!body) return void 0;
   const ctx = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
   const engineStreams = body.stream === true;
-  if (input.route.provider.api === "openai-chat") {
-    const target = openAiTarget(input.route.provider, input.key);
+  const { route } = input;
+  if (route.provider.api === "openai-chat") {
+    const target = openAiTarget(route.provider, input.key);
+    const dialect = dialectOf(route.provider, route.model);
+    const { request, toolName } = toOpenAiRequest(body, { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect });
     return {
-      request: { url: target.url, headers: target.headers, body: JSON.stringify(toOpenAiRequest(body, input.route, input.pkg)) },
-      makeDecoder: () => createOpenAiDecoder(ctx),
+      request: { url: target.url, headers: target.headers, body: JSON.stringify(request) },
+      makeDecoder: () => createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours),
       engineStreams,
       body
     };
   }
-  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, input.route, input.key, input.pkg);
+  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, input.key, input.pkg, input.replay);
   if (!redirected) return void 0;
   const streamed = { ...JSON.parse(redirected.body), stream: true };
   return {
@@ -6438,6 +6650,7 @@ function createRoutingFeature() {
   let curl;
   let curlFailed2;
   const captures = createCaptures();
+  let replays;
   const approved = /* @__PURE__ */ new Set();
   let mintId;
   const counts = { steps: 0, requests: 0, failures: 0 };
@@ -6623,7 +6836,9 @@ function createRoutingFeature() {
       const ok = await ready(port, route, summary.model);
       if ("text" in ok) return refuse(ok.text);
       mintId ??= createToolIds((n) => port.randomBytes(n));
-      const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId });
+      const session = await ctx.facts.sessionId();
+      const origin = `${route.provider.id} ${route.model}`;
+      const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId, replay: await replays.lookup(session, origin) });
       if (!exchange) return { deny: fetchDenied(port.pkg) };
       counts[relay ? "steps" : "requests"]++;
       const chunks = [];
@@ -6637,6 +6852,8 @@ function createRoutingFeature() {
         return local(JSON_TYPE, JSON.stringify({ type: "error", error: { type: "api_error", message: line } }), out.failure.kind === "status" ? out.failure.status : GATEWAY_FAILED);
       }
       result = out.end.result;
+      const kept = out.end.kept;
+      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch((err) => ctx.log(`what ${route.label} sends back was not stored: ${String(err)}`));
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks);
       return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
     } finally {
@@ -6723,6 +6940,7 @@ function createRoutingFeature() {
     commands: ["model"],
     hooks: {
       "session.start": async (port, e, next, ctx) => {
+        replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) });
         keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error("no such file"))), now: () => port.now() });
         await load(port, ctx);
         if (table.aliases().length) {

@@ -34,6 +34,8 @@ export const MIN_SECRET_LENGTH = 8
 /** What a secret reads as in any text keel shows. */
 export const REDACTED = '[redacted]'
 
+/** The `$.store` key of a session's replay records (replay.ts), by its id. */
+export const REPLAY_KEY_PREFIX = 'route:replay:'
 /** The `$.store` key prefix of a provider's approval (§3.5). */
 export const TRUST_KEY_PREFIX = 'route:trust:'
 /** Minted tool-use ids: valid Anthropic ids, so the conversation survives a switch back to Claude. */
@@ -98,3 +100,6 @@ export const REDIRECT_DROPPED_FIELDS: readonly string[] = ['metadata', 'context_
 
 /** The name OpenAI's `response_format.json_schema` requires; the engine's format carries none. */
 export const STRUCTURED_OUTPUT_NAME = 'answer'
+
+/** Gemini's documented stand-in for the thought signature of a call its model did not make (RULES.md G2). */
+export const SKIP_SIGNATURE = { extra_content: { google: { thought_signature: 'skip_thought_signature_validator' } } }

@@ -18,7 +18,7 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS } from './constants.ts'
+import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -29,6 +29,7 @@ import type { RoutingPort as Port } from './bind.ts'
 import { redactorFor, secretsOf } from './redact.ts'
 import { createRouteTable, type RouteTable } from './routes.ts'
 import { createRelay, type StepRelay } from './relay.ts'
+import { createReplays, type Replays } from './replay.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
@@ -66,6 +67,7 @@ export function createRoutingFeature(): Feature<Port> {
   /** The last check that failed: status shows it until curl is checked again (the check itself is forgotten, so the next request asks again). */
   let curlFailed: Curl | undefined
   const captures = createCaptures()
+  let replays!: Replays
   /** Approvals seen this load, by fingerprint: the store is read once per provider. */
   const approved = new Set<string>()
   let mintId: (() => string) | undefined
@@ -292,7 +294,10 @@ export function createRoutingFeature(): Feature<Port> {
       const ok = await ready(port, route, summary.model)
       if ('text' in ok) return refuse(ok.text)
       mintId ??= createToolIds((n) => port.randomBytes(n))
-      const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId })
+      // What the route's earlier steps send back goes only to the provider and model that made them.
+      const session = await ctx.facts.sessionId()
+      const origin = `${route.provider.id} ${route.model}`
+      const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId, replay: await replays.lookup(session, origin) })
       if (!exchange) return { deny: fetchDenied(port.pkg) }
       counts[relay ? 'steps' : 'requests']++
       const chunks: StepChunk[] = []
@@ -308,6 +313,8 @@ export function createRoutingFeature(): Feature<Port> {
         return local(JSON_TYPE, JSON.stringify({ type: 'error', error: { type: 'api_error', message: line } }), out.failure.kind === 'status' ? out.failure.status : GATEWAY_FAILED)
       }
       result = out.end.result
+      const kept = out.end.kept
+      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch((err) => ctx.log(`what ${route.label} sends back was not stored: ${String(err)}`))
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks)
       return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
     } finally {
@@ -405,6 +412,7 @@ export function createRoutingFeature(): Feature<Port> {
     commands: ['model'],
     hooks: {
       'session.start': async (port, e, next, ctx) => {
+        replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
         keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: () => port.now() })
         await load(port, ctx)
         // A session that starts on an alias (`--model`, a settings default, a resume): the window first.

@@ -15,6 +15,8 @@ export const aliasBroken = (pkg: string, alias: string, configPath: string) =>
 export const untrusted = (pkg: string, provider: string, alias: string) =>
   `${pkg}: provider ${provider} is not approved; run /model ${alias} or /${pkg} route trust ${provider}`
 export const unreadableArguments = (pkg: string, label: string, tool: string) => `${pkg}: ${label} sent unreadable arguments for ${tool}`
+export const textToolCall = (pkg: string, label: string, tool: string) =>
+  `${pkg}: ${label} wrote a call of ${tool} as text instead of calling it, so it did not run (its model or server may not support tool calls)`
 /** What the bad-arguments text names when the call named no tool. */
 export const UNNAMED_TOOL = 'a tool it did not name'
 /** The line under an answer the provider stopped short, by the engine's stop reason (the engine says its own "exceeded the … output token maximum"). */
@@ -35,6 +37,7 @@ export const NO_RESPONSE = 'the provider closed the connection without an answer
 export const curlStopped = (signal: string) => `curl was stopped by ${signal}`
 export const EMPTY_ANSWER = 'an empty answer'
 export const unfinishedStream = (provider: string) => `${provider} ended the stream without finishing the answer (no finish reason, no end marker)`
+export const modelTried = (message: string, tried: string) => `${message} (the model wrote: ${tried})`
 export const streamError = (provider: string, message: string) => `${provider} sent an error: ${message}`
 export const unreadableStream = (provider: string, sample: string) => `${provider} sent a stream that is not JSON (${sample})`
 export const curlFailed = (code: number, reason: string, detail: string) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ''}`
@@ -87,7 +90,8 @@ export const CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"provider
 export const jsonAt = (message: string, line: number, column: number) => `${message} (line ${line}, column ${column})`
 export const configError = (path: string, message: string) => `${path}: ${message}`
 export const UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers" and "models"'
-export const API_VALUES = 'must be "openai-chat" or "anthropic-messages"'
+export const API_VALUES = 'must be "openai-chat", "openai-responses" or "anthropic-messages"'
+export const PRESET_VALUES = (names: readonly string[]) => `must be one of ${names.join(', ')}`
 export const BASE_URL_FORM = 'must be an http:// or https:// URL'
 export const BASE_URL_EXTRAS = 'must have no user, password, query or fragment (a key goes in "auth")'
 export const AUTH_FORMS = 'must be "none", {"helper": ["command", "arg", …]}, {"env": "NAME"} or {"file": "path"}'

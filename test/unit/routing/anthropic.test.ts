@@ -136,7 +136,7 @@ test('the decoder: an error event, a line that is not JSON, a whole input in the
   const ev = (data: object) => `data: ${JSON.stringify(data)}\n\n`
   assert.equal(run(createAnthropicDecoder, ['data: {oops\n\n']).failure, { kind: 'unreadable', sample: '{oops' })
   assert.equal(run(createAnthropicDecoder, ['data: [1]\n\n']).failure, { kind: 'unreadable', sample: '[1]' })
-  assert.equal(run(createAnthropicDecoder, [ev({ type: 'error', error: 'plain' })]).failure, { kind: 'stream-error', message: '"plain"' })
+  assert.equal(run(createAnthropicDecoder, [ev({ type: 'error', error: 'plain' })]).failure, { kind: 'stream-error', message: 'plain' })
   const whole = run(createAnthropicDecoder, [
     ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'Read', input: { file_path: '/a' } } }),
     ev({ type: 'content_block_start', content_block: { type: 'text', text: 'preset text' } }),

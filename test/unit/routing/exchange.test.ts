@@ -7,9 +7,12 @@ import { redirectRequest } from '../../../src/features/routing/anthropic.ts'
 import type { Provider, Route } from '../../../src/features/routing/config.ts'
 import { estimateTokens } from '../../../src/features/routing/estimate.ts'
 import { exchangeFor, type ExchangeInput } from '../../../src/features/routing/exchange.ts'
-import { toOpenAiRequest } from '../../../src/features/routing/openai.ts'
-import { parseAnthropicRequest } from '../../../src/features/routing/wire.ts'
+import { toOpenAiRequest as buildRequest } from '../../../src/features/routing/openai.ts'
+import { parseAnthropicRequest, type AnthropicRequest } from '../../../src/features/routing/wire.ts'
 import { fixture } from './fixtures/read.ts'
+
+/** The request alone, for a route with no dialect and no step to send back. */
+const toOpenAiRequest = (b: AnthropicRequest, route: Route, pkg: string) => buildRequest(b, { route, pkg, behaviours: new Set(), replay: () => undefined }).request
 
 const KEY = 'sk-test-SECRET-1234'
 const OPENAI: Provider = { id: 'example', api: 'openai-chat', baseUrl: 'https://api.example.com/v1', auth: { env: 'EXAMPLE_KEY' }, headers: { 'X-Title': 'keel' } }

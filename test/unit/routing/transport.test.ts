@@ -314,7 +314,7 @@ test('a 2xx JSON answer (a provider that ignored stream: true) goes through push
   child.out(json.slice(100)).exit(0)
   const rest = await drain(gen)
   assert.equal([(await first).value, ...rest.chunks], expected.chunks)
-  assert.equal(rest.outcome, { end: { chunks: expected.chunks.slice(2), result: expected.result }, retries: 0 }, 'the end: the checked tool calls and the stop')
+  assert.equal(rest.outcome, { end: { chunks: expected.chunks.slice(2), result: expected.result, kept: expected.kept }, retries: 0 }, 'the end: the checked tool calls and the stop (and the reasoning the step sends back)')
 
   const broken = await send([fakeChild().out(h, '{"choices": [').exit(0)])
   assert.equal([broken.chunks, lineOf(broken.outcome)], [[], 'keel: GPT-5 failed: example sent a stream that is not JSON ({"choices": [)'])
