@@ -4750,6 +4750,8 @@ var RESCHEDULED = "the scheduled reconnect step did not run; scheduling it again
 var notScheduled = (err) => `the reconnect step was not scheduled (${String(err)}); retrying at the next turn end`;
 var stepFailed = (err) => `reconnect step failed: ${String(err)}`;
 var ENDED_DURING_STEP = "the session ended during the reconnect step; its report is dropped";
+var ENDED_BEFORE_REPORT = "the session ended before the reconnect report's turn began; the report is dropped";
+var STALE_REPORT = "an MCP reconnect report of the conversation before this one; dropped";
 var TURN_STARTED_DURING_STEP = "a turn started during the reconnect step; the resume prompt is not submitted";
 var listReadFailed = (err) => `tool list read failed: ${String(err)}`;
 var connectionReadFailed = (err) => `connection read failed: ${String(err)}`;
@@ -4798,9 +4800,22 @@ function createReconnect(pkg) {
   let request;
   let generation = 0;
   let last;
+  let held;
+  let sent;
   function reset2() {
     generation++;
     request = void 0;
+    held = void 0;
+  }
+  function submit(e, text) {
+    const gen = generation;
+    sent = { text, gen };
+    new Promise((resolve) => resolve(e.submit(text))).then(
+      (res) => {
+        if (res?.drop && gen === generation) e.notice(promptNotSubmitted(pkg, `dropped: ${res.drop}`, text));
+      },
+      (err) => e.notice(promptNotSubmitted(pkg, String(err), text))
+    );
   }
   async function attempt(e, server) {
     let answer;
@@ -4876,12 +4891,8 @@ function createReconnect(pkg) {
       if (e.mainTurns() !== startedAt) return e.log(TURN_STARTED_DURING_STEP);
     }
     const text = failures.length ? failureText(pkg, failures, reconnected, r.resume) : successText(pkg, reconnected);
-    Promise.resolve().then(() => e.submit(text)).then(
-      (res) => {
-        if (res?.drop) e.notice(promptNotSubmitted(pkg, `dropped: ${res.drop}`, text));
-      },
-      (err) => e.notice(promptNotSubmitted(pkg, String(err), text))
-    );
+    if (e.busy()) held = text;
+    else submit(e, text);
   }
   return {
     start(bound) {
@@ -4901,7 +4912,11 @@ function createReconnect(pkg) {
     turnComplete(agentId, reason) {
       const e = edges;
       const r = request;
-      if (agentId !== void 0 || reason === "aborted" || !r || !e) return;
+      const report2 = held;
+      if (agentId !== void 0 || !e) return false;
+      held = void 0;
+      if (report2 !== void 0) submit(e, report2);
+      if (reason === "aborted" || !r) return report2 !== void 0;
       scheduleStep(
         r,
         (fn) => e.after(fn),
@@ -4909,10 +4924,17 @@ function createReconnect(pkg) {
         () => e.log(RESCHEDULED),
         (err) => e.log(notScheduled(err))
       );
+      return report2 !== void 0;
     },
     end(reason) {
       if (request) edges?.log(endDropped(reason));
+      if (held !== void 0) edges?.log(ENDED_BEFORE_REPORT);
       reset2();
+    },
+    stale(text) {
+      const isStale = sent?.text === text && sent.gen !== generation;
+      if (isStale) edges?.log(ENDED_BEFORE_REPORT);
+      return isStale;
     },
     pending() {
       return request && { servers: [...request.servers], resume: request.resume };
@@ -4988,6 +5010,7 @@ function edgesOf3(port, ctx) {
     sleep: (ms) => new Promise((resolve) => port.after(ms, resolve)),
     now: () => port.now(),
     mainTurns: () => ctx.facts.mainTurns(),
+    busy: () => ctx.facts.isMainTurnRunning(),
     log: (text) => ctx.log(text)
   };
 }
@@ -5077,14 +5100,15 @@ function createReconnectFeature() {
         }
         return next(e);
       },
-      "turn.complete": (_port, e, next) => {
-        reconnect.turnComplete(e.agentId, e.reason);
+      "turn.complete": async (port, e, next) => {
+        if (reconnect.turnComplete(e.agentId, e.reason)) await port.now();
         return next(e);
       },
       "session.end": (_port, e, next) => {
         reconnect.end(e.reason);
         return next(e);
-      }
+      },
+      "prompt.submit": (_port, e, next) => reconnect.stale(e.text) ? { drop: STALE_REPORT } : next(e)
     },
     status(port) {
       const lines = [tool !== void 0 && targets !== void 0 ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
