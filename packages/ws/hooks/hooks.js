@@ -1958,14 +1958,23 @@ function folderOf(path) {
   if (cut < 0) return ".";
   return cut === 0 || normal.slice(0, cut).endsWith(":") ? normal.slice(0, cut + 1) : normal.slice(0, cut);
 }
+function foldersUp(from, stop) {
+  const end = normalizePath(stop);
+  const out = [];
+  for (let dir = normalizePath(from); dir !== end && !out.includes(dir); dir = folderOf(dir)) out.push(dir);
+  return out;
+}
+var joinPath = (folder, name) => {
+  const base = normalizePath(folder);
+  return `${base.endsWith("/") ? base : `${base}/`}${name}`;
+};
 function manualLocation(root, manualFile) {
   if (typeof manualFile !== "string" || manualFile.trim() === "") return { problem: LOCATION_EMPTY };
   const spelled = manualFile.trim();
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: locationAbsolute(spelled) };
   const display = normalizePath(spelled);
   if (display === "." || display === ".." || display.startsWith("../")) return { problem: locationOutside(spelled) };
-  const base = normalizePath(root);
-  return { path: `${base.endsWith("/") ? base : `${base}/`}${display}`, display };
+  return { path: joinPath(root, display), display };
 }
 
 // src/features/manual/section.ts
@@ -2435,9 +2444,15 @@ function statusLines2(facts) {
 
 // src/features/manual/index.ts
 var isMissing = (err) => /\bENOENT\b/.test(messageOf(err));
+async function workTree(port, repo) {
+  for (const dir of foldersUp(await port.sessionRoot(), repo)) {
+    if (await port.stat(joinPath(dir, ".git")).catch(() => void 0)) return dir;
+  }
+  return repo;
+}
 async function projectRoot(port, file) {
   const repo = await port.repoRoot().catch(() => void 0);
-  if (repo) return repo;
+  if (repo) return workTree(port, repo).catch(() => repo);
   const found = await port.ancestors(file).catch(() => []);
   return found[found.length - 1] ?? await port.sessionRoot();
 }
