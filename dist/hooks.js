@@ -1881,7 +1881,7 @@ var locationOutside = (spelled) => `manualFile "${spelled}" climbs out of the pr
 function problemText(problem2) {
   switch (problem2.kind) {
     case "missing":
-      return "no such file (not a manual project: nothing is added and no read is touched)";
+      return "no such file";
     case "unreadable":
       return `unreadable (${problem2.detail})`;
     case "outside":
@@ -1897,6 +1897,7 @@ var sizeTooLarge = (bytes, cap) => `${bytes} bytes, over the ${cap}-byte cap: to
 var sizeBinary = (bytes) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`;
 var sizeEmpty = (bytes) => `empty (${bytes} bytes)`;
 var STATUS_FILE_UNCHECKED = "not looked at (see the debug log)";
+var NOT_A_MANUAL_PROJECT = "no such file (not a manual project: nothing is added and no read is touched)";
 var reasonWord = (reason) => reason === "clear" ? "/clear" : reason;
 var promptCopy = (at, why, bytes, hash) => `system prompt: carries the manual as it read at ${at} (${why}), ${bytes} bytes, sha256 ${hash.slice(0, 12)}`;
 var promptNoCopy = (at, why) => `system prompt: carries no copy of the manual (since ${at}, ${why})`;
@@ -1909,6 +1910,7 @@ var promptEnded = (reason) => `system prompt: the session ended (${reason})`;
 var FILE_SAME = "file now: the same as the prompt's copy";
 var FILE_CHANGED = "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)";
 var FILE_GONE = "file now: not readable as the prompt's copy was (see the manual line)";
+var FILE_DELETED = "file now: deleted; the prompt keeps its copy until the next compaction or /clear";
 var pointersLine = (manual, repeat, tokens) => `pointers: ${manual + repeat} reads answered with a pointer (${manual} of the manual, ${repeat} repeats), about ${tokens} tokens saved`;
 var COMPOSED_EARLY = "a prompt was composed before session.start: this conversation's prompt goes without the manual";
 var noManualInTime = (reason) => `no manual by the first prompt after ${reasonWord(reason)} (${COMPOSE_WAIT_MS} ms): the prompt goes without it and no read is collapsed until the next refresh`;
@@ -2429,7 +2431,7 @@ function promptLines(prompt, now) {
     case "copy": {
       const why = prompt.resumed ? resumedWhy(prompt.reason) : reasonWord(prompt.reason);
       if (prompt.hash === null) return [promptNoCopy(iso(prompt.at), why)];
-      const changed = !now?.found ? FILE_GONE : now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED;
+      const changed = !now ? FILE_GONE : !now.found ? now.problem.kind === "missing" ? FILE_DELETED : FILE_GONE : now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED;
       return [promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed];
     }
   }
@@ -2437,7 +2439,7 @@ function promptLines(prompt, now) {
 var isInert = ({ now, prompt }) => now?.found === false && now.problem.kind === "missing" && !(prompt.state === "copy" && prompt.hash !== null);
 function statusLines2(facts) {
   if (facts.locationProblem !== void 0) return [statusLocation(facts.locationProblem)];
-  if (isInert(facts)) return [fileLine(facts.file, facts.now)];
+  if (isInert(facts)) return [statusFile(facts.file, NOT_A_MANUAL_PROJECT)];
   const { manual, repeat, tokensSaved: tokensSaved2 } = facts.reads;
   return [fileLine(facts.file, facts.now), ...promptLines(facts.prompt, facts.now), pointersLine(manual, repeat, tokensSaved2)];
 }
