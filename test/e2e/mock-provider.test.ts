@@ -13,6 +13,7 @@ import { createCurlReader, curlConfig, parseCurlVersion, retryAfterMs, retryPlan
 import { failureText, type RouteFailure } from '../../src/features/routing/failure.ts'
 import { createToolIds } from '../../src/features/routing/ids.ts'
 import { createOpenAiDecoder, decodeOpenAiCompletion, openAiTarget, toOpenAiRequest } from '../../src/features/routing/openai.ts'
+import { NO_REPLAY } from '../../src/features/routing/replay.ts'
 import { redactorFor } from '../../src/features/routing/redact.ts'
 import { createSseParser } from '../../src/features/routing/sse.ts'
 import type { StepChunk, StepContext, StepEnd, StreamDecoder } from '../../src/features/routing/step.ts'
@@ -137,7 +138,7 @@ async function routedStep(request: CurlRequest, opts: { idleMs?: number; peekPro
 /** The OpenAI request for an Anthropic body, as a routed step sends it. */
 const openAiRequest = (body: AnthropicRequest): CurlRequest => {
   const route = routeFor(providerFor(mock.url))
-  return { ...openAiTarget(route.provider, KEY), body: JSON.stringify(toOpenAiRequest(body, route, PKG)) }
+  return { ...openAiTarget(route.provider, KEY), body: JSON.stringify(toOpenAiRequest(body, { route, pkg: PKG, behaviours: new Set(), replay: NO_REPLAY }).request) }
 }
 
 test('curl here takes json pieces', async () => {

@@ -2062,7 +2062,7 @@ var locationOutside = (spelled) => `manualFile "${spelled}" climbs out of the pr
 function problemText(problem2) {
   switch (problem2.kind) {
     case "missing":
-      return "no such file (not a manual project: nothing is added and no read is touched)";
+      return "no such file";
     case "unreadable":
       return `unreadable (${problem2.detail})`;
     case "outside":
@@ -2078,6 +2078,7 @@ var sizeTooLarge = (bytes, cap) => `${bytes} bytes, over the ${cap}-byte cap: to
 var sizeBinary = (bytes) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`;
 var sizeEmpty = (bytes) => `empty (${bytes} bytes)`;
 var STATUS_FILE_UNCHECKED = "not looked at (see the debug log)";
+var NOT_A_MANUAL_PROJECT = "no such file (not a manual project: nothing is added and no read is touched)";
 var reasonWord = (reason) => reason === "clear" ? "/clear" : reason;
 var promptCopy = (at, why, bytes, hash) => `system prompt: carries the manual as it read at ${at} (${why}), ${bytes} bytes, sha256 ${hash.slice(0, 12)}`;
 var promptNoCopy = (at, why) => `system prompt: carries no copy of the manual (since ${at}, ${why})`;
@@ -2090,6 +2091,7 @@ var promptEnded = (reason) => `system prompt: the session ended (${reason})`;
 var FILE_SAME = "file now: the same as the prompt's copy";
 var FILE_CHANGED = "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)";
 var FILE_GONE = "file now: not readable as the prompt's copy was (see the manual line)";
+var FILE_DELETED = "file now: deleted; the prompt keeps its copy until the next compaction or /clear";
 var pointersLine = (manual, repeat, tokens) => `pointers: ${manual + repeat} reads answered with a pointer (${manual} of the manual, ${repeat} repeats), about ${tokens} tokens saved`;
 var COMPOSED_EARLY = "a prompt was composed before session.start: this conversation's prompt goes without the manual";
 var noManualInTime = (reason) => `no manual by the first prompt after ${reasonWord(reason)} (${COMPOSE_WAIT_MS} ms): the prompt goes without it and no read is collapsed until the next refresh`;
@@ -2139,14 +2141,23 @@ function folderOf(path) {
   if (cut < 0) return ".";
   return cut === 0 || normal.slice(0, cut).endsWith(":") ? normal.slice(0, cut + 1) : normal.slice(0, cut);
 }
+function foldersUp(from, stop) {
+  const end = normalizePath(stop);
+  const out = [];
+  for (let dir = normalizePath(from); dir !== end && !out.includes(dir); dir = folderOf(dir)) out.push(dir);
+  return out;
+}
+var joinPath = (folder, name) => {
+  const base = normalizePath(folder);
+  return `${base.endsWith("/") ? base : `${base}/`}${name}`;
+};
 function manualLocation(root, manualFile) {
   if (typeof manualFile !== "string" || manualFile.trim() === "") return { problem: LOCATION_EMPTY };
   const spelled = manualFile.trim();
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: locationAbsolute(spelled) };
   const display = normalizePath(spelled);
   if (display === "." || display === ".." || display.startsWith("../")) return { problem: locationOutside(spelled) };
-  const base = normalizePath(root);
-  return { path: `${base.endsWith("/") ? base : `${base}/`}${display}`, display };
+  return { path: joinPath(root, display), display };
 }
 
 // src/features/manual/section.ts
@@ -2601,7 +2612,7 @@ function promptLines(prompt, now) {
     case "copy": {
       const why = prompt.resumed ? resumedWhy(prompt.reason) : reasonWord(prompt.reason);
       if (prompt.hash === null) return [promptNoCopy(iso(prompt.at), why)];
-      const changed = !now?.found ? FILE_GONE : now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED;
+      const changed = !now ? FILE_GONE : !now.found ? now.problem.kind === "missing" ? FILE_DELETED : FILE_GONE : now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED;
       return [promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed];
     }
   }
@@ -2609,16 +2620,22 @@ function promptLines(prompt, now) {
 var isInert = ({ now, prompt }) => now?.found === false && now.problem.kind === "missing" && !(prompt.state === "copy" && prompt.hash !== null);
 function statusLines2(facts) {
   if (facts.locationProblem !== void 0) return [statusLocation(facts.locationProblem)];
-  if (isInert(facts)) return [fileLine(facts.file, facts.now)];
+  if (isInert(facts)) return [statusFile(facts.file, NOT_A_MANUAL_PROJECT)];
   const { manual, repeat, tokensSaved: tokensSaved2 } = facts.reads;
   return [fileLine(facts.file, facts.now), ...promptLines(facts.prompt, facts.now), pointersLine(manual, repeat, tokensSaved2)];
 }
 
 // src/features/manual/index.ts
 var isMissing = (err) => /\bENOENT\b/.test(messageOf(err));
+async function workTree(port, repo) {
+  for (const dir of foldersUp(await port.sessionRoot(), repo)) {
+    if (await port.stat(joinPath(dir, ".git")).catch(() => void 0)) return dir;
+  }
+  return repo;
+}
 async function projectRoot(port, file) {
   const repo = await port.repoRoot().catch(() => void 0);
-  if (repo) return repo;
+  if (repo) return workTree(port, repo).catch(() => repo);
   const found = await port.ancestors(file).catch(() => []);
   return found[found.length - 1] ?? await port.sessionRoot();
 }
@@ -4644,6 +4661,8 @@ var RESCHEDULED = "the scheduled reconnect step did not run; scheduling it again
 var notScheduled = (err) => `the reconnect step was not scheduled (${String(err)}); retrying at the next turn end`;
 var stepFailed = (err) => `reconnect step failed: ${String(err)}`;
 var ENDED_DURING_STEP = "the session ended during the reconnect step; its report is dropped";
+var ENDED_BEFORE_REPORT = "the session ended before the reconnect report's turn began; the report is dropped";
+var STALE_REPORT = "an MCP reconnect report of the conversation before this one; dropped";
 var TURN_STARTED_DURING_STEP = "a turn started during the reconnect step; the resume prompt is not submitted";
 var listReadFailed = (err) => `tool list read failed: ${String(err)}`;
 var connectionReadFailed = (err) => `connection read failed: ${String(err)}`;
@@ -4692,9 +4711,22 @@ function createReconnect(pkg) {
   let request;
   let generation = 0;
   let last;
+  let held;
+  let sent;
   function reset2() {
     generation++;
     request = void 0;
+    held = void 0;
+  }
+  function submit(e, text) {
+    const gen = generation;
+    sent = { text, gen };
+    new Promise((resolve) => resolve(e.submit(text))).then(
+      (res) => {
+        if (res?.drop && gen === generation) e.notice(promptNotSubmitted(pkg, `dropped: ${res.drop}`, text));
+      },
+      (err) => e.notice(promptNotSubmitted(pkg, String(err), text))
+    );
   }
   async function attempt(e, server) {
     let answer;
@@ -4770,12 +4802,8 @@ function createReconnect(pkg) {
       if (e.mainTurns() !== startedAt) return e.log(TURN_STARTED_DURING_STEP);
     }
     const text = failures.length ? failureText(pkg, failures, reconnected, r.resume) : successText(pkg, reconnected);
-    Promise.resolve().then(() => e.submit(text)).then(
-      (res) => {
-        if (res?.drop) e.notice(promptNotSubmitted(pkg, `dropped: ${res.drop}`, text));
-      },
-      (err) => e.notice(promptNotSubmitted(pkg, String(err), text))
-    );
+    if (e.busy()) held = text;
+    else submit(e, text);
   }
   return {
     start(bound) {
@@ -4795,7 +4823,11 @@ function createReconnect(pkg) {
     turnComplete(agentId, reason) {
       const e = edges;
       const r = request;
-      if (agentId !== void 0 || reason === "aborted" || !r || !e) return;
+      const report2 = held;
+      if (agentId !== void 0 || !e) return false;
+      held = void 0;
+      if (report2 !== void 0) submit(e, report2);
+      if (reason === "aborted" || !r) return report2 !== void 0;
       scheduleStep(
         r,
         (fn) => e.after(fn),
@@ -4803,10 +4835,17 @@ function createReconnect(pkg) {
         () => e.log(RESCHEDULED),
         (err) => e.log(notScheduled(err))
       );
+      return report2 !== void 0;
     },
     end(reason) {
       if (request) edges?.log(endDropped(reason));
+      if (held !== void 0) edges?.log(ENDED_BEFORE_REPORT);
       reset2();
+    },
+    stale(text) {
+      const isStale = sent?.text === text && sent.gen !== generation;
+      if (isStale) edges?.log(ENDED_BEFORE_REPORT);
+      return isStale;
     },
     pending() {
       return request && { servers: [...request.servers], resume: request.resume };
@@ -4882,6 +4921,7 @@ function edgesOf3(port, ctx) {
     sleep: (ms) => new Promise((resolve) => port.after(ms, resolve)),
     now: () => port.now(),
     mainTurns: () => ctx.facts.mainTurns(),
+    busy: () => ctx.facts.isMainTurnRunning(),
     log: (text) => ctx.log(text)
   };
 }
@@ -4971,14 +5011,15 @@ function createReconnectFeature() {
         }
         return next(e);
       },
-      "turn.complete": (_port, e, next) => {
-        reconnect.turnComplete(e.agentId, e.reason);
+      "turn.complete": async (port, e, next) => {
+        if (reconnect.turnComplete(e.agentId, e.reason)) await port.now();
         return next(e);
       },
       "session.end": (_port, e, next) => {
         reconnect.end(e.reason);
         return next(e);
-      }
+      },
+      "prompt.submit": (_port, e, next) => reconnect.stale(e.text) ? { drop: STALE_REPORT } : next(e)
     },
     status(port) {
       const lines = [tool !== void 0 && targets !== void 0 ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
