@@ -5075,6 +5075,7 @@ var BLOCK_SEPARATOR = "\n\n";
 var MESSAGE_CAP = 300;
 var SAMPLE_CAP = 80;
 var OPENAI_CHAT_PATH = "/chat/completions";
+var RESPONSES_PATH = "/responses";
 var ANTHROPIC_MESSAGES_PATH = "/v1/messages";
 var ANTHROPIC_VERSION = "2023-06-01";
 var REDIRECT_KEPT_HEADERS = ["anthropic-version", "content-type", "accept"];
@@ -5207,7 +5208,7 @@ function keyFromOutput(text) {
   return { key };
 }
 function authHeader(api, key) {
-  return api === "openai-chat" ? ["Authorization", `Bearer ${key}`] : ["x-api-key", key];
+  return api === "anthropic-messages" ? ["x-api-key", key] : ["Authorization", `Bearer ${key}`];
 }
 function requestHeaders(provider, own, key) {
   const merged = /* @__PURE__ */ new Map();
@@ -5488,13 +5489,19 @@ function splitSystemMessages(messages) {
   }
   return { system, conversation };
 }
-function renameModel(text, identity) {
-  let replaced = false;
-  const renamed = text.replace(POWERED_BY_PATTERN, () => {
-    replaced = true;
-    return identity;
-  });
-  return { text: renamed, replaced };
+function createRenamer(route, pkg) {
+  const identity = identityLine(route.label, route.model, pkg);
+  let named = false;
+  return {
+    identity,
+    rename: (text) => text.replace(POWERED_BY_PATTERN, () => {
+      named = true;
+      return identity;
+    }),
+    get named() {
+      return named;
+    }
+  };
 }
 
 // src/features/routing/step.ts
@@ -5613,13 +5620,8 @@ function createStep(ctx) {
 function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const body = parseAnthropicRequest(request.body);
   if (!body) return void 0;
-  const identity = identityLine(route.label, route.model, pkg);
-  let named = false;
-  const rename = (text) => {
-    const renamed = renameModel(text, identity);
-    named ||= renamed.replaced;
-    return renamed.text;
-  };
+  const renamer = createRenamer(route, pkg);
+  const { rename } = renamer;
   const renameBlock = (block) => block.type === "text" ? { ...block, text: rename(textOf2(block)) } : block;
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
   const messages = conversation.flatMap((m) => {
@@ -5633,7 +5635,7 @@ function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const rewritten = {
     ...Object.fromEntries(Object.entries(body).filter(([field]) => !REDIRECT_DROPPED_FIELDS.includes(field))),
     model: route.model,
-    system: named ? system : [{ type: "text", text: identity }, ...system],
+    system: renamer.named ? system : [{ type: "text", text: renamer.identity }, ...system],
     messages,
     ...route.maxOutput !== void 0 ? { max_tokens: Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput) } : {}
   };
@@ -6058,6 +6060,10 @@ function toolResultText(block) {
   const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf2(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
   return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
 }
+function systemTextOf(body, systemMessages, renamer) {
+  const text = renamer.rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
+  return renamer.named ? text : joinText([renamer.identity, text]);
+}
 var callId = (id, out) => out.behaviours.has("shortToolIds") ? shortToolId(String(id)) : String(id);
 function userMessages(message, out, rename) {
   const { route } = out;
@@ -6099,17 +6105,10 @@ function assistantMessages(message, out) {
 }
 function toOpenAiRequest(body, out) {
   const { route, behaviours } = out;
-  const identity = identityLine(route.label, route.model, out.pkg);
-  let named = false;
-  const rename = (text) => {
-    const renamed = renameModel(text, identity);
-    named ||= renamed.replaced;
-    return renamed.text;
-  };
+  const renamer = createRenamer(route, out.pkg);
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
-  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, rename));
-  const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
-  const system = named ? systemText : joinText([identity, systemText]);
+  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, renamer.rename));
+  const system = systemTextOf(body, systemMessages, renamer);
   const names = /* @__PURE__ */ new Map();
   const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
     const name = sentToolName(t.name);
@@ -6240,6 +6239,133 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
   };
 }
 
+// src/features/routing/responses.ts
+function toResponsesRequest(body, out) {
+  const { route } = out;
+  const renamer = createRenamer(route, out.pkg);
+  const { system, conversation } = splitSystemMessages(body.messages);
+  const callId2 = (id) => asText(out.replay([String(id)])?.calls?.[String(id)]?.call_id) || String(id);
+  const input = [];
+  for (const message of conversation) {
+    const blocks = blocksOf(message.content);
+    if (message.role === "assistant") {
+      const uses = blocks.filter((b) => b.type === "tool_use");
+      input.push(...out.replay(uses.map((b) => String(b.id)))?.items ?? []);
+      const text = blocks.filter((b) => b.type === "text").map(textOf2).join("");
+      if (text) input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
+      for (const b of uses) input.push({ type: "function_call", call_id: callId2(b.id), name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) });
+      continue;
+    }
+    const parts = [];
+    for (const b of blocks) {
+      if (b.type === "tool_result") input.push({ type: "function_call_output", call_id: callId2(b.tool_use_id), output: toolResultText(b) });
+      else if (b.type === "text") parts.push({ type: "input_text", text: renamer.rename(textOf2(b)) });
+      else if (b.type === "image") {
+        const url = route.vision ? imageUrl(b) : void 0;
+        parts.push(url ? { type: "input_image", image_url: url } : { type: "input_text", text: route.vision ? blockOmitted("image") : imageOmitted(route.label) });
+      } else if (b.type !== "thinking" && b.type !== "redacted_thinking") parts.push({ type: "input_text", text: blockOmitted(b.type) });
+    }
+    if (parts.some((p) => p.type !== "input_text" || p.text)) input.push({ type: "message", role: "user", content: parts });
+  }
+  const names = /* @__PURE__ */ new Map();
+  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
+    const name = sentToolName(t.name);
+    names.set(name, t.name);
+    return { type: "function", name, description: t.description ?? "", parameters: sentSchema(t.input_schema, false), strict: false };
+  });
+  const level = body.output_config?.effort;
+  const effort = typeof level === "string" ? (route.effort ?? out.effort)?.[level] : void 0;
+  const format = body.output_config?.format;
+  const request = {
+    model: route.model,
+    instructions: systemTextOf(body, system, renamer),
+    input,
+    ...tools.length ? { tools } : {},
+    ...effort !== void 0 ? { reasoning: { effort }, include: ["reasoning.encrypted_content"] } : {},
+    ...route.maxOutput !== void 0 ? { max_output_tokens: Math.max(16, Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput)) } : {},
+    ...format?.type === "json_schema" && format.schema !== void 0 ? { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema: format.schema, strict: false } } } : {},
+    store: false,
+    stream: true
+  };
+  return { request, toolName: (sent) => names.get(sent) ?? sent };
+}
+function responsesTarget(provider, key) {
+  return { url: provider.baseUrl + RESPONSES_PATH, headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key) };
+}
+function usageOf2(usage) {
+  const details = asRecord(usage?.input_tokens_details);
+  const cached = asCount(details?.cached_tokens) ?? 0;
+  const written = asCount(details?.cache_write_tokens) ?? 0;
+  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: asCount(usage?.output_tokens) ?? 0 };
+}
+function createResponsesDecoder(ctx) {
+  const step = createStep(ctx);
+  const pieced = /* @__PURE__ */ new Set();
+  let refused2 = false;
+  let summaries = 0;
+  function apply(event) {
+    const key = String(asCount(event.output_index) ?? 0);
+    const item = asRecord(event.item) ?? {};
+    const response = asRecord(event.response);
+    switch (event.type) {
+      case "response.output_text.delta":
+        return { chunks: step.text(asText(event.delta)) };
+      case "response.refusal.delta":
+        refused2 = true;
+        return { chunks: step.text(asText(event.delta)) };
+      case "response.reasoning_summary_part.added":
+        return { chunks: summaries++ ? step.thinking("\n\n") : [] };
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        return { chunks: step.thinking(asText(event.delta)) };
+      case "response.output_item.added":
+        if (item.type === "function_call") {
+          step.toolStart(key, asText(item.name));
+          step.keepCall(key, { call_id: item.call_id });
+        }
+        return { chunks: [] };
+      case "response.function_call_arguments.delta":
+        pieced.add(key);
+        step.toolArgs(key, asText(event.delta));
+        return { chunks: [] };
+      case "response.function_call_arguments.done":
+      case "response.output_item.done": {
+        const args = asText(event.arguments) || (item.type === "function_call" ? asText(item.arguments) : "");
+        if (args && !pieced.has(key)) {
+          pieced.add(key);
+          step.toolArgs(key, args);
+        }
+        if (item.type === "reasoning" && item.encrypted_content) step.keep(void 0, [{ type: "reasoning", summary: item.summary ?? [], encrypted_content: item.encrypted_content }]);
+        return { chunks: [] };
+      }
+      case "response.completed":
+      case "response.incomplete": {
+        step.usage(usageOf2(asRecord(response?.usage)));
+        const cut = asText(asRecord(response?.incomplete_details)?.reason);
+        step.stopReason(refused2 || cut === "content_filter" ? "refusal" : event.type === "response.incomplete" ? "max_tokens" : "end_turn");
+        return { chunks: [] };
+      }
+      case "response.failed":
+      case "error":
+        return { chunks: [], failure: { kind: "stream-error", message: messageIn(response?.error) ?? messageIn(event) ?? JSON.stringify(event) } };
+      default:
+        return { chunks: [] };
+    }
+  }
+  return {
+    push(data) {
+      let event;
+      try {
+        event = asRecord(JSON.parse(data));
+      } catch {
+        event = void 0;
+      }
+      return event ? apply(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+    },
+    finish: () => step.finish()
+  };
+}
+
 // src/features/routing/exchange.ts
 function exchangeFor(input) {
   const body = parseAnthropicRequest(input.body);
@@ -6247,13 +6373,16 @@ function exchangeFor(input) {
   const ctx = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
   const engineStreams = body.stream === true;
   const { route } = input;
-  if (route.provider.api === "openai-chat") {
-    const target = openAiTarget(route.provider, input.key);
+  const { api } = route.provider;
+  if (api !== "anthropic-messages") {
     const dialect = dialectOf(route.provider, route.model);
-    const { request, toolName } = toOpenAiRequest(body, { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect });
+    const out = { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect };
+    const chat = api === "openai-chat";
+    const target = (chat ? openAiTarget : responsesTarget)(route.provider, input.key);
+    const { request, toolName } = (chat ? toOpenAiRequest : toResponsesRequest)(body, out);
     return {
       request: { url: target.url, headers: target.headers, body: JSON.stringify(request) },
-      makeDecoder: () => createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours),
+      makeDecoder: () => chat ? createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours) : createResponsesDecoder({ ...ctx, toolName }),
       engineStreams,
       body
     };
@@ -7356,7 +7485,7 @@ function advisoryOf(ctx) {
   const spec = parseAdvisory(raw);
   return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) };
 }
-async function usageOf2(port, context) {
+async function usageOf3(port, context) {
   const override = await port.windowEnv().catch(() => void 0);
   return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ""}` };
 }
@@ -7369,7 +7498,7 @@ function edgesOf4(port, ctx) {
     log: (text) => ctx.log(text),
     notice: (text) => port.notice(`${noticePrefixOf2(port.pkg)}${text}`),
     turnRunning: () => ctx.facts.isMainTurnRunning(),
-    readUsage: async () => usageOf2(port, (await port.usage()).context)
+    readUsage: async () => usageOf3(port, (await port.usage()).context)
   };
 }
 async function readBreakdown(port) {
@@ -7408,7 +7537,7 @@ function createTimingFeature() {
         if (t) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
           t.bind(edgesOf4(port, ctx));
           try {
-            await t.measure(await usageOf2(port, e.context), () => readBreakdown(port));
+            await t.measure(await usageOf3(port, e.context), () => readBreakdown(port));
           } catch (err) {
             ctx.log(BREAKDOWN_FAILED(messageOf(err)));
           }

@@ -8,9 +8,8 @@ import type { Route } from './config.ts'
 import { NO_REPLAY, type ReplayLookup } from './replay.ts'
 import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, REDIRECT_DROPPED_FIELDS, REDIRECT_KEPT_HEADERS } from './constants.ts'
 import { messageIn, sampleOf } from './failure.ts'
-import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
+import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type StepChunk, type StepContext, type StopReason } from './step.ts'
-import { identityLine } from './strings.ts'
 import { asCount, asRecord, asText, isThinking, parseAnthropicRequest, textOf, type AnthropicMessage, type Block, type Json } from './wire.ts'
 
 /** A request as `http.fetch` carries it. */
@@ -25,13 +24,8 @@ export type EngineRequest = { readonly url: string; readonly headers: Readonly<R
 export function redirectRequest(request: EngineRequest, route: Route, key: string | undefined, pkg: string, replay: ReplayLookup = NO_REPLAY): EngineRequest | undefined {
   const body = parseAnthropicRequest(request.body)
   if (!body) return undefined
-  const identity = identityLine(route.label, route.model, pkg)
-  let named = false
-  const rename = (text: string) => {
-    const renamed = renameModel(text, identity)
-    named ||= renamed.replaced
-    return renamed.text
-  }
+  const renamer = createRenamer(route, pkg)
+  const { rename } = renamer
   const renameBlock = (block: Block): Block => (block.type === 'text' ? { ...block, text: rename(textOf(block)) } : block)
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages)
   const messages = conversation.flatMap((m): AnthropicMessage[] => {
@@ -47,7 +41,7 @@ export function redirectRequest(request: EngineRequest, route: Route, key: strin
   const rewritten: Json = {
     ...Object.fromEntries(Object.entries(body).filter(([field]) => !REDIRECT_DROPPED_FIELDS.includes(field))),
     model: route.model,
-    system: named ? system : [{ type: 'text', text: identity }, ...system],
+    system: renamer.named ? system : [{ type: 'text', text: renamer.identity }, ...system],
     messages,
     ...(route.maxOutput !== undefined ? { max_tokens: Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput) } : {}),
   }

@@ -89,6 +89,8 @@ export const SAMPLE_CAP = 80
 
 /** The OpenAI-compatible path under a provider's documented base URL, which ends in its version (`…/v1`). */
 export const OPENAI_CHAT_PATH = '/chat/completions'
+/** The Responses API's path under the same base URL. */
+export const RESPONSES_PATH = '/responses'
 /** The Anthropic-compatible path under an `ANTHROPIC_BASE_URL`-style base (no version in it). */
 export const ANTHROPIC_MESSAGES_PATH = '/v1/messages'
 /** Sent when the engine's request names none; every Anthropic-compatible endpoint takes it. */

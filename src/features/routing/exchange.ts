@@ -10,6 +10,7 @@ import { estimateTokens } from './estimate.ts'
 import { dialectOf } from './dialect.ts'
 import { createOpenAiDecoder, openAiTarget, toOpenAiRequest } from './openai.ts'
 import { NO_REPLAY, type ReplayLookup } from './replay.ts'
+import { createResponsesDecoder, responsesTarget, toResponsesRequest } from './responses.ts'
 import type { StepContext } from './step.ts'
 import type { Decoder } from './transport.ts'
 import { parseAnthropicRequest, type AnthropicRequest } from './wire.ts'
@@ -42,13 +43,16 @@ export function exchangeFor(input: ExchangeInput): Exchange | undefined {
   const ctx: StepContext = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) }
   const engineStreams = body.stream === true
   const { route } = input
-  if (route.provider.api === 'openai-chat') {
-    const target = openAiTarget(route.provider, input.key)
+  const { api } = route.provider
+  if (api !== 'anthropic-messages') {
     const dialect = dialectOf(route.provider, route.model)
-    const { request, toolName } = toOpenAiRequest(body, { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect })
+    const out = { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect }
+    const chat = api === 'openai-chat'
+    const target = (chat ? openAiTarget : responsesTarget)(route.provider, input.key)
+    const { request, toolName } = (chat ? toOpenAiRequest : toResponsesRequest)(body, out)
     return {
       request: { url: target.url, headers: target.headers, body: JSON.stringify(request) },
-      makeDecoder: () => createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours),
+      makeDecoder: () => (chat ? createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours) : createResponsesDecoder({ ...ctx, toolName })),
       engineStreams,
       body,
     }

@@ -7,9 +7,9 @@ import { sentSchema, sentToolName, shortToolId, type Behaviour } from './dialect
 import type { ReplayLookup } from './replay.ts'
 import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH, SKIP_SIGNATURE, STRUCTURED_OUTPUT_NAME } from './constants.ts'
 import { messageIn, sampleOf, type RouteFailure } from './failure.ts'
-import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
+import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type StepContext, type StepEnd, type StopReason } from './step.ts'
-import { blockOmitted, identityLine, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
+import { blockOmitted, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
 import { asCount, asRecord, asText, blocksOf, isThinking, textOf, type AnthropicMessage, type AnthropicRequest, type Block, type Json } from './wire.ts'
 
 export type OpenAiPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
@@ -45,7 +45,7 @@ export type Outbound = {
 
 const joinText = (texts: readonly string[]) => texts.filter(Boolean).join(BLOCK_SEPARATOR)
 
-function imageUrl(block: Block): string | undefined {
+export function imageUrl(block: Block): string | undefined {
   const source = block.source as { type?: unknown; media_type?: unknown; data?: unknown; url?: unknown } | undefined
   if (source?.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') return `data:${source.media_type};base64,${source.data}`
   if (source?.type === 'url' && typeof source.url === 'string') return source.url
@@ -53,13 +53,19 @@ function imageUrl(block: Block): string | undefined {
 }
 
 /** A tool result's text: a tool message carries text only, so an image in it becomes a placeholder. */
-function toolResultText(block: Block): string {
+export function toolResultText(block: Block): string {
   const content = block.content
   const text =
     typeof content === 'string'
       ? content
       : joinText(((content ?? []) as Block[]).map((b) => (b.type === 'text' ? textOf(b) : b.type === 'image' ? TOOL_IMAGE_OMITTED : blockOmitted(b.type))))
   return block.is_error === true ? TOOL_ERROR_PREFIX + text : text
+}
+
+/** The system prompt as one text (the engine's blocks and system messages, cleaned and renamed); with the engine's Claude identity gone, a prompt that never named the model still says who answers. */
+export function systemTextOf(body: AnthropicRequest, systemMessages: readonly Block[], renamer: ReturnType<typeof createRenamer>): string {
+  const text = renamer.rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf)))
+  return renamer.named ? text : joinText([renamer.identity, text])
 }
 
 /** The id a call is sent under: the engine's, or Mistral's 9 characters made from it. */
@@ -123,18 +129,10 @@ function assistantMessages(message: AnthropicMessage, out: Outbound): OpenAiMess
  */
 export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { request: OpenAiRequest; toolName: (sent: string) => string } {
   const { route, behaviours } = out
-  const identity = identityLine(route.label, route.model, out.pkg)
-  let named = false
-  const rename = (text: string) => {
-    const renamed = renameModel(text, identity)
-    named ||= renamed.replaced
-    return renamed.text
-  }
+  const renamer = createRenamer(route, out.pkg)
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages)
-  const messages = conversation.flatMap((m) => (m.role === 'assistant' ? assistantMessages(m, out) : userMessages(m, out, rename)))
-  const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf)))
-  // With the engine's Claude identity gone, a prompt that never named the model still says who answers.
-  const system = named ? systemText : joinText([identity, systemText])
+  const messages = conversation.flatMap((m) => (m.role === 'assistant' ? assistantMessages(m, out) : userMessages(m, out, renamer.rename)))
+  const system = systemTextOf(body, systemMessages, renamer)
   const names = new Map<string, string>()
   const tools: OpenAiTool[] = (body.tools ?? [])
     .filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== undefined)
