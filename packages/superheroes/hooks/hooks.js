@@ -5181,7 +5181,8 @@ var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${pro
 var configErrorLine = (error) => `  error: ${error}`;
 var configWarningLine = (warning) => `  warning: ${warning}`;
 var providerLine = (id, api, baseUrl, approved, source, state) => `provider ${id}: ${api} at ${baseUrl}; ${approved ? "approved" : "not approved"}; key ${source} (${state})`;
-var aliasLine = (alias, label, provider, model, context) => `alias ${alias}: ${label} = ${provider} ${model}, window ${context}`;
+var presetLine = (preset, family) => `  ${preset ? `preset ${preset}` : family ? `no preset; recognised as ${family} by its base URL` : "no preset, and no known provider at this base URL: plain OpenAI or Anthropic format"}`;
+var aliasLine = (alias, label, provider, model, context, behaviours) => `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(", ")}` : ""}`;
 var mainLine = (model, routedTo) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : " (native)"}`;
 var countsLine = (steps, requests, failures) => `this session: ${steps} routed step${steps === 1 ? "" : "s"}, ${requests} other routed request${requests === 1 ? "" : "s"}, ${failures} failed`;
 var lastFailureLine = (text) => `last failure: ${text}`;
@@ -6594,9 +6595,12 @@ function routingStatus(f) {
     lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length));
     lines.push(...errors.map(configErrorLine), ...warnings.map(configWarningLine));
     for (const p of Object.values(config.providers)) {
-      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ""), f.keyState(p)));
+      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ""), f.keyState(p)), presetLine(p.preset, familyOf(p)));
     }
-    for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context));
+    for (const m of Object.values(config.models)) {
+      const provider = config.providers[m.providerId];
+      lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, provider ? [...dialectOf(provider, m.model).behaviours] : []));
+    }
   }
   if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo));
   lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures));

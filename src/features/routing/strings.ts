@@ -138,8 +138,10 @@ export const configErrorLine = (error: string) => `  error: ${error}`
 export const configWarningLine = (warning: string) => `  warning: ${warning}`
 export const providerLine = (id: string, api: string, baseUrl: string, approved: boolean, source: string, state: string) =>
   `provider ${id}: ${api} at ${baseUrl}; ${approved ? 'approved' : 'not approved'}; key ${source} (${state})`
-export const aliasLine = (alias: string, label: string, provider: string, model: string, context: number) =>
-  `alias ${alias}: ${label} = ${provider} ${model}, window ${context}`
+export const presetLine = (preset: string | undefined, family: string | undefined) =>
+  `  ${preset ? `preset ${preset}` : family ? `no preset; recognised as ${family} by its base URL` : 'no preset, and no known provider at this base URL: plain OpenAI or Anthropic format'}`
+export const aliasLine = (alias: string, label: string, provider: string, model: string, context: number, behaviours: readonly string[]) =>
+  `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(', ')}` : ''}`
 export const mainLine = (model: string, routedTo: string | undefined) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : ' (native)'}`
 export const countsLine = (steps: number, requests: number, failures: number) =>
   `this session: ${steps} routed step${steps === 1 ? '' : 's'}, ${requests} other routed request${requests === 1 ? '' : 's'}, ${failures} failed`

@@ -191,7 +191,9 @@ test('status: main routed or native or unknown, a store that fails reads as not 
   assert.equal(await status(r), [
     `config: ${CONFIG_PATH} (2 providers, 2 aliases)`,
     'provider example: openai-chat at https://api.example.com/v1; approved; key from $EXAMPLE_KEY (ok)',
+    '  no preset, and no known provider at this base URL: plain OpenAI or Anthropic format',
     'provider moon: anthropic-messages at https://api.moon.example/anthropic; not approved; key from the command /usr/bin/pass (not read yet)',
+    '  no preset, and no known provider at this base URL: plain OpenAI or Anthropic format',
     'alias gpt-5: GPT-5 = example gpt-5-2025, window 400000',
     'alias kimi: Kimi K2 = moon kimi-k2, window 128000',
     'main: gpt-5 (routed to GPT-5)',
