@@ -210,4 +210,34 @@ test('$.process.run mv as a claim: two engines racing over one spool folder clai
   console.log(`  [measured] claim race: ${x.won.length}/${y.won.length} won, ${x.lost}/${y.lost} lost; mv ms ${JSON.stringify(spread([...x.ms, ...y.ms]))}`)
 })
 
+test('$.fs bytes (issue 17 item 5): 2-, 3- and 4-byte texts from 4 KiB to 400 KB at every alignment are written and read back whole, and a file written by another process reads whole', async () => {
+  mock = await startStampedMock(probeScript())
+  const s = await live({}, [])
+  const dir = tmpDir('fs')
+  const gens: { unit: string; count: number; prefix: string }[] = []
+  const files: { path: string; gen: (typeof gens)[number] }[] = []
+  for (const unit of ['é', '€', '😀']) {
+    for (const size of [4096, 16384, 65536, 131072, 262144, 400_000]) {
+      for (let pad = 0; pad < 4; pad++) {
+        const gen = { unit, count: Math.floor((size - pad) / Buffer.byteLength(unit)), prefix: 'p'.repeat(pad) }
+        gens.push(gen)
+        const path = join(dir, `f-${files.length}.txt`)
+        writeFileSync(path, gen.prefix + unit.repeat(gen.count))
+        files.push({ path, gen })
+      }
+    }
+  }
+  let n = 0
+  for (let i = 0; i < gens.length; i += 24) {
+    const k = probe(s.debugLog(), 'FSROUND').length
+    await s.send(DO({ op: 'fsround', path: join(dir, 'round.txt'), gens: gens.slice(i, i + 24), files: files.slice(i, i + 24) }))
+    await s.waitFor('the round trips', () => probe(s.debugLog(), 'FSROUND').length > k, 60_000)
+    const [round] = probe(s.debugLog(), 'FSROUND').slice(k)
+    assert.equal(round.bad, [])
+    n += round.n
+  }
+  assert.is(n, 2 * gens.length)
+  console.log(`  [measured] ${n} $.fs round trips of multi-byte texts, 4 KiB-400 KB: all whole`)
+})
+
 test.run()
