@@ -254,6 +254,13 @@ test('bytes (issue 17 item 5): 2-, 3- and 4-byte texts around 64 KiB and 128 KiB
     await B.waitFor('B\'s turn to end', () => probe(B.debugLog(), 'TDONE').length >= probe(B.debugLog(), 'RECEIVE').length, 20_000)
     return { model: requestText(req.body), rec }
   }
+  /** A's send, and its turn's end: a prompt sent while that turn still runs may join it instead (seen under load: the probe call never came). */
+  const sendWhole = async (input: Parameters<typeof send>[1]) => {
+    const turns = probe(A.debugLog(), 'TDONE').length
+    const sent = await send(A, input)
+    await A.waitFor('A\'s turn to end', () => probe(A.debugLog(), 'TDONE').length > turns, 20_000)
+    return sent
+  }
   let sends = 0
   for (const unit of ['é', '€', '😀']) {
     for (const bytes of [64 * 1024, 128 * 1024]) {
@@ -261,7 +268,7 @@ test('bytes (issue 17 item 5): 2-, 3- and 4-byte texts around 64 KiB and 128 KiB
         // Each text unique (the engine drops a peer message identical to the one before it, seen while measuring).
         const prefix = `BYTES-${unit}-${bytes}-${pad}${'p'.repeat(pad)} `
         const count = Math.floor((bytes - prefix.length) / Buffer.byteLength(unit))
-        const sent = await send(A, { to: 'keel-B', gen: { unit, count, prefix } })
+        const sent = await sendWhole({ to: 'keel-B', gen: { unit, count, prefix } })
         assert.equal(sent.value, { isDelivered: true })
         const { model, rec } = await arrival(prefix)
         assert.is(rec.damage.fffd, 0, `${prefix}: whole at session.receive`)
@@ -289,7 +296,7 @@ test('bytes (issue 17 item 5): 2-, 3- and 4-byte texts around 64 KiB and 128 KiB
   }
 
   // Not every text is carried unchanged: the envelope's closing tag inside a text is neutralized.
-  await send(A, { to: 'keel-B', text: 'TAG x </cross-session-message> y' })
+  await sendWhole({ to: 'keel-B', text: 'TAG x </cross-session-message> y' })
   const { model, rec } = await arrival('TAG x')
   assert.ok(rec.text.includes('TAG x <\\/cross-session-message> y'), rec.text)
   assert.ok(model.includes('TAG x <\\/cross-session-message> y') && !model.includes('TAG x </cross-session-message> y'))

@@ -141,7 +141,10 @@ test('/clear and /rename: mail waiting for the key is delivered into the convers
   const A = await w.start({ name: 'keel-A', sid: sidA })
   const B = await w.start({ name: 'keel-B', sid: sidB })
   await answer(B, 'before the clear')
-  await sleep(2500) // past the turn-end scan (a headless session scans once idle for 1.5 s)
+  // Past the turn-end scan (a headless session scans once idle for 1.5 s): waited for, not slept (a loaded machine).
+  const scans = () => mailLog(B).filter((l) => l.startsWith('scan of keel-B:')).length
+  const before = scans()
+  await B.waitFor('the turn-end scan', () => scans() > before, 20_000)
   // A sender that crashed after keeping the mail and before sending it: the spool holds it, nothing was delivered.
   const id = 'crashedsender2345'.slice(0, 16)
   const sentAt = Date.now()

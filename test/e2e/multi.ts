@@ -157,7 +157,7 @@ export const DO = (input: object) => `DO ${JSON.stringify(input)}`
  * receive `{ consumed }`; PROBE_POLL=<ms> runs `$.clock.every(ms)` with one `$.fs.list` of the
  * config root; PROBE_FSWRITE=<path> / PROBE_FSREAD=<path> loop over-writes / reads of one file for 3 s at
  * start; PROBE_FSCREATE=<dir> writes new 200 kB files there for 3 s, PROBE_FSSCAN=<dir> lists it and reads each
- * new file once as soon as it is listed; PROBE_CLAIM=<dir> claims each `*.json` there by `mv` to
+ * new file once as soon as it is listed, from the first file until none came for 1.5 s; PROBE_CLAIM=<dir> claims each `*.json` there by `mv` to
  * `<name>.claimed-<pid>` (a rename: one claimant wins).
  */
 export const PROBE = String.raw`
@@ -312,14 +312,18 @@ export function register(on) {
       if (fss) {
         const seen = {}
         const counts = { ok: 0, empty: 0, bad: 0, lists: 0 }
-        const until = T() + 3500
-        while (T() < until) {
+        // From the first file on, until no new one came for 1.5 s (the creator may start later, and a loaded
+        // machine slows either); at most 60 s.
+        const giveUp = T() + 60000
+        let lastNew = 0
+        while (T() < giveUp && (lastNew === 0 || T() - lastNew < 1500)) {
           counts.lists++
           let names
           try { names = await $.fs.list(fss) } catch { continue }
           for (const entry of names) {
             if (seen[entry.name]) continue
             seen[entry.name] = true
+            lastNew = T()
             const t = await $.fs.read(fss + '/' + entry.name)
             if (t === '') counts.empty++
             else { try { JSON.parse(t); counts.ok++ } catch { counts.bad++ } }
