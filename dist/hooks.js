@@ -241,6 +241,11 @@ function bindRouting($) {
     },
     now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    fetchText: async (url) => {
+      const r = await $.http.fetch(url, { method: "GET" });
+      if (!r.ok) throw new Error(`${url} answered ${r.status}`);
+      return r.text;
+    },
     files: bindFiles($),
     pluginDataDir: async () => {
       const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
@@ -5122,6 +5127,7 @@ var trustAsk = (label, baseUrl) => `Send this conversation to ${label} at ${base
 var TRUST_ALLOW = "Allow";
 var TRUST_DENY = "Deny";
 var modelSwitched = (label, model, pkg, context) => `main now answered by ${label} (${model}) through ${pkg}; window ${context}`;
+var smallServerWindow = (alias, context, server, reported) => `but ${server} reports ${reported} tokens of context for it: past that the server cuts the conversation before the engine compacts it (set ${alias}'s "context" to ${reported} in routing.json, or give the model more context on the server)`;
 var leaveNote = (turns, label, model, pkg) => turns === 1 ? `the previous assistant turn was answered by ${label} (${model}) through ${pkg}, not by you` : `the previous ${turns} assistant turns were answered by ${label} (${model}) through ${pkg}, not by you`;
 var statusLine = (pkg, label, provider) => `${pkg} \u2192 ${label} \xB7 ${provider}`;
 var identityLine = (label, model, pkg) => `You are ${label} (${model}), answering inside Claude Code through ${pkg}.`;
@@ -5799,7 +5805,6 @@ function headerOf(headers, name) {
 }
 
 // src/features/routing/dialect.ts
-var LOCAL = ["localContext"];
 var PRESETS = {
   openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
   "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1", behaviours: [] },
@@ -5810,15 +5815,32 @@ var PRESETS = {
   groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1", behaviours: [] },
   cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1", behaviours: [] },
   xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
-  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: LOCAL },
-  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: LOCAL },
-  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: LOCAL },
+  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: [] },
+  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: [] },
+  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: [] },
   "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic", behaviours: [] },
   kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic", behaviours: [] },
   glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic", behaviours: [] },
   minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic", behaviours: [] },
   qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic", behaviours: [] }
 };
+var CONTEXT_REPORTS = {
+  ollama: ["/api/ps", "models", "context_length"],
+  lmstudio: ["/api/v0/models", "data", "max_context_length"],
+  vllm: ["/v1/models", "data", "max_model_len"]
+};
+function reportedContext(family, listing, model) {
+  const [, list, field] = CONTEXT_REPORTS[family] ?? [];
+  let entries;
+  try {
+    entries = JSON.parse(listing)[list ?? ""];
+  } catch {
+    return void 0;
+  }
+  const entry2 = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
+  const context = entry2?.[field ?? ""];
+  return typeof context === "number" && context > 0 ? context : void 0;
+}
 var MODEL_BEHAVIOURS = [
   [/gemini/i, ["schemaSubset"]],
   [/(^|\/)(mistral|magistral|devstral|codestral|ministral|pixtral)/i, ["shortToolIds", "toolTextFolded"]]
@@ -7046,12 +7068,24 @@ function createRoutingFeature() {
     await setWindow(port, ctx, route);
     const result = await next(e);
     showStatus(port, name);
-    const said = modelSwitched(route.label, route.model, port.pkg, route.context);
+    const said = modelSwitched(route.label, route.model, port.pkg, route.context) + await localWindow(port, ctx, route);
     if (result && typeof result === "object" && "text" in result && typeof result.text === "string") {
       return { ...result, text: said };
     }
     port.toast(`${said}; ${SAVED_AS_DEFAULT}`);
     return result;
+  }
+  async function localWindow(port, ctx, route) {
+    const family = familyOf(route.provider) ?? "";
+    const report2 = CONTEXT_REPORTS[family];
+    if (!report2) return "";
+    try {
+      const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report2[0]), route.model);
+      return reported !== void 0 && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : "";
+    } catch (err) {
+      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`);
+      return "";
+    }
   }
   async function routeVerb(port, args, ctx) {
     const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);

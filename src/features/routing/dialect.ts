@@ -25,8 +25,6 @@ export type Behaviour =
   | 'maxCompletionTokens'
   /** xAI: `completion_tokens` leaves the reasoning tokens out; the output counts them. */
   | 'reasoningInOutput'
-  /** A local server: its loaded context may be smaller than the alias says (warned). */
-  | 'localContext'
 
 export type Preset = {
   readonly api: Api
@@ -35,8 +33,6 @@ export type Preset = {
   /** The effort names the engine's levels map to when the alias gives none. */
   readonly effort?: Readonly<Partial<Record<EffortLevel, string>>>
 }
-
-const LOCAL: readonly Behaviour[] = ['localContext']
 
 /** The presets: each provider's documented base URL, its API, and what its dialect does. */
 export const PRESETS: Readonly<Record<string, Preset>> = {
@@ -50,14 +46,39 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
   groq: { api: 'openai-chat', baseUrl: 'https://api.groq.com/openai/v1', behaviours: [] },
   cerebras: { api: 'openai-chat', baseUrl: 'https://api.cerebras.ai/v1', behaviours: [] },
   xai: { api: 'openai-chat', baseUrl: 'https://api.x.ai/v1', behaviours: ['reasoningInOutput'] },
-  ollama: { api: 'openai-chat', baseUrl: 'http://localhost:11434/v1', behaviours: LOCAL },
-  lmstudio: { api: 'openai-chat', baseUrl: 'http://localhost:1234/v1', behaviours: LOCAL },
-  vllm: { api: 'openai-chat', baseUrl: 'http://localhost:8000/v1', behaviours: LOCAL },
+  ollama: { api: 'openai-chat', baseUrl: 'http://localhost:11434/v1', behaviours: [] },
+  lmstudio: { api: 'openai-chat', baseUrl: 'http://localhost:1234/v1', behaviours: [] },
+  vllm: { api: 'openai-chat', baseUrl: 'http://localhost:8000/v1', behaviours: [] },
   'deepseek-anthropic': { api: 'anthropic-messages', baseUrl: 'https://api.deepseek.com/anthropic', behaviours: [] },
   kimi: { api: 'anthropic-messages', baseUrl: 'https://api.moonshot.ai/anthropic', behaviours: [] },
   glm: { api: 'anthropic-messages', baseUrl: 'https://api.z.ai/api/anthropic', behaviours: [] },
   minimax: { api: 'anthropic-messages', baseUrl: 'https://api.minimax.io/anthropic', behaviours: [] },
   qwen: { api: 'anthropic-messages', baseUrl: 'https://dashscope-intl.aliyuncs.com/apps/anthropic', behaviours: [] },
+}
+
+/**
+ * Where a local server says how much context a model has (its default may be far below the model's,
+ * RULES.md L3): the listing's path under the server's origin, the list in it, and each entry's context
+ * field; an entry is the model's by its `id`, `name` or `model` (L4, S3, V5).
+ */
+export const CONTEXT_REPORTS: Readonly<Record<string, readonly [path: string, list: string, field: string]>> = {
+  ollama: ['/api/ps', 'models', 'context_length'],
+  lmstudio: ['/api/v0/models', 'data', 'max_context_length'],
+  vllm: ['/v1/models', 'data', 'max_model_len'],
+}
+
+/** The context a local server's listing reports for a model, where it lists the model with one. */
+export function reportedContext(family: string, listing: string, model: string): number | undefined {
+  const [, list, field] = CONTEXT_REPORTS[family] ?? []
+  let entries: unknown
+  try {
+    entries = (JSON.parse(listing) as Record<string, unknown>)[list ?? '']
+  } catch {
+    return undefined
+  }
+  const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model)) as Record<string, unknown> | undefined
+  const context = entry?.[field ?? '']
+  return typeof context === 'number' && context > 0 ? context : undefined
 }
 
 /** A gateway's model by its id: the rules its maker enforces through any gateway (RULES.md O8). */

@@ -30,11 +30,12 @@ import { redactorFor, secretsOf } from './redact.ts'
 import { createRouteTable, type RouteTable } from './routes.ts'
 import { createRelay, type StepRelay } from './relay.ts'
 import { createReplays, type Replays } from './replay.ts'
+import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
   CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
-  reloaded, ROUTE_USAGE, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  reloaded, ROUTE_USAGE, smallServerWindow, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
@@ -352,12 +353,26 @@ export function createRoutingFeature(): Feature<Port> {
     await setWindow(port, ctx, route)
     const result = await next(e)
     showStatus(port, name)
-    const said = modelSwitched(route.label, route.model, port.pkg, route.context)
+    const said = modelSwitched(route.label, route.model, port.pkg, route.context) + (await localWindow(port, ctx, route))
     if (result && typeof result === 'object' && 'text' in result && typeof result.text === 'string') {
       return { ...result, text: said }
     }
     port.toast(`${said}; ${SAVED_AS_DEFAULT}`)
     return result
+  }
+
+  /** A local server whose loaded context is below the alias's `context` is named at the switch: the engine would compact too late. */
+  async function localWindow(port: Port, ctx: FeatureContext, route: Route): Promise<string> {
+    const family = familyOf(route.provider) ?? ''
+    const report = CONTEXT_REPORTS[family]
+    if (!report) return ''
+    try {
+      const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report[0]), route.model)
+      return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : ''
+    } catch (err) {
+      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`)
+      return ''
+    }
   }
 
   async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {

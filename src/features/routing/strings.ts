@@ -71,6 +71,8 @@ export const TRUST_ALLOW = 'Allow'
 export const TRUST_DENY = 'Deny'
 export const modelSwitched = (label: string, model: string, pkg: string, context: number) =>
   `main now answered by ${label} (${model}) through ${pkg}; window ${context}`
+export const smallServerWindow = (alias: string, context: number, server: string, reported: number) =>
+  `but ${server} reports ${reported} tokens of context for it: past that the server cuts the conversation before the engine compacts it (set ${alias}'s "context" to ${reported} in routing.json, or give the model more context on the server)`
 export const leaveNote = (turns: number, label: string, model: string, pkg: string) =>
   turns === 1
     ? `the previous assistant turn was answered by ${label} (${model}) through ${pkg}, not by you`

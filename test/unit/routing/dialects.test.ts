@@ -6,7 +6,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createAnthropicDecoder, redirectRequest } from '../../../src/features/routing/anthropic.ts'
 import { readConfig, type Provider, type Route } from '../../../src/features/routing/config.ts'
-import { dialectOf, familyOf, PRESETS, sentSchema, sentToolName, shortToolId, type Behaviour } from '../../../src/features/routing/dialect.ts'
+import { dialectOf, familyOf, PRESETS, reportedContext, sentSchema, sentToolName, shortToolId, type Behaviour } from '../../../src/features/routing/dialect.ts'
 import { createOpenAiDecoder, toOpenAiRequest, type Outbound } from '../../../src/features/routing/openai.ts'
 import { createReplays, NO_REPLAY, REPLAY_STEPS, type Replay, type ReplayLookup } from '../../../src/features/routing/replay.ts'
 import { createResponsesDecoder, toResponsesRequest } from '../../../src/features/routing/responses.ts'
@@ -15,6 +15,7 @@ import * as deepseek from '../../fixtures/providers/deepseek.ts'
 import * as gemini from '../../fixtures/providers/gemini.ts'
 import * as lmstudio from '../../fixtures/providers/lmstudio.ts'
 import * as mistral from '../../fixtures/providers/mistral.ts'
+import * as ollama from '../../fixtures/providers/ollama.ts'
 import * as openrouter from '../../fixtures/providers/openrouter.ts'
 import * as responses from '../../fixtures/providers/openai-responses.ts'
 import * as text from '../../fixtures/providers/text-tool-calls.ts'
@@ -274,6 +275,15 @@ test('responses: the streams at their cuts; encrypted reasoning kept from .done;
   assert.match(String((run(createResponsesDecoder, [responses.RESPONSES_ERROR_CONTEXT_LENGTH]).failure as any).message), /exceeds the context window/)
   const usage = decode(responses.RESPONSES_REASONING_TWO_TOOL_CALLS).result!.usage!
   assert.equal([usage.input_tokens, usage.cache_read_input_tokens], [1304, 4096], 'cached tokens apart from the input')
+})
+
+test('a local server\'s reported context: Ollama\'s loaded models, LM Studio\'s and vLLM\'s listings; a model not listed, or a listing not JSON, says nothing', () => {
+  assert.is(reportedContext('ollama', ollama.OLLAMA_API_PS, 'qwen2.5-coder:14b'), JSON.parse(ollama.OLLAMA_API_PS).models[0].context_length)
+  assert.is(reportedContext('lmstudio', lmstudio.LMSTUDIO_API_V0_MODELS, 'qwen2-vl-7b-instruct'), 32768)
+  assert.is(reportedContext('vllm', vllm.VLLM_MODELS, 'Qwen/Qwen3-32B'), 40960)
+  assert.is(reportedContext('vllm', vllm.VLLM_MODELS, 'other'), undefined)
+  assert.is(reportedContext('ollama', '<html>', 'x'), undefined)
+  assert.is(reportedContext('gemini', '{}', 'x'), undefined)
 })
 
 test.run()

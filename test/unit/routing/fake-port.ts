@@ -63,6 +63,8 @@ export type World = {
   pluginData: string | undefined
   /** What happened, in order, where order matters (the window before the switch). */
   events: string[]
+  /** What `fetchText` finds, by URL (a local server's listing); any other URL rejects. */
+  web: Map<string, string>
 }
 
 export function defaultRun(argv: readonly string[]): Promise<RunResult> {
@@ -77,6 +79,7 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
   const w: World = {
     env: { configDir: CONFIG_DIR, home: '/home/me' },
     files: new Map([[CONFIG_PATH, JSON.stringify(CONFIG)]]),
+    web: new Map(),
     unreadable: new Set(),
     reads: [],
     main: 'claude-opus-5-5',
@@ -153,6 +156,12 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
     after: (ms: number, fn: () => void) => timer(w.afters, ms, fn),
     now: async () => w.clock,
     randomBytes: (length: number) => new Uint8Array(length).fill(0xab),
+    fetchText: async (url: string) => {
+      w.events.push(`fetch ${url}`)
+      const text = w.web.get(url)
+      if (text === undefined) throw new Error(`${url} answered 404`)
+      return text
+    },
     files: w.disk.edges,
     pluginDataDir: async () => {
       if (!w.pluginData) throw new Error('no plugin data folder')
