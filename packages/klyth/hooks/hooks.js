@@ -4,12 +4,12 @@ var plugin_default = { version: "0.1.0", packages: { keel: { features: { caption
 // src/features/captions/bind.ts
 function bindCaptions($) {
   return {
-    apiMessages: async () => {
+    messages: async () => {
       const messages = await $.session.messages({ as: "api" });
       return Array.isArray(messages) ? messages : [];
     },
     complete: (request) => $.model.complete(request),
-    redrawRenders: () => $.ui.invalidate("ui.render"),
+    redraw: () => $.ui.invalidate("ui.render"),
     every: (ms, fn) => {
       const timer = $.clock.every(ms, fn);
       return () => timer.cancel();
@@ -322,6 +322,38 @@ var SIZE_COLOR = "cyan";
 var SUBTITLE_COLOR = "suggestion";
 var ERROR_COLOR = "error";
 
+// src/lib/shape.ts
+var UNKNOWN_KEY = "unknown key";
+var MISSING = "missing";
+var NOT_AN_OBJECT = "must be an object";
+var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+function problemsOf(value, shape, path = "", key = "") {
+  const at = (field) => path ? `${path}.${field}` : field;
+  if (typeof shape === "function") {
+    const problem2 = shape(value, key);
+    if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
+    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
+  }
+  if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
+  const problems2 = [];
+  for (const [field, inner] of Object.entries(shape)) {
+    const name = field.replace(/\?$/, "");
+    if (name === "*") continue;
+    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
+    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
+  }
+  const rest = shape["*"];
+  for (const name of Object.keys(value)) {
+    if (name in shape || `${name}?` in shape) continue;
+    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
+  }
+  return problems2;
+}
+var fits = (value, shape) => problemsOf(value, shape).length === 0;
+var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
+var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
+var isString = (value) => typeof value === "string";
+
 // src/lib/message.ts
 var messageOf = (err) => err instanceof Error ? err.message : String(err);
 
@@ -362,18 +394,17 @@ ${unitsJson}
 
 ${answer}`;
 var LOG = {
-  on: (model, window, lang) => `on: model ${model}, window ${window} tokens, language ${lang ?? "(the user's)"}`,
+  on: (s) => `on: model ${s.model}, window ${s.contextTokens} tokens, language ${s.lang ?? "(the user's)"}`,
   badOption: (key, given, used) => `option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
   notAnswered: (reason) => `request not answered: ${reason}`,
   failed: (err) => `request failed: ${messageOf(err)}`
 };
 var STATUS = {
-  settings: (model, window, lang) => `model ${model}, mirror window ${window} tokens, language ${lang ?? "the user's"}`,
-  counts: (lone, runs, queued, failed, calls) => `${lone} calls and ${runs} runs captioned; ${queued} queued; ${failed} not answered (asked again after a reload); ${calls} model calls`
+  settings: (s) => `model ${s.model}, mirror window ${s.contextTokens} tokens, language ${s.lang ?? "the user's"}`,
+  counts: ({ lone, runs, queued, unanswered, calls }) => `${lone} calls and ${runs} runs captioned; ${queued} queued; ${unanswered} not answered (asked again after a reload); ${calls} model calls`
 };
 
 // src/features/captions/digest.ts
-var isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 function nonBlank(v) {
   return typeof v === "string" && v.trim() !== "" ? v : void 0;
 }
@@ -393,36 +424,25 @@ function stringify(v) {
   }
 }
 function fileChange(result) {
-  if (!isObject(result) || typeof result.filePath !== "string" || !Array.isArray(result.structuredPatch)) return void 0;
+  if (!isRecord(result) || typeof result.filePath !== "string" || !Array.isArray(result.structuredPatch)) return void 0;
   const kind = result.type === "create" || result.type === "update" ? result.type : "edit";
-  const hunks = [];
-  let added = 0;
-  let removed = 0;
-  for (const hunk of result.structuredPatch) {
-    if (!isObject(hunk)) continue;
-    const lines = Array.isArray(hunk.lines) ? hunk.lines.filter((l) => typeof l === "string") : [];
-    hunks.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...lines);
-    added += lines.filter((l) => l.startsWith("+")).length;
-    removed += lines.filter((l) => l.startsWith("-")).length;
-  }
-  if (kind === "create" && hunks.length === 0 && typeof result.content === "string" && result.content !== "") {
-    added = result.content.replace(/\n$/, "").split("\n").length;
-  }
+  const hunks = result.structuredPatch.filter(isRecord).flatMap((hunk) => [
+    `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+    ...Array.isArray(hunk.lines) ? hunk.lines.filter(isString) : []
+  ]);
+  const count = (mark) => hunks.filter((l) => l.startsWith(mark)).length;
+  const isWhole = kind === "create" && hunks.length === 0 && typeof result.content === "string" && result.content !== "";
+  const added = isWhole ? result.content.replace(/\n$/, "").split("\n").length : count("+");
   const notes = [result.replaceAll && "all occurrences", result.userModified && "user modified", result.staged && "held for review, file unchanged"].filter(Boolean);
-  const head2 = `${kind} ${result.filePath}  +${added} -${removed}${notes.length ? ` (${notes.join(", ")})` : ""}`;
+  const head2 = `${kind} ${result.filePath}  +${added} -${count("-")}${notes.length ? ` (${notes.join(", ")})` : ""}`;
   return [head2, ...hunks].join("\n");
 }
 function inputSubtitle(input) {
-  if (!isObject(input)) return "";
-  for (const field of TARGET_FIELDS) {
-    const value = nonBlank(input[field]);
-    if (value === void 0) continue;
-    const line = (value.trim().split("\n")[0] ?? "").trim();
-    if (line.length <= SUBTITLE_CAP) return line;
-    const head2 = Math.floor(SUBTITLE_CAP / 2);
-    return `${line.slice(0, head2)}\u2026${line.slice(-(SUBTITLE_CAP - head2 - 1))}`;
-  }
-  return "";
+  const value = isRecord(input) ? TARGET_FIELDS.map((field) => nonBlank(input[field])).find(Boolean) : void 0;
+  const line = (value?.trim().split("\n")[0] ?? "").trim();
+  if (line.length <= SUBTITLE_CAP) return line;
+  const head2 = Math.floor(SUBTITLE_CAP / 2);
+  return `${line.slice(0, head2)}\u2026${line.slice(-(SUBTITLE_CAP - head2 - 1))}`;
 }
 function parseReply(text) {
   const from = text.indexOf("[");
@@ -430,7 +450,7 @@ function parseReply(text) {
   if (from < 0 || to < from) return [];
   try {
     const parsed = JSON.parse(text.slice(from, to + 1));
-    return Array.isArray(parsed) ? parsed.filter(isObject) : [];
+    return Array.isArray(parsed) ? parsed.filter(isRecord) : [];
   } catch {
     return [];
   }
@@ -443,21 +463,14 @@ function displayToolName(tool) {
 }
 function resultText(content) {
   if (!Array.isArray(content)) return stringify(content);
-  const texts = content.filter((b) => isObject(b) && b.type === "text" && typeof b.text === "string").map((b) => b.text);
-  if (texts.length) return texts.join("\n");
-  return content.length ? NO_TEXT_OUTPUT : "";
+  const texts = content.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string").map((b) => b.text);
+  return texts.length ? texts.join("\n") : content.length ? NO_TEXT_OUTPUT : "";
 }
 function serializeMessage(m) {
   const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
-  const parts = [];
-  for (const b of blocks) {
-    if (!isObject(b)) continue;
-    if (b.type === "text" && typeof b.text === "string") parts.push(clip(b.text, TEXT_CAP));
-    else if (b.type === "thinking" && nonBlank(b.thinking)) parts.push(`(thinking) ${clip(b.thinking, TEXT_CAP)}`);
-    else if (b.type === "tool_use") parts.push(`(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}`);
-    else if (b.type === "tool_result") parts.push(`(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}`);
-  }
-  const body = parts.filter((p) => p !== "").join("\n");
+  const body = blocks.filter(isRecord).map(
+    (b) => b.type === "text" && typeof b.text === "string" ? clip(b.text, TEXT_CAP) : b.type === "thinking" && nonBlank(b.thinking) ? `(thinking) ${clip(b.thinking, TEXT_CAP)}` : b.type === "tool_use" ? `(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}` : b.type === "tool_result" ? `(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}` : ""
+  ).filter(Boolean).join("\n");
   return body ? `[${m.role}]
 ${body}` : "";
 }
@@ -467,7 +480,7 @@ function transcriptCalls(api) {
   for (const m of api) {
     if (typeof m.content === "string") continue;
     for (const b of m.content) {
-      if (!isObject(b)) continue;
+      if (!isRecord(b)) continue;
       if (b.type === "tool_use" && typeof b.id === "string") inputs.set(b.id, stringify(b.input));
       if (b.type === "tool_result" && typeof b.tool_use_id === "string") {
         const input = inputs.get(b.tool_use_id) ?? "";
@@ -485,7 +498,7 @@ var resetMirror = (m) => ({ ...m, blocks: [], consumed: 0, start: 0, generation:
 function absorb(m, api) {
   const base = api.length < m.consumed ? resetMirror(m) : m;
   const settled = Math.max(api.length - 1, 0);
-  const fresh = api.slice(base.consumed, settled).map(serializeMessage).filter((b) => b !== "");
+  const fresh = api.slice(base.consumed, settled).map(serializeMessage).filter(Boolean);
   const last = api.at(-1);
   return {
     mirror: { ...base, blocks: [...base.blocks, ...fresh], consumed: Math.max(base.consumed, settled) },
@@ -528,12 +541,11 @@ var unitCall = (call) => ({
   isErrored: call.isErrored || call.isInterrupted
 });
 function groupUnit(props) {
-  const { calls } = props;
+  const calls = props.calls.map(unitCall);
   if (props.isExpanded || props.isActive || calls.length === 0) return void 0;
-  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored || c.isInterrupted)) return void 0;
-  if (!calls.every((c) => typeof c.tool_use_id === "string" && isResolved(c))) return void 0;
-  const unitCalls = calls.map(unitCall);
-  return { key: unitCalls.map((c) => c.id).join(","), calls: unitCalls };
+  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return void 0;
+  if (!props.calls.every((c) => typeof c.tool_use_id === "string" && isResolved(c))) return void 0;
+  return { key: calls.map((c) => c.id).join(","), calls };
 }
 function toolUseUnit(props) {
   if (props.isExpanded || !isResolved(props)) return void 0;
@@ -543,16 +555,16 @@ function toolUseUnit(props) {
 // src/features/captions/core.ts
 function settingsOf(options, defaults) {
   const tokens = options[OPTION.contextTokens];
-  const isPositiveInteger = typeof tokens === "number" && Number.isInteger(tokens) && tokens > 0;
+  const isPositive = tokens > 0;
   const fallbackTokens = Number(defaults[OPTION.contextTokens]);
   return {
     settings: {
-      model: nonBlank(options[OPTION.model])?.trim() ?? String(defaults[OPTION.model]),
+      model: options[OPTION.model].trim() || String(defaults[OPTION.model]),
       style: nonBlank(options[OPTION.style]) ?? String(defaults[OPTION.style]),
-      contextTokens: isPositiveInteger ? tokens : fallbackTokens,
-      lang: nonBlank(options[OPTION.language])?.trim()
+      contextTokens: isPositive ? tokens : fallbackTokens,
+      lang: options[OPTION.language].trim() || void 0
     },
-    problems: isPositiveInteger || tokens === void 0 ? [] : [LOG.badOption(OPTION.contextTokens, tokens, fallbackTokens)]
+    problems: isPositive ? [] : [LOG.badOption(OPTION.contextTokens, tokens, fallbackTokens)]
   };
 }
 function createCaptions() {
@@ -561,27 +573,27 @@ function createCaptions() {
   const toolCaptions = /* @__PURE__ */ new Map();
   const runCaptions = /* @__PURE__ */ new Map();
   const seenCalls = /* @__PURE__ */ new Map();
-  let queue = [];
+  const queue = [];
   const requested = /* @__PURE__ */ new Set();
   let isFlushing = false;
   let stopTicking;
   let mirror = emptyMirror();
-  const counts = { calls: 0, unanswered: 0 };
+  let modelCalls = 0;
+  let unanswered = 0;
   function start(bound, chosen) {
     stopTicking?.();
     stopTicking = void 0;
     edges = bound;
     settings = chosen;
-    queue = [];
+    queue.length = 0;
     requested.clear();
     mirror = resetMirror(mirror);
-    bound.log(LOG.on(chosen.model, chosen.contextTokens, chosen.lang));
+    bound.log(LOG.on(chosen));
     bound.redraw();
   }
   function capture(call, res) {
-    if (!edges || call.agentId !== void 0 || res.deny !== void 0) return;
     const id = call.tool_use_id;
-    if (typeof id !== "string") return;
+    if (!edges || call.agentId !== void 0 || res.deny !== void 0 || typeof id !== "string") return;
     const args = Object.fromEntries(Object.entries(call).filter(([k]) => !ENVELOPE_FIELDS.includes(k)));
     const input = stringify(args);
     const output = fileChange(res.result) ?? stringify(res.result);
@@ -596,7 +608,8 @@ function createCaptions() {
     queue.push(unit);
     stopTicking ??= edges.every(FLUSH_MS, () => void tick());
   }
-  function takeBatch() {
+  async function tick() {
+    if (isFlushing || queue.length === 0) return;
     let calls = 0;
     let n = 0;
     for (const unit of queue) {
@@ -604,16 +617,9 @@ function createCaptions() {
       calls += unit.calls.length;
       n++;
     }
-    const batch = queue.slice(0, n);
-    queue = queue.slice(n);
-    return batch;
-  }
-  async function tick() {
-    if (!edges || !settings || isFlushing || queue.length === 0) return;
-    const batch = takeBatch();
     isFlushing = true;
     try {
-      await flush(edges, settings, batch);
+      await flush(edges, settings, queue.splice(0, n));
     } catch (err) {
       edges.log(LOG.failed(err));
     } finally {
@@ -624,66 +630,52 @@ function createCaptions() {
     const missing = batch.some((u) => u.calls.some((c) => !seenCalls.has(c.id)));
     const transcript = missing ? transcriptCalls(await bound.messages()) : /* @__PURE__ */ new Map();
     const seenOf = (id) => seenCalls.get(id) ?? transcript.get(id);
-    const labelled = batch.map((unit, i) => ({ id: `u${i + 1}`, unit }));
-    const unitsJson = JSON.stringify(labelled.map(({ id, unit }) => {
+    const ids = batch.map((_, i) => `u${i + 1}`);
+    const unitsJson = JSON.stringify(batch.map((unit, i) => {
       const cap = isRun(unit) ? RUN_FIELD_CAP : FIELD_CAP;
       return {
-        id,
+        id: ids[i],
         calls: unit.calls.map((c) => {
           const seen = seenOf(c.id);
           return { tool: c.tool, input: clip(seen?.input ?? stringify(c.input), cap), output: seen ? clip(seen.output, cap) : NOT_AVAILABLE, failed: c.isErrored };
         })
       };
     }));
-    const callCount = batch.reduce((n, u) => n + u.calls.length, 0);
-    const task = taskText(unitsJson, answerPrompt(labelled.map(({ id, unit }) => ({ id, calls: unit.calls.length }))));
-    const text = await ask(bound, chosen, task, TOKENS_PER_UNIT * batch.length + TOKENS_PER_CALL * callCount);
-    if (text === "stale") {
-      queue = [...batch, ...queue];
+    const task = taskText(unitsJson, answerPrompt(batch.map((unit, i) => ({ id: ids[i], calls: unit.calls.length }))));
+    const generation = mirror.generation;
+    const api = await bound.messages();
+    if (mirror.generation !== generation) {
+      queue.unshift(...batch);
       return;
     }
-    if (text === void 0) return;
-    const byId = new Map(labelled.map(({ id, unit }) => [id, unit]));
+    const { mirror: taken, latest } = absorb(mirror, api);
+    mirror = { ...taken, start: movePivot(taken.blocks.map((b) => b.length), taken.start, taken.tokensPerChar, chosen.contextTokens) };
+    const prompt = promptBlocks(mirror, rulesPrompt(chosen.style, chosen.lang), latest, task);
+    const maxTokens = batch.reduce((n, u) => n + TOKENS_PER_UNIT + TOKENS_PER_CALL * u.calls.length, 0);
+    modelCalls++;
+    const reply = await bound.complete({ model: chosen.model, prompt, maxTokens, effort: "low", timeoutMs: TIMEOUT_MS });
+    if (!reply.isAnswered) {
+      unanswered++;
+      return bound.log(LOG.notAnswered(reply.reason));
+    }
+    const measured = measuredTokensPerChar(reply.usage, prompt);
+    if (measured !== void 0) mirror = { ...mirror, tokensPerChar: measured };
     let stored = false;
-    for (const item of parseReply(text)) {
-      const unit = typeof item.id === "string" ? byId.get(item.id) : void 0;
+    for (const item of parseReply(reply.text)) {
+      const unit = batch[ids.indexOf(item.id)];
       if (!unit) continue;
-      const bytesOf = (id) => seenOf(id)?.bytes ?? 0;
-      if (!isRun(unit)) {
-        const call = unit.calls[0];
-        if (typeof item.intention !== "string" || typeof item.result !== "string") continue;
-        toolCaptions.set(call.id, { subtitle: nonBlank(item.subtitle) ?? inputSubtitle(call.input), intention: item.intention, result: item.result, bytes: bytesOf(call.id) });
-      } else {
+      const bytes = unit.calls.reduce((n, c) => n + (seenOf(c.id)?.bytes ?? 0), 0);
+      if (isRun(unit)) {
         if (typeof item.summary !== "string") continue;
         const subtitles = Array.isArray(item.subtitles) ? item.subtitles : [];
-        runCaptions.set(unit.key, {
-          subtitles: unit.calls.map((c, i) => nonBlank(subtitles[i]) ?? inputSubtitle(c.input)),
-          summary: item.summary,
-          bytes: unit.calls.reduce((n, c) => n + bytesOf(c.id), 0)
-        });
+        runCaptions.set(unit.key, { subtitles: unit.calls.map((c, i) => nonBlank(subtitles[i]) ?? inputSubtitle(c.input)), summary: item.summary, bytes });
+      } else {
+        if (typeof item.intention !== "string" || typeof item.result !== "string") continue;
+        toolCaptions.set(unit.key, { subtitle: nonBlank(item.subtitle) ?? inputSubtitle(unit.calls[0].input), intention: item.intention, result: item.result, bytes });
       }
       stored = true;
     }
     if (stored) bound.redraw();
-  }
-  async function ask(bound, chosen, task, maxTokens) {
-    const generation = mirror.generation;
-    const api = await bound.messages();
-    if (mirror.generation !== generation) return "stale";
-    const absorbed = absorb(mirror, api);
-    const taken = absorbed.mirror;
-    mirror = { ...taken, start: movePivot(taken.blocks.map((b) => b.length), taken.start, taken.tokensPerChar, chosen.contextTokens) };
-    const prompt = promptBlocks(mirror, rulesPrompt(chosen.style, chosen.lang), absorbed.latest, task);
-    counts.calls++;
-    const reply = await bound.complete({ model: chosen.model, prompt, maxTokens, effort: "low", timeoutMs: TIMEOUT_MS });
-    if (!reply.isAnswered) {
-      counts.unanswered++;
-      bound.log(LOG.notAnswered(reply.reason));
-      return void 0;
-    }
-    const measured = measuredTokensPerChar(reply.usage, prompt);
-    if (measured !== void 0) mirror = { ...mirror, tokensPerChar: measured };
-    return reply.text;
   }
   return {
     start,
@@ -698,75 +690,60 @@ function createCaptions() {
     end() {
       mirror = resetMirror(mirror);
     },
-    stats: () => ({ lone: toolCaptions.size, runs: runCaptions.size, queued: queue.length, unanswered: counts.unanswered, calls: counts.calls }),
+    stats: () => ({ lone: toolCaptions.size, runs: runCaptions.size, queued: queue.length, unanswered, calls: modelCalls }),
     mirror: () => mirror
   };
 }
 
 // src/features/captions/draw.tsx
-function marker(ui, isErrored) {
-  return isErrored ? /* @__PURE__ */ h(ui.Text, { color: ERROR_COLOR }, MARK_FAILED) : /* @__PURE__ */ h(ui.Text, { dimColor: true }, MARK_OK);
-}
 function header(ui, call, subtitle, key) {
-  return /* @__PURE__ */ h(ui.Box, { key, flexDirection: "row" }, marker(ui, call.isErrored), /* @__PURE__ */ h(ui.Box, { flexShrink: 1 }, /* @__PURE__ */ h(ui.Text, { wrap: "truncate-end" }, /* @__PURE__ */ h(ui.Text, { dimColor: true }, displayToolName(call.tool)), subtitle ? /* @__PURE__ */ h(ui.Text, { color: SUBTITLE_COLOR }, "  " + subtitle) : null)));
+  return /* @__PURE__ */ h(ui.Box, { key, flexDirection: "row" }, call.isErrored ? /* @__PURE__ */ h(ui.Text, { color: ERROR_COLOR }, MARK_FAILED) : /* @__PURE__ */ h(ui.Text, { dimColor: true }, MARK_OK), /* @__PURE__ */ h(ui.Box, { flexShrink: 1 }, /* @__PURE__ */ h(ui.Text, { wrap: "truncate-end" }, /* @__PURE__ */ h(ui.Text, { dimColor: true }, displayToolName(call.tool)), subtitle ? /* @__PURE__ */ h(ui.Text, { color: SUBTITLE_COLOR }, "  " + subtitle) : null)));
 }
-function frame(ui, width, children) {
+function frame(ui, width, headers, first, second) {
   const size = width === void 0 ? {} : { width };
-  return /* @__PURE__ */ h(ui.Box, { flexDirection: "column", ...size, paddingLeft: 2, marginTop: 1 }, children);
+  return /* @__PURE__ */ h(ui.Box, { flexDirection: "column", ...size, paddingLeft: 2, marginTop: 1 }, [
+    ...headers,
+    /* @__PURE__ */ h(ui.Box, { flexDirection: "row" }, /* @__PURE__ */ h(ui.Text, { dimColor: true }, ELBOW), /* @__PURE__ */ h(ui.Box, { flexDirection: "column", flexShrink: 1 }, first, second))
+  ]);
 }
 function drawCall(ui, call, caption, width) {
-  return frame(ui, width, [
-    header(ui, call, caption.subtitle),
-    /* @__PURE__ */ h(ui.Box, { flexDirection: "row" }, /* @__PURE__ */ h(ui.Text, { dimColor: true }, ELBOW), /* @__PURE__ */ h(ui.Box, { flexDirection: "column", flexShrink: 1 }, /* @__PURE__ */ h(ui.Text, { dimColor: true, wrap: "wrap" }, caption.intention), /* @__PURE__ */ h(ui.Text, { wrap: "wrap" }, /* @__PURE__ */ h(ui.Text, { color: SIZE_COLOR }, kb(caption.bytes)), /* @__PURE__ */ h(ui.Text, { dimColor: true }, " \xB7 " + caption.result))))
-  ]);
+  return frame(
+    ui,
+    width,
+    [header(ui, call, caption.subtitle)],
+    /* @__PURE__ */ h(ui.Text, { dimColor: true, wrap: "wrap" }, caption.intention),
+    /* @__PURE__ */ h(ui.Text, { wrap: "wrap" }, /* @__PURE__ */ h(ui.Text, { color: SIZE_COLOR }, kb(caption.bytes)), /* @__PURE__ */ h(ui.Text, { dimColor: true }, " \xB7 " + caption.result))
+  );
 }
 function drawRun(ui, calls, caption, width) {
-  return frame(ui, width, [
-    ...calls.map((call, i) => header(ui, call, caption.subtitles[i] ?? "", String(i))),
-    /* @__PURE__ */ h(ui.Box, { flexDirection: "row" }, /* @__PURE__ */ h(ui.Text, { dimColor: true }, ELBOW), /* @__PURE__ */ h(ui.Box, { flexDirection: "column", flexShrink: 1 }, /* @__PURE__ */ h(ui.Text, { dimColor: true, wrap: "wrap" }, caption.summary), /* @__PURE__ */ h(ui.Text, { color: SIZE_COLOR }, runSize(calls.length, caption.bytes))))
-  ]);
+  return frame(
+    ui,
+    width,
+    calls.map((call, i) => header(ui, call, caption.subtitles[i] ?? "", String(i))),
+    /* @__PURE__ */ h(ui.Text, { dimColor: true, wrap: "wrap" }, caption.summary),
+    /* @__PURE__ */ h(ui.Text, { color: SIZE_COLOR }, runSize(calls.length, caption.bytes))
+  );
 }
 function drawEmpty(ui) {
   return /* @__PURE__ */ h(ui.Box, null);
 }
 
 // src/features/captions/index.ts
-var edgesOf = (port, ctx) => ({
-  messages: () => port.apiMessages(),
-  complete: (req) => port.complete(req),
-  redraw: () => port.redrawRenders(),
-  every: (ms, fn) => port.every(ms, fn),
-  log: (line) => ctx.log(line)
-});
+var edgesOf = (port, ctx) => ({ ...port, log: ctx.log });
 function render(captions, port, e, next) {
-  const columns = e.viewport?.columns;
-  switch (e.component) {
-    case "ToolGroup": {
-      const unit = groupUnit(e.props);
-      if (!unit) return next(e);
-      const lone = !isRun(unit) && captions.toolCaption(unit.key);
-      if (lone) return drawCall(port.elements(e), unit.calls[0], lone, columns);
-      const run = isRun(unit) && captions.runCaption(unit.key);
-      if (run) return drawRun(port.elements(e), unit.calls, run, columns);
-      captions.request(unit);
-      return next(e);
-    }
-    case "ToolUse": {
-      const unit = toolUseUnit(e.props);
-      if (!unit) return next(e);
-      const caption = captions.toolCaption(unit.key);
-      if (caption) return drawCall(port.elements(e), unit.calls[0], caption, columns);
-      captions.request(unit);
-      return next(e);
-    }
-    case "ToolResult": {
-      const { props } = e;
-      if (props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id)) return next(e);
-      return drawEmpty(port.elements(e));
-    }
-    default:
-      return next(e);
+  if (e.component === "ToolResult") {
+    const { props } = e;
+    return props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id) ? next(e) : drawEmpty(port.elements(e));
   }
+  const unit = e.component === "ToolGroup" ? groupUnit(e.props) : e.component === "ToolUse" ? toolUseUnit(e.props) : void 0;
+  if (!unit) return next(e);
+  const columns = e.viewport?.columns;
+  const run = isRun(unit) && captions.runCaption(unit.key);
+  if (run) return drawRun(port.elements(e), unit.calls, run, columns);
+  const lone = !isRun(unit) && captions.toolCaption(unit.key);
+  if (lone) return drawCall(port.elements(e), unit.calls[0], lone, columns);
+  captions.request(unit);
+  return next(e);
 }
 function createCaptionsFeature() {
   const captions = createCaptions();
@@ -798,8 +775,7 @@ function createCaptionsFeature() {
     },
     status(_port, ctx) {
       const { settings, problems: problems2 } = settingsOf(ctx.options, ctx.defaults);
-      const s = captions.stats();
-      return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems2];
+      return [STATUS.settings(settings), STATUS.counts(captions.stats()), ...problems2];
     }
   };
 }
@@ -5184,38 +5160,6 @@ function failureText2(pkg, route, failure, redact) {
   })();
   return redact(text);
 }
-
-// src/lib/shape.ts
-var UNKNOWN_KEY = "unknown key";
-var MISSING = "missing";
-var NOT_AN_OBJECT = "must be an object";
-var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-function problemsOf(value, shape, path = "", key = "") {
-  const at = (field) => path ? `${path}.${field}` : field;
-  if (typeof shape === "function") {
-    const problem2 = shape(value, key);
-    if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
-    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
-  }
-  if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
-  const problems2 = [];
-  for (const [field, inner] of Object.entries(shape)) {
-    const name = field.replace(/\?$/, "");
-    if (name === "*") continue;
-    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
-    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
-  }
-  const rest = shape["*"];
-  for (const name of Object.keys(value)) {
-    if (name in shape || `${name}?` in shape) continue;
-    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
-  }
-  return problems2;
-}
-var fits = (value, shape) => problemsOf(value, shape).length === 0;
-var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
-var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
-var isString = (value) => typeof value === "string";
 
 // src/features/routing/wire.ts
 var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));

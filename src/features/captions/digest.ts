@@ -1,10 +1,10 @@
 // Pure text helpers: what a call, a result or a message looks like to the caption model, and how
 // its reply is read back. No port, no state.
+import { isRecord, isString } from '../../lib/shape.ts'
 import { SUBTITLE_CAP, TARGET_FIELDS, TEXT_CAP, TRAFFIC_CAP, FIELD_CAP } from './constants.ts'
 import { cutNote, NO_TEXT_OUTPUT } from './strings.ts'
 
 type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export function nonBlank(v: unknown): string | undefined {
   return typeof v === 'string' && v.trim() !== '' ? v : undefined
@@ -31,38 +31,29 @@ export function stringify(v: unknown): string {
  * the head (`edit <path>  +a -r (notes)`) and the hunks instead.
  */
 export function fileChange(result: unknown): string | undefined {
-  if (!isObject(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return undefined
+  if (!isRecord(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return undefined
   const kind = result.type === 'create' || result.type === 'update' ? result.type : 'edit'
-  const hunks: string[] = []
-  let added = 0
-  let removed = 0
-  for (const hunk of result.structuredPatch as unknown[]) {
-    if (!isObject(hunk)) continue
-    const lines = Array.isArray(hunk.lines) ? hunk.lines.filter((l): l is string => typeof l === 'string') : []
-    hunks.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...lines)
-    added += lines.filter((l) => l.startsWith('+')).length
-    removed += lines.filter((l) => l.startsWith('-')).length
-  }
-  if (kind === 'create' && hunks.length === 0 && typeof result.content === 'string' && result.content !== '') {
-    added = result.content.replace(/\n$/, '').split('\n').length
-  }
+  const hunks = (result.structuredPatch as unknown[]).filter(isRecord).flatMap((hunk) => [
+    `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+    ...(Array.isArray(hunk.lines) ? hunk.lines.filter(isString) : []),
+  ])
+  // A hunk's head opens with `@@`, so only its diff lines are counted.
+  const count = (mark: string) => hunks.filter((l) => l.startsWith(mark)).length
+  // A created file's record may carry its content and no hunks: every line of it is added.
+  const isWhole = kind === 'create' && hunks.length === 0 && typeof result.content === 'string' && result.content !== ''
+  const added = isWhole ? (result.content as string).replace(/\n$/, '').split('\n').length : count('+')
   const notes = [result.replaceAll && 'all occurrences', result.userModified && 'user modified', result.staged && 'held for review, file unchanged'].filter(Boolean)
-  const head = `${kind} ${result.filePath}  +${added} -${removed}${notes.length ? ` (${notes.join(', ')})` : ''}`
+  const head = `${kind} ${result.filePath}  +${added} -${count('-')}${notes.length ? ` (${notes.join(', ')})` : ''}`
   return [head, ...hunks].join('\n')
 }
 
 /** The subtitle cut: the first target field's first line, cut in the middle past 60 characters. */
 export function inputSubtitle(input: unknown): string {
-  if (!isObject(input)) return ''
-  for (const field of TARGET_FIELDS) {
-    const value = nonBlank(input[field])
-    if (value === undefined) continue
-    const line = (value.trim().split('\n')[0] ?? '').trim()
-    if (line.length <= SUBTITLE_CAP) return line
-    const head = Math.floor(SUBTITLE_CAP / 2)
-    return `${line.slice(0, head)}…${line.slice(-(SUBTITLE_CAP - head - 1))}`
-  }
-  return ''
+  const value = isRecord(input) ? TARGET_FIELDS.map((field) => nonBlank(input[field])).find(Boolean) : undefined
+  const line = (value?.trim().split('\n')[0] ?? '').trim()
+  if (line.length <= SUBTITLE_CAP) return line
+  const head = Math.floor(SUBTITLE_CAP / 2)
+  return `${line.slice(0, head)}…${line.slice(-(SUBTITLE_CAP - head - 1))}`
 }
 
 /** Reply parsing: the JSON array between the first `[` and the last `]`, its object items only. */
@@ -72,7 +63,7 @@ export function parseReply(text: string): Json[] {
   if (from < 0 || to < from) return []
   try {
     const parsed: unknown = JSON.parse(text.slice(from, to + 1))
-    return Array.isArray(parsed) ? parsed.filter(isObject) : []
+    return Array.isArray(parsed) ? parsed.filter(isRecord) : []
   } catch {
     return []
   }
@@ -89,9 +80,8 @@ export function displayToolName(tool: string): string {
 /** A tool_result's content as the lead read it. */
 export function resultText(content: unknown): string {
   if (!Array.isArray(content)) return stringify(content)
-  const texts = content.filter((b): b is { type: 'text'; text: string } => isObject(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
-  if (texts.length) return texts.join('\n')
-  return content.length ? NO_TEXT_OUTPUT : ''
+  const texts = content.filter((b): b is { type: 'text'; text: string } => isRecord(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
+  return texts.length ? texts.join('\n') : content.length ? NO_TEXT_OUTPUT : ''
 }
 
 export type ApiMessageLike = { role: string; content: readonly unknown[] | string }
@@ -99,15 +89,17 @@ export type ApiMessageLike = { role: string; content: readonly unknown[] | strin
 /** One message of the mirror: `[role]` and its blocks, each clipped to what a caption needs. */
 export function serializeMessage(m: ApiMessageLike): string {
   const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
-  const parts: string[] = []
-  for (const b of blocks) {
-    if (!isObject(b)) continue
-    if (b.type === 'text' && typeof b.text === 'string') parts.push(clip(b.text, TEXT_CAP))
-    else if (b.type === 'thinking' && nonBlank(b.thinking)) parts.push(`(thinking) ${clip(b.thinking as string, TEXT_CAP)}`)
-    else if (b.type === 'tool_use') parts.push(`(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}`)
-    else if (b.type === 'tool_result') parts.push(`(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}`)
-  }
-  const body = parts.filter((p) => p !== '').join('\n')
+  const body = blocks
+    .filter(isRecord)
+    .map((b) =>
+      b.type === 'text' && typeof b.text === 'string' ? clip(b.text, TEXT_CAP)
+      : b.type === 'thinking' && nonBlank(b.thinking) ? `(thinking) ${clip(b.thinking as string, TEXT_CAP)}`
+      : b.type === 'tool_use' ? `(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}`
+      : b.type === 'tool_result' ? `(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}`
+      : '',
+    )
+    .filter(Boolean)
+    .join('\n')
   return body ? `[${m.role}]\n${body}` : ''
 }
 
@@ -120,7 +112,7 @@ export function transcriptCalls(api: readonly ApiMessageLike[]): Map<string, See
   for (const m of api) {
     if (typeof m.content === 'string') continue
     for (const b of m.content) {
-      if (!isObject(b)) continue
+      if (!isRecord(b)) continue
       if (b.type === 'tool_use' && typeof b.id === 'string') inputs.set(b.id, stringify(b.input))
       if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
         const input = inputs.get(b.tool_use_id) ?? ''

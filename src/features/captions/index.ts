@@ -9,45 +9,26 @@ import { drawCall, drawEmpty, drawRun } from './draw.tsx'
 import { STATUS } from './strings.ts'
 import { groupUnit, isRun, toolUseUnit } from './units.ts'
 
-const edgesOf = (port: Port, ctx: FeatureContext): CaptionEdges => ({
-  messages: () => port.apiMessages(),
-  complete: (req) => port.complete(req),
-  redraw: () => port.redrawRenders(),
-  every: (ms, fn) => port.every(ms, fn),
-  log: (line) => ctx.log(line),
-})
+// The core's edges are the port's own (arrows over `$`, bind.ts) and the feature's debug line.
+const edgesOf = (port: Port, ctx: FeatureContext): CaptionEdges => ({ ...port, log: ctx.log })
 
 /** The row hooks never wait on the model: a unit with no caption draws raw and is queued. */
 function render(captions: Captions, port: Port, e: Args<'ui.render'>, next: Next<'ui.render'>): EventResult<'ui.render'> | Promise<EventResult<'ui.render'>> {
-  const columns = e.viewport?.columns
-  switch (e.component) {
-    case 'ToolGroup': {
-      const unit = groupUnit(e.props)
-      if (!unit) return next(e)
-      const lone = !isRun(unit) && captions.toolCaption(unit.key)
-      if (lone) return drawCall(port.elements(e), unit.calls[0]!, lone, columns)
-      const run = isRun(unit) && captions.runCaption(unit.key)
-      if (run) return drawRun(port.elements(e), unit.calls, run, columns)
-      captions.request(unit)
-      return next(e)
-    }
-    case 'ToolUse': {
-      const unit = toolUseUnit(e.props)
-      if (!unit) return next(e)
-      const caption = captions.toolCaption(unit.key)
-      if (caption) return drawCall(port.elements(e), unit.calls[0]!, caption, columns)
-      captions.request(unit)
-      return next(e)
-    }
-    case 'ToolResult': {
-      // Only a lone call's caption draws its result; an expanded or failed result draws raw.
-      const { props } = e
-      if (props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id)) return next(e)
-      return drawEmpty(port.elements(e))
-    }
-    default:
-      return next(e)
+  if (e.component === 'ToolResult') {
+    // Only a lone call's caption draws its result; an expanded or failed result draws raw.
+    const { props } = e
+    return props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id) ? next(e) : drawEmpty(port.elements(e))
   }
+  const unit = e.component === 'ToolGroup' ? groupUnit(e.props) : e.component === 'ToolUse' ? toolUseUnit(e.props) : undefined
+  if (!unit) return next(e)
+  const columns = e.viewport?.columns
+  // A ToolUse row, or a group of one, is a lone call: its key is the call's id.
+  const run = isRun(unit) && captions.runCaption(unit.key)
+  if (run) return drawRun(port.elements(e), unit.calls, run, columns)
+  const lone = !isRun(unit) && captions.toolCaption(unit.key)
+  if (lone) return drawCall(port.elements(e), unit.calls[0]!, lone, columns)
+  captions.request(unit)
+  return next(e)
 }
 
 export function createCaptionsFeature(): Feature<Port> {
@@ -83,8 +64,7 @@ export function createCaptionsFeature(): Feature<Port> {
   },
   status(_port, ctx) {
     const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
-    const s = captions.stats()
-    return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems]
+    return [STATUS.settings(settings), STATUS.counts(captions.stats()), ...problems]
   },
   }
 }

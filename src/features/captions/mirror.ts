@@ -31,7 +31,7 @@ export const resetMirror = (m: Mirror): Mirror => ({ ...m, blocks: [], consumed:
 export function absorb(m: Mirror, api: readonly ApiMessageLike[]): { mirror: Mirror; latest: string } {
   const base = api.length < m.consumed ? resetMirror(m) : m
   const settled = Math.max(api.length - 1, 0)
-  const fresh = api.slice(base.consumed, settled).map(serializeMessage).filter((b) => b !== '')
+  const fresh = api.slice(base.consumed, settled).map(serializeMessage).filter(Boolean)
   const last = api.at(-1)
   return {
     mirror: { ...base, blocks: [...base.blocks, ...fresh], consumed: Math.max(base.consumed, settled) },

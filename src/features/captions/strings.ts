@@ -1,6 +1,7 @@
 // Every text the captions feature shows or sends: the caption rows, the debug lines, and the caption
 // request's fixed prose (wsflow spec, Appendix B, verbatim).
 import { messageOf } from '../../lib/message.ts'
+import type { CaptionSettings } from './core.ts'
 
 export const MARK_OK = '· '
 export const MARK_FAILED = '✗ '
@@ -46,7 +47,7 @@ export const taskText = (unitsJson: string, answer: string): string => `UNITS\n$
 // Debug-log lines (under the plugin's name in the engine's debug log).
 /** Debug lines; the runtime opens each with `captions: ` (ctx.log). */
 export const LOG = {
-  on: (model: string, window: number, lang: string | undefined) => `on: model ${model}, window ${window} tokens, language ${lang ?? "(the user's)"}`,
+  on: (s: CaptionSettings) => `on: model ${s.model}, window ${s.contextTokens} tokens, language ${s.lang ?? "(the user's)"}`,
   badOption: (key: string, given: unknown, used: unknown) => `option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
   notAnswered: (reason: string) => `request not answered: ${reason}`,
   failed: (err: unknown) => `request failed: ${messageOf(err)}`,
@@ -54,7 +55,7 @@ export const LOG = {
 
 // `/<pkg> status` lines.
 export const STATUS = {
-  settings: (model: string, window: number, lang: string | undefined) => `model ${model}, mirror window ${window} tokens, language ${lang ?? "the user's"}`,
-  counts: (lone: number, runs: number, queued: number, failed: number, calls: number) =>
-    `${lone} calls and ${runs} runs captioned; ${queued} queued; ${failed} not answered (asked again after a reload); ${calls} model calls`,
+  settings: (s: CaptionSettings) => `model ${s.model}, mirror window ${s.contextTokens} tokens, language ${s.lang ?? "the user's"}`,
+  counts: ({ lone, runs, queued, unanswered, calls }: Record<'lone' | 'runs' | 'queued' | 'unanswered' | 'calls', number>) =>
+    `${lone} calls and ${runs} runs captioned; ${queued} queued; ${unanswered} not answered (asked again after a reload); ${calls} model calls`,
 }
