@@ -296,12 +296,10 @@ function bindFeatures($) {
 }
 
 // src/features/captions/constants.ts
-var OPTION = {
-  model: "captionsModel",
-  style: "captionsStyle",
-  contextTokens: "captionsContextTokens",
-  language: "captionsLanguage"
-};
+var MODEL_OPTION = "captionsModel";
+var STYLE_OPTION = "captionsStyle";
+var CONTEXT_TOKENS_OPTION = "captionsContextTokens";
+var LANGUAGE_OPTION = "captionsLanguage";
 var FLUSH_MS = 1500;
 var BATCH_CALLS = 24;
 var FIELD_CAP = 3e3;
@@ -317,7 +315,6 @@ var TOKENS_PER_UNIT = 300;
 var TOKENS_PER_CALL = 40;
 var SUBTITLE_CAP = 60;
 var TARGET_FIELDS = ["file_path", "notebook_path", "path", "command", "pattern", "url", "query", "description"];
-var ENVELOPE_FIELDS = ["tool", "tool_use_id", "agentId", "requestMeta", "consent"];
 var SIZE_COLOR = "cyan";
 var SUBTITLE_COLOR = "suggestion";
 var ERROR_COLOR = "error";
@@ -386,7 +383,7 @@ function rulesPrompt(style, lang) {
   return [...RULES, `Write intention, result and summary ${language}. Keep identifiers, paths, commands, code and error text verbatim.`, style].join("\n");
 }
 function answerPrompt(units) {
-  const lines = units.map((u) => u.calls === 1 ? `${u.id}: lone call -> {id, subtitle, intention, result}` : `${u.id}: run of ${u.calls} calls -> {id, subtitles (${u.calls}), summary}`);
+  const lines = units.map((u) => `${u.id}: ${u.calls === 1 ? "lone call -> {id, subtitle, intention, result}" : `run of ${u.calls} calls -> {id, subtitles (${u.calls}), summary}`}`);
   return ["Answer now: only a JSON array holding exactly these objects, ids verbatim, no prose or code fence.", ...lines].join("\n");
 }
 var taskText = (unitsJson, answer) => `UNITS
@@ -395,7 +392,7 @@ ${unitsJson}
 ${answer}`;
 var LOG = {
   on: (s) => `on: model ${s.model}, window ${s.contextTokens} tokens, language ${s.lang ?? "(the user's)"}`,
-  badOption: (key, given, used) => `option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
+  badOption: (given, used) => `option ${CONTEXT_TOKENS_OPTION}: ${given} is not a positive integer; using ${used}`,
   notAnswered: (reason) => `request not answered: ${reason}`,
   failed: (err) => `request failed: ${messageOf(err)}`
 };
@@ -554,17 +551,17 @@ function toolUseUnit(props) {
 
 // src/features/captions/core.ts
 function settingsOf(options, defaults) {
-  const tokens = options[OPTION.contextTokens];
+  const tokens = options[CONTEXT_TOKENS_OPTION];
   const isPositive = tokens > 0;
-  const fallbackTokens = Number(defaults[OPTION.contextTokens]);
+  const fallbackTokens = Number(defaults[CONTEXT_TOKENS_OPTION]);
   return {
     settings: {
-      model: options[OPTION.model].trim() || String(defaults[OPTION.model]),
-      style: nonBlank(options[OPTION.style]) ?? String(defaults[OPTION.style]),
+      model: options[MODEL_OPTION].trim() || String(defaults[MODEL_OPTION]),
+      style: nonBlank(options[STYLE_OPTION]) ?? String(defaults[STYLE_OPTION]),
       contextTokens: isPositive ? tokens : fallbackTokens,
-      lang: options[OPTION.language].trim() || void 0
+      lang: options[LANGUAGE_OPTION].trim() || void 0
     },
-    problems: isPositive ? [] : [LOG.badOption(OPTION.contextTokens, tokens, fallbackTokens)]
+    problems: isPositive ? [] : [LOG.badOption(tokens, fallbackTokens)]
   };
 }
 function createCaptions() {
@@ -592,9 +589,8 @@ function createCaptions() {
     bound.redraw();
   }
   function capture(call, res) {
-    const id = call.tool_use_id;
-    if (!edges || call.agentId !== void 0 || res.deny !== void 0 || typeof id !== "string") return;
-    const args = Object.fromEntries(Object.entries(call).filter(([k]) => !ENVELOPE_FIELDS.includes(k)));
+    const { tool, tool_use_id: id, agentId, requestMeta, consent, ...args } = call;
+    if (!edges || agentId !== void 0 || res.deny !== void 0 || typeof id !== "string") return;
     const input = stringify(args);
     const output = fileChange(res.result) ?? stringify(res.result);
     const bytes = input.length + (typeof res.text === "string" ? res.text.length : output.length);
@@ -729,22 +725,6 @@ function drawEmpty(ui) {
 }
 
 // src/features/captions/index.ts
-var edgesOf = (port, ctx) => ({ ...port, log: ctx.log });
-function render(captions, port, e, next) {
-  if (e.component === "ToolResult") {
-    const { props } = e;
-    return props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id) ? next(e) : drawEmpty(port.elements(e));
-  }
-  const unit = e.component === "ToolGroup" ? groupUnit(e.props) : e.component === "ToolUse" ? toolUseUnit(e.props) : void 0;
-  if (!unit) return next(e);
-  const columns = e.viewport?.columns;
-  const run = isRun(unit) && captions.runCaption(unit.key);
-  if (run) return drawRun(port.elements(e), unit.calls, run, columns);
-  const lone = !isRun(unit) && captions.toolCaption(unit.key);
-  if (lone) return drawCall(port.elements(e), unit.calls[0], lone, columns);
-  captions.request(unit);
-  return next(e);
-}
 function createCaptionsFeature() {
   const captions = createCaptions();
   return {
@@ -754,7 +734,7 @@ function createCaptionsFeature() {
       "session.start": (port, e, next, ctx) => {
         const { settings, problems: problems2 } = settingsOf(ctx.options, ctx.defaults);
         for (const problem2 of problems2) ctx.log(problem2);
-        captions.start(edgesOf(port, ctx), settings);
+        captions.start({ ...port, log: ctx.log }, settings);
         return next(e);
       },
       "tool.call": async (_port, e, next) => {
@@ -771,7 +751,21 @@ function createCaptionsFeature() {
         captions.end();
         return next(e);
       },
-      "ui.render": (port, e, next) => render(captions, port, e, next)
+      "ui.render": (port, e, next) => {
+        if (e.component === "ToolResult") {
+          const { props } = e;
+          return props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id) ? next(e) : drawEmpty(port.elements(e));
+        }
+        const unit = e.component === "ToolGroup" ? groupUnit(e.props) : e.component === "ToolUse" ? toolUseUnit(e.props) : void 0;
+        if (!unit) return next(e);
+        const columns = e.viewport?.columns;
+        const run = isRun(unit) && captions.runCaption(unit.key);
+        if (run) return drawRun(port.elements(e), unit.calls, run, columns);
+        const lone = !isRun(unit) && captions.toolCaption(unit.key);
+        if (lone) return drawCall(port.elements(e), unit.calls[0], lone, columns);
+        captions.request(unit);
+        return next(e);
+      }
     },
     status(_port, ctx) {
       const { settings, problems: problems2 } = settingsOf(ctx.options, ctx.defaults);
@@ -1627,7 +1621,7 @@ function statusLines(facts) {
 }
 
 // src/features/checkpoint/index.ts
-function edgesOf2(port, ctx, state) {
+function edgesOf(port, ctx, state) {
   const log = ctx.log;
   const { lane, compactions } = state;
   const dataDirOf = () => {
@@ -1693,7 +1687,7 @@ async function announce(port, ctx, state, sessionId) {
 }
 async function statusOf(port, ctx, state) {
   const session = await sessionOf(port, ctx, state);
-  const io = edgesOf2(port, ctx, state);
+  const io = edgesOf(port, ctx, state);
   const notes = new Notes(io);
   const settings = settingsFrom(ctx.options);
   const charter = await session.charter(io).catch(() => void 0);
@@ -1726,7 +1720,7 @@ function createCheckpointFeature() {
     compactions: { running: 0, entered: 0 }
   };
   const { sessions, lane, compactions } = state;
-  const io = (port, ctx) => edgesOf2(port, ctx, state);
+  const io = (port, ctx) => edgesOf(port, ctx, state);
   const sessionFor = (port, ctx) => sessionOf(port, ctx, state);
   const laneEdges = (port, ctx) => ({ after: port.after, log: ctx.log });
   return {
@@ -4073,7 +4067,7 @@ function createMailboxFeature() {
   const tick = async (port) => {
     clock = await port.now().catch(() => clock);
   };
-  function edgesOf5(port, ctx) {
+  function edgesOf4(port, ctx) {
     return {
       ...port.files,
       list: (folder) => port.list(folder),
@@ -4180,7 +4174,7 @@ function createMailboxFeature() {
       keyFacts = { key: plan.key, source: plan.source, ...renameProblem === void 0 ? {} : { renameProblem } };
       ctx.log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
     }
-    box.start(edgesOf5(port, ctx), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
+    box.start(edgesOf4(port, ctx), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
     if (ctx.facts.isMainTurnRunning()) box.turnStarted(void 0);
     stopIdleScan?.();
     stopIdleScan = void 0;
@@ -4337,7 +4331,7 @@ function createMailboxFeature() {
         work = void 0;
         settled = false;
         cleaned = false;
-        box.bind(edgesOf5(port, ctx));
+        box.bind(edgesOf4(port, ctx));
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
         } catch (err) {
@@ -4708,8 +4702,8 @@ function realNames(listed, known) {
 }
 
 // src/features/reconnect/index.ts
-var OPTION2 = "reconnectServers";
-function edgesOf3(port, ctx) {
+var OPTION = "reconnectServers";
+function edgesOf2(port, ctx) {
   return {
     reconnect: async (server) => await port.runCommand(MCP_COMMAND, `reconnect ${server}`),
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
@@ -4765,19 +4759,19 @@ function createReconnectFeature() {
     sessionActing: true,
     logPrefix: debugPrefix,
     actsWith: (options) => {
-      const rule = parseServerRule(String(options[OPTION2] ?? ""));
+      const rule = parseServerRule(String(options[OPTION] ?? ""));
       return rule.any || rule.names.length > 0;
     },
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         reconnect = createReconnect(port.pkg);
-        reconnect.start(edgesOf3(port, ctx));
+        reconnect.start(edgesOf2(port, ctx));
         known = [];
         targets = void 0;
         tool = void 0;
         unregistered = void 0;
         try {
-          await setup(port, ctx, String(ctx.options[OPTION2] ?? ""));
+          await setup(port, ctx, String(ctx.options[OPTION] ?? ""));
         } catch (err) {
           unregistered = setupFailed(err);
           ctx.log(unregistered);
@@ -6566,8 +6560,12 @@ var CONTINUATION_WINDOW_MS = 1500;
 var ADVISORY_OPTION = "compactionAdvisory";
 var labelOf2 = (pkg) => `[${pkg} compaction] `;
 var noticePrefixOf2 = (pkg) => `${pkg} compaction: `;
-var LEVER_DESCRIPTION = "Request compaction of this conversation when the current turn ends. Before calling, bring durable records (tickets, notes, agenda) up to date with anything still needed that only this context holds. Set `continue` to true only when work must resume by itself after compaction: a fixed resume prompt then follows the compaction, unless another prompt (the human's, or a background agent's notification) has already started the next turn. Leave it unset when the next turn will come from the human or from a background agent's notification. Main session only.";
-var LEVER_SCHEMA = { type: "object", properties: { continue: { type: "boolean" } } };
+var LEVER_TOOL = {
+  name: TOOL_NAME3,
+  description: "Request compaction of this conversation when the current turn ends. Before calling, bring durable records (tickets, notes, agenda) up to date with anything still needed that only this context holds. Set `continue` to true only when work must resume by itself after compaction: a fixed resume prompt then follows the compaction, unless another prompt (the human's, or a background agent's notification) has already started the next turn. Leave it unset when the next turn will come from the human or from a background agent's notification. Main session only.",
+  inputSchema: { type: "object", properties: { continue: { type: "boolean" } } },
+  isDeferred: false
+};
 var LEVER_RESULT = "Compaction requested. End your turn now without further tool calls; compaction runs when the turn ends, and a resume prompt follows it unless another prompt has already started the next turn.";
 var LEVER_RESULT_NO_RESUME = "Compaction requested. End your turn now without further tool calls; compaction runs when the turn ends, and no prompt follows it: the next turn comes from the human or from a background agent's notification.";
 var LEVER_SUBAGENT = (agentId) => `request_compaction compacts the main session only; called from subagent ${agentId}.`;
@@ -6575,33 +6573,31 @@ var LEVER_FAILED = "request_compaction: the compaction request hook failed; see 
 var leverResult = (resume) => resume ? LEVER_RESULT : LEVER_RESULT_NO_RESUME;
 var resumeText = (label) => `${label}Compaction landed; resume the work in progress from the summary and your durable records.`;
 var vetoedResumeText = (label, reason) => `${label}Compaction did not run (${reason}); your context is unchanged. Resume the work in progress.`;
+var shareOf = (tokens, t) => percentOf(tokens, t.raw);
 function head(label, t, tokens) {
-  return `${label}Context window at the end of the last turn: ${percentOf(tokens, t.raw)}% (${thousands(tokens)} / ${thousands(t.raw)} tokens) / ${percentOf(t.hard, t.raw)}% (automatic compaction point). `;
+  return `${label}Context window at the end of the last turn: ${shareOf(tokens, t)}% (${thousands(tokens)} / ${thousands(t.raw)} tokens) / ${shareOf(t.hard, t)}% (automatic compaction point). `;
 }
 function advisoryText(label, t, tokens) {
-  const hard = percentOf(t.hard, t.raw);
-  return `${head(label, t, tokens)}This is past the advisory point (${percentOf(t.advisory, t.raw)}%).
+  const hard = shareOf(t.hard, t);
+  return `${head(label, t, tokens)}This is past the advisory point (${shareOf(t.advisory, t)}%).
 
 This is not an instruction to compact right now. If you are in active discussion with the human, awaiting their answer or clarification, or holding working context that would be costly to rebuild (a half-applied change or a diagnosis in progress), carry on for now. A pause after asking the human a question is not a boundary.
 
-From here on, look for a good moment to compact before ${hard}%. A good moment is a natural boundary where most of what this context holds is no longer needed for the work ahead, and what is still needed can be restored cheaply after compaction from durable records (tickets, commits, notes, agenda) and the summary. Typical cases: work just landed, you are waiting only on background agents, or the next work is weakly related to the current context. When such a moment comes, first bring durable records up to date with anything still needed that only this context holds, then call the compaction request tool and end your turn. Set its \`continue\` flag only when work must resume by itself after compaction; leave it unset when the next turn will come from the human or from a background agent's notification. Compacting at a moment you choose keeps the work coherent; at ${hard}% it happens automatically, mid-work if need be. Reminders follow at ${percentOf(t.m1, t.raw)}% and ${percentOf(t.m2, t.raw)}%.
+From here on, look for a good moment to compact before ${hard}%. A good moment is a natural boundary where most of what this context holds is no longer needed for the work ahead, and what is still needed can be restored cheaply after compaction from durable records (tickets, commits, notes, agenda) and the summary. Typical cases: work just landed, you are waiting only on background agents, or the next work is weakly related to the current context. When such a moment comes, first bring durable records up to date with anything still needed that only this context holds, then call the compaction request tool and end your turn. Set its \`continue\` flag only when work must resume by itself after compaction; leave it unset when the next turn will come from the human or from a background agent's notification. Compacting at a moment you choose keeps the work coherent; at ${hard}% it happens automatically, mid-work if need be. Reminders follow at ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%.
 
 If now is not such a moment, end this turn without replying and keep looking for one as you work.`;
 }
 function milestoneText(label, which, t, tokens) {
-  if (which === 1) {
-    return `${head(label, t, tokens)}Past ${percentOf(t.hard, t.raw)}%, Claude Code compacts automatically, mid-work if need be. From here on, a good boundary is worth taking; if this is one, update durable records and call the compaction request tool, as the advisory describes (the \`continue\` flag only when work must resume by itself). Otherwise end this turn without replying.`;
-  }
-  return `${head(label, t, tokens)}This is the last reading before automatic compaction. Compacting at a boundary you choose keeps the work coherent; take this one if it fits, update durable records and call the compaction request tool, as the advisory describes (the \`continue\` flag only when work must resume by itself). Otherwise end this turn without replying, and take the next good boundary.`;
+  return head(label, t, tokens) + (which === 1 ? `Past ${shareOf(t.hard, t)}%, Claude Code compacts automatically, mid-work if need be. From here on, a good boundary is worth taking; if this is one, update durable records and call the compaction request tool, as the advisory describes (the \`continue\` flag only when work must resume by itself). Otherwise end this turn without replying.` : "This is the last reading before automatic compaction. Compacting at a boundary you choose keeps the work coherent; take this one if it fits, update durable records and call the compaction request tool, as the advisory describes (the `continue` flag only when work must resume by itself). Otherwise end this turn without replying, and take the next good boundary.");
 }
 function deliveryText(label, d, t, tokens) {
   return d.kind === "advisory" ? advisoryText(label, t, tokens) : milestoneText(label, d.which, t, tokens);
 }
 var ADVISORY_INVALID = (raw, fallback) => `${ADVISORY_OPTION} "${raw}" is not valid (use 50, 50%, 150k, 1.5m or 50%|150k); the default ${fallback} applies`;
 var ADVISORY_IN_FORCE = (raw, described) => `advisory point ${JSON.stringify(raw)} read as ${described}`;
-var THRESHOLDS_LINE = (t) => `compaction window ${t.raw}: advisory ${percentOf(t.advisory, t.raw)}%, milestones ${percentOf(t.m1, t.raw)}% and ${percentOf(t.m2, t.raw)}%, auto compaction ${percentOf(t.hard, t.raw)}%`;
+var THRESHOLDS_LINE = (t) => `compaction window ${t.raw}: advisory ${shareOf(t.advisory, t)}%, milestones ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%, auto compaction ${shareOf(t.hard, t)}%`;
 var THRESHOLDS_OFF = "thresholds off (auto compaction off, or its point not above the advisory point)";
-var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" ? "advisory" : `milestone ${d.which}`} delivered: crossing measured at ${crossed} tokens (${percentOf(crossed, t.raw)}%), ` + (fresh === void 0 ? "fresh read without tokens, so the crossing's figure is shown" : `fresh read ${fresh} tokens (${percentOf(fresh, t.raw)}%)`) + `, compaction window ${t.raw} tokens, model window ${modelWindow} tokens`;
+var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" ? "advisory" : `milestone ${d.which}`} delivered: crossing measured at ${crossed} tokens (${shareOf(crossed, t)}%), ${fresh === void 0 ? "fresh read without tokens, so the crossing's figure is shown" : `fresh read ${fresh} tokens (${shareOf(fresh, t)}%)`}, compaction window ${t.raw} tokens, model window ${modelWindow} tokens`;
 var USAGE_NOT_READ = (err) => `usage not read for delivery (${err}); the crossing stays recorded`;
 var DELIVERY_NOT_SCHEDULED = (err) => `the delivery was not scheduled (${err}); the crossing stays recorded`;
 var DELIVERY_FAILED = (err) => `delivery failed: ${err}`;
@@ -6613,8 +6609,7 @@ var RESUME_CANCELLED = "a turn started within the resume window; the resume prom
 var STEP_NOT_RUN = "the scheduled compaction step did not run; scheduling it again";
 var STEP_NOT_SCHEDULED = (err) => `the compaction step was not scheduled (${err}); retrying at the next turn end`;
 var REJECTED = (err) => `the requested compaction was rejected (${err}); retrying at the next turn end`;
-var VETOED_NO_RESUME = (skip) => `the requested compaction did not run (${skip}); no resume was requested, so no turn follows`;
-var VETOED_RESUME = (skip) => `the requested compaction did not run (${skip}); a resume prompt follows with a note`;
+var VETOED = (skip, resume) => `the requested compaction did not run (${skip}); ${resume ? "a resume prompt follows with a note" : "no resume was requested, so no turn follows"}`;
 var WINDOW_NOT_STARTED = (err) => `the resume window was not started (${err}); submitting the resume prompt now`;
 var LANDED_FIRST = (trigger, resume) => `a ${trigger} compaction landed first, so the requested compaction is dropped; ${resume ? "its resume prompt follows at the next turn end" : "no resume was requested, so no prompt follows"}`;
 var END_DROPPED_REQUEST = (reason) => `session.end ${reason} dropped a pending compaction request`;
@@ -6627,31 +6622,21 @@ var TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$
 var termOf = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
 function parseAdvisory(value) {
   if (typeof value !== "string") return void 0;
-  const terms = value.split("|");
-  if (terms.length > 2) return void 0;
-  let spec = {};
-  for (const term of terms) {
-    const parsed = termOf(term);
-    if (!parsed) return void 0;
-    const kind = parsed.percent !== void 0 ? "percent" : "tokens";
-    if (spec[kind] !== void 0) return void 0;
-    spec = { ...spec, ...parsed };
-  }
-  return spec;
+  const terms = value.split("|").map(termOf);
+  const spec = Object.assign({}, ...terms);
+  return terms.length <= 2 && terms.every(Boolean) && Object.keys(spec).length === terms.length ? spec : void 0;
 }
 function describeAdvisory(spec) {
-  const parts = [spec.percent !== void 0 ? `${spec.percent}%` : void 0, spec.tokens !== void 0 ? `${spec.tokens} tokens` : void 0];
-  return parts.filter(Boolean).join(" or ");
+  return [spec.percent !== void 0 && `${spec.percent}%`, spec.tokens !== void 0 && `${spec.tokens} tokens`].filter(Boolean).join(" or ");
 }
 function advisoryTokens(spec, raw) {
   return Math.min(spec.percent !== void 0 ? raw * spec.percent / 100 : Infinity, spec.tokens ?? Infinity);
 }
 function thresholdsFor(w, spec) {
-  if (!w.isAutoCompactEnabled || w.autoCompactThreshold === void 0 || !(w.rawMaxTokens > 0)) return void 0;
   const raw = w.rawMaxTokens;
   const advisory = advisoryTokens(spec, raw);
-  const hard = w.autoCompactThreshold;
-  if (!(hard > advisory)) return void 0;
+  const hard = w.autoCompactThreshold ?? 0;
+  if (!w.isAutoCompactEnabled || !(raw > 0) || !(hard > advisory)) return void 0;
   const step = (hard - advisory) / 3;
   return { raw, advisory, m1: advisory + step, m2: advisory + 2 * step, hard };
 }
@@ -6671,8 +6656,7 @@ function thousands(tokens) {
   return `${Math.round(tokens / 1e3)}k`;
 }
 function checkLeverCall(agentId, flag) {
-  if (agentId !== void 0) return { deny: LEVER_SUBAGENT(agentId) };
-  return { resume: flag === true };
+  return agentId === void 0 ? { resume: flag === true } : { deny: LEVER_SUBAGENT(agentId) };
 }
 
 // src/features/timing/machine.ts
@@ -6688,30 +6672,26 @@ function createTiming(pkg) {
   let leverCompacting = false;
   let advisory = DEFAULT_ADVISORY;
   let generation = 0;
-  function reset2() {
-    generation++;
-    cached = void 0;
-    latch = void 0;
-    crossing = void 0;
-    request = void 0;
-    held = void 0;
-  }
   function landed() {
     generation++;
     cached = void 0;
     latch = 0;
     crossing = void 0;
   }
+  function reset2() {
+    landed();
+    latch = void 0;
+    request = void 0;
+    held = void 0;
+  }
   function submit(text, record, onLost) {
-    if (!edges) return;
-    const e = edges;
     const lost = (why) => {
-      if (record) e.notice(`${NOT_SUBMITTED(why)}:
+      if (record) edges.notice(`${NOT_SUBMITTED(why)}:
 ${text}`);
-      else e.log(NOT_SUBMITTED(why));
+      else edges.log(NOT_SUBMITTED(why));
       onLost?.();
     };
-    e.submit(text).then(
+    edges.submit(text).then(
       (r) => {
         const drop = r?.drop;
         if (drop !== void 0) lost(`dropped: ${String(drop)}`);
@@ -6720,8 +6700,7 @@ ${text}`);
     );
   }
   async function deliver() {
-    if (!edges || !crossing || delivering || !cached?.thresholds || request || held) return;
-    const e = edges;
+    if (!crossing || delivering || !cached?.thresholds || request || held) return;
     const gen = generation;
     const seen = cached;
     const t = cached.thresholds;
@@ -6729,100 +6708,88 @@ ${text}`);
     delivering = true;
     let fresh;
     try {
-      fresh = await e.readUsage();
+      fresh = await edges.readUsage();
     } catch (err) {
-      e.log(USAGE_NOT_READ(messageOf(err)));
+      edges.log(USAGE_NOT_READ(messageOf(err)));
       return;
     } finally {
       delivering = false;
     }
-    if (gen !== generation || cached !== seen || crossing !== crossed || request || held || e.turnRunning()) return;
-    if (fresh.key !== seen.key) return;
+    if (gen !== generation || cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return;
     const tokens = fresh.tokens ?? crossed.tokens;
     const before = latch;
     const step = observe(latch, levelAt(t, tokens), true);
     latch = step.latch;
     crossing = void 0;
     if (!step.deliver) return;
-    e.log(DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window));
+    edges.log(DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window));
     submit(deliveryText(label, step.deliver, t, tokens), false, () => {
       if (gen !== generation || latch !== step.latch || crossing !== void 0) return;
       latch = before;
       crossing = crossed;
-      e.log(DELIVERY_RETRY);
+      edges.log(DELIVERY_RETRY);
     });
   }
   function finish(r) {
-    if (request === r) request = void 0;
+    request = void 0;
     if (r.resume) submit(resumeText(label), true);
   }
-  function hold(r, text) {
-    if (!edges) return;
-    if (request === r) request = void 0;
+  function hold(text) {
     const h2 = { text };
     held = h2;
+    const release = () => {
+      if (held !== h2) return;
+      held = void 0;
+      submit(text, true);
+    };
     try {
-      edges.delay(CONTINUATION_WINDOW_MS, () => {
-        if (held !== h2) return;
-        held = void 0;
-        submit(h2.text, true);
-      });
+      edges.delay(CONTINUATION_WINDOW_MS, release);
     } catch (err) {
       edges.log(WINDOW_NOT_STARTED(messageOf(err)));
-      held = void 0;
-      submit(h2.text, true);
+      release();
     }
   }
   async function runLever(r) {
-    if (!edges || request !== r) return;
+    if (request !== r) return;
     if (!r.compact) return finish(r);
-    const e = edges;
     let res;
     leverCompacting = true;
     try {
-      res = await e.compact();
+      res = await edges.compact();
     } catch (err) {
       const line = REJECTED(messageOf(err));
-      if (r.rejectionNoted) e.log(line);
-      else e.notice(line);
+      if (r.rejectionNoted) edges.log(line);
+      else edges.notice(line);
       r.rejectionNoted = true;
       return;
     } finally {
       leverCompacting = false;
     }
-    if (res.skip === void 0) landed();
+    const { skip } = res;
+    if (skip === void 0) landed();
     if (request !== r) return;
-    if (!r.resume) {
-      request = void 0;
-      if (res.skip !== void 0) e.notice(VETOED_NO_RESUME(res.skip));
-    } else if (res.skip !== void 0) {
-      e.notice(VETOED_RESUME(res.skip));
-      hold(r, vetoedResumeText(label, res.skip));
-    } else {
-      hold(r, resumeText(label));
-    }
+    request = void 0;
+    if (skip !== void 0) edges.notice(VETOED(skip, r.resume));
+    if (r.resume) hold(skip === void 0 ? resumeText(label) : vetoedResumeText(label, skip));
   }
   return {
-    bind(current2) {
-      edges = current2;
-    },
     start(bound, spec) {
       edges = bound;
       reset2();
       advisory = spec;
     },
     end(reason) {
-      if (request) edges?.log(END_DROPPED_REQUEST(reason));
-      if (held) edges?.notice(`${NOT_SUBMITTED(`session.end ${reason}`)}:
+      if (request) edges.log(END_DROPPED_REQUEST(reason));
+      if (held) edges.notice(`${NOT_SUBMITTED(`session.end ${reason}`)}:
 ${held.text}`);
       reset2();
     },
-    async measure(usage, readBreakdown2) {
-      if (usage.tokens === void 0 || !edges) return;
+    async measure(usage, readBreakdown) {
       const tokens = usage.tokens;
+      if (tokens === void 0) return;
       const gen = generation;
-      if (!cached || cached.key !== usage.key) {
-        const breakdown = await readBreakdown2();
+      if (cached?.key !== usage.key) {
+        const breakdown = await readBreakdown();
         if (gen !== generation || !breakdown) return;
         cached = { key: usage.key, thresholds: thresholdsFor(breakdown, advisory) };
         edges.log(cached.thresholds ? THRESHOLDS_LINE(cached.thresholds) : THRESHOLDS_OFF);
@@ -6840,34 +6807,32 @@ ${held.text}`);
       if ("deny" in checked) return checked;
       if (request) request.resume = checked.resume;
       else request = { resume: checked.resume, compact: true, rejectionNoted: false };
-      edges?.log(REQUESTED(checked.resume));
+      edges.log(REQUESTED(checked.resume));
       return { result: leverResult(checked.resume) };
     },
     turnStarted(agentId) {
       if (agentId !== void 0 || !held) return;
       held = void 0;
-      edges?.log(RESUME_CANCELLED);
+      edges.log(RESUME_CANCELLED);
     },
     turnComplete(agentId, reason) {
-      if (!edges) return;
-      const e = edges;
-      const main = agentId === void 0;
-      if (main && reason !== "aborted" && crossing) {
+      if (agentId !== void 0 || reason === "aborted") return;
+      if (crossing) {
         try {
-          e.after(() => void deliver().catch((err) => e.log(DELIVERY_FAILED(messageOf(err)))));
+          edges.after(() => void deliver().catch((err) => edges.log(DELIVERY_FAILED(messageOf(err)))));
         } catch (err) {
-          e.log(DELIVERY_NOT_SCHEDULED(messageOf(err)));
+          edges.log(DELIVERY_NOT_SCHEDULED(messageOf(err)));
         }
       }
-      if (!main || reason === "aborted" || !request || leverCompacting) return;
       const r = request;
+      if (!r || leverCompacting) return;
       if (!r.compact) return finish(r);
       scheduleStep(
         r,
-        (fn) => e.after(fn),
+        edges.after,
         () => void runLever(r),
-        () => e.log(STEP_NOT_RUN),
-        (err) => e.log(STEP_NOT_SCHEDULED(messageOf(err)))
+        () => edges.log(STEP_NOT_RUN),
+        (err) => edges.log(STEP_NOT_SCHEDULED(messageOf(err)))
       );
     },
     compacted(trigger, agentId, res) {
@@ -6875,7 +6840,7 @@ ${held.text}`);
       landed();
       if (request?.compact) {
         request.compact = false;
-        edges?.notice(LANDED_FIRST(trigger, request.resume));
+        edges.notice(LANDED_FIRST(trigger, request.resume));
       }
     },
     inspect() {
@@ -6886,107 +6851,95 @@ ${held.text}`);
 
 // src/features/timing/index.ts
 function advisoryOf(ctx) {
-  const raw = String(ctx.options[ADVISORY_OPTION] ?? "");
+  const raw = ctx.options[ADVISORY_OPTION];
   const spec = parseAdvisory(raw);
   return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) };
 }
 async function usageOf2(port, context) {
   const override = await port.windowEnv().catch(() => void 0);
-  return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ""}` };
+  return { ...context, key: `${context.window}|${override ?? ""}` };
 }
-function edgesOf4(port, ctx) {
+function edgesOf3(port, ctx) {
   return {
-    submit: (text) => port.submitPrompt(text),
-    compact: () => ctx.compact(),
+    submit: port.submitPrompt,
+    compact: ctx.compact,
     after: (fn) => port.after(0, fn),
-    delay: (ms, fn) => port.after(ms, fn),
-    log: (text) => ctx.log(text),
+    delay: port.after,
+    log: ctx.log,
     notice: (text) => port.notice(`${noticePrefixOf2(port.pkg)}${text}`),
-    turnRunning: () => ctx.facts.isMainTurnRunning(),
+    turnRunning: ctx.facts.isMainTurnRunning,
     readUsage: async () => usageOf2(port, (await port.usage()).context)
   };
-}
-async function readBreakdown(port) {
-  return (await port.usage("summary")).context.breakdown;
 }
 function createTimingFeature() {
   let timing;
   let leverTool;
   const lane = createLane();
-  const machineFor = (port) => timing ??= createTiming(port.pkg);
   return {
     name: "timing",
     sessionActing: true,
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         const { spec, problem: problem2 } = advisoryOf(ctx);
-        const t = machineFor(port);
-        t.start(edgesOf4(port, ctx), spec);
-        ctx.log(problem2 ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec)));
+        timing ??= createTiming(port.pkg);
+        timing.start(edgesOf3(port, ctx), spec);
+        ctx.log(problem2 ?? ADVISORY_IN_FORCE(ctx.options[ADVISORY_OPTION], describeAdvisory(spec)));
         try {
-          leverTool = await port.registerTool({ name: TOOL_NAME3, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
+          leverTool = await port.registerTool(LEVER_TOOL);
         } catch (err) {
           leverTool = void 0;
           ctx.log(SETUP_FAILED(messageOf(err)));
         }
         return next(e);
       },
-      "session.end": async (port, e, next, ctx) => {
+      "session.end": async (_port, e, next) => {
         await lane.drain();
-        timing?.bind(edgesOf4(port, ctx));
         timing?.end(e.reason);
         return next(e);
       },
       "session.measure": (port, e, next, ctx) => {
         const t = timing;
         if (t) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
-          t.bind(edgesOf4(port, ctx));
           try {
-            await t.measure(await usageOf2(port, e.context), () => readBreakdown(port));
+            await t.measure(await usageOf2(port, e.context), async () => (await port.usage("summary")).context.breakdown);
           } catch (err) {
             ctx.log(BREAKDOWN_FAILED(messageOf(err)));
           }
         });
         return next(e);
       },
-      "turn.start": (port, e, next, ctx) => {
-        timing?.bind(edgesOf4(port, ctx));
+      "turn.start": (_port, e, next) => {
         timing?.turnStarted(e.agentId);
         return next(e);
       },
-      "turn.complete": async (port, e, next, ctx) => {
+      "turn.complete": async (_port, e, next) => {
         const r = await next(e);
-        timing?.bind(edgesOf4(port, ctx));
         timing?.turnComplete(e.agentId, e.reason);
         return r;
       },
-      "session.compact": async (port, e, next, ctx) => {
+      "session.compact": async (_port, e, next) => {
         await lane.drain();
         const r = await next(e);
-        timing?.bind(edgesOf4(port, ctx));
         timing?.compacted(e.trigger, e.agentId, r);
         return r;
       },
       "tool.call": {
         onFailure: { deny: LEVER_FAILED },
-        run: (port, e, next, ctx) => {
-          if (leverTool === void 0 || e.tool !== leverTool) return next(e);
-          const t = machineFor(port);
-          t.bind(edgesOf4(port, ctx));
-          return t.lever(e.agentId, e.continue);
-        }
+        run: (_port, e, next) => leverTool === void 0 || e.tool !== leverTool ? next(e) : timing.lever(e.agentId, e.continue)
       }
     },
     status: (_port, ctx) => {
       const { spec, problem: problem2 } = advisoryOf(ctx);
       const state = timing?.inspect();
-      const lines = [problem2 ? `advisory point: ${describeAdvisory(spec)} (${problem2})` : `advisory point: ${describeAdvisory(spec)}`];
-      lines.push(state?.thresholds ? THRESHOLDS_LINE(state.thresholds) : "thresholds: not read yet (read at the first turn end) or off");
-      if (state?.latch !== void 0) lines.push(`messages delivered up to level ${state.latch} of 3`);
-      lines.push(leverTool ? `${TOOL_NAME3}: registered as ${leverTool}` : `${TOOL_NAME3}: not registered`);
-      if (state?.requested) lines.push("a compaction request waits for the turn end");
-      if (state?.held) lines.push("a resume prompt is held in the continuation window");
-      return lines;
+      const lines = [
+        `advisory point: ${describeAdvisory(spec)}${problem2 ? ` (${problem2})` : ""}`,
+        state?.thresholds ? THRESHOLDS_LINE(state.thresholds) : "thresholds: not read yet (read at the first turn end) or off",
+        state?.latch !== void 0 && `messages delivered up to level ${state.latch} of 3`,
+        `${TOOL_NAME3}: ${leverTool ? `registered as ${leverTool}` : "not registered"}`,
+        state?.requested && "a compaction request waits for the turn end",
+        state?.held && "a resume prompt is held in the continuation window"
+      ];
+      return lines.filter(Boolean);
     }
   };
 }

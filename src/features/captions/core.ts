@@ -3,8 +3,8 @@
 // a redraw lets the rows draw them. Driven through edges only: no port, no `$`.
 import type { ModelCompleteRequest, ModelCompleteResult } from 'claude-code'
 import {
-  BATCH_CALLS, CAPTURED_LIMIT, ENVELOPE_FIELDS, FIELD_CAP, FLUSH_MS, OPTION,
-  RUN_FIELD_CAP, TIMEOUT_MS, TOKENS_PER_CALL, TOKENS_PER_UNIT,
+  BATCH_CALLS, CAPTURED_LIMIT, CONTEXT_TOKENS_OPTION, FIELD_CAP, FLUSH_MS, LANGUAGE_OPTION, MODEL_OPTION,
+  RUN_FIELD_CAP, STYLE_OPTION, TIMEOUT_MS, TOKENS_PER_CALL, TOKENS_PER_UNIT,
 } from './constants.ts'
 import { clip, fileChange, inputSubtitle, nonBlank, parseReply, stringify, transcriptCalls, type ApiMessageLike, type SeenCall } from './digest.ts'
 import { absorb, emptyMirror, measuredTokensPerChar, movePivot, promptBlocks, resetMirror, type Mirror } from './mirror.ts'
@@ -31,17 +31,17 @@ export type RunCaption = { subtitles: string[]; summary: string; bytes: number }
  * the field declares no `min` (NOTES).
  */
 export function settingsOf(options: Readonly<Record<string, unknown>>, defaults: Readonly<Record<string, unknown>>): { settings: CaptionSettings; problems: string[] } {
-  const tokens = options[OPTION.contextTokens] as number
+  const tokens = options[CONTEXT_TOKENS_OPTION] as number
   const isPositive = tokens > 0
-  const fallbackTokens = Number(defaults[OPTION.contextTokens])
+  const fallbackTokens = Number(defaults[CONTEXT_TOKENS_OPTION])
   return {
     settings: {
-      model: (options[OPTION.model] as string).trim() || String(defaults[OPTION.model]),
-      style: nonBlank(options[OPTION.style]) ?? String(defaults[OPTION.style]),
+      model: (options[MODEL_OPTION] as string).trim() || String(defaults[MODEL_OPTION]),
+      style: nonBlank(options[STYLE_OPTION]) ?? String(defaults[STYLE_OPTION]),
       contextTokens: isPositive ? tokens : fallbackTokens,
-      lang: (options[OPTION.language] as string).trim() || undefined,
+      lang: (options[LANGUAGE_OPTION] as string).trim() || undefined,
     },
-    problems: isPositive ? [] : [LOG.badOption(OPTION.contextTokens, tokens, fallbackTokens)],
+    problems: isPositive ? [] : [LOG.badOption(tokens, fallbackTokens)],
   }
 }
 
@@ -78,9 +78,9 @@ export function createCaptions() {
   }
 
   function capture(call: Readonly<Record<string, unknown>>, res: CallResult): void {
-    const id = call.tool_use_id
-    if (!edges || call.agentId !== undefined || res.deny !== undefined || typeof id !== 'string') return
-    const args = Object.fromEntries(Object.entries(call).filter(([k]) => !(ENVELOPE_FIELDS as readonly string[]).includes(k)))
+    // The envelope's reserved fields are no part of the call's input.
+    const { tool, tool_use_id: id, agentId, requestMeta, consent, ...args } = call
+    if (!edges || agentId !== undefined || res.deny !== undefined || typeof id !== 'string') return
     const input = stringify(args)
     const output = fileChange(res.result) ?? stringify(res.result)
     // The size the lead's context holds (the text it read), not the record: an Edit's record holds the whole file.

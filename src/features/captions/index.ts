@@ -1,35 +1,12 @@
 // Tool-call captions (wsflow spec §6): a finished tool row drawn as a short caption a second, cheap
 // model call wrote. Display only: the model reads the raw result, and the expanded view, a running
 // call and the live group draw raw. This file binds the core's edges to the port; nothing else.
-import type { Args, EventResult, Next } from 'claude-code'
-import type { Feature, FeatureContext } from '../../registry.ts'
+import type { Feature } from '../../registry.ts'
 import type { CaptionsPort as Port } from './bind.ts'
-import { createCaptions, settingsOf, type CaptionEdges, type Captions } from './core.ts'
+import { createCaptions, settingsOf } from './core.ts'
 import { drawCall, drawEmpty, drawRun } from './draw.tsx'
 import { STATUS } from './strings.ts'
 import { groupUnit, isRun, toolUseUnit } from './units.ts'
-
-// The core's edges are the port's own (arrows over `$`, bind.ts) and the feature's debug line.
-const edgesOf = (port: Port, ctx: FeatureContext): CaptionEdges => ({ ...port, log: ctx.log })
-
-/** The row hooks never wait on the model: a unit with no caption draws raw and is queued. */
-function render(captions: Captions, port: Port, e: Args<'ui.render'>, next: Next<'ui.render'>): EventResult<'ui.render'> | Promise<EventResult<'ui.render'>> {
-  if (e.component === 'ToolResult') {
-    // Only a lone call's caption draws its result; an expanded or failed result draws raw.
-    const { props } = e
-    return props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id) ? next(e) : drawEmpty(port.elements(e))
-  }
-  const unit = e.component === 'ToolGroup' ? groupUnit(e.props) : e.component === 'ToolUse' ? toolUseUnit(e.props) : undefined
-  if (!unit) return next(e)
-  const columns = e.viewport?.columns
-  // A ToolUse row, or a group of one, is a lone call: its key is the call's id.
-  const run = isRun(unit) && captions.runCaption(unit.key)
-  if (run) return drawRun(port.elements(e), unit.calls, run, columns)
-  const lone = !isRun(unit) && captions.toolCaption(unit.key)
-  if (lone) return drawCall(port.elements(e), unit.calls[0]!, lone, columns)
-  captions.request(unit)
-  return next(e)
-}
 
 export function createCaptionsFeature(): Feature<Port> {
   // Per registration: a reload starts it over, and a drawn unit is asked once more.
@@ -42,7 +19,8 @@ export function createCaptionsFeature(): Feature<Port> {
     'session.start': (port, e, next, ctx) => {
       const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
       for (const problem of problems) ctx.log(problem)
-      captions.start(edgesOf(port, ctx), settings)
+      // The core's edges are the port's own (arrows over `$`, bind.ts) and the feature's debug line.
+      captions.start({ ...port, log: ctx.log }, settings)
       return next(e)
     },
     // Outside the rewrite hooks beneath, so what is captured is the result the lead reads.
@@ -60,7 +38,24 @@ export function createCaptionsFeature(): Feature<Port> {
       captions.end()
       return next(e)
     },
-    'ui.render': (port, e, next) => render(captions, port, e, next),
+    // The row hooks never wait on the model: a unit with no caption draws raw and is queued.
+    'ui.render': (port, e, next) => {
+      if (e.component === 'ToolResult') {
+        // Only a lone call's caption draws its result; an expanded or failed result draws raw.
+        const { props } = e
+        return props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id) ? next(e) : drawEmpty(port.elements(e))
+      }
+      const unit = e.component === 'ToolGroup' ? groupUnit(e.props) : e.component === 'ToolUse' ? toolUseUnit(e.props) : undefined
+      if (!unit) return next(e)
+      const columns = e.viewport?.columns
+      // A ToolUse row, or a group of one, is a lone call: its key is the call's id.
+      const run = isRun(unit) && captions.runCaption(unit.key)
+      if (run) return drawRun(port.elements(e), unit.calls, run, columns)
+      const lone = !isRun(unit) && captions.toolCaption(unit.key)
+      if (lone) return drawCall(port.elements(e), unit.calls[0]!, lone, columns)
+      captions.request(unit)
+      return next(e)
+    },
   },
   status(_port, ctx) {
     const { settings, problems } = settingsOf(ctx.options, ctx.defaults)

@@ -1,6 +1,7 @@
 // Every text the captions feature shows or sends: the caption rows, the debug lines, and the caption
 // request's fixed prose (wsflow spec, Appendix B, verbatim).
 import { messageOf } from '../../lib/message.ts'
+import { CONTEXT_TOKENS_OPTION } from './constants.ts'
 import type { CaptionSettings } from './core.ts'
 
 export const MARK_OK = '· '
@@ -38,7 +39,7 @@ export function rulesPrompt(style: string, lang: string | undefined): string {
 
 /** The closing lines: one per unit, naming the shape its answer takes. */
 export function answerPrompt(units: readonly { id: string; calls: number }[]): string {
-  const lines = units.map((u) => (u.calls === 1 ? `${u.id}: lone call -> {id, subtitle, intention, result}` : `${u.id}: run of ${u.calls} calls -> {id, subtitles (${u.calls}), summary}`))
+  const lines = units.map((u) => `${u.id}: ${u.calls === 1 ? 'lone call -> {id, subtitle, intention, result}' : `run of ${u.calls} calls -> {id, subtitles (${u.calls}), summary}`}`)
   return ['Answer now: only a JSON array holding exactly these objects, ids verbatim, no prose or code fence.', ...lines].join('\n')
 }
 
@@ -48,7 +49,7 @@ export const taskText = (unitsJson: string, answer: string): string => `UNITS\n$
 /** Debug lines; the runtime opens each with `captions: ` (ctx.log). */
 export const LOG = {
   on: (s: CaptionSettings) => `on: model ${s.model}, window ${s.contextTokens} tokens, language ${s.lang ?? "(the user's)"}`,
-  badOption: (key: string, given: unknown, used: unknown) => `option ${key}: ${JSON.stringify(given)} is not a positive integer; using ${JSON.stringify(used)}`,
+  badOption: (given: number, used: number) => `option ${CONTEXT_TOKENS_OPTION}: ${given} is not a positive integer; using ${used}`,
   notAnswered: (reason: string) => `request not answered: ${reason}`,
   failed: (err: unknown) => `request failed: ${messageOf(err)}`,
 }

@@ -30,7 +30,8 @@ type Request = { resume: boolean; compact: boolean; scheduled?: number; rejectio
 
 export function createTiming(pkg: string) {
   const label = s.labelOf(pkg)
-  let edges: Edges | undefined
+  /** Bound by `start`, which comes first: the feature makes the machine at session.start and starts it there. */
+  let edges!: Edges
   let cached: { key: string; thresholds: Thresholds | undefined } | undefined
   let latch: Level | undefined
   let crossing: { tokens: number } | undefined
@@ -42,15 +43,6 @@ export function createTiming(pkg: string) {
   /** Bumped at start, end and every main landing: an observation that straddles one is dropped. */
   let generation = 0
 
-  function reset(): void {
-    generation++
-    cached = undefined
-    latch = undefined
-    crossing = undefined
-    request = undefined
-    held = undefined
-  }
-
   /** After a landing the next crossing delivers without a baseline step: the latch is 0, not undefined. */
   function landed(): void {
     generation++
@@ -59,19 +51,25 @@ export function createTiming(pkg: string) {
     crossing = undefined
   }
 
+  /** A session starts or ends: the conversation's state starts over. */
+  function reset(): void {
+    landed()
+    latch = undefined
+    request = undefined
+    held = undefined
+  }
+
   /**
    * Not awaited: a lost resume is written to the transcript, a lost threshold message to the debug
    * log; `onLost` runs for either, so a message the engine did not take can be sent again.
    */
   function submit(text: string, record: boolean, onLost?: () => void): void {
-    if (!edges) return
-    const e = edges
     const lost = (why: string) => {
-      if (record) e.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`)
-      else e.log(s.NOT_SUBMITTED(why))
+      if (record) edges.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`)
+      else edges.log(s.NOT_SUBMITTED(why))
       onLost?.()
     }
-    e.submit(text).then(
+    edges.submit(text).then(
       (r) => {
         const drop = (r as { drop?: unknown } | undefined)?.drop
         if (drop !== undefined) lost(`dropped: ${String(drop)}`)
@@ -81,8 +79,7 @@ export function createTiming(pkg: string) {
   }
 
   async function deliver(): Promise<void> {
-    if (!edges || !crossing || delivering || !cached?.thresholds || request || held) return
-    const e = edges
+    if (!crossing || delivering || !cached?.thresholds || request || held) return
     const gen = generation
     const seen = cached
     const t = cached.thresholds
@@ -90,23 +87,23 @@ export function createTiming(pkg: string) {
     delivering = true
     let fresh: Usage
     try {
-      fresh = await e.readUsage()
+      fresh = await edges.readUsage()
     } catch (err) {
-      e.log(s.USAGE_NOT_READ(messageOf(err)))
+      edges.log(s.USAGE_NOT_READ(messageOf(err)))
       return
     } finally {
       delivering = false
     }
-    if (gen !== generation || cached !== seen || crossing !== crossed || request || held || e.turnRunning()) return
-    // Another compaction window since the observation: the thresholds are stale, the next observation re-reads them.
-    if (fresh.key !== seen.key) return
+    // The state moved on meanwhile; or another compaction window since the observation: the thresholds
+    // are stale, and the next observation re-reads them.
+    if (gen !== generation || cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return
     const tokens = fresh.tokens ?? crossed.tokens
     const before = latch
     const step = observe(latch, levelAt(t, tokens), true)
     latch = step.latch
     crossing = undefined
     if (!step.deliver) return
-    e.log(s.DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window))
+    edges.log(s.DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window))
     // Measured: right after a turn the person stopped (Esc), the engine drops a submitted prompt. A
     // message the model never got must not count as delivered: the latch goes back and the
     // crossing stands, so the next main turn end delivers it (unless the state moved on meanwhile).
@@ -114,69 +111,58 @@ export function createTiming(pkg: string) {
       if (gen !== generation || latch !== step.latch || crossing !== undefined) return
       latch = before
       crossing = crossed
-      e.log(s.DELIVERY_RETRY)
+      edges.log(s.DELIVERY_RETRY)
     })
   }
 
+  /** The pending request is done without a compaction of its own (another one landed first): only its resume is left. */
   function finish(r: Request): void {
-    if (request === r) request = undefined
+    request = undefined
     if (r.resume) submit(s.resumeText(label), true)
   }
 
-  function hold(r: Request, text: string): void {
-    if (!edges) return
-    if (request === r) request = undefined
+  /** Holds the resume prompt for the continuation window: a turn that starts within it wins. */
+  function hold(text: string): void {
     const h = { text }
     held = h
+    const release = () => {
+      if (held !== h) return
+      held = undefined
+      submit(text, true)
+    }
     try {
-      edges.delay(s.CONTINUATION_WINDOW_MS, () => {
-        if (held !== h) return
-        held = undefined
-        submit(h.text, true)
-      })
+      edges.delay(s.CONTINUATION_WINDOW_MS, release)
     } catch (err) {
       edges.log(s.WINDOW_NOT_STARTED(messageOf(err)))
-      held = undefined
-      submit(h.text, true)
+      release()
     }
   }
 
   async function runLever(r: Request): Promise<void> {
-    if (!edges || request !== r) return
+    if (request !== r) return
     if (!r.compact) return finish(r)
-    const e = edges
     let res: { skip?: string }
     leverCompacting = true
     try {
-      res = await e.compact()
+      res = await edges.compact()
     } catch (err) {
       const line = s.REJECTED(messageOf(err))
-      if (r.rejectionNoted) e.log(line)
-      else e.notice(line)
+      if (r.rejectionNoted) edges.log(line)
+      else edges.notice(line)
       r.rejectionNoted = true
       return
     } finally {
       leverCompacting = false
     }
-    if (res.skip === undefined) landed()
+    const { skip } = res
+    if (skip === undefined) landed()
     if (request !== r) return
-    if (!r.resume) {
-      request = undefined
-      if (res.skip !== undefined) e.notice(s.VETOED_NO_RESUME(res.skip))
-    } else if (res.skip !== undefined) {
-      e.notice(s.VETOED_RESUME(res.skip))
-      hold(r, s.vetoedResumeText(label, res.skip))
-    } else {
-      hold(r, s.resumeText(label))
-    }
+    request = undefined
+    if (skip !== undefined) edges.notice(s.VETOED(skip, r.resume))
+    if (r.resume) hold(skip === undefined ? s.resumeText(label) : s.vetoedResumeText(label, skip))
   }
 
   return {
-    /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
-    bind(current: Edges): void {
-      edges = current
-    },
-
     /** A session start: bind the edges, start the conversation state over, take the advisory point in force. */
     start(bound: Edges, spec: AdvisorySpec): void {
       edges = bound
@@ -185,17 +171,17 @@ export function createTiming(pkg: string) {
     },
 
     end(reason: string): void {
-      if (request) edges?.log(s.END_DROPPED_REQUEST(reason))
-      if (held) edges?.notice(`${s.NOT_SUBMITTED(`session.end ${reason}`)}:\n${held.text}`)
+      if (request) edges.log(s.END_DROPPED_REQUEST(reason))
+      if (held) edges.notice(`${s.NOT_SUBMITTED(`session.end ${reason}`)}:\n${held.text}`)
       reset()
     },
 
     /** Every session.measure: baseline or re-arm the latch, record a crossing, deliver when idle. */
     async measure(usage: Usage, readBreakdown: () => Promise<HarnessWindow | undefined>): Promise<void> {
-      if (usage.tokens === undefined || !edges) return
       const tokens = usage.tokens
+      if (tokens === undefined) return
       const gen = generation
-      if (!cached || cached.key !== usage.key) {
+      if (cached?.key !== usage.key) {
         const breakdown = await readBreakdown()
         if (gen !== generation || !breakdown) return
         cached = { key: usage.key, thresholds: thresholdsFor(breakdown, advisory) }
@@ -216,7 +202,7 @@ export function createTiming(pkg: string) {
       // The latest call wins: an unset flag clears an earlier true; the compact step is kept.
       if (request) request.resume = checked.resume
       else request = { resume: checked.resume, compact: true, rejectionNoted: false }
-      edges?.log(s.REQUESTED(checked.resume))
+      edges.log(s.REQUESTED(checked.resume))
       return { result: s.leverResult(checked.resume) }
     },
 
@@ -224,30 +210,28 @@ export function createTiming(pkg: string) {
     turnStarted(agentId: string | undefined): void {
       if (agentId !== undefined || !held) return
       held = undefined
-      edges?.log(s.RESUME_CANCELLED)
+      edges.log(s.RESUME_CANCELLED)
     },
 
     turnComplete(agentId: string | undefined, reason: string): void {
-      if (!edges) return
-      const e = edges
-      const main = agentId === undefined
-      if (main && reason !== 'aborted' && crossing) {
+      // A main turn that ended by itself: an interrupted one leaves the request pending (the person is taking over).
+      if (agentId !== undefined || reason === 'aborted') return
+      if (crossing) {
         try {
-          e.after(() => void deliver().catch((err: unknown) => e.log(s.DELIVERY_FAILED(messageOf(err)))))
+          edges.after(() => void deliver().catch((err: unknown) => edges.log(s.DELIVERY_FAILED(messageOf(err)))))
         } catch (err) {
-          e.log(s.DELIVERY_NOT_SCHEDULED(messageOf(err)))
+          edges.log(s.DELIVERY_NOT_SCHEDULED(messageOf(err)))
         }
       }
-      // An interrupted turn leaves the request pending: the person is taking over.
-      if (!main || reason === 'aborted' || !request || leverCompacting) return
       const r = request
+      if (!r || leverCompacting) return
       if (!r.compact) return finish(r)
       scheduleStep(
         r,
-        (fn) => e.after(fn),
+        edges.after,
         () => void runLever(r),
-        () => e.log(s.STEP_NOT_RUN),
-        (err) => e.log(s.STEP_NOT_SCHEDULED(messageOf(err))),
+        () => edges.log(s.STEP_NOT_RUN),
+        (err) => edges.log(s.STEP_NOT_SCHEDULED(messageOf(err))),
       )
     },
 
@@ -257,7 +241,7 @@ export function createTiming(pkg: string) {
       landed()
       if (request?.compact) {
         request.compact = false
-        edges?.notice(s.LANDED_FIRST(trigger, request.resume))
+        edges.notice(s.LANDED_FIRST(trigger, request.resume))
       }
     },
 
