@@ -257,7 +257,7 @@ function bindTiming($) {
     submitPrompt: (text) => $.prompt.submit({ text }),
     notice: (line) => $.ui.log(line),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
+    usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
     windowEnv: () => readWindowEnv($),
     registerTool: async (spec) => (await $.tool.register(spec)).tool
   };
@@ -655,7 +655,7 @@ function createCaptions() {
       return bound.log(LOG.notAnswered(reply.reason));
     }
     const measured = measuredTokensPerChar(reply.usage, prompt);
-    if (measured !== void 0) mirror = { ...mirror, tokensPerChar: measured };
+    if (measured) mirror = { ...mirror, tokensPerChar: measured };
     let stored = false;
     for (const item of parseReply(reply.text)) {
       const unit = batch[ids.indexOf(item.id)];
@@ -681,7 +681,7 @@ function createCaptions() {
     toolCaption: (id) => toolCaptions.get(id),
     runCaption: (key) => runCaptions.get(key),
     compacted(trigger, agentId, res) {
-      if (agentId === void 0 && trigger !== "precompute" && res.messages !== void 0) mirror = resetMirror(mirror);
+      if (agentId === void 0 && trigger !== "precompute" && res.messages) mirror = resetMirror(mirror);
     },
     end() {
       mirror = resetMirror(mirror);
@@ -4067,7 +4067,7 @@ function createMailboxFeature() {
   const tick = async (port) => {
     clock = await port.now().catch(() => clock);
   };
-  function edgesOf4(port, ctx) {
+  function edgesOf3(port, ctx) {
     return {
       ...port.files,
       list: (folder) => port.list(folder),
@@ -4174,7 +4174,7 @@ function createMailboxFeature() {
       keyFacts = { key: plan.key, source: plan.source, ...renameProblem === void 0 ? {} : { renameProblem } };
       ctx.log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
     }
-    box.start(edgesOf4(port, ctx), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
+    box.start(edgesOf3(port, ctx), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
     if (ctx.facts.isMainTurnRunning()) box.turnStarted(void 0);
     stopIdleScan?.();
     stopIdleScan = void 0;
@@ -4331,7 +4331,7 @@ function createMailboxFeature() {
         work = void 0;
         settled = false;
         cleaned = false;
-        box.bind(edgesOf4(port, ctx));
+        box.bind(edgesOf3(port, ctx));
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
         } catch (err) {
@@ -6554,72 +6554,11 @@ function createRoutingFeature() {
   };
 }
 
-// src/features/timing/strings.ts
-var TOOL_NAME3 = "request_compaction";
-var CONTINUATION_WINDOW_MS = 1500;
-var ADVISORY_OPTION = "compactionAdvisory";
-var labelOf2 = (pkg) => `[${pkg} compaction] `;
-var noticePrefixOf2 = (pkg) => `${pkg} compaction: `;
-var LEVER_TOOL = {
-  name: TOOL_NAME3,
-  description: "Request compaction of this conversation when the current turn ends. Before calling, bring durable records (tickets, notes, agenda) up to date with anything still needed that only this context holds. Set `continue` to true only when work must resume by itself after compaction: a fixed resume prompt then follows the compaction, unless another prompt (the human's, or a background agent's notification) has already started the next turn. Leave it unset when the next turn will come from the human or from a background agent's notification. Main session only.",
-  inputSchema: { type: "object", properties: { continue: { type: "boolean" } } },
-  isDeferred: false
-};
-var LEVER_RESULT = "Compaction requested. End your turn now without further tool calls; compaction runs when the turn ends, and a resume prompt follows it unless another prompt has already started the next turn.";
-var LEVER_RESULT_NO_RESUME = "Compaction requested. End your turn now without further tool calls; compaction runs when the turn ends, and no prompt follows it: the next turn comes from the human or from a background agent's notification.";
-var LEVER_SUBAGENT = (agentId) => `request_compaction compacts the main session only; called from subagent ${agentId}.`;
-var LEVER_FAILED = "request_compaction: the compaction request hook failed; see the debug log.";
-var leverResult = (resume) => resume ? LEVER_RESULT : LEVER_RESULT_NO_RESUME;
-var resumeText = (label) => `${label}Compaction landed; resume the work in progress from the summary and your durable records.`;
-var vetoedResumeText = (label, reason) => `${label}Compaction did not run (${reason}); your context is unchanged. Resume the work in progress.`;
-var shareOf = (tokens, t) => percentOf(tokens, t.raw);
-function head(label, t, tokens) {
-  return `${label}Context window at the end of the last turn: ${shareOf(tokens, t)}% (${thousands(tokens)} / ${thousands(t.raw)} tokens) / ${shareOf(t.hard, t)}% (automatic compaction point). `;
-}
-function advisoryText(label, t, tokens) {
-  const hard = shareOf(t.hard, t);
-  return `${head(label, t, tokens)}This is past the advisory point (${shareOf(t.advisory, t)}%).
-
-This is not an instruction to compact right now. If you are in active discussion with the human, awaiting their answer or clarification, or holding working context that would be costly to rebuild (a half-applied change or a diagnosis in progress), carry on for now. A pause after asking the human a question is not a boundary.
-
-From here on, look for a good moment to compact before ${hard}%. A good moment is a natural boundary where most of what this context holds is no longer needed for the work ahead, and what is still needed can be restored cheaply after compaction from durable records (tickets, commits, notes, agenda) and the summary. Typical cases: work just landed, you are waiting only on background agents, or the next work is weakly related to the current context. When such a moment comes, first bring durable records up to date with anything still needed that only this context holds, then call the compaction request tool and end your turn. Set its \`continue\` flag only when work must resume by itself after compaction; leave it unset when the next turn will come from the human or from a background agent's notification. Compacting at a moment you choose keeps the work coherent; at ${hard}% it happens automatically, mid-work if need be. Reminders follow at ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%.
-
-If now is not such a moment, end this turn without replying and keep looking for one as you work.`;
-}
-function milestoneText(label, which, t, tokens) {
-  return head(label, t, tokens) + (which === 1 ? `Past ${shareOf(t.hard, t)}%, Claude Code compacts automatically, mid-work if need be. From here on, a good boundary is worth taking; if this is one, update durable records and call the compaction request tool, as the advisory describes (the \`continue\` flag only when work must resume by itself). Otherwise end this turn without replying.` : "This is the last reading before automatic compaction. Compacting at a boundary you choose keeps the work coherent; take this one if it fits, update durable records and call the compaction request tool, as the advisory describes (the `continue` flag only when work must resume by itself). Otherwise end this turn without replying, and take the next good boundary.");
-}
-function deliveryText(label, d, t, tokens) {
-  return d.kind === "advisory" ? advisoryText(label, t, tokens) : milestoneText(label, d.which, t, tokens);
-}
-var ADVISORY_INVALID = (raw, fallback) => `${ADVISORY_OPTION} "${raw}" is not valid (use 50, 50%, 150k, 1.5m or 50%|150k); the default ${fallback} applies`;
-var ADVISORY_IN_FORCE = (raw, described) => `advisory point ${JSON.stringify(raw)} read as ${described}`;
-var THRESHOLDS_LINE = (t) => `compaction window ${t.raw}: advisory ${shareOf(t.advisory, t)}%, milestones ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%, auto compaction ${shareOf(t.hard, t)}%`;
-var THRESHOLDS_OFF = "thresholds off (auto compaction off, or its point not above the advisory point)";
-var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" ? "advisory" : `milestone ${d.which}`} delivered: crossing measured at ${crossed} tokens (${shareOf(crossed, t)}%), ${fresh === void 0 ? "fresh read without tokens, so the crossing's figure is shown" : `fresh read ${fresh} tokens (${shareOf(fresh, t)}%)`}, compaction window ${t.raw} tokens, model window ${modelWindow} tokens`;
-var USAGE_NOT_READ = (err) => `usage not read for delivery (${err}); the crossing stays recorded`;
-var DELIVERY_NOT_SCHEDULED = (err) => `the delivery was not scheduled (${err}); the crossing stays recorded`;
-var DELIVERY_FAILED = (err) => `delivery failed: ${err}`;
-var BREAKDOWN_FAILED = (err) => `usage observation failed: ${err}`;
-var NOT_SUBMITTED = (why) => `a prompt was not submitted (${why})`;
-var DELIVERY_RETRY = "the message was not delivered; it goes at the next main turn end";
-var REQUESTED = (resume) => `compaction requested; resume: ${resume}`;
-var RESUME_CANCELLED = "a turn started within the resume window; the resume prompt is not submitted";
-var STEP_NOT_RUN = "the scheduled compaction step did not run; scheduling it again";
-var STEP_NOT_SCHEDULED = (err) => `the compaction step was not scheduled (${err}); retrying at the next turn end`;
-var REJECTED = (err) => `the requested compaction was rejected (${err}); retrying at the next turn end`;
-var VETOED = (skip, resume) => `the requested compaction did not run (${skip}); ${resume ? "a resume prompt follows with a note" : "no resume was requested, so no turn follows"}`;
-var WINDOW_NOT_STARTED = (err) => `the resume window was not started (${err}); submitting the resume prompt now`;
-var LANDED_FIRST = (trigger, resume) => `a ${trigger} compaction landed first, so the requested compaction is dropped; ${resume ? "its resume prompt follows at the next turn end" : "no resume was requested, so no prompt follows"}`;
-var END_DROPPED_REQUEST = (reason) => `session.end ${reason} dropped a pending compaction request`;
-var SETUP_FAILED = (err) => `setup failed (${err}); request_compaction not registered`;
-
 // src/features/timing/core.ts
 var DEFAULT_ADVISORY = { percent: 50 };
 var PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/;
 var TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/;
-var termOf = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
+var termOf = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
 function parseAdvisory(value) {
   if (typeof value !== "string") return void 0;
   const terms = value.split("|").map(termOf);
@@ -6627,10 +6566,10 @@ function parseAdvisory(value) {
   return terms.length <= 2 && terms.every(Boolean) && Object.keys(spec).length === terms.length ? spec : void 0;
 }
 function describeAdvisory(spec) {
-  return [spec.percent !== void 0 && `${spec.percent}%`, spec.tokens !== void 0 && `${spec.tokens} tokens`].filter(Boolean).join(" or ");
+  return [spec.percent && `${spec.percent}%`, spec.tokens !== void 0 && `${spec.tokens} tokens`].filter(Boolean).join(" or ");
 }
 function advisoryTokens(spec, raw) {
-  return Math.min(spec.percent !== void 0 ? raw * spec.percent / 100 : Infinity, spec.tokens ?? Infinity);
+  return Math.min(raw * (spec.percent ?? Infinity) / 100, spec.tokens ?? Infinity);
 }
 function thresholdsFor(w, spec) {
   const raw = w.rawMaxTokens;
@@ -6655,9 +6594,63 @@ function percentOf(tokens, raw) {
 function thousands(tokens) {
   return `${Math.round(tokens / 1e3)}k`;
 }
-function checkLeverCall(agentId, flag) {
-  return agentId === void 0 ? { resume: flag === true } : { deny: LEVER_SUBAGENT(agentId) };
+
+// src/features/timing/strings.ts
+var TOOL_NAME3 = "request_compaction";
+var CONTINUATION_WINDOW_MS = 1500;
+var ADVISORY_OPTION = "compactionAdvisory";
+var labelOf2 = (pkg) => `[${pkg} compaction] `;
+var noticePrefixOf2 = (pkg) => `${pkg} compaction: `;
+var LEVER_TOOL = {
+  name: TOOL_NAME3,
+  description: "Request compaction of this conversation when the current turn ends. Before calling, bring durable records (tickets, notes, agenda) up to date with anything still needed that only this context holds. Set `continue` to true only when work must resume by itself after compaction: a fixed resume prompt then follows the compaction, unless another prompt (the human's, or a background agent's notification) has already started the next turn. Leave it unset when the next turn will come from the human or from a background agent's notification. Main session only.",
+  inputSchema: { type: "object", properties: { continue: { type: "boolean" } } },
+  isDeferred: false
+};
+var LEVER_RESULT = "Compaction requested. End your turn now without further tool calls; compaction runs when the turn ends, and a resume prompt follows it unless another prompt has already started the next turn.";
+var LEVER_RESULT_NO_RESUME = "Compaction requested. End your turn now without further tool calls; compaction runs when the turn ends, and no prompt follows it: the next turn comes from the human or from a background agent's notification.";
+var LEVER_SUBAGENT = (agentId) => `request_compaction compacts the main session only; called from subagent ${agentId}.`;
+var LEVER_FAILED = "request_compaction: the compaction request hook failed; see the debug log.";
+var resumeText = (label) => `${label}Compaction landed; resume the work in progress from the summary and your durable records.`;
+var vetoedResumeText = (label, reason) => `${label}Compaction did not run (${reason}); your context is unchanged. Resume the work in progress.`;
+var shareOf = (tokens, t) => percentOf(tokens, t.raw);
+function head(label, t, tokens) {
+  return `${label}Context window at the end of the last turn: ${shareOf(tokens, t)}% (${thousands(tokens)} / ${thousands(t.raw)} tokens) / ${shareOf(t.hard, t)}% (automatic compaction point). `;
 }
+function advisoryText(label, t, tokens) {
+  const hard = shareOf(t.hard, t);
+  return `${head(label, t, tokens)}This is past the advisory point (${shareOf(t.advisory, t)}%).
+
+This is not an instruction to compact right now. If you are in active discussion with the human, awaiting their answer or clarification, or holding working context that would be costly to rebuild (a half-applied change or a diagnosis in progress), carry on for now. A pause after asking the human a question is not a boundary.
+
+From here on, look for a good moment to compact before ${hard}%. A good moment is a natural boundary where most of what this context holds is no longer needed for the work ahead, and what is still needed can be restored cheaply after compaction from durable records (tickets, commits, notes, agenda) and the summary. Typical cases: work just landed, you are waiting only on background agents, or the next work is weakly related to the current context. When such a moment comes, first bring durable records up to date with anything still needed that only this context holds, then call the compaction request tool and end your turn. Set its \`continue\` flag only when work must resume by itself after compaction; leave it unset when the next turn will come from the human or from a background agent's notification. Compacting at a moment you choose keeps the work coherent; at ${hard}% it happens automatically, mid-work if need be. Reminders follow at ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%.
+
+If now is not such a moment, end this turn without replying and keep looking for one as you work.`;
+}
+function milestoneText(label, which, t, tokens) {
+  return head(label, t, tokens) + (which === 1 ? `Past ${shareOf(t.hard, t)}%, Claude Code compacts automatically, mid-work if need be. From here on, a good boundary is worth taking; if this is one, update durable records and call the compaction request tool, as the advisory describes (the \`continue\` flag only when work must resume by itself). Otherwise end this turn without replying.` : "This is the last reading before automatic compaction. Compacting at a boundary you choose keeps the work coherent; take this one if it fits, update durable records and call the compaction request tool, as the advisory describes (the `continue` flag only when work must resume by itself). Otherwise end this turn without replying, and take the next good boundary.");
+}
+var ADVISORY_INVALID = (raw) => `${ADVISORY_OPTION} "${raw}" is not valid (use 50, 50%, 150k, 1.5m or 50%|150k); the default ${describeAdvisory(DEFAULT_ADVISORY)} applies`;
+var ADVISORY_IN_FORCE = (raw, described) => `advisory point ${JSON.stringify(raw)} read as ${described}`;
+var THRESHOLDS_LINE = (t) => `compaction window ${t.raw}: advisory ${shareOf(t.advisory, t)}%, milestones ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%, auto compaction ${shareOf(t.hard, t)}%`;
+var THRESHOLDS_OFF = "thresholds off (auto compaction off, or its point not above the advisory point)";
+var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" ? "advisory" : `milestone ${d.which}`} delivered: crossing measured at ${crossed} tokens (${shareOf(crossed, t)}%), ${fresh === void 0 ? "fresh read without tokens, so the crossing's figure is shown" : `fresh read ${fresh} tokens (${shareOf(fresh, t)}%)`}, compaction window ${t.raw} tokens, model window ${modelWindow} tokens`;
+var USAGE_NOT_READ = (err) => `usage not read for delivery (${err}); the crossing stays recorded`;
+var DELIVERY_NOT_SCHEDULED = (err) => `the delivery was not scheduled (${err}); the crossing stays recorded`;
+var DELIVERY_FAILED = (err) => `delivery failed: ${err}`;
+var BREAKDOWN_FAILED = (err) => `usage observation failed: ${err}`;
+var NOT_SUBMITTED = (why) => `a prompt was not submitted (${why})`;
+var DELIVERY_RETRY = "the message was not delivered; it goes at the next main turn end";
+var REQUESTED = (resume) => `compaction requested; resume: ${resume}`;
+var RESUME_CANCELLED = "a turn started within the resume window; the resume prompt is not submitted";
+var STEP_NOT_RUN = "the scheduled compaction step did not run; scheduling it again";
+var STEP_NOT_SCHEDULED = (err) => `the compaction step was not scheduled (${err}); retrying at the next turn end`;
+var REJECTED = (err) => `the requested compaction was rejected (${err}); retrying at the next turn end`;
+var VETOED = (skip, resume) => `the requested compaction did not run (${skip}); ${resume ? "a resume prompt follows with a note" : "no resume was requested, so no turn follows"}`;
+var WINDOW_NOT_STARTED = (err) => `the resume window was not started (${err}); submitting the resume prompt now`;
+var LANDED_FIRST = (trigger, resume) => `a ${trigger} compaction landed first, so the requested compaction is dropped; ${resume ? "its resume prompt follows at the next turn end" : "no resume was requested, so no prompt follows"}`;
+var END_DROPPED_REQUEST = (reason) => `session.end ${reason} dropped a pending compaction request`;
+var SETUP_FAILED = (err) => `setup failed (${err}); request_compaction not registered`;
 
 // src/features/timing/machine.ts
 function createTiming(pkg) {
@@ -6684,17 +6677,18 @@ function createTiming(pkg) {
     request = void 0;
     held = void 0;
   }
-  function submit(text, record, onLost) {
+  function submit(text, onLost) {
     const lost = (why) => {
-      if (record) edges.notice(`${NOT_SUBMITTED(why)}:
+      if (onLost) {
+        edges.log(NOT_SUBMITTED(why));
+        onLost();
+      } else edges.notice(`${NOT_SUBMITTED(why)}:
 ${text}`);
-      else edges.log(NOT_SUBMITTED(why));
-      onLost?.();
     };
     edges.submit(text).then(
       (r) => {
         const drop = r?.drop;
-        if (drop !== void 0) lost(`dropped: ${String(drop)}`);
+        if (drop !== void 0) lost(`dropped: ${drop}`);
       },
       (err) => lost(messageOf(err))
     );
@@ -6715,7 +6709,7 @@ ${text}`);
     } finally {
       delivering = false;
     }
-    if (gen !== generation || cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return;
+    if (cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return;
     const tokens = fresh.tokens ?? crossed.tokens;
     const before = latch;
     const step = observe(latch, levelAt(t, tokens), true);
@@ -6723,8 +6717,9 @@ ${text}`);
     crossing = void 0;
     if (!step.deliver) return;
     edges.log(DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window));
-    submit(deliveryText(label, step.deliver, t, tokens), false, () => {
-      if (gen !== generation || latch !== step.latch || crossing !== void 0) return;
+    const text = step.deliver.kind === "advisory" ? advisoryText(label, t, tokens) : milestoneText(label, step.deliver.which, t, tokens);
+    submit(text, () => {
+      if (gen !== generation || latch !== step.latch || crossing) return;
       latch = before;
       crossing = crossed;
       edges.log(DELIVERY_RETRY);
@@ -6732,15 +6727,34 @@ ${text}`);
   }
   function finish(r) {
     request = void 0;
-    if (r.resume) submit(resumeText(label), true);
+    if (r.resume) submit(resumeText(label));
   }
-  function hold(text) {
-    const h2 = { text };
+  async function runLever(r) {
+    if (request !== r) return;
+    if (!r.compact) return finish(r);
+    let skip;
+    leverCompacting = true;
+    try {
+      skip = (await edges.compact()).skip;
+    } catch (err) {
+      ;
+      (r.rejectionNoted ? edges.log : edges.notice)(REJECTED(messageOf(err)));
+      r.rejectionNoted = true;
+      return;
+    } finally {
+      leverCompacting = false;
+    }
+    if (skip === void 0) landed();
+    if (request !== r) return;
+    request = void 0;
+    if (skip !== void 0) edges.notice(VETOED(skip, r.resume));
+    if (!r.resume) return;
+    const h2 = { text: skip === void 0 ? resumeText(label) : vetoedResumeText(label, skip) };
     held = h2;
     const release = () => {
       if (held !== h2) return;
       held = void 0;
-      submit(text, true);
+      submit(h2.text);
     };
     try {
       edges.delay(CONTINUATION_WINDOW_MS, release);
@@ -6748,29 +6762,6 @@ ${text}`);
       edges.log(WINDOW_NOT_STARTED(messageOf(err)));
       release();
     }
-  }
-  async function runLever(r) {
-    if (request !== r) return;
-    if (!r.compact) return finish(r);
-    let res;
-    leverCompacting = true;
-    try {
-      res = await edges.compact();
-    } catch (err) {
-      const line = REJECTED(messageOf(err));
-      if (r.rejectionNoted) edges.log(line);
-      else edges.notice(line);
-      r.rejectionNoted = true;
-      return;
-    } finally {
-      leverCompacting = false;
-    }
-    const { skip } = res;
-    if (skip === void 0) landed();
-    if (request !== r) return;
-    request = void 0;
-    if (skip !== void 0) edges.notice(VETOED(skip, r.resume));
-    if (r.resume) hold(skip === void 0 ? resumeText(label) : vetoedResumeText(label, skip));
   }
   return {
     start(bound, spec) {
@@ -6803,12 +6794,12 @@ ${held.text}`);
       if (crossing && !edges.turnRunning()) await deliver();
     },
     lever(agentId, flag) {
-      const checked = checkLeverCall(agentId, flag);
-      if ("deny" in checked) return checked;
-      if (request) request.resume = checked.resume;
-      else request = { resume: checked.resume, compact: true, rejectionNoted: false };
-      edges.log(REQUESTED(checked.resume));
-      return { result: leverResult(checked.resume) };
+      if (agentId !== void 0) return { deny: LEVER_SUBAGENT(agentId) };
+      const resume = flag === true;
+      request ??= { resume, compact: true };
+      request.resume = resume;
+      edges.log(REQUESTED(resume));
+      return { result: resume ? LEVER_RESULT : LEVER_RESULT_NO_RESUME };
     },
     turnStarted(agentId) {
       if (agentId !== void 0 || !held) return;
@@ -6844,7 +6835,7 @@ ${held.text}`);
       }
     },
     inspect() {
-      return { advisory, thresholds: cached?.thresholds, latch, crossing: crossing?.tokens, requested: request !== void 0, held: held !== void 0 };
+      return { advisory, thresholds: cached?.thresholds, latch, crossing: crossing?.tokens, requested: !!request, held: !!held };
     }
   };
 }
@@ -6853,23 +6844,11 @@ ${held.text}`);
 function advisoryOf(ctx) {
   const raw = ctx.options[ADVISORY_OPTION];
   const spec = parseAdvisory(raw);
-  return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) };
+  return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw) };
 }
 async function usageOf2(port, context) {
   const override = await port.windowEnv().catch(() => void 0);
   return { ...context, key: `${context.window}|${override ?? ""}` };
-}
-function edgesOf3(port, ctx) {
-  return {
-    submit: port.submitPrompt,
-    compact: ctx.compact,
-    after: (fn) => port.after(0, fn),
-    delay: port.after,
-    log: ctx.log,
-    notice: (text) => port.notice(`${noticePrefixOf2(port.pkg)}${text}`),
-    turnRunning: ctx.facts.isMainTurnRunning,
-    readUsage: async () => usageOf2(port, (await port.usage()).context)
-  };
 }
 function createTimingFeature() {
   let timing;
@@ -6882,14 +6861,21 @@ function createTimingFeature() {
       "session.start": async (port, e, next, ctx) => {
         const { spec, problem: problem2 } = advisoryOf(ctx);
         timing ??= createTiming(port.pkg);
-        timing.start(edgesOf3(port, ctx), spec);
+        timing.start(
+          {
+            submit: port.submitPrompt,
+            compact: ctx.compact,
+            after: (fn) => port.after(0, fn),
+            delay: port.after,
+            log: ctx.log,
+            notice: (text) => port.notice(`${noticePrefixOf2(port.pkg)}${text}`),
+            turnRunning: ctx.facts.isMainTurnRunning,
+            readUsage: async () => usageOf2(port, (await port.usage()).context)
+          },
+          spec
+        );
         ctx.log(problem2 ?? ADVISORY_IN_FORCE(ctx.options[ADVISORY_OPTION], describeAdvisory(spec)));
-        try {
-          leverTool = await port.registerTool(LEVER_TOOL);
-        } catch (err) {
-          leverTool = void 0;
-          ctx.log(SETUP_FAILED(messageOf(err)));
-        }
+        leverTool = await port.registerTool(LEVER_TOOL).catch((err) => void ctx.log(SETUP_FAILED(messageOf(err))));
         return next(e);
       },
       "session.end": async (_port, e, next) => {
@@ -6898,10 +6884,9 @@ function createTimingFeature() {
         return next(e);
       },
       "session.measure": (port, e, next, ctx) => {
-        const t = timing;
-        if (t) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
+        if (timing) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
           try {
-            await t.measure(await usageOf2(port, e.context), async () => (await port.usage("summary")).context.breakdown);
+            await timing?.measure(await usageOf2(port, e.context), async () => (await port.usage("summary")).context.breakdown);
           } catch (err) {
             ctx.log(BREAKDOWN_FAILED(messageOf(err)));
           }
@@ -6925,21 +6910,20 @@ function createTimingFeature() {
       },
       "tool.call": {
         onFailure: { deny: LEVER_FAILED },
-        run: (_port, e, next) => leverTool === void 0 || e.tool !== leverTool ? next(e) : timing.lever(e.agentId, e.continue)
+        run: (_port, e, next) => e.tool !== leverTool ? next(e) : timing.lever(e.agentId, e.continue)
       }
     },
     status: (_port, ctx) => {
       const { spec, problem: problem2 } = advisoryOf(ctx);
       const state = timing?.inspect();
-      const lines = [
+      return [
         `advisory point: ${describeAdvisory(spec)}${problem2 ? ` (${problem2})` : ""}`,
         state?.thresholds ? THRESHOLDS_LINE(state.thresholds) : "thresholds: not read yet (read at the first turn end) or off",
         state?.latch !== void 0 && `messages delivered up to level ${state.latch} of 3`,
         `${TOOL_NAME3}: ${leverTool ? `registered as ${leverTool}` : "not registered"}`,
         state?.requested && "a compaction request waits for the turn end",
         state?.held && "a resume prompt is held in the continuation window"
-      ];
-      return lines.filter(Boolean);
+      ].filter(Boolean);
     }
   };
 }

@@ -153,7 +153,7 @@ export function createCaptions() {
       return bound.log(LOG.notAnswered(reply.reason))
     }
     const measured = measuredTokensPerChar(reply.usage, prompt)
-    if (measured !== undefined) mirror = { ...mirror, tokensPerChar: measured }
+    if (measured) mirror = { ...mirror, tokensPerChar: measured }
     let stored = false
     for (const item of parseReply(reply.text)) {
       const unit = batch[ids.indexOf(item.id as string)]
@@ -182,7 +182,7 @@ export function createCaptions() {
     runCaption: (key: string): RunCaption | undefined => runCaptions.get(key),
     /** A main-thread compaction that installed messages: the mirror starts over; captions stay. */
     compacted(trigger: string, agentId: string | undefined, res: { messages?: unknown }): void {
-      if (agentId === undefined && trigger !== 'precompute' && res.messages !== undefined) mirror = resetMirror(mirror)
+      if (agentId === undefined && trigger !== 'precompute' && res.messages) mirror = resetMirror(mirror)
     },
     end(): void {
       mirror = resetMirror(mirror)

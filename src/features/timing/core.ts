@@ -1,6 +1,5 @@
 // The timing feature's pure core (wsflow §3.3): the advisory grammar, the thresholds, the levels
 // and the latch, and the lever's input check.
-import { LEVER_SUBAGENT } from './strings.ts'
 
 /** When the advisory fires: a share of the harness's window, a token count, or the earlier of both. */
 export type AdvisorySpec = { readonly percent?: number; readonly tokens?: number }
@@ -13,7 +12,7 @@ const PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/
 const TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/
 
 const termOf = (term: string): AdvisorySpec | undefined =>
-  PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith('k') ? 1_000 : 1_000_000)) } : undefined
+  PERCENT_TERM.test(term) ? { percent: parseInt(term) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith('k') ? 1_000 : 1_000_000)) } : undefined
 
 /** The advisory grammar: one term, or a percent and a token term joined by `|`; undefined otherwise. */
 export function parseAdvisory(value: unknown): AdvisorySpec | undefined {
@@ -25,12 +24,14 @@ export function parseAdvisory(value: unknown): AdvisorySpec | undefined {
 }
 
 export function describeAdvisory(spec: AdvisorySpec): string {
-  return [spec.percent !== undefined && `${spec.percent}%`, spec.tokens !== undefined && `${spec.tokens} tokens`].filter(Boolean).join(' or ')
+  // A percent is 1 to 100; a token count may round to 0.
+  return [spec.percent && `${spec.percent}%`, spec.tokens !== undefined && `${spec.tokens} tokens`].filter(Boolean).join(' or ')
 }
 
 /** The earlier of the two terms, in tokens of the compaction window. */
 export function advisoryTokens(spec: AdvisorySpec, raw: number): number {
-  return Math.min(spec.percent !== undefined ? (raw * spec.percent) / 100 : Infinity, spec.tokens ?? Infinity)
+  // An absent term is never the earlier.
+  return Math.min((raw * (spec.percent ?? Infinity)) / 100, spec.tokens ?? Infinity)
 }
 
 /** The harness's own figures, from its usage breakdown: the window it compacts on and where. */
@@ -79,9 +80,4 @@ export function percentOf(tokens: number, raw: number): number {
 
 export function thousands(tokens: number): string {
   return `${Math.round(tokens / 1000)}k`
-}
-
-/** The lever's input: the main session only, and only a literal `true` asks for the resume. */
-export function checkLeverCall(agentId: string | undefined, flag: unknown): { deny: string } | { resume: boolean } {
-  return agentId === undefined ? { resume: flag === true } : { deny: LEVER_SUBAGENT(agentId) }
 }

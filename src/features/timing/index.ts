@@ -6,7 +6,7 @@ import { createLane, type Lane } from '../../lib/lane.ts'
 import { messageOf } from '../../lib/message.ts'
 import type { TimingPort as Port } from './bind.ts'
 import { DEFAULT_ADVISORY, describeAdvisory, parseAdvisory, type AdvisorySpec } from './core.ts'
-import { createTiming, type Edges, type Timing, type Usage } from './machine.ts'
+import { createTiming, type Timing, type Usage } from './machine.ts'
 import * as s from './strings.ts'
 
 
@@ -14,7 +14,7 @@ import * as s from './strings.ts'
 export function advisoryOf(ctx: FeatureContext): { spec: AdvisorySpec; problem?: string } {
   const raw = ctx.options[s.ADVISORY_OPTION] as string
   const spec = parseAdvisory(raw)
-  return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: s.ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) }
+  return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: s.ADVISORY_INVALID(raw) }
 }
 
 /**
@@ -24,20 +24,6 @@ export function advisoryOf(ctx: FeatureContext): { spec: AdvisorySpec; problem?:
 async function usageOf(port: Port, context: { tokens?: number; window: number }): Promise<Usage> {
   const override = await port.windowEnv().catch(() => undefined)
   return { ...context, key: `${context.window}|${override ?? ''}` }
-}
-
-/** The machine's edges: the port's own (arrows over `$`, bind.ts) where they fit as they are. */
-function edgesOf(port: Port, ctx: FeatureContext): Edges {
-  return {
-    submit: port.submitPrompt,
-    compact: ctx.compact,
-    after: (fn) => port.after(0, fn),
-    delay: port.after,
-    log: ctx.log,
-    notice: (text) => port.notice(`${s.noticePrefixOf(port.pkg)}${text}`),
-    turnRunning: ctx.facts.isMainTurnRunning,
-    readUsage: async () => usageOf(port, (await port.usage()).context),
-  }
 }
 
 export function createTimingFeature(): Feature<Port> {
@@ -56,14 +42,23 @@ export function createTimingFeature(): Feature<Port> {
       const { spec, problem } = advisoryOf(ctx)
       // Made at the first start (the package's name comes with the port).
       timing ??= createTiming(port.pkg)
-      timing.start(edgesOf(port, ctx), spec)
+      // The machine's edges: the port's own (arrows over `$`, bind.ts) where they fit as they are.
+      timing.start(
+        {
+          submit: port.submitPrompt,
+          compact: ctx.compact,
+          after: (fn) => port.after(0, fn),
+          delay: port.after,
+          log: ctx.log,
+          notice: (text) => port.notice(`${s.noticePrefixOf(port.pkg)}${text}`),
+          turnRunning: ctx.facts.isMainTurnRunning,
+          readUsage: async () => usageOf(port, (await port.usage()).context),
+        },
+        spec,
+      )
       ctx.log(problem ?? s.ADVISORY_IN_FORCE(ctx.options[s.ADVISORY_OPTION] as string, describeAdvisory(spec)))
-      try {
-        leverTool = await port.registerTool(s.LEVER_TOOL)
-      } catch (err) {
-        leverTool = undefined
-        ctx.log(s.SETUP_FAILED(messageOf(err)))
-      }
+      // A failed registration leaves the lever unregistered (a `/clear`'s start registers it afresh).
+      leverTool = await port.registerTool(s.LEVER_TOOL).catch((err: unknown) => void ctx.log(s.SETUP_FAILED(messageOf(err))))
       return next(e)
     },
     'session.end': async (_port, e, next) => {
@@ -74,10 +69,9 @@ export function createTimingFeature(): Feature<Port> {
     // Observes only: the reads and a delivery run from the lane; a delivery reads the usage afresh
     // and waits while a main turn runs, whenever it comes.
     'session.measure': (port, e, next, ctx) => {
-      const t = timing
-      if (t) lane.defer({ after: port.after, log: ctx.log }, 'session.measure', async () => {
+      if (timing) lane.defer({ after: port.after, log: ctx.log }, 'session.measure', async () => {
         try {
-          await t.measure(await usageOf(port, e.context), async () => (await port.usage('summary')).context.breakdown)
+          await timing?.measure(await usageOf(port, e.context), async () => (await port.usage('summary')).context.breakdown)
         } catch (err) {
           ctx.log(s.BREAKDOWN_FAILED(messageOf(err)))
         }
@@ -105,22 +99,21 @@ export function createTimingFeature(): Feature<Port> {
     // refuses the call rather than leave it unanswered (the registry applies the policy).
     'tool.call': {
       onFailure: { deny: s.LEVER_FAILED },
-      // Registered at session.start, once the machine is made.
-      run: (_port, e, next) => (leverTool === undefined || e.tool !== leverTool ? next(e) : timing!.lever(e.agentId, (e as { continue?: unknown }).continue)),
+      // `e.tool` is a name: none matches before the lever is registered (at session.start, once the machine is made).
+      run: (_port, e, next) => (e.tool !== leverTool ? next(e) : timing!.lever(e.agentId, (e as { continue?: unknown }).continue)),
     },
   },
   status: (_port, ctx) => {
     const { spec, problem } = advisoryOf(ctx)
     const state = timing?.inspect()
-    const lines = [
+    return [
       `advisory point: ${describeAdvisory(spec)}${problem ? ` (${problem})` : ''}`,
       state?.thresholds ? s.THRESHOLDS_LINE(state.thresholds) : 'thresholds: not read yet (read at the first turn end) or off',
       state?.latch !== undefined && `messages delivered up to level ${state.latch} of 3`,
       `${s.TOOL_NAME}: ${leverTool ? `registered as ${leverTool}` : 'not registered'}`,
       state?.requested && 'a compaction request waits for the turn end',
       state?.held && 'a resume prompt is held in the continuation window',
-    ]
-    return lines.filter(Boolean) as string[]
+    ].filter(Boolean) as string[]
   },
   }
 }

@@ -1,7 +1,7 @@
 // The timing feature's state machine (wsflow §3.4): the threshold track (baseline, latch, crossing,
 // delivery with fresh usage) and the lever track (request, compact at the turn end, resume held for
 // the continuation window). Driven through edges; it never vetoes or preempts a compaction.
-import { checkLeverCall, DEFAULT_ADVISORY, levelAt, observe, thresholdsFor, type AdvisorySpec, type HarnessWindow, type Level, type Thresholds } from './core.ts'
+import { DEFAULT_ADVISORY, levelAt, observe, thresholdsFor, type AdvisorySpec, type HarnessWindow, type Level, type Thresholds } from './core.ts'
 import { messageOf } from '../../lib/message.ts'
 import * as s from './strings.ts'
 import { scheduleStep } from '../../lib/step.ts'
@@ -26,7 +26,8 @@ export type Edges = {
   readUsage(): Promise<Usage>
 }
 
-type Request = { resume: boolean; compact: boolean; scheduled?: number; rejectionNoted: boolean }
+/** `rejectionNoted`: a rejected compaction of this request was said in the transcript already. */
+type Request = { resume: boolean; compact: boolean; scheduled?: number; rejectionNoted?: boolean }
 
 export function createTiming(pkg: string) {
   const label = s.labelOf(pkg)
@@ -60,19 +61,21 @@ export function createTiming(pkg: string) {
   }
 
   /**
-   * Not awaited: a lost resume is written to the transcript, a lost threshold message to the debug
-   * log; `onLost` runs for either, so a message the engine did not take can be sent again.
+   * Not awaited. A threshold message comes with `onLost`: lost, it is said in the debug log and
+   * `onLost` runs, so a message the engine did not take can be sent again; a lost resume prompt
+   * (no `onLost`) is written to the transcript, text and all.
    */
-  function submit(text: string, record: boolean, onLost?: () => void): void {
+  function submit(text: string, onLost?: () => void): void {
     const lost = (why: string) => {
-      if (record) edges.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`)
-      else edges.log(s.NOT_SUBMITTED(why))
-      onLost?.()
+      if (onLost) {
+        edges.log(s.NOT_SUBMITTED(why))
+        onLost()
+      } else edges.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`)
     }
     edges.submit(text).then(
       (r) => {
         const drop = (r as { drop?: unknown } | undefined)?.drop
-        if (drop !== undefined) lost(`dropped: ${String(drop)}`)
+        if (drop !== undefined) lost(`dropped: ${drop}`)
       },
       (err: unknown) => lost(messageOf(err)),
     )
@@ -94,9 +97,9 @@ export function createTiming(pkg: string) {
     } finally {
       delivering = false
     }
-    // The state moved on meanwhile; or another compaction window since the observation: the thresholds
-    // are stale, and the next observation re-reads them.
-    if (gen !== generation || cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return
+    // The state moved on meanwhile (a landing or an end clears the cache, so `seen` is gone); or another
+    // compaction window since the observation: the thresholds are stale, the next observation re-reads them.
+    if (cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return
     const tokens = fresh.tokens ?? crossed.tokens
     const before = latch
     const step = observe(latch, levelAt(t, tokens), true)
@@ -107,8 +110,9 @@ export function createTiming(pkg: string) {
     // Measured: right after a turn the person stopped (Esc), the engine drops a submitted prompt. A
     // message the model never got must not count as delivered: the latch goes back and the
     // crossing stands, so the next main turn end delivers it (unless the state moved on meanwhile).
-    submit(s.deliveryText(label, step.deliver, t, tokens), false, () => {
-      if (gen !== generation || latch !== step.latch || crossing !== undefined) return
+    const text = step.deliver.kind === 'advisory' ? s.advisoryText(label, t, tokens) : s.milestoneText(label, step.deliver.which, t, tokens)
+    submit(text, () => {
+      if (gen !== generation || latch !== step.latch || crossing) return
       latch = before
       crossing = crossed
       edges.log(s.DELIVERY_RETRY)
@@ -118,17 +122,36 @@ export function createTiming(pkg: string) {
   /** The pending request is done without a compaction of its own (another one landed first): only its resume is left. */
   function finish(r: Request): void {
     request = undefined
-    if (r.resume) submit(s.resumeText(label), true)
+    if (r.resume) submit(s.resumeText(label))
   }
 
-  /** Holds the resume prompt for the continuation window: a turn that starts within it wins. */
-  function hold(text: string): void {
-    const h = { text }
+  async function runLever(r: Request): Promise<void> {
+    if (request !== r) return
+    if (!r.compact) return finish(r)
+    let skip: string | undefined
+    leverCompacting = true
+    try {
+      skip = (await edges.compact()).skip
+    } catch (err) {
+      // The first rejection is said in the transcript, a repeat in the debug log.
+      ;(r.rejectionNoted ? edges.log : edges.notice)(s.REJECTED(messageOf(err)))
+      r.rejectionNoted = true
+      return
+    } finally {
+      leverCompacting = false
+    }
+    if (skip === undefined) landed()
+    if (request !== r) return
+    request = undefined
+    if (skip !== undefined) edges.notice(s.VETOED(skip, r.resume))
+    if (!r.resume) return
+    // The resume prompt is held for the continuation window: a turn that starts within it wins.
+    const h = { text: skip === undefined ? s.resumeText(label) : s.vetoedResumeText(label, skip) }
     held = h
     const release = () => {
       if (held !== h) return
       held = undefined
-      submit(text, true)
+      submit(h.text)
     }
     try {
       edges.delay(s.CONTINUATION_WINDOW_MS, release)
@@ -136,30 +159,6 @@ export function createTiming(pkg: string) {
       edges.log(s.WINDOW_NOT_STARTED(messageOf(err)))
       release()
     }
-  }
-
-  async function runLever(r: Request): Promise<void> {
-    if (request !== r) return
-    if (!r.compact) return finish(r)
-    let res: { skip?: string }
-    leverCompacting = true
-    try {
-      res = await edges.compact()
-    } catch (err) {
-      const line = s.REJECTED(messageOf(err))
-      if (r.rejectionNoted) edges.log(line)
-      else edges.notice(line)
-      r.rejectionNoted = true
-      return
-    } finally {
-      leverCompacting = false
-    }
-    const { skip } = res
-    if (skip === undefined) landed()
-    if (request !== r) return
-    request = undefined
-    if (skip !== undefined) edges.notice(s.VETOED(skip, r.resume))
-    if (r.resume) hold(skip === undefined ? s.resumeText(label) : s.vetoedResumeText(label, skip))
   }
 
   return {
@@ -196,14 +195,15 @@ export function createTiming(pkg: string) {
       if (crossing && !edges.turnRunning()) await deliver()
     },
 
+    /** The lever's call: the main session only, and only a literal `true` asks for the resume. */
     lever(agentId: string | undefined, flag: unknown): { deny: string } | { result: string } {
-      const checked = checkLeverCall(agentId, flag)
-      if ('deny' in checked) return checked
+      if (agentId !== undefined) return { deny: s.LEVER_SUBAGENT(agentId) }
+      const resume = flag === true
       // The latest call wins: an unset flag clears an earlier true; the compact step is kept.
-      if (request) request.resume = checked.resume
-      else request = { resume: checked.resume, compact: true, rejectionNoted: false }
-      edges.log(s.REQUESTED(checked.resume))
-      return { result: s.leverResult(checked.resume) }
+      request ??= { resume, compact: true }
+      request.resume = resume
+      edges.log(s.REQUESTED(resume))
+      return { result: resume ? s.LEVER_RESULT : s.LEVER_RESULT_NO_RESUME }
     },
 
     /** A main-thread turn that starts within the continuation window cancels the held resume. */
@@ -247,7 +247,7 @@ export function createTiming(pkg: string) {
 
     /** For the status lines and tests. */
     inspect() {
-      return { advisory, thresholds: cached?.thresholds, latch, crossing: crossing?.tokens, requested: request !== undefined, held: held !== undefined }
+      return { advisory, thresholds: cached?.thresholds, latch, crossing: crossing?.tokens, requested: !!request, held: !!held }
     },
   }
 }

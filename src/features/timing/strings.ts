@@ -1,6 +1,6 @@
 // Every text the timing feature shows or submits (wsflow §3.7 and Appendix A). Each prompt opens
 // with the package's label, so none reads as the person's own words.
-import { percentOf, thousands, type Delivery, type Thresholds } from './core.ts'
+import { DEFAULT_ADVISORY, describeAdvisory, percentOf, thousands, type Delivery, type Thresholds } from './core.ts'
 
 export const TOOL_NAME = 'request_compaction'
 /** Held before the resume prompt after the lever's compaction: a turn that starts within it wins. */
@@ -26,7 +26,6 @@ export const LEVER_RESULT_NO_RESUME =
 export const LEVER_SUBAGENT = (agentId: string) => `request_compaction compacts the main session only; called from subagent ${agentId}.`
 export const LEVER_FAILED = 'request_compaction: the compaction request hook failed; see the debug log.'
 
-export const leverResult = (resume: boolean) => (resume ? LEVER_RESULT : LEVER_RESULT_NO_RESUME)
 export const resumeText = (label: string) => `${label}Compaction landed; resume the work in progress from the summary and your durable records.`
 export const vetoedResumeText = (label: string, reason: string) => `${label}Compaction did not run (${reason}); your context is unchanged. Resume the work in progress.`
 
@@ -54,12 +53,9 @@ export function milestoneText(label: string, which: 1 | 2, t: Thresholds, tokens
     : 'This is the last reading before automatic compaction. Compacting at a boundary you choose keeps the work coherent; take this one if it fits, update durable records and call the compaction request tool, as the advisory describes (the `continue` flag only when work must resume by itself). Otherwise end this turn without replying, and take the next good boundary.')
 }
 
-export function deliveryText(label: string, d: Delivery, t: Thresholds, tokens: number): string {
-  return d.kind === 'advisory' ? advisoryText(label, t, tokens) : milestoneText(label, d.which, t, tokens)
-}
-
 // ---- debug lines and transcript notices of the state machine ----
-export const ADVISORY_INVALID = (raw: string, fallback: string) => `${ADVISORY_OPTION} "${raw}" is not valid (use 50, 50%, 150k, 1.5m or 50%|150k); the default ${fallback} applies`
+export const ADVISORY_INVALID = (raw: string) =>
+  `${ADVISORY_OPTION} "${raw}" is not valid (use 50, 50%, 150k, 1.5m or 50%|150k); the default ${describeAdvisory(DEFAULT_ADVISORY)} applies`
 export const ADVISORY_IN_FORCE = (raw: string, described: string) => `advisory point ${JSON.stringify(raw)} read as ${described}`
 export const THRESHOLDS_LINE = (t: Thresholds) =>
   `compaction window ${t.raw}: advisory ${shareOf(t.advisory, t)}%, milestones ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%, auto compaction ${shareOf(t.hard, t)}%`
