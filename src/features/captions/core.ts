@@ -8,7 +8,7 @@ import {
 } from './constants.ts'
 import { clip, fileChange, inputSubtitle, nonBlank, parseReply, stringify, transcriptCalls, type ApiMessageLike, type SeenCall } from './digest.ts'
 import { absorb, emptyMirror, measuredTokensPerChar, movePivot, promptBlocks, resetMirror, type Mirror } from './mirror.ts'
-import { answerPrompt, LOG, NOT_AVAILABLE, rulesPrompt, taskText } from './strings.ts'
+import { answerPrompt, LOG_BAD_OPTION, LOG_FAILED, LOG_NOT_ANSWERED, LOG_ON, NOT_AVAILABLE, rulesPrompt, taskText } from './strings.ts'
 import { isRun, type Unit } from './units.ts'
 
 export type CaptionEdges = {
@@ -33,15 +33,15 @@ export type RunCaption = { subtitles: string[]; summary: string; bytes: number }
 export function settingsOf(options: Readonly<Record<string, unknown>>, defaults: Readonly<Record<string, unknown>>): { settings: CaptionSettings; problems: string[] } {
   const tokens = options[CONTEXT_TOKENS_OPTION] as number
   const isPositive = tokens > 0
-  const fallbackTokens = Number(defaults[CONTEXT_TOKENS_OPTION])
+  const fallbackTokens = defaults[CONTEXT_TOKENS_OPTION] as number
   return {
     settings: {
-      model: (options[MODEL_OPTION] as string).trim() || String(defaults[MODEL_OPTION]),
-      style: nonBlank(options[STYLE_OPTION]) ?? String(defaults[STYLE_OPTION]),
+      model: (options[MODEL_OPTION] as string).trim() || (defaults[MODEL_OPTION] as string),
+      style: nonBlank(options[STYLE_OPTION]) ?? (defaults[STYLE_OPTION] as string),
       contextTokens: isPositive ? tokens : fallbackTokens,
       lang: (options[LANGUAGE_OPTION] as string).trim() || undefined,
     },
-    problems: isPositive ? [] : [LOG.badOption(tokens, fallbackTokens)],
+    problems: isPositive ? [] : [LOG_BAD_OPTION(tokens, fallbackTokens)],
   }
 }
 
@@ -72,7 +72,7 @@ export function createCaptions() {
     queue.length = 0
     requested.clear()
     mirror = resetMirror(mirror)
-    bound.log(LOG.on(chosen))
+    bound.log(LOG_ON(chosen))
     // Rows drawn before the session started (a resumed transcript) answered raw: draw them again.
     bound.redraw()
   }
@@ -100,7 +100,7 @@ export function createCaptions() {
   /** Sends the head of the queue up to BATCH_CALLS calls; the first unit always goes, and none is skipped over. */
   async function tick(): Promise<void> {
     // A queued unit was asked for after start: the edges and the settings are there.
-    if (isFlushing || queue.length === 0) return
+    if (isFlushing || !queue.length) return
     let calls = 0
     let n = 0
     for (const unit of queue) {
@@ -112,7 +112,7 @@ export function createCaptions() {
     try {
       await flush(edges!, settings!, queue.splice(0, n))
     } catch (err) {
-      edges!.log(LOG.failed(err))
+      edges!.log(LOG_FAILED(err))
     } finally {
       isFlushing = false
     }
@@ -120,21 +120,22 @@ export function createCaptions() {
 
   /** One caption request over the mirror, its reply stored; a batch read across a compaction goes back to the queue's head. */
   async function flush(bound: CaptionEdges, chosen: CaptionSettings, batch: Unit[]): Promise<void> {
-    const missing = batch.some((u) => u.calls.some((c) => !seenCalls.has(c.id)))
-    const transcript = missing ? transcriptCalls(await bound.messages()) : new Map<string, SeenCall>()
+    // A call captured before a reload is read from the transcript.
+    const transcript = batch.some((u) => u.calls.some((c) => !seenCalls.has(c.id))) ? transcriptCalls(await bound.messages()) : new Map<string, SeenCall>()
     const seenOf = (id: string) => seenCalls.get(id) ?? transcript.get(id)
-    const ids = batch.map((_, i) => `u${i + 1}`)
+    // Each unit's id and call count, as the closing lines name them.
+    const shapes = batch.map((unit, i) => ({ id: `u${i + 1}`, calls: unit.calls.length }))
     const unitsJson = JSON.stringify(batch.map((unit, i) => {
       const cap = isRun(unit) ? RUN_FIELD_CAP : FIELD_CAP
       return {
-        id: ids[i],
+        id: shapes[i]!.id,
         calls: unit.calls.map((c) => {
           const seen = seenOf(c.id)
           return { tool: c.tool, input: clip(seen?.input ?? stringify(c.input), cap), output: seen ? clip(seen.output, cap) : NOT_AVAILABLE, failed: c.isErrored }
         }),
       }
     }))
-    const task = taskText(unitsJson, answerPrompt(batch.map((unit, i) => ({ id: ids[i]!, calls: unit.calls.length }))))
+    const task = taskText(unitsJson, answerPrompt(shapes))
     const generation = mirror.generation
     const api = await bound.messages()
     // A compaction reset the mirror during the read: the read is stale, and the batch is asked again.
@@ -145,27 +146,29 @@ export function createCaptions() {
     const { mirror: taken, latest } = absorb(mirror, api)
     mirror = { ...taken, start: movePivot(taken.blocks.map((b) => b.length), taken.start, taken.tokensPerChar, chosen.contextTokens) }
     const prompt = promptBlocks(mirror, rulesPrompt(chosen.style, chosen.lang), latest, task)
-    const maxTokens = batch.reduce((n, u) => n + TOKENS_PER_UNIT + TOKENS_PER_CALL * u.calls.length, 0)
+    const maxTokens = shapes.reduce((n, shape) => n + TOKENS_PER_UNIT + TOKENS_PER_CALL * shape.calls, 0)
     modelCalls++
     const reply = await bound.complete({ model: chosen.model, prompt, maxTokens, effort: 'low', timeoutMs: TIMEOUT_MS })
     if (!reply.isAnswered) {
       unanswered++
-      return bound.log(LOG.notAnswered(reply.reason))
+      return bound.log(LOG_NOT_ANSWERED(reply.reason))
     }
     const measured = measuredTokensPerChar(reply.usage, prompt)
     if (measured) mirror = { ...mirror, tokensPerChar: measured }
     let stored = false
     for (const item of parseReply(reply.text)) {
-      const unit = batch[ids.indexOf(item.id as string)]
+      const unit = batch[shapes.findIndex((shape) => shape.id === item.id)]
       if (!unit) continue
       const bytes = unit.calls.reduce((n, c) => n + (seenOf(c.id)?.bytes ?? 0), 0)
+      // A subtitle a call (a lone call's one): a blank or missing one is cut from the call's input.
+      const given = isRun(unit) ? (Array.isArray(item.subtitles) ? item.subtitles : []) : [item.subtitle]
+      const subtitles = unit.calls.map((c, i) => nonBlank(given[i]) ?? inputSubtitle(c.input))
       if (isRun(unit)) {
         if (typeof item.summary !== 'string') continue
-        const subtitles = Array.isArray(item.subtitles) ? item.subtitles : []
-        runCaptions.set(unit.key, { subtitles: unit.calls.map((c, i) => nonBlank(subtitles[i]) ?? inputSubtitle(c.input)), summary: item.summary, bytes })
+        runCaptions.set(unit.key, { subtitles, summary: item.summary, bytes })
       } else {
         if (typeof item.intention !== 'string' || typeof item.result !== 'string') continue
-        toolCaptions.set(unit.key, { subtitle: nonBlank(item.subtitle) ?? inputSubtitle(unit.calls[0]!.input), intention: item.intention, result: item.result, bytes })
+        toolCaptions.set(unit.key, { subtitle: subtitles[0]!, intention: item.intention, result: item.result, bytes })
       }
       stored = true
     }

@@ -7,7 +7,7 @@ import { cutNote, NO_TEXT_OUTPUT } from './strings.ts'
 type Json = Record<string, unknown>
 
 export function nonBlank(v: unknown): string | undefined {
-  return typeof v === 'string' && v.trim() !== '' ? v : undefined
+  return typeof v === 'string' && v.trim() ? v : undefined
 }
 
 /** Keeps both ends of a long text: a call's head says what it did, its tail how it ended. */
@@ -32,7 +32,7 @@ export function stringify(v: unknown): string {
  */
 export function fileChange(result: unknown): string | undefined {
   if (!isRecord(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return undefined
-  const kind = result.type === 'create' || result.type === 'update' ? result.type : 'edit'
+  const kind = ['create', 'update'].includes(result.type as string) ? result.type : 'edit'
   const hunks = (result.structuredPatch as unknown[]).filter(isRecord).flatMap((hunk) => [
     `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
     ...(Array.isArray(hunk.lines) ? hunk.lines.filter(isString) : []),
@@ -40,8 +40,8 @@ export function fileChange(result: unknown): string | undefined {
   // A hunk's head opens with `@@`, so only its diff lines are counted.
   const count = (mark: string) => hunks.filter((l) => l.startsWith(mark)).length
   // A created file's record may carry its content and no hunks: every line of it is added.
-  const isWhole = kind === 'create' && hunks.length === 0 && typeof result.content === 'string' && result.content !== ''
-  const added = isWhole ? (result.content as string).replace(/\n$/, '').split('\n').length : count('+')
+  const added =
+    kind === 'create' && !hunks.length && typeof result.content === 'string' && result.content ? result.content.replace(/\n$/, '').split('\n').length : count('+')
   const notes = [result.replaceAll && 'all occurrences', result.userModified && 'user modified', result.staged && 'held for review, file unchanged'].filter(Boolean)
   const head = `${kind} ${result.filePath}  +${added} -${count('-')}${notes.length ? ` (${notes.join(', ')})` : ''}`
   return [head, ...hunks].join('\n')
@@ -49,7 +49,7 @@ export function fileChange(result: unknown): string | undefined {
 
 /** The subtitle cut: the first target field's first line, cut in the middle past 60 characters. */
 export function inputSubtitle(input: unknown): string {
-  const value = isRecord(input) ? TARGET_FIELDS.map((field) => nonBlank(input[field])).find(Boolean) : undefined
+  const value = TARGET_FIELDS.map((field) => nonBlank((input as Json | null | undefined)?.[field])).find(Boolean)
   const line = (value?.trim().split('\n')[0] ?? '').trim()
   if (line.length <= SUBTITLE_CAP) return line
   const head = Math.floor(SUBTITLE_CAP / 2)
@@ -58,11 +58,9 @@ export function inputSubtitle(input: unknown): string {
 
 /** Reply parsing: the JSON array between the first `[` and the last `]`, its object items only. */
 export function parseReply(text: string): Json[] {
-  const from = text.indexOf('[')
-  const to = text.lastIndexOf(']')
-  if (from < 0 || to < from) return []
+  // Without a `[` before a `]` the slice is empty or a lone bracket, which JSON.parse refuses.
   try {
-    const parsed: unknown = JSON.parse(text.slice(from, to + 1))
+    const parsed: unknown = JSON.parse(text.slice(text.indexOf('['), text.lastIndexOf(']') + 1))
     return Array.isArray(parsed) ? parsed.filter(isRecord) : []
   } catch {
     return []
@@ -71,10 +69,7 @@ export function parseReply(text: string): Json[] {
 
 /** `mcp__plugin_ws_ws__tickets_release` -> `plugin:ws:ws/tickets.release`; anything else unchanged. */
 export function displayToolName(tool: string): string {
-  const m = /^mcp__(.+?)__(.+)$/.exec(tool)
-  if (!m) return tool
-  const server = m[1]!.replace(/^plugin_([^_]+)_(.+)$/, 'plugin:$1:$2')
-  return `${server}/${m[2]!.replace('_', '.')}`
+  return tool.replace(/^mcp__(.+?)__(.+)$/, (_, server: string, name: string) => `${server.replace(/^plugin_([^_]+)_(.+)$/, 'plugin:$1:$2')}/${name.replace('_', '.')}`)
 }
 
 /** A tool_result's content as the lead read it. */
@@ -113,11 +108,12 @@ export function transcriptCalls(api: readonly ApiMessageLike[]): Map<string, See
     if (typeof m.content === 'string') continue
     for (const b of m.content) {
       if (!isRecord(b)) continue
-      if (b.type === 'tool_use' && typeof b.id === 'string') inputs.set(b.id, stringify(b.input))
-      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
-        const input = inputs.get(b.tool_use_id) ?? ''
+      // A block without a string id is kept under what it has, which no call's id looks up.
+      if (b.type === 'tool_use') inputs.set(b.id as string, stringify(b.input))
+      if (b.type === 'tool_result') {
+        const input = inputs.get(b.tool_use_id as string) ?? ''
         const output = resultText(b.content)
-        calls.set(b.tool_use_id, { input, output, bytes: input.length + output.length })
+        calls.set(b.tool_use_id as string, { input, output, bytes: input.length + output.length })
       }
     }
   }

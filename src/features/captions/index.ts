@@ -5,7 +5,7 @@ import type { Feature } from '../../registry.ts'
 import type { CaptionsPort as Port } from './bind.ts'
 import { createCaptions, settingsOf } from './core.ts'
 import { drawCall, drawEmpty, drawRun } from './draw.tsx'
-import { STATUS } from './strings.ts'
+import { STATUS_COUNTS, STATUS_SETTINGS } from './strings.ts'
 import { groupUnit, isRun, toolUseUnit } from './units.ts'
 
 export function createCaptionsFeature(): Feature<Port> {
@@ -18,7 +18,7 @@ export function createCaptionsFeature(): Feature<Port> {
   hooks: {
     'session.start': (port, e, next, ctx) => {
       const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
-      for (const problem of problems) ctx.log(problem)
+      problems.forEach(ctx.log)
       // The core's edges are the port's own (arrows over `$`, bind.ts) and the feature's debug line.
       captions.start({ ...port, log: ctx.log }, settings)
       return next(e)
@@ -40,26 +40,24 @@ export function createCaptionsFeature(): Feature<Port> {
     },
     // The row hooks never wait on the model: a unit with no caption draws raw and is queued.
     'ui.render': (port, e, next) => {
-      if (e.component === 'ToolResult') {
-        // Only a lone call's caption draws its result; an expanded or failed result draws raw.
-        const { props } = e
-        return props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id) ? next(e) : drawEmpty(port.elements(e))
-      }
+      // Only a lone call's caption draws its result; an expanded or failed result draws raw.
+      if (e.component === 'ToolResult') return e.props.isExpanded || e.props.isErrored || !captions.toolCaption(e.props.tool_use_id) ? next(e) : drawEmpty(port.elements(e))
       const unit = e.component === 'ToolGroup' ? groupUnit(e.props) : e.component === 'ToolUse' ? toolUseUnit(e.props) : undefined
       if (!unit) return next(e)
-      const columns = e.viewport?.columns
       // A ToolUse row, or a group of one, is a lone call: its key is the call's id.
-      const run = isRun(unit) && captions.runCaption(unit.key)
-      if (run) return drawRun(port.elements(e), unit.calls, run, columns)
-      const lone = !isRun(unit) && captions.toolCaption(unit.key)
-      if (lone) return drawCall(port.elements(e), unit.calls[0]!, lone, columns)
-      captions.request(unit)
-      return next(e)
+      const caption = isRun(unit) ? captions.runCaption(unit.key) : captions.toolCaption(unit.key)
+      if (!caption) {
+        captions.request(unit)
+        return next(e)
+      }
+      const ui = port.elements(e)
+      const columns = e.viewport?.columns
+      return 'summary' in caption ? drawRun(ui, unit.calls, caption, columns) : drawCall(ui, unit.calls[0]!, caption, columns)
     },
   },
   status(_port, ctx) {
     const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
-    return [STATUS.settings(settings), STATUS.counts(captions.stats()), ...problems]
+    return [STATUS_SETTINGS(settings), STATUS_COUNTS(captions.stats()), ...problems]
   },
   }
 }

@@ -24,14 +24,14 @@ const unitCall = (call: DrawnCall): UnitCall => ({
 
 export function groupUnit(props: RenderPropsOf['ToolGroup']): Unit | undefined {
   const calls = props.calls.map(unitCall)
-  if (props.isExpanded || props.isActive || calls.length === 0) return undefined
+  if (props.isExpanded || props.isActive || !calls.length) return undefined
   // Not calls only: other rows (recalled memory, hook timing) unless the reason is a failed call.
   if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return undefined
   if (!props.calls.every((c) => typeof c.tool_use_id === 'string' && isResolved(c))) return undefined
   return { key: calls.map((c) => c.id).join(','), calls }
 }
 
+/** A ToolUse row is a group of one call. */
 export function toolUseUnit(props: RenderPropsOf['ToolUse']): Unit | undefined {
-  if (props.isExpanded || !isResolved(props)) return undefined
-  return { key: props.tool_use_id, calls: [unitCall(props)] }
+  return groupUnit({ calls: [props], isActive: false, isExpanded: props.isExpanded } as RenderPropsOf['ToolGroup'])
 }

@@ -30,8 +30,7 @@ export function describeAdvisory(spec: AdvisorySpec): string {
 
 /** The earlier of the two terms, in tokens of the compaction window. */
 export function advisoryTokens(spec: AdvisorySpec, raw: number): number {
-  // An absent term is never the earlier.
-  return Math.min((raw * (spec.percent ?? Infinity)) / 100, spec.tokens ?? Infinity)
+  return Math.min(spec.percent !== undefined ? (raw * spec.percent) / 100 : Infinity, spec.tokens ?? Infinity)
 }
 
 /** The harness's own figures, from its usage breakdown: the window it compacts on and where. */

@@ -50,7 +50,7 @@ export function createTimingFeature(): Feature<Port> {
           after: (fn) => port.after(0, fn),
           delay: port.after,
           log: ctx.log,
-          notice: (text) => port.notice(`${s.noticePrefixOf(port.pkg)}${text}`),
+          notice: (text) => port.notice(s.noticePrefixOf(port.pkg) + text),
           turnRunning: ctx.facts.isMainTurnRunning,
           readUsage: async () => usageOf(port, (await port.usage()).context),
         },
