@@ -25,7 +25,7 @@ export function bindTiming($: EngineInterface): TimingPort {
     submitPrompt: (text) => $.prompt.submit({ text }),
     notice: (line) => $.ui.log(line),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
+    usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
     windowEnv: () => readWindowEnv($),
     registerTool: bindRegisterTool($),
   }
