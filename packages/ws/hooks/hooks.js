@@ -219,8 +219,8 @@ function bindRouting($) {
       return exists ? $.fs.read(path) : void 0;
     },
     mainModel: () => $.session.model(),
-    setUnknownModelWindow: async (tokens) => {
-      const r = await $.env.set("CLAUDE_CODE_MAX_CONTEXT_TOKENS", String(tokens));
+    setUnknownModelWindow: async (tokens2) => {
+      const r = await $.env.set("CLAUDE_CODE_MAX_CONTEXT_TOKENS", String(tokens2));
       if (r?.deny) throw new Error(r.deny);
     },
     storeGet: (key) => $.store.get(key),
@@ -241,6 +241,8 @@ function bindRouting($) {
     },
     now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    transcriptPath: async () => (await $.session.info()).transcriptPath,
+    exists: (path) => $.fs.exists(path),
     fetchText: async (url) => {
       const r = await $.http.fetch(url, { method: "GET" });
       if (!r.ok) throw new Error(`${url} answered ${r.status}`);
@@ -528,9 +530,9 @@ ${latest}`, task].filter(Boolean).join("\n\n") }
   ];
 }
 function measuredTokensPerChar(usage, prompt) {
-  const tokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
+  const tokens2 = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
   const chars = prompt.reduce((n, b) => n + b.text.length, 0);
-  return tokens && chars ? tokens / chars : void 0;
+  return tokens2 && chars ? tokens2 / chars : void 0;
 }
 
 // src/features/captions/units.ts
@@ -555,17 +557,17 @@ function toolUseUnit(props) {
 
 // src/features/captions/core.ts
 function settingsOf(options, defaults) {
-  const tokens = options[CONTEXT_TOKENS_OPTION];
-  const isPositive = tokens > 0;
+  const tokens2 = options[CONTEXT_TOKENS_OPTION];
+  const isPositive = tokens2 > 0;
   const fallbackTokens = defaults[CONTEXT_TOKENS_OPTION];
   return {
     settings: {
       model: options[MODEL_OPTION].trim() || defaults[MODEL_OPTION],
       style: nonBlank(options[STYLE_OPTION]) ?? defaults[STYLE_OPTION],
-      contextTokens: isPositive ? tokens : fallbackTokens,
+      contextTokens: isPositive ? tokens2 : fallbackTokens,
       lang: options[LANGUAGE_OPTION].trim() || void 0
     },
-    problems: isPositive ? [] : [LOG_BAD_OPTION(tokens, fallbackTokens)]
+    problems: isPositive ? [] : [LOG_BAD_OPTION(tokens2, fallbackTokens)]
   };
 }
 function createCaptions() {
@@ -1042,30 +1044,30 @@ function isAttended(isInteractive, desktopStarted, surfaces) {
 }
 var quiet = (reason) => ({ showBand: false, fire: false, reason });
 var band = (reason) => ({ showBand: true, fire: false, reason });
-function decide({ tokens, trigger, mode, isIdle, isAttended: attended, isRunning, snoozeUntilTokens }) {
+function decide({ tokens: tokens2, trigger, mode, isIdle, isAttended: attended, isRunning, snoozeUntilTokens }) {
   const snoozedUntil = snoozeUntilTokens ?? 0;
   if (mode === OFF_MODE) return quiet("off");
   if (!attended) return quiet("headless");
   if (isRunning) return quiet("running");
-  if (tokens < trigger - HEADS_UP_TOKENS) return quiet("below-heads-up");
-  if (mode !== AUTO_MODE) return tokens < snoozedUntil ? quiet("snoozed") : band("click-only");
+  if (tokens2 < trigger - HEADS_UP_TOKENS) return quiet("below-heads-up");
+  if (mode !== AUTO_MODE) return tokens2 < snoozedUntil ? quiet("snoozed") : band("click-only");
   if (!isIdle) return band("busy");
-  if (tokens < trigger) return band("below-trigger");
-  if (tokens < snoozedUntil) return band("snoozed");
+  if (tokens2 < trigger) return band("below-trigger");
+  if (tokens2 < snoozedUntil) return band("snoozed");
   return { showBand: true, fire: true, reason: "fire" };
 }
-function skipKey(decision, tokens, trigger) {
-  if (decision.fire || tokens < trigger - HEADS_UP_TOKENS) return null;
-  return `${decision.reason}:${tokens >= trigger ? "past" : "near"}`;
+function skipKey(decision, tokens2, trigger) {
+  if (decision.fire || tokens2 < trigger - HEADS_UP_TOKENS) return null;
+  return `${decision.reason}:${tokens2 >= trigger ? "past" : "near"}`;
 }
-var snooze = (tokens) => tokens + SNOOZE_STEP_TOKENS;
+var snooze = (tokens2) => tokens2 + SNOOZE_STEP_TOKENS;
 function rearmAt(fill, harnessAt) {
   if (harnessAt !== void 0 && harnessAt > fill) return Math.min(fill + SNOOZE_STEP_TOKENS, fill + Math.max(1, Math.floor((harnessAt - fill) / 2)));
   return fill + SNOOZE_STEP_TOKENS;
 }
-function rearmTo(tokens, trigger, bd) {
-  if (tokens < trigger) return null;
-  return rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
+function rearmTo(tokens2, trigger, bd) {
+  if (tokens2 < trigger) return null;
+  return rearmAt(tokens2, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
 }
 function notesChanged(before, after) {
   return typeof after === "string" && after !== "" && after !== before;
@@ -1304,8 +1306,8 @@ var SkipRecords = class {
   sessionId;
   lastKey = null;
   lastWritten = null;
-  async record(io, decision, tokens, trigger, facts) {
-    const key = skipKey(decision, tokens, trigger);
+  async record(io, decision, tokens2, trigger, facts) {
+    const key = skipKey(decision, tokens2, trigger);
     if (key === null) {
       this.lastKey = null;
       return;
@@ -1313,11 +1315,11 @@ var SkipRecords = class {
     if (key === this.lastKey) return;
     try {
       const at = new Date(await io.now()).toISOString();
-      const record = { at, reason: decision.reason, tokens, trigger, ...facts };
+      const record = { at, reason: decision.reason, tokens: tokens2, trigger, ...facts };
       await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
       this.lastKey = key;
       this.lastWritten = { key, at };
-      io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
+      io.log(`skip record ${key} (fill ${tokens2}, trigger ${trigger})`);
     } catch (err) {
       io.log(`skip record: ${messageOf(err)}`);
     }
@@ -1475,8 +1477,8 @@ var CheckpointSession = class {
     if (settings === null) return this.setBand(io, false);
     const since = io.compactions().entered;
     const { tokens: read, breakdown } = await reading;
-    const tokens = read ?? measured;
-    if (tokens === void 0) return;
+    const tokens2 = read ?? measured;
+    if (tokens2 === void 0) return;
     const now = await io.now();
     const surfaces = await io.surfaces().then(
       (s) => Array.isArray(s) ? s : null,
@@ -1487,12 +1489,12 @@ var CheckpointSession = class {
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
     let snoozed = this.snoozeUntil;
     if (this.rearmAfterCompact) {
-      snoozed = this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown);
+      snoozed = this.snoozeUntil = rearmTo(tokens2, trigger.tokens, breakdown);
       this.rearmAfterCompact = false;
     }
     const isRunning = this.running(now) !== null;
     const decision = decide({
-      tokens,
+      tokens: tokens2,
       trigger: trigger.tokens,
       mode: settings.mode,
       isIdle: this.activeTurn === null,
@@ -1502,7 +1504,7 @@ var CheckpointSession = class {
     });
     this.setBand(io, decision.showBand);
     if (decision.fire) await this.start(io, false, since);
-    await this.recordSkip(io, decision, tokens, trigger.tokens, surfaces);
+    await this.recordSkip(io, decision, tokens2, trigger.tokens, surfaces);
   }
   async start(io, isNow, since = io.compactions().entered) {
     if (this.isStarting) return;
@@ -1599,8 +1601,8 @@ var CheckpointSession = class {
   async rearmFromEnd(io, settings, startFill) {
     let until = typeof startFill === "number" ? snooze(startFill) : void 0;
     try {
-      const { tokens, breakdown } = await io.usage();
-      if (tokens !== void 0) until = rearmTo(tokens, settings === null ? 0 : triggerOf(settings, breakdown).tokens, breakdown);
+      const { tokens: tokens2, breakdown } = await io.usage();
+      if (tokens2 !== void 0) until = rearmTo(tokens2, settings === null ? 0 : triggerOf(settings, breakdown).tokens, breakdown);
     } catch {
     }
     if (until !== void 0) this.snoozeUntil = until;
@@ -1619,8 +1621,8 @@ var CheckpointSession = class {
     this.band = band2;
     io.redraw();
   }
-  recordSkip(io, decision, tokens, trigger, surfaces) {
-    return this.skips.record(io, decision, tokens, trigger, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
+  recordSkip(io, decision, tokens2, trigger, surfaces) {
+    return this.skips.record(io, decision, tokens2, trigger, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
   }
 };
 
@@ -2053,7 +2055,7 @@ var FILE_SAME = "file now: the same as the prompt's copy";
 var FILE_CHANGED = "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)";
 var FILE_GONE = "file now: not readable as the prompt's copy was (see the manual line)";
 var FILE_DELETED = "file now: deleted; the prompt keeps its copy until the next compaction or /clear";
-var pointersLine = (manual, repeat, tokens) => `pointers: ${manual + repeat} reads answered with a pointer (${manual} of the manual, ${repeat} repeats), about ${tokens} tokens saved`;
+var pointersLine = (manual, repeat, tokens2) => `pointers: ${manual + repeat} reads answered with a pointer (${manual} of the manual, ${repeat} repeats), about ${tokens2} tokens saved`;
 var COMPOSED_EARLY = "a prompt was composed before session.start: this conversation's prompt goes without the manual";
 var noManualInTime = (reason) => `no manual by the first prompt after ${reasonWord(reason)} (${COMPOSE_WAIT_MS} ms): the prompt goes without it and no read is collapsed until the next refresh`;
 var carried = (file, kind, bytes, reason) => `the prompt after ${reasonWord(reason)} carries ${file} (${kind}, ${bytes} bytes)`;
@@ -5031,6 +5033,9 @@ var REDIRECT_KEPT_HEADERS = ["anthropic-version", "content-type", "accept"];
 var REDIRECT_DROPPED_FIELDS = ["metadata", "context_management"];
 var STRUCTURED_OUTPUT_NAME = "answer";
 var SKIP_SIGNATURE = { extra_content: { google: { thought_signature: "skip_thought_signature_validator" } } };
+var USAGE_DIR = "usage";
+var USAGE_SESSIONS_KEPT = 200;
+var USAGE_DAYS = 30;
 
 // src/features/routing/strings.ts
 var providerAnswered = (pkg, label, provider, status2, message) => `${pkg}: ${label} failed: ${provider} answered ${status2}${message ? ` ${message}` : ""}`;
@@ -5085,7 +5090,7 @@ var TRUST_DENY = "Deny";
 var modelSwitched = (label, model, pkg, context) => `main now answered by ${label} (${model}) through ${pkg}; window ${context}`;
 var smallServerWindow = (alias, context, server, reported) => `but ${server} reports ${reported} tokens of context for it: past that the server cuts the conversation before the engine compacts it (set ${alias}'s "context" to ${reported} in routing.json, or give the model more context on the server)`;
 var leaveNote = (turns, label, model, pkg) => turns === 1 ? `the previous assistant turn was answered by ${label} (${model}) through ${pkg}, not by you` : `the previous ${turns} assistant turns were answered by ${label} (${model}) through ${pkg}, not by you`;
-var statusLine = (pkg, label, provider) => `${pkg} \u2192 ${label} \xB7 ${provider}`;
+var statusLine = (pkg, label, provider, spent) => `${pkg} \u2192 ${label} \xB7 ${provider}${spent && ` \xB7 ${spent}`}`;
 var identityLine = (label, model, pkg) => `You are ${label} (${model}), answering inside Claude Code through ${pkg}.`;
 var KEY_EMPTY = "printed no key";
 var KEY_UNPRINTABLE = "printed a key with spaces or control characters in it";
@@ -5108,6 +5113,7 @@ var NON_EMPTY_TEXT = "must be a non-empty string without control characters";
 var POSITIVE_TOKENS = "must be a positive whole number of tokens";
 var EFFORT_MAP = "must map low, medium, high, xhigh or max to the provider's effort name";
 var BOOLEAN = "must be true or false";
+var PRICE = "must be a price in US dollars per million tokens, 0 or more";
 var BAD_PROVIDER_ID = 'a provider id is letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit';
 var BAD_ALIAS = 'an alias is lower-case letters, digits, ".", "_", ":" or "-", at most 64, starting with a letter or digit';
 var CLAUDE_ALIAS = (alias) => `"${alias}" is Claude's own model name; pick another alias`;
@@ -5118,7 +5124,7 @@ var modelNotRoutable = (alias, why) => `${alias} cannot be routed: ${why}`;
 var trustDeclined = (provider) => `provider ${provider} was not approved; the model is unchanged`;
 var trustNeeded = (pkg, provider, label, baseUrl) => `provider ${provider} is not approved yet: nothing is sent to ${label} at ${baseUrl} until you run /${pkg} route trust ${provider}; the model is unchanged`;
 var SAVED_AS_DEFAULT = "the engine saved it as the default for new sessions; /model opus (or another Claude model) switches back";
-var ROUTE_USAGE = "route status | route trust <provider> | route reload";
+var ROUTE_USAGE = "route status | route usage | route trust <provider> | route reload";
 var routeUnknownVerb = (verb) => `unknown route verb "${verb}"; use ${ROUTE_USAGE}`;
 var trustWhich = (ids) => ids.length ? `name the provider to approve: ${ids.join(", ")}` : "no provider is configured; see the README for routing.json";
 var trustUnknown = (id, ids) => `no provider "${id}" in the config${ids.length ? ` (configured: ${ids.join(", ")})` : ""}`;
@@ -5144,6 +5150,11 @@ var keySourceCommand = (argv0) => `from the command ${argv0}`;
 var keySourceEnv = (name) => `from $${name}`;
 var keySourceFile = (path) => `from the file ${path}`;
 var CURL_NOT_CURL = (path) => `${path} --version did not print a curl version`;
+var tokens = (n) => n >= 1e6 ? `${(n / 1e6).toFixed(1)}m` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
+var spentText = (t) => t.requests ? `${t.gaps ? "\u2265" : ""}${t.cost || !t.unpriced ? `$${t.cost.toFixed(t.cost < 1 ? 4 : 2)}` : `${tokens(t.input + t.cacheRead + t.output)} tokens`}` : "";
+var usageLine = (alias, t, at) => `  ${alias}: ${t.requests} request${t.requests === 1 ? "" : "s"}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ""}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ""}, ${t.unpriced === t.requests - t.gaps ? `no price set (an alias's "pricing" in routing.json)` : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ""}`}`;
+var USAGE_NONE = "  nothing routed";
+var usageReport = (session, days) => ["this session, by alias:", ...session, "the last 30 days, by alias (every session of this config folder):", ...days];
 
 // src/features/routing/auth.ts
 function keySource(auth) {
@@ -5467,7 +5478,13 @@ function createStep(ctx) {
   });
   const end = (chunks, toolUses, stopReason) => {
     const stop = { kind: "stop", stopReason, usage: usageOut() };
-    return { chunks: [...chunks, stop], result: { answer, toolUses, stopReason, usage: usageOut() } };
+    const u = usage;
+    const counted = u.input_tokens !== void 0 || u.output_tokens !== void 0;
+    return {
+      chunks: [...chunks, stop],
+      result: { answer, toolUses, stopReason, usage: usageOut() },
+      ...counted && { counted: { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0 } }
+    };
   };
   return {
     text: (piece) => piece ? [textChunk(piece)] : [],
@@ -5829,6 +5846,7 @@ var APIS = ["openai-chat", "openai-responses", "anthropic-messages"];
 var CONTROL2 = /[\u0000-\u001f\u007f]/;
 var Text = is((s) => isString(s) && s !== "" && !CONTROL2.test(s), NON_EMPTY_TEXT);
 var Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS);
+var Price = is((n) => typeof n === "number" && Number.isFinite(n) && n >= 0, PRICE);
 function isHttpUrl(s) {
   if (!isString(s) || !URL.canParse(s)) return false;
   const { protocol } = new URL(s);
@@ -5867,7 +5885,9 @@ var MODEL_SHAPE = {
   "label?": Text,
   "maxOutput?": Tokens,
   "effort?": (e) => isRecord(e) ? EFFORT_SHAPE : EFFORT_MAP,
-  "vision?": is((b) => typeof b === "boolean", BOOLEAN)
+  "vision?": is((b) => typeof b === "boolean", BOOLEAN),
+  "pricing?": { input: Price, output: Price, "cacheRead?": Price, "cacheWrite?": Price },
+  "use?": Text
 };
 function isLoopback(hostname) {
   return LOOPBACK_HOSTS.includes(hostname) || LOOPBACK_V4_PATTERN.test(hostname);
@@ -5928,7 +5948,7 @@ function readConfig(text) {
       ...isClaudeName(alias) ? [configError(path, CLAUDE_ALIAS(alias))] : [],
       ...shapeProblems
     ];
-    const { provider, model, context, label, maxOutput, effort, vision } = entry2;
+    const { provider, ...fields } = entry2;
     if (!shapeProblems.length && !providers[provider]) {
       problems2.push(configError(`${path}.provider`, brokenProviders.has(provider) ? BROKEN_PROVIDER(provider) : UNKNOWN_PROVIDER(provider)));
     }
@@ -5936,16 +5956,7 @@ function readConfig(text) {
       errors.push(...problems2);
       continue;
     }
-    models[alias] = {
-      alias,
-      providerId: provider,
-      model,
-      context,
-      label: label ?? alias,
-      vision: vision ?? false,
-      ...maxOutput !== void 0 ? { maxOutput } : {},
-      ...effort !== void 0 ? { effort } : {}
-    };
+    models[alias] = { ...fields, alias, providerId: provider, label: fields.label ?? alias, vision: fields.vision ?? false };
   }
   return { state: "loaded", config: { providers, models }, errors, warnings, claimed };
 }
@@ -6081,8 +6092,9 @@ var FINISH_REASONS = {
 function usageOf(usage, reasoningApart) {
   const prompt = asCount(usage.prompt_tokens) ?? 0;
   const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
-  const reasoning = reasoningApart ? asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0 : 0;
-  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: (asCount(usage.completion_tokens) ?? 0) + reasoning };
+  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
+  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0);
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
 }
 function mergeDetails(details, more) {
   for (const raw of Array.isArray(more) ? more : []) {
@@ -6231,7 +6243,8 @@ function usageOf2(usage) {
   const details = asRecord(usage?.input_tokens_details);
   const cached = asCount(details?.cached_tokens) ?? 0;
   const written = asCount(details?.cache_write_tokens) ?? 0;
-  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: asCount(usage?.output_tokens) ?? 0 };
+  const reasoning = asCount(asRecord(usage?.output_tokens_details)?.reasoning_tokens) ?? 0;
+  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: asCount(usage?.output_tokens) ?? 0, reasoning_tokens: reasoning };
 }
 function createResponsesDecoder(ctx) {
   const step = createStep(ctx);
@@ -6486,6 +6499,35 @@ function createRelay() {
       return items.length ? { done: false, value: items.shift() } : { done: true, value: ended2.value };
     }
   };
+}
+
+// src/features/routing/usage.ts
+var ZERO = { requests: 0, gaps: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, unpriced: 0 };
+var plus = (a, b) => Object.fromEntries(Object.keys(ZERO).map((k) => [k, a[k] + b[k]]));
+var costOf = (c, p) => (c.input * p.input + c.output * p.output + c.cacheRead * (p.cacheRead ?? p.input) + c.cacheWrite * (p.cacheWrite ?? p.input)) / 1e6;
+var addRequest = (totals, counted, pricing) => plus(totals ?? ZERO, { ...ZERO, requests: 1, ...counted ? { ...counted, cost: pricing ? costOf(counted, pricing) : 0, unpriced: pricing ? 0 : 1 } : { gaps: 1 } });
+var totalOf = (byAlias) => Object.values(byAlias).reduce(plus, ZERO);
+function sumAliases(sessions) {
+  const sum = {};
+  for (const s of sessions) for (const [alias, t] of Object.entries(s.aliases)) sum[alias] = plus(sum[alias] ?? ZERO, t);
+  return sum;
+}
+function usageLines(byAlias) {
+  const lines = Object.entries(byAlias).map(([alias, t]) => usageLine(alias, t, t.gaps ? "\u2265" : ""));
+  return lines.length ? lines : [USAGE_NONE];
+}
+function parseSessionUsage(text) {
+  try {
+    const value = JSON.parse(text ?? "");
+    return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
+  } catch {
+    return void 0;
+  }
+}
+function retained(sessions, keep2) {
+  const alive = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at);
+  const kept = alive.slice(0, keep2);
+  return { kept: kept.map((s) => s.usage), dropped: sessions.filter((s) => !kept.includes(s)).map((s) => s.name) };
 }
 
 // src/features/routing/requests.ts
@@ -6765,7 +6807,12 @@ function createRoutingFeature() {
   let lastFailure;
   let routedRun;
   let shownStatus;
+  let shownRoute;
   let bodies = 0;
+  let usageDir;
+  let configRoot = "";
+  let ledger;
+  let writing = Promise.resolve();
   const label = (model2) => {
     const decision = table?.decide(model2);
     return decision?.kind === "route" ? decision.route.label : model2;
@@ -6777,6 +6824,8 @@ function createRoutingFeature() {
     else {
       const root = configRootOf(await port.homeFacts());
       configPath = root === void 0 ? "" : `${keelHomeOf(root)}/${CONFIG_FILE}`;
+      usageDir = root === void 0 ? void 0 : `${keelHomeOf(root)}/${USAGE_DIR}`;
+      configRoot = root ?? "";
     }
     table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE);
     let text;
@@ -6790,6 +6839,38 @@ function createRoutingFeature() {
     table.load(read);
     if (read.state === "unreadable") ctx.log(`config ${configPath}: ${read.error}`);
     if (read.state === "loaded") for (const line of [...read.errors, ...read.warnings]) ctx.log(`config ${configPath}: ${line}`);
+  }
+  async function ledgerOf(port, ctx) {
+    const session = await ctx.facts.sessionId();
+    if (ledger?.session !== session) {
+      const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(() => void 0);
+      ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ""), aliases: {} } };
+      if (!file) void usageViews(port, ctx).catch((err) => ctx.log(`usage folder not read: ${String(err)}`));
+    }
+    return ledger.usage;
+  }
+  async function count(port, ctx, route, counted) {
+    const usage = await ledgerOf(port, ctx);
+    usage.aliases[route.alias] = addRequest(usage.aliases[route.alias], counted, route.pricing);
+    usage.at = await port.now();
+    if (shownRoute) showStatus(port, shownRoute.alias);
+    const dir = usageDir;
+    if (!dir) return;
+    const path = `${dir}/${ledger.session}.json`;
+    writing = writing.then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) })).then((written) => written.ok || ctx.log(`usage not saved: ${written.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`));
+  }
+  async function usageViews(port, ctx) {
+    const mine = (await ledgerOf(port, ctx)).aliases;
+    const dir = usageDir;
+    const files = dir ? (await port.files.list(dir).catch(() => [])).filter((f) => f.name.endsWith(".json")) : [];
+    const sessions = await Promise.all(files.map(async (f) => {
+      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => void 0));
+      return { name: f.name, usage, alive: !!usage && await port.exists(usage.transcript).catch(() => false) };
+    }));
+    const { kept, dropped: dropped2 } = retained(sessions, USAGE_SESSIONS_KEPT);
+    for (const name of dropped2) void removeSafely(port.files, dir, `${dir}/${name}`).catch(() => void 0);
+    const since = await port.now() - USAGE_DAYS * 864e5;
+    return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))));
   }
   async function isApproved(port, provider) {
     const fp = await providerFingerprint(provider);
@@ -6884,7 +6965,9 @@ function createRoutingFeature() {
   }
   function showStatus(port, model2) {
     const decision = model2 === void 0 ? void 0 : table?.decide(model2);
-    const text = decision?.kind === "route" ? statusLine(port.pkg, decision.route.label, decision.route.provider.id) : void 0;
+    shownRoute = decision?.kind === "route" ? decision.route : void 0;
+    const spent = spentText(totalOf(ledger?.usage.aliases ?? {}));
+    const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : void 0;
     if (text === shownStatus) return;
     shownStatus = text;
     port.status(text);
@@ -6951,9 +7034,11 @@ function createRoutingFeature() {
       counts[relay ? "steps" : "requests"]++;
       const chunks = [];
       const gen = send(port, ctx, next, route, ok, exchange);
+      let answered = false;
       let r = await gen.next();
-      for (; !r.done; r = await gen.next()) relay ? relay.push(r.value) : chunks.push(r.value);
+      for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value);
       const out = r.value;
+      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch((err) => ctx.log(`usage not counted: ${String(err)}`));
       if (out.failure) {
         const line = failureText2(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]));
         noteFailure(line);
@@ -7014,6 +7099,7 @@ function createRoutingFeature() {
   async function routeVerb(port, args, ctx) {
     const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);
     if (verb === "status") return (await statusLines4(port)).join("\n");
+    if (verb === "usage") return (await usageViews(port, ctx)).join("\n");
     if (verb === "reload") {
       keys?.forget();
       curl = void 0;
@@ -7130,8 +7216,8 @@ function thresholdsFor(w, spec) {
   const step = (hard - advisory) / 3;
   return { raw, advisory, m1: advisory + step, m2: advisory + 2 * step, hard };
 }
-function levelAt(t, tokens) {
-  return [t.advisory, t.m1, t.m2].filter((p) => tokens >= p).length;
+function levelAt(t, tokens2) {
+  return [t.advisory, t.m1, t.m2].filter((p) => tokens2 >= p).length;
 }
 function observe(latch, level, canDeliver) {
   if (latch === void 0) return { latch: level };
@@ -7139,11 +7225,11 @@ function observe(latch, level, canDeliver) {
   if (level <= armed || !canDeliver) return { latch: armed };
   return { latch: level, deliver: armed === 0 ? { kind: "advisory" } : { kind: "milestone", which: level - 1 } };
 }
-function percentOf(tokens, raw) {
-  return Math.round(tokens / raw * 100);
+function percentOf(tokens2, raw) {
+  return Math.round(tokens2 / raw * 100);
 }
-function thousands(tokens) {
-  return `${Math.round(tokens / 1e3)}k`;
+function thousands(tokens2) {
+  return `${Math.round(tokens2 / 1e3)}k`;
 }
 
 // src/features/timing/strings.ts
@@ -7164,13 +7250,13 @@ var LEVER_SUBAGENT = (agentId) => `request_compaction compacts the main session 
 var LEVER_FAILED = "request_compaction: the compaction request hook failed; see the debug log.";
 var resumeText = (label) => `${label}Compaction landed; resume the work in progress from the summary and your durable records.`;
 var vetoedResumeText = (label, reason) => `${label}Compaction did not run (${reason}); your context is unchanged. Resume the work in progress.`;
-var shareOf = (tokens, t) => percentOf(tokens, t.raw);
-function head(label, t, tokens) {
-  return `${label}Context window at the end of the last turn: ${shareOf(tokens, t)}% (${thousands(tokens)} / ${thousands(t.raw)} tokens) / ${shareOf(t.hard, t)}% (automatic compaction point). `;
+var shareOf = (tokens2, t) => percentOf(tokens2, t.raw);
+function head(label, t, tokens2) {
+  return `${label}Context window at the end of the last turn: ${shareOf(tokens2, t)}% (${thousands(tokens2)} / ${thousands(t.raw)} tokens) / ${shareOf(t.hard, t)}% (automatic compaction point). `;
 }
-function advisoryText(label, t, tokens) {
+function advisoryText(label, t, tokens2) {
   const hard = shareOf(t.hard, t);
-  return `${head(label, t, tokens)}This is past the advisory point (${shareOf(t.advisory, t)}%).
+  return `${head(label, t, tokens2)}This is past the advisory point (${shareOf(t.advisory, t)}%).
 
 This is not an instruction to compact right now. If you are in active discussion with the human, awaiting their answer or clarification, or holding working context that would be costly to rebuild (a half-applied change or a diagnosis in progress), carry on for now. A pause after asking the human a question is not a boundary.
 
@@ -7178,8 +7264,8 @@ From here on, look for a good moment to compact before ${hard}%. A good moment i
 
 If now is not such a moment, end this turn without replying and keep looking for one as you work.`;
 }
-function milestoneText(label, which, t, tokens) {
-  return head(label, t, tokens) + (which === 1 ? `Past ${shareOf(t.hard, t)}%, Claude Code compacts automatically, mid-work if need be. From here on, a good boundary is worth taking; if this is one, update durable records and call the compaction request tool, as the advisory describes (the \`continue\` flag only when work must resume by itself). Otherwise end this turn without replying.` : "This is the last reading before automatic compaction. Compacting at a boundary you choose keeps the work coherent; take this one if it fits, update durable records and call the compaction request tool, as the advisory describes (the `continue` flag only when work must resume by itself). Otherwise end this turn without replying, and take the next good boundary.");
+function milestoneText(label, which, t, tokens2) {
+  return head(label, t, tokens2) + (which === 1 ? `Past ${shareOf(t.hard, t)}%, Claude Code compacts automatically, mid-work if need be. From here on, a good boundary is worth taking; if this is one, update durable records and call the compaction request tool, as the advisory describes (the \`continue\` flag only when work must resume by itself). Otherwise end this turn without replying.` : "This is the last reading before automatic compaction. Compacting at a boundary you choose keeps the work coherent; take this one if it fits, update durable records and call the compaction request tool, as the advisory describes (the `continue` flag only when work must resume by itself). Otherwise end this turn without replying, and take the next good boundary.");
 }
 var ADVISORY_INVALID = (raw) => `${ADVISORY_OPTION} "${raw}" is not valid (use 50, 50%, 150k, 1.5m or 50%|150k); the default ${describeAdvisory(DEFAULT_ADVISORY)} applies`;
 var ADVISORY_IN_FORCE = (raw, described) => `advisory point ${JSON.stringify(raw)} read as ${described}`;
@@ -7261,14 +7347,14 @@ ${text}`);
       delivering = false;
     }
     if (cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return;
-    const tokens = fresh.tokens ?? crossed.tokens;
+    const tokens2 = fresh.tokens ?? crossed.tokens;
     const before = latch;
-    const step = observe(latch, levelAt(t, tokens), true);
+    const step = observe(latch, levelAt(t, tokens2), true);
     latch = step.latch;
     crossing = void 0;
     if (!step.deliver) return;
     edges.log(DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window));
-    const text = step.deliver.kind === "advisory" ? advisoryText(label, t, tokens) : milestoneText(label, step.deliver.which, t, tokens);
+    const text = step.deliver.kind === "advisory" ? advisoryText(label, t, tokens2) : milestoneText(label, step.deliver.which, t, tokens2);
     submit(text, () => {
       if (gen !== generation || latch !== step.latch || crossing) return;
       latch = before;
@@ -7327,8 +7413,8 @@ ${held.text}`);
       reset2();
     },
     async measure(usage, readBreakdown) {
-      const tokens = usage.tokens;
-      if (tokens === void 0) return;
+      const tokens2 = usage.tokens;
+      if (tokens2 === void 0) return;
       const gen = generation;
       if (cached?.key !== usage.key) {
         const breakdown = await readBreakdown();
@@ -7338,10 +7424,10 @@ ${held.text}`);
       }
       const t = cached.thresholds;
       if (!t) return;
-      const level = levelAt(t, tokens);
+      const level = levelAt(t, tokens2);
       latch = observe(latch, level, false).latch;
       if (level <= latch) crossing = void 0;
-      else crossing ??= { tokens };
+      else crossing ??= { tokens: tokens2 };
       if (crossing && !edges.turnRunning()) await deliver();
     },
     lever(agentId, flag) {
@@ -7490,8 +7576,8 @@ var SETTINGS_RELATIVE_PATH = ".claude/settings.local.json";
 var WINDOW_OPTION = "compactWindowTokens";
 
 // src/features/window/core.ts
-function isWindowInBand(tokens) {
-  return tokens !== null && Number.isInteger(tokens) && tokens >= MIN_WINDOW_TOKENS && tokens <= MAX_WINDOW_TOKENS;
+function isWindowInBand(tokens2) {
+  return tokens2 !== null && Number.isInteger(tokens2) && tokens2 >= MIN_WINDOW_TOKENS && tokens2 <= MAX_WINDOW_TOKENS;
 }
 function parseWindowTokens(raw) {
   if (typeof raw === "number") return Number.isInteger(raw) && raw > 0 ? raw : null;
@@ -7551,8 +7637,8 @@ function readWindow(file, processValue) {
     owned: isOwned(env)
   };
 }
-function decideSync(location, file, tokens, running) {
-  const base = { settingsPath: location.settingsPath, requestedTokens: tokens };
+function decideSync(location, file, tokens2, running) {
+  const base = { settingsPath: location.settingsPath, requestedTokens: tokens2 };
   if (location.projectIsHome || file === void 0) {
     return { result: { ...base, action: "skipped", reason: "unsafe-project-root", tokens: null, previousTokens: null, previousRawValue: void 0, owned: false } };
   }
@@ -7565,16 +7651,16 @@ function decideSync(location, file, tokens, running) {
   const owned = isOwned(env);
   const as = (action, reason) => ({ ...base, action, ...reason ? { reason } : {}, tokens: previousTokens, previousTokens, previousRawValue, owned });
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as("skipped", "opted-out") };
-  if (!isWindowInBand(tokens)) return { result: as("skipped", "out-of-band") };
-  if (previousTokens === tokens) return { result: as("unchanged") };
+  if (!isWindowInBand(tokens2)) return { result: as("skipped", "out-of-band") };
+  if (previousTokens === tokens2) return { result: as("unchanged") };
   if (previousRawValue !== void 0 && !owned) return { result: as("skipped", "not-owned") };
   const runningTokens = parseWindowTokens(running);
-  if (previousRawValue === void 0 && running !== void 0 && running !== "" && runningTokens !== tokens && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+  if (previousRawValue === void 0 && running !== void 0 && running !== "" && runningTokens !== tokens2 && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
     return { result: { ...base, action: "skipped", reason: "not-owned", tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: "running-env" } };
   }
-  const value = String(tokens);
+  const value = String(tokens2);
   return {
-    result: { ...base, action: "written", tokens, previousTokens, previousRawValue, owned: true },
+    result: { ...base, action: "written", tokens: tokens2, previousTokens, previousRawValue, owned: true },
     write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value })
   };
 }

@@ -30,6 +30,9 @@ export type RoutingPort = {
   after(ms: number, fn: () => void): () => void
   now(): Promise<number>
   randomBytes(length: number): Uint8Array
+  /** This session's transcript file, and whether a path exists (a usage file's session is kept while its transcript is there). */
+  transcriptPath(): Promise<string>
+  exists(path: string): Promise<boolean>
   /** A small GET's body (`$.http.fetch`, buffered); rejects on a status other than 2xx. */
   fetchText(url: string): Promise<string>
   readonly files: SafeWriteEdges
@@ -80,6 +83,8 @@ export function bindRouting($: EngineInterface): RoutingPort {
     },
     now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    transcriptPath: async () => (await $.session.info()).transcriptPath,
+    exists: (path) => $.fs.exists(path),
     fetchText: async (url) => {
       const r = await $.http.fetch(url, { method: 'GET' })
       if (!r.ok) throw new Error(`${url} answered ${r.status}`)

@@ -3,13 +3,14 @@
 // valid rest still routes.
 import { is, isRecord, isString, listOf, NOT_AN_OBJECT, problemsOf, type Shape } from '../../lib/shape.ts'
 import { PRESETS } from './dialect.ts'
+import type { Pricing } from './usage.ts'
 import {
   ALIAS_PATTERN, CLAUDE_ALIASES, CLAUDE_ID_PREFIX, FRAMING_HEADERS, HEADER_NAME_PATTERN, LOOPBACK_HOSTS, LOOPBACK_V4_PATTERN,
   PROVIDER_ID_PATTERN,
 } from './constants.ts'
 import {
   API_VALUES, AUTH_FORMS, BAD_ALIAS, BAD_PROVIDER_ID, BASE_URL_EXTRAS, BASE_URL_FORM, BOOLEAN, BROKEN_PROVIDER, CLAUDE_ALIAS, CONFIG_EMPTY,
-  CONFIG_NOT_OBJECT, configError, configNotJson, EFFORT_MAP, ENV_NAME, PRESET_VALUES, HEADER_FRAMING, HEADER_NAME, HEADER_VALUE, jsonAt, NON_EMPTY_TEXT,
+  CONFIG_NOT_OBJECT, configError, configNotJson, EFFORT_MAP, ENV_NAME, PRESET_VALUES, PRICE, HEADER_FRAMING, HEADER_NAME, HEADER_VALUE, jsonAt, NON_EMPTY_TEXT,
   PLAIN_HTTP, POSITIVE_TOKENS, UNKNOWN_PROVIDER, UNKNOWN_TOP_KEY,
 } from './strings.ts'
 
@@ -41,6 +42,10 @@ export type ModelEntry = {
   readonly maxOutput?: number
   readonly effort?: Readonly<Partial<Record<EffortLevel, string>>>
   readonly vision: boolean
+  /** USD per million tokens (usage.ts); absent: its usage is shown in tokens only. */
+  readonly pricing?: Pricing
+  /** What the person says the model is for: shown where Claude picks a model to hand a task to. */
+  readonly use?: string
 }
 
 export type RoutingConfig = { readonly providers: Readonly<Record<string, Provider>>; readonly models: Readonly<Record<string, ModelEntry>> }
@@ -65,6 +70,7 @@ const CONTROL = /[\u0000-\u001f\u007f]/
 
 const Text = is((s) => isString(s) && s !== '' && !CONTROL.test(s), NON_EMPTY_TEXT)
 const Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS)
+const Price = is((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0, PRICE)
 
 function isHttpUrl(s: unknown): boolean {
   if (!isString(s) || !URL.canParse(s)) return false
@@ -110,7 +116,7 @@ const providerShape = (entry: unknown) =>
 const EFFORT_SHAPE: Shape = { 'low?': Text, 'medium?': Text, 'high?': Text, 'xhigh?': Text, 'max?': Text }
 
 /** A model entry as the file spells it, once it fits MODEL_SHAPE. */
-type ModelFields = Pick<ModelEntry, 'model' | 'context' | 'maxOutput' | 'effort'> & { provider: string; label?: string; vision?: boolean }
+type ModelFields = Pick<ModelEntry, 'model' | 'context' | 'maxOutput' | 'effort' | 'pricing' | 'use'> & { provider: string; label?: string; vision?: boolean }
 
 const MODEL_SHAPE: Shape = {
   provider: Text,
@@ -120,6 +126,8 @@ const MODEL_SHAPE: Shape = {
   'maxOutput?': Tokens,
   'effort?': (e) => (isRecord(e) ? EFFORT_SHAPE : EFFORT_MAP),
   'vision?': is((b) => typeof b === 'boolean', BOOLEAN),
+  'pricing?': { input: Price, output: Price, 'cacheRead?': Price, 'cacheWrite?': Price },
+  'use?': Text,
 }
 
 function isLoopback(hostname: string): boolean {
@@ -190,7 +198,7 @@ export function readConfig(text: string | undefined): ConfigRead {
       ...(isClaudeName(alias) ? [configError(path, CLAUDE_ALIAS(alias))] : []),
       ...shapeProblems,
     ]
-    const { provider, model, context, label, maxOutput, effort, vision } = entry as ModelFields
+    const { provider, ...fields } = entry as ModelFields
     if (!shapeProblems.length && !providers[provider]) {
       problems.push(configError(`${path}.provider`, brokenProviders.has(provider) ? BROKEN_PROVIDER(provider) : UNKNOWN_PROVIDER(provider)))
     }
@@ -198,11 +206,7 @@ export function readConfig(text: string | undefined): ConfigRead {
       errors.push(...problems)
       continue
     }
-    models[alias] = {
-      alias, providerId: provider, model, context, label: label ?? alias, vision: vision ?? false,
-      ...(maxOutput !== undefined ? { maxOutput } : {}),
-      ...(effort !== undefined ? { effort } : {}),
-    }
+    models[alias] = { ...fields, alias, providerId: provider, label: fields.label ?? alias, vision: fields.vision ?? false }
   }
   return { state: 'loaded', config: { providers, models }, errors, warnings, claimed }
 }

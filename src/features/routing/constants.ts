@@ -105,3 +105,9 @@ export const STRUCTURED_OUTPUT_NAME = 'answer'
 
 /** Gemini's documented stand-in for the thought signature of a call its model did not make (RULES.md G2). */
 export const SKIP_SIGNATURE = { extra_content: { google: { thought_signature: 'skip_thought_signature_validator' } } }
+
+/** keel's home's folder of usage files, one a session (usage.ts). */
+export const USAGE_DIR = 'usage'
+/** The sessions the usage folder keeps (those whose transcript is gone go first), and the days the long view covers. */
+export const USAGE_SESSIONS_KEPT = 200
+export const USAGE_DAYS = 30

@@ -18,7 +18,7 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX } from './constants.ts'
+import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -30,12 +30,13 @@ import { redactorFor, secretsOf } from './redact.ts'
 import { createRouteTable, type RouteTable } from './routes.ts'
 import { createRelay, type StepRelay } from './relay.ts'
 import { createReplays, type Replays } from './replay.ts'
+import { addRequest, parseSessionUsage, retained, sumAliases, totalOf, usageLines, type Counted, type SessionUsage } from './usage.ts'
 import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
   CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
-  reloaded, ROUTE_USAGE, smallServerWindow, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
@@ -77,7 +78,13 @@ export function createRoutingFeature(): Feature<Port> {
   /** Main turns answered by an alias since native Claude last answered: owed as a note when main goes native. */
   let routedRun: { readonly turns: number; readonly label: string; readonly model: string } | undefined
   let shownStatus: string | undefined
+  let shownRoute: Route | undefined
   let bodies = 0
+  /** keel's home's `usage/` folder (usage.ts), made at its first write inside the config root, and this session's ledger there, written one at a time. */
+  let usageDir: string | undefined
+  let configRoot = ''
+  let ledger: { readonly session: string; readonly usage: SessionUsage } | undefined
+  let writing: Promise<unknown> = Promise.resolve()
 
   const label = (model: string) => {
     const decision = table?.decide(model)
@@ -91,6 +98,8 @@ export function createRoutingFeature(): Feature<Port> {
     else {
       const root = configRootOf(await port.homeFacts())
       configPath = root === undefined ? '' : `${keelHomeOf(root)}/${CONFIG_FILE}`
+      usageDir = root === undefined ? undefined : `${keelHomeOf(root)}/${USAGE_DIR}`
+      configRoot = root ?? ''
     }
     table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE)
     let text: string | undefined
@@ -104,6 +113,46 @@ export function createRoutingFeature(): Feature<Port> {
     table.load(read)
     if (read.state === 'unreadable') ctx.log(`config ${configPath}: ${read.error}`)
     if (read.state === 'loaded') for (const line of [...read.errors, ...read.warnings]) ctx.log(`config ${configPath}: ${line}`)
+  }
+
+  /** The session's ledger: its file, read once per session id (a resumed session counts on); a new session prunes the folder. */
+  async function ledgerOf(port: Port, ctx: FeatureContext): Promise<SessionUsage> {
+    const session = await ctx.facts.sessionId()
+    if (ledger?.session !== session) {
+      const file = usageDir && (await port.readText(`${usageDir}/${session}.json`).catch(() => undefined))
+      ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ''), aliases: {} } }
+      if (!file) void usageViews(port, ctx).catch((err) => ctx.log(`usage folder not read: ${String(err)}`))
+    }
+    return ledger.usage
+  }
+
+  /** One routed request, counted into its session's file; the status line shows what the session spent. */
+  async function count(port: Port, ctx: FeatureContext, route: Route, counted: Counted | undefined): Promise<void> {
+    const usage = await ledgerOf(port, ctx)
+    usage.aliases[route.alias] = addRequest(usage.aliases[route.alias], counted, route.pricing)
+    usage.at = await port.now()
+    if (shownRoute) showStatus(port, shownRoute.alias)
+    const dir = usageDir
+    if (!dir) return
+    const path = `${dir}/${ledger!.session}.json`
+    writing = writing
+      .then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) }))
+      .then((written) => written.ok || ctx.log(`usage not saved: ${written.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`))
+  }
+
+  /** This session's totals and the last 30 days', by alias; the folder kept to the sessions whose transcript is there, the newest 200. */
+  async function usageViews(port: Port, ctx: FeatureContext): Promise<string[]> {
+    const mine = (await ledgerOf(port, ctx)).aliases
+    const dir = usageDir
+    const files = dir ? (await port.files.list(dir).catch(() => [])).filter((f) => f.name.endsWith('.json')) : []
+    const sessions = await Promise.all(files.map(async (f) => {
+      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => undefined))
+      return { name: f.name, usage, alive: !!usage && (await port.exists(usage.transcript).catch(() => false)) }
+    }))
+    const { kept, dropped } = retained(sessions, USAGE_SESSIONS_KEPT)
+    for (const name of dropped) void removeSafely(port.files, dir!, `${dir}/${name}`).catch(() => undefined)
+    const since = (await port.now()) - USAGE_DAYS * 86_400_000
+    return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))))
   }
 
   async function isApproved(port: Port, provider: Provider): Promise<boolean> {
@@ -216,7 +265,9 @@ export function createRoutingFeature(): Feature<Port> {
 
   function showStatus(port: Port, model: string | undefined): void {
     const decision = model === undefined ? undefined : table?.decide(model)
-    const text = decision?.kind === 'route' ? statusLine(port.pkg, decision.route.label, decision.route.provider.id) : undefined
+    shownRoute = decision?.kind === 'route' ? decision.route : undefined
+    const spent = spentText(totalOf(ledger?.usage.aliases ?? {}))
+    const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : undefined
     if (text === shownStatus) return
     shownStatus = text
     port.status(text)
@@ -303,9 +354,13 @@ export function createRoutingFeature(): Feature<Port> {
       counts[relay ? 'steps' : 'requests']++
       const chunks: StepChunk[] = []
       const gen = send(port, ctx, next, route, ok, exchange)
+      let answered = false
       let r = await gen.next()
-      for (; !r.done; r = await gen.next()) relay ? relay.push(r.value) : chunks.push(r.value)
+      for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value)
       const out = r.value
+      // Counted from the provider's own usage; a request that failed once its answer had begun cost
+      // something nobody reported: a gap (one that failed before any answer cost nothing).
+      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch((err) => ctx.log(`usage not counted: ${String(err)}`))
       if (out.failure) {
         const line = failureText(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()]))
         noteFailure(line)
@@ -378,6 +433,7 @@ export function createRoutingFeature(): Feature<Port> {
   async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {
     const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
     if (verb === 'status') return (await statusLines(port)).join('\n')
+    if (verb === 'usage') return (await usageViews(port, ctx)).join('\n')
     if (verb === 'reload') {
       keys?.forget()
       curl = undefined

@@ -1,6 +1,5 @@
 // The `openai-chat` codec (§3.4): the engine's captured Anthropic request as a Chat Completions
 // request, and the provider's answer (an SSE stream, or one JSON completion) as the engine's chunks.
-import type { ModelUsage } from 'claude-code'
 import { requestHeaders } from './auth.ts'
 import type { EffortLevel, Provider, Route } from './config.ts'
 import { sentSchema, sentToolName, shortToolId, type Behaviour } from './dialect.ts'
@@ -8,7 +7,7 @@ import type { ReplayLookup } from './replay.ts'
 import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH, SKIP_SIGNATURE, STRUCTURED_OUTPUT_NAME } from './constants.ts'
 import { messageIn, sampleOf, type RouteFailure } from './failure.ts'
 import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
-import { createStep, type Decoded, type StepContext, type StepEnd, type StopReason } from './step.ts'
+import { createStep, type Decoded, type ProviderUsage, type StepContext, type StepEnd, type StopReason } from './step.ts'
 import { blockOmitted, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
 import { asCount, asRecord, asText, blocksOf, isThinking, textOf, type AnthropicMessage, type AnthropicRequest, type Block, type Json } from './wire.ts'
 
@@ -182,11 +181,12 @@ const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
  * Usage in the engine's names; cached tokens come as `prompt_tokens_details.cached_tokens` (OpenAI) or
  * `prompt_cache_hit_tokens` (DeepSeek); where `completion_tokens` leaves the reasoning out (xAI), it is added.
  */
-function usageOf(usage: Json, reasoningApart: boolean): Partial<ModelUsage> {
+function usageOf(usage: Json, reasoningApart: boolean): ProviderUsage {
   const prompt = asCount(usage.prompt_tokens) ?? 0
   const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0
-  const reasoning = reasoningApart ? asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0 : 0
-  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: (asCount(usage.completion_tokens) ?? 0) + reasoning }
+  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0
+  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0)
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning }
 }
 
 /**

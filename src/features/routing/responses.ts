@@ -4,7 +4,6 @@
 // events become the engine's chunks. A step's reasoning comes back encrypted, and goes back with its
 // calls to the provider and model that made it (replay.ts); no item carries an `id`, which under
 // `store: false` the API would look up and refuse.
-import type { ModelUsage } from 'claude-code'
 import { requestHeaders } from './auth.ts'
 import type { EffortLevel, Provider } from './config.ts'
 import { DEFERRED_PLACEHOLDER_TOOL, RESPONSES_PATH, STRUCTURED_OUTPUT_NAME } from './constants.ts'
@@ -12,7 +11,7 @@ import { sentSchema, sentToolName } from './dialect.ts'
 import { messageIn, sampleOf } from './failure.ts'
 import { imageUrl, systemTextOf, toolResultText, type Outbound } from './openai.ts'
 import { createRenamer, splitSystemMessages } from './prompt.ts'
-import { createStep, type Decoded, type StepContext } from './step.ts'
+import { createStep, type Decoded, type ProviderUsage, type StepContext } from './step.ts'
 import { blockOmitted, imageOmitted } from './strings.ts'
 import { asCount, asRecord, asText, blocksOf, textOf, type AnthropicRequest, type Block, type Json } from './wire.ts'
 
@@ -77,11 +76,12 @@ export function responsesTarget(provider: Provider, key: string | undefined): { 
 }
 
 /** Usage in the engine's names: OpenAI's `input_tokens` holds the cached and the written ones. */
-function usageOf(usage: Json | undefined): Partial<ModelUsage> {
+function usageOf(usage: Json | undefined): ProviderUsage {
   const details = asRecord(usage?.input_tokens_details)
   const cached = asCount(details?.cached_tokens) ?? 0
   const written = asCount(details?.cache_write_tokens) ?? 0
-  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: asCount(usage?.output_tokens) ?? 0 }
+  const reasoning = asCount(asRecord(usage?.output_tokens_details)?.reasoning_tokens) ?? 0
+  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: asCount(usage?.output_tokens) ?? 0, reasoning_tokens: reasoning }
 }
 
 /** Fed each SSE event's `data`; items are told apart by `output_index` (a gateway changes their ids between `.added` and `.done`). */

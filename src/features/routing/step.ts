@@ -9,6 +9,7 @@
 import type { ModelUsage, TurnStepChunk, TurnStepResult, TurnUsage } from 'claude-code'
 import type { RouteFailure } from './failure.ts'
 import type { Replay } from './replay.ts'
+import type { Counted } from './usage.ts'
 import { CUT_OFF, textToolCall, UNNAMED_TOOL, unreadableArguments } from './strings.ts'
 import type { Json } from './wire.ts'
 import { isRecord } from '../../lib/shape.ts'
@@ -19,7 +20,10 @@ export type StopReason = TurnStepResult['stopReason']
 export type StepResult = Pick<TurnStepResult, 'answer' | 'toolUses' | 'stopReason' | 'usage'>
 /** What a step must send back with its calls (replay.ts), by the ids the engine got; its origin is the caller's to add. */
 export type Kept = Omit<Replay, 'origin'> & { readonly ids: readonly string[] }
-export type StepEnd = { readonly chunks: StepChunk[]; readonly result: StepResult; readonly kept?: Kept }
+/** The step's chunks and result; what it must send back; the provider's own usage, where it sent one (usage.ts). */
+export type StepEnd = { readonly chunks: StepChunk[]; readonly result: StepResult; readonly kept?: Kept; readonly counted?: Counted }
+/** Usage as a decoder reads it: the engine's names, and the reasoning tokens inside the output. */
+export type ProviderUsage = Partial<ModelUsage> & { reasoning_tokens?: number }
 /** What one stream event gives: the chunks to yield now, and a failure that ends the stream. */
 export type Decoded = { readonly chunks: StepChunk[]; readonly failure?: RouteFailure }
 /** Both formats' decoders, fed each SSE event's `data`; `finish()` is undefined for a stream that never said it was finished. */
@@ -71,7 +75,7 @@ export function createStep(ctx: StepContext) {
   let thought = false
   /** Undefined until the provider said the answer was finished (a finish reason, or its end marker). */
   let reason: StopReason | undefined
-  let usage: Partial<ModelUsage> = {}
+  let usage: ProviderUsage = {}
   const calls = new Map<string, Call>()
   let keptFields: Json | undefined
   let keptItems: unknown[] | undefined
@@ -95,7 +99,13 @@ export function createStep(ctx: StepContext) {
   })
   const end = (chunks: StepChunk[], toolUses: TurnStepResult['toolUses'], stopReason: StopReason): StepEnd => {
     const stop: StepChunk = { kind: 'stop', stopReason, usage: usageOut() }
-    return { chunks: [...chunks, stop], result: { answer, toolUses, stopReason, usage: usageOut() } }
+    const u = usage
+    const counted = u.input_tokens !== undefined || u.output_tokens !== undefined
+    return {
+      chunks: [...chunks, stop],
+      result: { answer, toolUses, stopReason, usage: usageOut() },
+      ...(counted && { counted: { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0 } }),
+    }
   }
 
   return {
@@ -121,7 +131,7 @@ export function createStep(ctx: StepContext) {
       const call = callAt(key)
       call.kept = { ...call.kept, ...fields }
     },
-    usage(update: Partial<ModelUsage>) {
+    usage(update: ProviderUsage) {
       usage = { ...usage, ...update }
     },
     stopReason(stop: StopReason) {

@@ -1,6 +1,7 @@
 // Every text the routing feature shows the person, the model or the status: one home each (routing.md §4).
 // `pkg` is the package's name. Texts a step yields carry `<pkg>:` themselves; command output does
 // not, because the engine puts the plugin's name in front of it (§2.6).
+import type { Totals } from './usage.ts'
 
 // ---- What a routed step yields when it fails ----
 export const providerAnswered = (pkg: string, label: string, provider: string, status: number, message: string) =>
@@ -77,7 +78,7 @@ export const leaveNote = (turns: number, label: string, model: string, pkg: stri
   turns === 1
     ? `the previous assistant turn was answered by ${label} (${model}) through ${pkg}, not by you`
     : `the previous ${turns} assistant turns were answered by ${label} (${model}) through ${pkg}, not by you`
-export const statusLine = (pkg: string, label: string, provider: string) => `${pkg} → ${label} · ${provider}`
+export const statusLine = (pkg: string, label: string, provider: string, spent: string) => `${pkg} → ${label} · ${provider}${spent && ` · ${spent}`}`
 export const identityLine = (label: string, model: string, pkg: string) =>
   `You are ${label} (${model}), answering inside Claude Code through ${pkg}.`
 
@@ -105,6 +106,7 @@ export const NON_EMPTY_TEXT = 'must be a non-empty string without control charac
 export const POSITIVE_TOKENS = 'must be a positive whole number of tokens'
 export const EFFORT_MAP = 'must map low, medium, high, xhigh or max to the provider\'s effort name'
 export const BOOLEAN = 'must be true or false'
+export const PRICE = 'must be a price in US dollars per million tokens, 0 or more'
 export const BAD_PROVIDER_ID = 'a provider id is letters, digits, ".", "_" or "-", at most 64, starting with a letter or digit'
 export const BAD_ALIAS = 'an alias is lower-case letters, digits, ".", "_", ":" or "-", at most 64, starting with a letter or digit'
 export const CLAUDE_ALIAS = (alias: string) => `"${alias}" is Claude's own model name; pick another alias`
@@ -120,7 +122,7 @@ export const trustNeeded = (pkg: string, provider: string, label: string, baseUr
 export const SAVED_AS_DEFAULT = 'the engine saved it as the default for new sessions; /model opus (or another Claude model) switches back'
 
 // ---- The route verbs ----
-export const ROUTE_USAGE = 'route status | route trust <provider> | route reload'
+export const ROUTE_USAGE = 'route status | route usage | route trust <provider> | route reload'
 export const routeUnknownVerb = (verb: string) => `unknown route verb "${verb}"; use ${ROUTE_USAGE}`
 export const trustWhich = (ids: readonly string[]) =>
   ids.length ? `name the provider to approve: ${ids.join(', ')}` : 'no provider is configured; see the README for routing.json'
@@ -157,3 +159,12 @@ export const keySourceCommand = (argv0: string) => `from the command ${argv0}`
 export const keySourceEnv = (name: string) => `from $${name}`
 export const keySourceFile = (path: string) => `from the file ${path}`
 export const CURL_NOT_CURL = (path: string) => `${path} --version did not print a curl version`
+
+// ---- Usage (usage.ts) ----
+const tokens = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}m` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n))
+/** What a session has spent so far, for the status line: its cost where priced, else its tokens; `≥` where a request went uncounted. */
+export const spentText = (t: Totals) => (t.requests ? `${t.gaps ? '≥' : ''}${t.cost || !t.unpriced ? `$${t.cost.toFixed(t.cost < 1 ? 4 : 2)}` : `${tokens(t.input + t.cacheRead + t.output)} tokens`}` : '')
+export const usageLine = (alias: string, t: Totals, at: string) =>
+  `  ${alias}: ${t.requests} request${t.requests === 1 ? '' : 's'}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ''}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ''}, ${t.unpriced === t.requests - t.gaps ? 'no price set (an alias\'s "pricing" in routing.json)' : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ''}`}`
+export const USAGE_NONE = '  nothing routed'
+export const usageReport = (session: readonly string[], days: readonly string[]) => ['this session, by alias:', ...session, 'the last 30 days, by alias (every session of this config folder):', ...days]

@@ -179,7 +179,10 @@ function normalized(r: Run): Run {
     if (c.kind === 'text' && last?.kind === 'text') chunks[chunks.length - 1] = { ...last, text: last.text + c.text }
     else chunks.push(c.kind === 'input' ? { ...c, json: JSON.stringify(JSON.parse(c.json)) } : c)
   }
-  return { ...r, chunks }
+  // What the provider counted is not encoded back (the engine's answer carries the step's usage, zeros for none).
+  const { counted, ...rest } = r
+  void counted
+  return { ...rest, chunks }
 }
 
 test('round trip: an OpenAI stream decoded, encoded as Anthropic SSE, decoded again gives the same chunks and result', () => {

@@ -156,6 +156,8 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
     after: (ms: number, fn: () => void) => timer(w.afters, ms, fn),
     now: async () => w.clock,
     randomBytes: (length: number) => new Uint8Array(length).fill(0xab),
+    transcriptPath: async () => '/home/me/.claude/projects/p/session-1.jsonl',
+    exists: async (path: string) => w.disk.files.has(path) || path.endsWith('session-1.jsonl'),
     fetchText: async (url: string) => {
       w.events.push(`fetch ${url}`)
       const text = w.web.get(url)

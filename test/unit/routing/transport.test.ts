@@ -97,7 +97,7 @@ test('a 2xx event stream, curl\'s output split at every point, one character at 
   for (const pieces of splits) {
     const { chunks, outcome, w } = await send([fakeChild().out(...pieces).exit(0)])
     assert.equal(chunks, EXPECTED.chunks, `${pieces.length} pieces: ${pieces.map((p) => p.length).join(',')}`)
-    assert.equal(outcome, { end: { chunks: EXPECTED.chunks.slice(-1), result: EXPECTED.result }, retries: 0 })
+    assert.equal(outcome, { end: { chunks: EXPECTED.chunks.slice(-1), result: EXPECTED.result, counted: EXPECTED.counted }, retries: 0 })
     assert.equal([w.spawned.length, w.sleeps, w.decoders], [1, [], 1])
   }
 })
@@ -314,7 +314,7 @@ test('a 2xx JSON answer (a provider that ignored stream: true) goes through push
   child.out(json.slice(100)).exit(0)
   const rest = await drain(gen)
   assert.equal([(await first).value, ...rest.chunks], expected.chunks)
-  assert.equal(rest.outcome, { end: { chunks: expected.chunks.slice(2), result: expected.result, kept: expected.kept }, retries: 0 }, 'the end: the checked tool calls and the stop (and the reasoning the step sends back)')
+  assert.equal(rest.outcome, { end: { chunks: expected.chunks.slice(2), result: expected.result, kept: expected.kept, counted: expected.counted }, retries: 0 }, 'the end: the checked tool calls and the stop (and the reasoning the step sends back)')
 
   const broken = await send([fakeChild().out(h, '{"choices": [').exit(0)])
   assert.equal([broken.chunks, lineOf(broken.outcome)], [[], 'keel: GPT-5 failed: example sent a stream that is not JSON ({"choices": [)'])
