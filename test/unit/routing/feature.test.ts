@@ -10,6 +10,7 @@ import type { StepChunk } from '../../../src/features/routing/step.ts'
 import { CAPTURE_TIMED_OUT } from '../../../src/features/routing/strings.ts'
 import type { Failure } from '../../../src/registry.ts'
 import { fakeFiles } from '../fake-files.ts'
+import { settle } from '../fakes.ts'
 import { STALE_TEMP_MS } from '../../../src/lib/safe-write.ts'
 import { fakeChild, head, SSE_HEAD } from './fake-child.ts'
 import {
@@ -141,7 +142,7 @@ test('a routed step: the engine\'s request captured through http.fetch, answered
   assert.equal(r.w.runs, [['/usr/bin/curl', '--version'], ['/usr/bin/printenv', 'EXAMPLE_KEY']])
   assert.equal(r.w.afters.map((t) => [t.ms, t.stopped]), [[0, false], [CAPTURE_TIMEOUT_MS, true]], 'the start\'s curl check; the capture timer, stopped once the request came')
   assert.equal(r.w.everys.map((t) => [t.ms, t.stopped]), [[30_000, true]], 'the watchdog at a quarter of 120 s')
-  assert.equal(r.w.statuses, ['klyth → GPT-5 · example'])
+  assert.equal(r.w.statuses[0], 'klyth → GPT-5 · example')
   const lines = await status(r)
   assert.ok(lines.includes('this session: 1 routed step, 0 other routed requests, 0 failed'), lines.join('\n'))
   assert.ok(lines.includes('provider example: openai-chat at https://api.example.com/v1; approved; key from $EXAMPLE_KEY (ok)'), lines.join('\n'))
@@ -153,7 +154,8 @@ test('a routed step: the engine\'s request captured through http.fetch, answered
   const again = await stepHook(r, stepEvent('gpt-5', { index: 1 }), capturing(r).beneath)
   assert.equal(again.chunks, EXPECTED.chunks)
   assert.equal(r.w.runs.length, 2)
-  assert.equal(r.w.statuses, ['klyth → GPT-5 · example'])
+  await settle()
+  assert.equal(r.w.statuses, ['klyth → GPT-5 · example', 'klyth → GPT-5 · example · 2.3k tokens', 'klyth → GPT-5 · example · 4.6k tokens'], 'the status line follows what the session spent (tokens: no price set)')
 })
 
 test('a routed step\'s tool calls get minted ids; an anthropic-messages alias streams through the redirect with its own key', async () => {
@@ -173,7 +175,7 @@ test('a routed step\'s tool calls get minted ids; an anthropic-messages alias st
   assert.ok(r.w.runs.some((a) => a.join(' ') === '/usr/bin/pass show moon'))
   assert.is((kimi.result as { usage: { model: string } }).usage.model, 'kimi')
   assert.ok((kimi.chunks as StepChunk[]).some((c) => c.kind === 'tool' && c.id === 'toolu_keel_3_abababababababab'))
-  assert.equal(r.w.statuses, ['klyth → GPT-5 · example', 'klyth → Kimi K2 · moon'])
+  assert.equal([...new Set(r.w.statuses.map((t) => t?.split(' · ').slice(0, 2).join(' · ')))], ['klyth → GPT-5 · example', 'klyth → Kimi K2 · moon'], 'the route the status line names, whatever the spend beside it')
 })
 
 test('a subagent\'s step is paired by its agent header and leaves the status line alone; a non-streamed loop request gets a JSON answer', async () => {

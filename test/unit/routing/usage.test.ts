@@ -7,6 +7,7 @@ import { spentText } from '../../../src/features/routing/strings.ts'
 import { fakeChild, SSE_HEAD } from './fake-child.ts'
 import { approve, capturing, CONFIG, CONFIG_PATH, routingWorld, start, stepEvent, stepHook } from './fake-port.ts'
 import { fixture } from './fixtures/read.ts'
+import { settle } from '../fakes.ts'
 
 const counted = (input: number, output: number, cacheRead = 0, cacheWrite = 0, reasoning = 0) => ({ input, output, cacheRead, cacheWrite, reasoning })
 const PRICE = { input: 1, output: 4 }
@@ -59,7 +60,7 @@ test('a routed step is counted into the session\'s file under keel\'s home; /<pk
   await approve(r.w, 'example')
   r.w.children.push(fakeChild().out(SSE_HEAD, fixture('openai-text.txt')).exit(0))
   await stepHook(r, stepEvent(), capturing(r).beneath)
-  await new Promise((resolve) => setTimeout(resolve, 0))
+  await settle()
   const file = [...r.w.disk.files.entries()].find(([path]) => path.endsWith('/keel/usage/session-1.json'))
   assert.ok(file, `the session's file: ${[...r.w.disk.files.keys()].join(', ')} ${r.lines.join(' / ')}`)
   const stored = parseSessionUsage(file![1])!
