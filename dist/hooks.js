@@ -241,6 +241,12 @@ function bindRouting($) {
     },
     now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    registerTool: bindRegisterTool($),
+    submit: (text) => $.prompt.submit({ text }),
+    spawnAgent: async (args) => {
+      const r = await $.agent.spawn(args);
+      return "deny" in r && r.deny ? { deny: r.deny } : { agentId: String(r.agentId) };
+    },
     transcriptPath: async () => (await $.session.info()).transcriptPath,
     exists: (path) => $.fs.exists(path),
     fetchText: async (url) => {
@@ -5155,6 +5161,24 @@ var spentText = (t) => t.requests ? `${t.gaps ? "\u2265" : ""}${t.cost || !t.unp
 var usageLine = (alias, t, at) => `  ${alias}: ${t.requests} request${t.requests === 1 ? "" : "s"}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ""}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ""}, ${t.unpriced === t.requests - t.gaps ? `no price set (an alias's "pricing" in routing.json)` : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ""}`}`;
 var USAGE_NONE = "  nothing routed";
 var usageReport = (session, days) => ["this session, by alias:", ...session, "the last 30 days, by alias (every session of this config folder):", ...days];
+var agentParams = {
+  description: "A short (3-5 word) description of the task",
+  prompt: "The whole task for the other model: it starts with none of this conversation, so say everything it needs",
+  model: "Which routed model does the task",
+  background: "true: start it and go on; its answer arrives later. Otherwise this call waits for the answer"
+};
+var agentToolDescription = (pkg, aliases) => [
+  `Hand one task to another model, routed by ${pkg}: it runs as a subagent with this session's tools and permissions, and its answer comes back as this call's result. Pick one of:`,
+  ...aliases.map((m) => `- ${m.alias}: ${m.label}, window ${m.context} tokens${m.use ? `; ${m.use}` : ""}`)
+].join("\n");
+var agentNotRoutable = (pkg, model, why) => `${pkg} agent: ${model} cannot take the task (${why}); nothing was started`;
+var AGENT_BAD_INPUT = "the call needs a prompt and a model";
+var agentStarted = (label, agentId) => `${label} started on the task as agent ${agentId}; its answer arrives when it finishes`;
+var agentAnswered = (label, description, answer) => `${label} finished the task you handed it ("${description}"). Its answer:
+
+${answer}`;
+var agentUnclaimed = (pkg) => `${pkg} agent: the spawned agent could not be routed, so it was not started on Claude`;
+var agentEnded = (label, reason, answer) => `${label} ended the task (${reason})${answer ? `: ${answer}` : " with no answer"}`;
 
 // src/features/routing/auth.ts
 function keySource(auth) {
@@ -6501,6 +6525,34 @@ function createRelay() {
   };
 }
 
+// src/features/routing/agent.ts
+var AGENT_TOOL = "agent";
+var routeMarker = (pkg, nonce) => `[${pkg}-route:${nonce}]
+`;
+var markerNonce = (pkg, prompt) => prompt.startsWith(`[${pkg}-route:`) ? /^\[[^\]]*:([0-9a-f]*)\]\n/.exec(prompt)?.[1] ?? "" : void 0;
+function agentTool(pkg, aliases) {
+  const p = agentParams;
+  return {
+    name: AGENT_TOOL,
+    description: agentToolDescription(pkg, aliases),
+    inputSchema: {
+      type: "object",
+      properties: {
+        description: { type: "string", description: p.description },
+        prompt: { type: "string", description: p.prompt },
+        model: { type: "string", enum: aliases.map((m) => m.alias), description: p.model },
+        run_in_background: { type: "boolean", description: p.background }
+      },
+      required: ["description", "prompt", "model"]
+    },
+    isDeferred: false
+  };
+}
+function agentCallOf(e) {
+  const { description, prompt, model, run_in_background } = e;
+  return typeof prompt === "string" && prompt.trim() && typeof model === "string" ? { description: typeof description === "string" && description ? description : model, prompt, model, background: run_in_background === true } : void 0;
+}
+
 // src/features/routing/usage.ts
 var ZERO = { requests: 0, gaps: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0, reasoning: 0, cost: 0, unpriced: 0 };
 var plus = (a, b) => Object.fromEntries(Object.keys(ZERO).map((k) => [k, a[k] + b[k]]));
@@ -6813,6 +6865,9 @@ function createRoutingFeature() {
   let configRoot = "";
   let ledger;
   let writing = Promise.resolve();
+  let agentToolName;
+  const spawning = /* @__PURE__ */ new Map();
+  const delegated = /* @__PURE__ */ new Map();
   const label = (model2) => {
     const decision = table?.decide(model2);
     return decision?.kind === "route" ? decision.route.label : model2;
@@ -7096,6 +7151,37 @@ function createRoutingFeature() {
       return "";
     }
   }
+  async function delegate(port, e, next, ctx) {
+    if (e.tool !== agentToolName || !table) return next(e);
+    const call = agentCallOf(e);
+    if (!call) return { deny: agentNotRoutable(port.pkg, String(e.model), AGENT_BAD_INPUT) };
+    const decision = table.decide(call.model);
+    if (decision.kind !== "route") return { deny: agentNotRoutable(port.pkg, call.model, decision.kind === "fail" ? decision.text : AGENT_BAD_INPUT) };
+    const { route } = decision;
+    if (!await isApproved(port, route.provider)) return { deny: untrusted(port.pkg, route.provider.id, route.alias) };
+    const nonce = Array.from(port.randomBytes(8), (b) => b.toString(16).padStart(2, "0")).join("");
+    spawning.set(nonce, route.alias);
+    const spawned = await port.spawnAgent({ prompt: routeMarker(port.pkg, nonce) + call.prompt, description: call.description });
+    if ("deny" in spawned) return { deny: spawned.deny };
+    ctx.log(`${route.label} took a task as agent ${spawned.agentId}`);
+    if (call.background) {
+      delegated.set(spawned.agentId, (answer2) => void port.submit(agentAnswered(route.label, call.description, answer2)).catch((err) => ctx.log(`the answer of ${spawned.agentId} was not delivered: ${String(err)}`)));
+      return { result: agentStarted(route.label, spawned.agentId) };
+    }
+    const answer = await new Promise((resolve) => {
+      delegated.set(spawned.agentId, resolve);
+      next.signal.addEventListener("abort", () => resolve(""));
+    });
+    return { result: answer };
+  }
+  function claimSpawn(port, e, next) {
+    const nonce = markerNonce(port.pkg, e.prompt);
+    if (nonce === void 0) return next(e);
+    const alias = spawning.get(nonce);
+    spawning.delete(nonce);
+    if (!alias || table?.decide(alias).kind !== "route") return { deny: agentUnclaimed(port.pkg) };
+    return next({ ...e, prompt: e.prompt.slice(routeMarker(port.pkg, nonce).length), model: alias });
+  }
   async function routeVerb(port, args, ctx) {
     const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);
     if (verb === "status") return (await statusLines4(port)).join("\n");
@@ -7151,6 +7237,7 @@ function createRoutingFeature() {
         await load(port, ctx);
         if (table.aliases().length) {
           port.after(0, () => void curlOf(port));
+          agentToolName = await port.registerTool(agentTool(port.pkg, table.aliases().map((a) => table.decide(a).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`));
           const main = await port.mainModel().catch(() => void 0);
           const decision = main === void 0 ? void 0 : table.decide(main);
           if (decision?.kind === "route") await setWindow(port, ctx, decision.route);
@@ -7167,7 +7254,13 @@ function createRoutingFeature() {
       },
       "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => mentionsRoute(e) ? fetchDenied(ctx.pkg) : void 0 } },
       "command.run": model,
+      "tool.call": { run: delegate, onFailure: { deny: (e, ctx) => e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : void 0 } },
+      "agent.spawn": { run: claimSpawn, onFailure: { deny: (e, ctx) => markerNonce(ctx.pkg, e.prompt) !== void 0 ? agentUnclaimed(ctx.pkg) : void 0 } },
       "turn.complete": (_port, e, next) => {
+        if (e.agentId !== void 0) {
+          delegated.get(e.agentId)?.(e.reason === "answer" ? e.answer : agentEnded(label(e.usage?.model ?? ""), e.reason, e.answer));
+          delegated.delete(e.agentId);
+        }
         if (e.agentId === void 0 && table) {
           const used = e.usage?.model;
           const decision = used ? table.decide(used) : void 0;

@@ -65,6 +65,9 @@ export async function settle(): Promise<void> {
   for (let i = 0; i < 20; i++) await Promise.resolve()
 }
 
+/** Waits for work that needs a macrotask (`crypto.subtle`'s digest): the unit layer is typed without Node's timers. */
+export const macrotask = () => new Promise<void>((resolve) => (globalThis as unknown as { setTimeout(fn: () => void, ms: number): void }).setTimeout(resolve, 1))
+
 /** Every hook of a feature, by event, as the registry runs it (`hooks['tool.call'](port, e, next, ctx)`). */
 export function hooksOf(feature: Feature<any>): Partial<Record<HookedEvent, (...args: any[]) => any>> {
   return Object.fromEntries(Object.keys(feature.hooks).map((event) => [event, hookOf(feature, event as HookedEvent)]))

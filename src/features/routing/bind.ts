@@ -2,6 +2,7 @@
 // are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
 import type { EngineInterface } from 'claude-code'
 import { bindFiles } from '../../lib/files.ts'
+import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { SpawnEnd, SpawnPiece } from './transport.ts'
 
@@ -30,6 +31,11 @@ export type RoutingPort = {
   after(ms: number, fn: () => void): () => void
   now(): Promise<number>
   randomBytes(length: number): Uint8Array
+  registerTool: RegisterTool
+  /** A prompt of the plugin's own, queued until main is idle (`$.prompt.submit`). */
+  submit(text: string): Promise<unknown>
+  /** A subagent started by this plugin (`$.agent.spawn`): its id once it started, or the engine's refusal. */
+  spawnAgent(args: { prompt: string; description: string }): Promise<{ agentId: string } | { deny: string }>
   /** This session's transcript file, and whether a path exists (a usage file's session is kept while its transcript is there). */
   transcriptPath(): Promise<string>
   exists(path: string): Promise<boolean>
@@ -83,6 +89,12 @@ export function bindRouting($: EngineInterface): RoutingPort {
     },
     now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    registerTool: bindRegisterTool($),
+    submit: (text) => $.prompt.submit({ text }),
+    spawnAgent: async (args) => {
+      const r = await $.agent.spawn(args)
+      return 'deny' in r && r.deny ? { deny: r.deny } : { agentId: String(r.agentId) }
+    },
     transcriptPath: async () => (await $.session.info()).transcriptPath,
     exists: (path) => $.fs.exists(path),
     fetchText: async (url) => {

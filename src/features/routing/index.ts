@@ -30,13 +30,14 @@ import { redactorFor, secretsOf } from './redact.ts'
 import { createRouteTable, type RouteTable } from './routes.ts'
 import { createRelay, type StepRelay } from './relay.ts'
 import { createReplays, type Replays } from './replay.ts'
+import { agentCallOf, agentTool, markerNonce, routeMarker } from './agent.ts'
 import { addRequest, parseSessionUsage, retained, sumAliases, totalOf, usageLines, type Counted, type SessionUsage } from './usage.ts'
 import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
   CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
-  reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
@@ -85,6 +86,10 @@ export function createRoutingFeature(): Feature<Port> {
   let configRoot = ''
   let ledger: { readonly session: string; readonly usage: SessionUsage } | undefined
   let writing: Promise<unknown> = Promise.resolve()
+  /** The agent tool (agent.ts): its full name once registered, the aliases its spawns wait to be given, and the answers foreground calls wait for. */
+  let agentToolName: string | undefined
+  const spawning = new Map<string, string>()
+  const delegated = new Map<string, (answer: string) => void>()
 
   const label = (model: string) => {
     const decision = table?.decide(model)
@@ -430,6 +435,42 @@ export function createRoutingFeature(): Feature<Port> {
     }
   }
 
+  /** A call of the agent tool: the alias checked and approved, then a marked spawn; in the foreground, its answer. */
+  async function delegate(port: Port, e: Args<'tool.call'>, next: Next<'tool.call'>, ctx: FeatureContext): Promise<EventResult<'tool.call'>> {
+    if (e.tool !== agentToolName || !table) return next(e)
+    const call = agentCallOf(e)
+    if (!call) return { deny: agentNotRoutable(port.pkg, String((e as Record<string, unknown>).model), AGENT_BAD_INPUT) }
+    const decision = table.decide(call.model)
+    if (decision.kind !== 'route') return { deny: agentNotRoutable(port.pkg, call.model, decision.kind === 'fail' ? decision.text : AGENT_BAD_INPUT) }
+    const { route } = decision
+    if (!(await isApproved(port, route.provider))) return { deny: untrusted(port.pkg, route.provider.id, route.alias) }
+    const nonce = Array.from(port.randomBytes(8), (b) => b.toString(16).padStart(2, '0')).join('')
+    spawning.set(nonce, route.alias)
+    const spawned = await port.spawnAgent({ prompt: routeMarker(port.pkg, nonce) + call.prompt, description: call.description })
+    if ('deny' in spawned) return { deny: spawned.deny }
+    ctx.log(`${route.label} took a task as agent ${spawned.agentId}`)
+    if (call.background) {
+      // Its answer goes to main as a prompt of its own, once main is idle (the engine sends none for a plugin's spawn).
+      delegated.set(spawned.agentId, (answer) => void port.submit(agentAnswered(route.label, call.description, answer)).catch((err) => ctx.log(`the answer of ${spawned.agentId} was not delivered: ${String(err)}`)))
+      return { result: agentStarted(route.label, spawned.agentId) }
+    }
+    const answer = await new Promise<string>((resolve) => {
+      delegated.set(spawned.agentId, resolve)
+      next.signal.addEventListener('abort', () => resolve(''))
+    })
+    return { result: answer }
+  }
+
+  /** routing's own marked spawn: the mark off, the alias the child's model; a mark with no route waiting is refused. */
+  function claimSpawn(port: Port, e: Args<'agent.spawn'>, next: Next<'agent.spawn'>): Promise<EventResult<'agent.spawn'>> | EventResult<'agent.spawn'> {
+    const nonce = markerNonce(port.pkg, e.prompt)
+    if (nonce === undefined) return next(e)
+    const alias = spawning.get(nonce)
+    spawning.delete(nonce)
+    if (!alias || table?.decide(alias).kind !== 'route') return { deny: agentUnclaimed(port.pkg) }
+    return next({ ...e, prompt: e.prompt.slice(routeMarker(port.pkg, nonce).length), model: alias })
+  }
+
   async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {
     const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
     if (verb === 'status') return (await statusLines(port)).join('\n')
@@ -491,6 +532,7 @@ export function createRoutingFeature(): Feature<Port> {
           // curl's version is asked off the start's path, before the first routed step needs it (asked
           // inside that step, it cost the first token 150–160 ms: test/bench/FINDINGS.md).
           port.after(0, () => void curlOf(port))
+          agentToolName = await port.registerTool(agentTool(port.pkg, table!.aliases().map((a) => (table!.decide(a) as { route: Route }).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`))
           const main = await port.mainModel().catch(() => undefined)
           const decision = main === undefined ? undefined : table!.decide(main)
           if (decision?.kind === 'route') await setWindow(port, ctx, decision.route)
@@ -509,7 +551,16 @@ export function createRoutingFeature(): Feature<Port> {
       // A failure refuses only a request naming one of routing's models: any other fails open (§4 rule 3).
       'http.fetch': { run: fetch, onFailure: { deny: (e, ctx) => (mentionsRoute(e) ? fetchDenied(ctx.pkg) : undefined) } },
       'command.run': model,
+      // The agent tool (agent.ts): a failure refuses the call rather than leave a spawn half made.
+      'tool.call': { run: delegate, onFailure: { deny: (e, ctx) => (e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : undefined) } },
+      // routing's own spawn, marked: its alias set as the child's model, or refused, never left to Claude.
+      'agent.spawn': { run: claimSpawn, onFailure: { deny: (e, ctx) => (markerNonce(ctx.pkg, e.prompt) !== undefined ? agentUnclaimed(ctx.pkg) : undefined) } },
       'turn.complete': (_port, e, next) => {
+        // A delegated task's answer goes back as its tool call's result.
+        if (e.agentId !== undefined) {
+          delegated.get(e.agentId)?.(e.reason === 'answer' ? e.answer : agentEnded(label(e.usage?.model ?? ''), e.reason, e.answer))
+          delegated.delete(e.agentId)
+        }
         if (e.agentId === undefined && table) {
           const used = e.usage?.model
           const decision = used ? table.decide(used) : undefined

@@ -168,3 +168,22 @@ export const usageLine = (alias: string, t: Totals, at: string) =>
   `  ${alias}: ${t.requests} request${t.requests === 1 ? '' : 's'}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ''}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ''}, ${t.unpriced === t.requests - t.gaps ? 'no price set (an alias\'s "pricing" in routing.json)' : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ''}`}`
 export const USAGE_NONE = '  nothing routed'
 export const usageReport = (session: readonly string[], days: readonly string[]) => ['this session, by alias:', ...session, 'the last 30 days, by alias (every session of this config folder):', ...days]
+
+// ---- The agent tool (agent.ts) ----
+export const agentParams = {
+  description: 'A short (3-5 word) description of the task',
+  prompt: 'The whole task for the other model: it starts with none of this conversation, so say everything it needs',
+  model: 'Which routed model does the task',
+  background: 'true: start it and go on; its answer arrives later. Otherwise this call waits for the answer',
+}
+export const agentToolDescription = (pkg: string, aliases: readonly { alias: string; label: string; context: number; use?: string }[]) =>
+  [
+    `Hand one task to another model, routed by ${pkg}: it runs as a subagent with this session's tools and permissions, and its answer comes back as this call's result. Pick one of:`,
+    ...aliases.map((m) => `- ${m.alias}: ${m.label}, window ${m.context} tokens${m.use ? `; ${m.use}` : ''}`),
+  ].join('\n')
+export const agentNotRoutable = (pkg: string, model: string, why: string) => `${pkg} agent: ${model} cannot take the task (${why}); nothing was started`
+export const AGENT_BAD_INPUT = 'the call needs a prompt and a model'
+export const agentStarted = (label: string, agentId: string) => `${label} started on the task as agent ${agentId}; its answer arrives when it finishes`
+export const agentAnswered = (label: string, description: string, answer: string) => `${label} finished the task you handed it ("${description}"). Its answer:\n\n${answer}`
+export const agentUnclaimed = (pkg: string) => `${pkg} agent: the spawned agent could not be routed, so it was not started on Claude`
+export const agentEnded = (label: string, reason: string, answer: string) => `${label} ended the task (${reason})${answer ? `: ${answer}` : ' with no answer'}`

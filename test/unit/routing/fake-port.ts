@@ -65,6 +65,10 @@ export type World = {
   events: string[]
   /** What `fetchText` finds, by URL (a local server's listing); any other URL rejects. */
   web: Map<string, string>
+  /** The tools registered, and the subagents spawned with what the engine answered each. */
+  tools: { name: string; description: string; inputSchema?: unknown }[]
+  spawns: { prompt: string; description: string }[]
+  spawnAnswer: { agentId: string } | { deny: string }
 }
 
 export function defaultRun(argv: readonly string[]): Promise<RunResult> {
@@ -80,6 +84,9 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
     env: { configDir: CONFIG_DIR, home: '/home/me' },
     files: new Map([[CONFIG_PATH, JSON.stringify(CONFIG)]]),
     web: new Map(),
+    tools: [],
+    spawns: [],
+    spawnAnswer: { agentId: 'agent-1' },
     unreadable: new Set(),
     reads: [],
     main: 'claude-opus-5-5',
@@ -157,6 +164,14 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
     now: async () => w.clock,
     randomBytes: (length: number) => new Uint8Array(length).fill(0xab),
     transcriptPath: async () => '/home/me/.claude/projects/p/session-1.jsonl',
+    registerTool: async (spec: { name: string; description: string; inputSchema?: unknown }) => {
+      w.tools.push(spec)
+      return `mcp__klyth__${spec.name}`
+    },
+    spawnAgent: async (args: { prompt: string; description: string }) => {
+      w.spawns.push(args)
+      return w.spawnAnswer
+    },
     exists: async (path: string) => w.disk.files.has(path) || path.endsWith('session-1.jsonl'),
     fetchText: async (url: string) => {
       w.events.push(`fetch ${url}`)

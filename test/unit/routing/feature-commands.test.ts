@@ -236,7 +236,7 @@ test('the feature\'s declaration: its name, one package per session, the engine 
   assert.is(r.feature.name, 'routing')
   assert.is(r.feature.sessionActing, true)
   assert.equal(r.feature.commands, ['model'])
-  assert.equal(Object.keys(r.feature.hooks).sort(), ['command.run', 'http.fetch', 'prompt.submit', 'session.start', 'turn.complete', 'turn.step'])
+  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'turn.complete', 'turn.step'])
   assert.is(r.feature.verbs!.route!.usage, 'route status | route usage | route trust <provider> | route reload')
 })
 
