@@ -2905,6 +2905,11 @@ var startFailedLine = (why) => `start failed (${why}); live mail still passes, n
 var toolFailedLine = (why) => `${TOOL_NAME} not registered (${why})`;
 var newIdLine = (reason, changed) => changed ? `after session.end ${reason}: the new session id is read; the key follows it` : `after session.end ${reason}: the session id did not change within 2 s; going on under it`;
 var storePruneLine = (n) => `${plural(n, "stale store entry", "stale store entries")} removed`;
+var MAIL_FIELD = {
+  version: `must be ${MAIL_VERSION}, the mail format this keel reads`,
+  id: "must be a mail id (16 characters of a-z and 2-7)",
+  sentAt: "must be a time in milliseconds (a whole number, not negative)"
+};
 var CORRUPT = {
   unparsable: "it does not parse as JSON and its writer is long gone",
   notMail: (issue) => `it is not a mail (${issue})`,
@@ -3002,426 +3007,40 @@ var MAIL_ID_PATTERN = new RegExp(`^[a-z2-7]{${MAIL_ID_CHARS}}$`);
 var randomBase32 = (randomBytes, chars) => base32Of(randomBytes(bytesFor(chars)), chars);
 var newMailId = (randomBytes) => randomBase32(randomBytes, MAIL_ID_CHARS);
 
-// node_modules/valibot/dist/index.mjs
-var store$4;
-var DEFAULT_CONFIG = {
-  lang: void 0,
-  message: void 0,
-  abortEarly: void 0,
-  abortPipeEarly: void 0
-};
-function getGlobalConfig(config$1) {
-  if (!config$1 && !store$4) return DEFAULT_CONFIG;
-  return {
-    lang: config$1?.lang ?? store$4?.lang,
-    message: config$1?.message,
-    abortEarly: config$1?.abortEarly ?? store$4?.abortEarly,
-    abortPipeEarly: config$1?.abortPipeEarly ?? store$4?.abortPipeEarly
-  };
+// src/lib/shape.ts
+var UNKNOWN_KEY = "unknown key";
+var MISSING = "missing";
+var NOT_AN_OBJECT = "must be an object";
+var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+function problemsOf(value, shape, path = "", key = "") {
+  const at = (field) => path ? `${path}.${field}` : field;
+  if (typeof shape === "function") {
+    const problem2 = shape(value, key);
+    if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
+    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
+  }
+  if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
+  const problems2 = [];
+  for (const [field, inner] of Object.entries(shape)) {
+    const name = field.replace(/\?$/, "");
+    if (name === "*") continue;
+    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
+    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
+  }
+  const rest = shape["*"];
+  for (const name of Object.keys(value)) {
+    if (name in shape || `${name}?` in shape) continue;
+    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
+  }
+  return problems2;
 }
-var store$3;
-function getGlobalMessage(lang) {
-  return store$3?.get(lang);
-}
-var store$2;
-function getSchemaMessage(lang) {
-  return store$2?.get(lang);
-}
-var store$1;
-function getSpecificMessage(reference, lang) {
-  return store$1?.get(reference)?.get(lang);
-}
-function _stringify(input) {
-  const type = typeof input;
-  if (type === "string") return `"${input}"`;
-  if (type === "number" || type === "bigint" || type === "boolean") return `${input}`;
-  if (type === "object" || type === "function") return (input && Object.getPrototypeOf(input)?.constructor?.name) ?? "null";
-  return type;
-}
-function _addIssue(context, label, dataset, config$1, other) {
-  const input = other && "input" in other ? other.input : dataset.value;
-  const expected = other?.expected ?? context.expects ?? null;
-  const received = other?.received ?? /* @__PURE__ */ _stringify(input);
-  const issue = {
-    kind: context.kind,
-    type: context.type,
-    input,
-    expected,
-    received,
-    message: `Invalid ${label}: ${expected ? `Expected ${expected} but r` : "R"}eceived ${received}`,
-    requirement: context.requirement,
-    path: other?.path,
-    issues: other?.issues,
-    lang: config$1.lang,
-    abortEarly: config$1.abortEarly,
-    abortPipeEarly: config$1.abortPipeEarly
-  };
-  const isSchema = context.kind === "schema";
-  const message$1 = other?.message ?? context.message ?? /* @__PURE__ */ getSpecificMessage(context.reference, issue.lang) ?? (isSchema ? /* @__PURE__ */ getSchemaMessage(issue.lang) : null) ?? config$1.message ?? /* @__PURE__ */ getGlobalMessage(issue.lang);
-  if (message$1 !== void 0) issue.message = typeof message$1 === "function" ? message$1(issue) : message$1;
-  if (isSchema) dataset.typed = false;
-  if (dataset.issues) dataset.issues.push(issue);
-  else dataset.issues = [issue];
-}
-function _isSameValueZero(value1, value2) {
-  return value1 === value2 || Number.isNaN(value1) && Number.isNaN(value2);
-}
-function _isValidObjectKey(object$1, key) {
-  return Object.prototype.hasOwnProperty.call(object$1, key) && key !== "__proto__" && key !== "prototype" && key !== "constructor";
-}
-function _standardSchema(schema) {
-  schema["~standard"] = {
-    version: 1,
-    vendor: "valibot",
-    validate: (value$1) => schema["~run"]({ value: value$1 }, /* @__PURE__ */ getGlobalConfig())
-  };
-  return schema;
-}
-function minValue(requirement, message$1) {
-  return {
-    kind: "validation",
-    type: "min_value",
-    reference: minValue,
-    async: false,
-    expects: `>=${requirement instanceof Date ? requirement.toJSON() : /* @__PURE__ */ _stringify(requirement)}`,
-    requirement,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && !(dataset.value >= this.requirement)) _addIssue(this, "value", dataset, config$1, { received: dataset.value instanceof Date ? dataset.value.toJSON() : /* @__PURE__ */ _stringify(dataset.value) });
-      return dataset;
-    }
-  };
-}
-function regex(requirement, message$1) {
-  return {
-    kind: "validation",
-    type: "regex",
-    reference: regex,
-    async: false,
-    expects: `${requirement}`,
-    requirement,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && !this.requirement.test(dataset.value)) _addIssue(this, "format", dataset, config$1);
-      return dataset;
-    }
-  };
-}
-function safeInteger(message$1) {
-  return {
-    kind: "validation",
-    type: "safe_integer",
-    reference: safeInteger,
-    async: false,
-    expects: null,
-    requirement: Number.isSafeInteger,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (dataset.typed && !this.requirement(dataset.value)) _addIssue(this, "safe integer", dataset, config$1);
-      return dataset;
-    }
-  };
-}
-function getFallback(schema, dataset, config$1) {
-  return typeof schema.fallback === "function" ? schema.fallback(dataset, config$1) : schema.fallback;
-}
-function getDefault(schema, dataset, config$1) {
-  return typeof schema.default === "function" ? schema.default(dataset, config$1) : schema.default;
-}
-function literal(literal_, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "literal",
-    reference: literal,
-    expects: /* @__PURE__ */ _stringify(literal_),
-    async: false,
-    literal: literal_,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (/* @__PURE__ */ _isSameValueZero(dataset.value, this.literal)) dataset.typed = true;
-      else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function looseObject(entries$1, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "loose_object",
-    reference: looseObject,
-    expects: "Object",
-    async: false,
-    entries: entries$1,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      const input = dataset.value;
-      if (input && typeof input === "object") {
-        dataset.typed = true;
-        dataset.value = {};
-        for (const key in this.entries) {
-          const valueSchema = this.entries[key];
-          if (key in input || (valueSchema.type === "exact_optional" || valueSchema.type === "optional" || valueSchema.type === "nullish") && valueSchema.default !== void 0) {
-            const value$1 = key in input ? input[key] : /* @__PURE__ */ getDefault(valueSchema);
-            const valueDataset = valueSchema["~run"]({ value: value$1 }, config$1);
-            if (valueDataset.issues) {
-              const pathItem = {
-                type: "object",
-                origin: "value",
-                input,
-                key,
-                value: value$1
-              };
-              for (const issue of valueDataset.issues) {
-                if (issue.path) issue.path.unshift(pathItem);
-                else issue.path = [pathItem];
-                dataset.issues?.push(issue);
-              }
-              if (!dataset.issues) dataset.issues = valueDataset.issues;
-              if (config$1.abortEarly) {
-                dataset.typed = false;
-                break;
-              }
-            }
-            if (!valueDataset.typed) dataset.typed = false;
-            dataset.value[key] = valueDataset.value;
-          } else if (valueSchema.fallback !== void 0) dataset.value[key] = /* @__PURE__ */ getFallback(valueSchema);
-          else if (valueSchema.type !== "exact_optional" && valueSchema.type !== "optional" && valueSchema.type !== "nullish") {
-            _addIssue(this, "key", dataset, config$1, {
-              input: void 0,
-              expected: `"${key}"`,
-              path: [{
-                type: "object",
-                origin: "key",
-                input,
-                key,
-                value: input[key]
-              }]
-            });
-            if (config$1.abortEarly) break;
-          }
-        }
-        if (!dataset.issues || !config$1.abortEarly) {
-          for (const key in input) if (/* @__PURE__ */ _isValidObjectKey(input, key) && !Object.prototype.hasOwnProperty.call(this.entries, key)) dataset.value[key] = input[key];
-        }
-      } else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function number(message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "number",
-    reference: number,
-    expects: "number",
-    async: false,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (typeof dataset.value === "number" && !isNaN(dataset.value)) dataset.typed = true;
-      else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function object(entries$1, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "object",
-    reference: object,
-    expects: "Object",
-    async: false,
-    entries: entries$1,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      const input = dataset.value;
-      if (input && typeof input === "object") {
-        dataset.typed = true;
-        dataset.value = {};
-        for (const key in this.entries) {
-          const valueSchema = this.entries[key];
-          if (key in input || (valueSchema.type === "exact_optional" || valueSchema.type === "optional" || valueSchema.type === "nullish") && valueSchema.default !== void 0) {
-            const value$1 = key in input ? input[key] : /* @__PURE__ */ getDefault(valueSchema);
-            const valueDataset = valueSchema["~run"]({ value: value$1 }, config$1);
-            if (valueDataset.issues) {
-              const pathItem = {
-                type: "object",
-                origin: "value",
-                input,
-                key,
-                value: value$1
-              };
-              for (const issue of valueDataset.issues) {
-                if (issue.path) issue.path.unshift(pathItem);
-                else issue.path = [pathItem];
-                dataset.issues?.push(issue);
-              }
-              if (!dataset.issues) dataset.issues = valueDataset.issues;
-              if (config$1.abortEarly) {
-                dataset.typed = false;
-                break;
-              }
-            }
-            if (!valueDataset.typed) dataset.typed = false;
-            dataset.value[key] = valueDataset.value;
-          } else if (valueSchema.fallback !== void 0) dataset.value[key] = /* @__PURE__ */ getFallback(valueSchema);
-          else if (valueSchema.type !== "exact_optional" && valueSchema.type !== "optional" && valueSchema.type !== "nullish") {
-            _addIssue(this, "key", dataset, config$1, {
-              input: void 0,
-              expected: `"${key}"`,
-              path: [{
-                type: "object",
-                origin: "key",
-                input,
-                key,
-                value: input[key]
-              }]
-            });
-            if (config$1.abortEarly) break;
-          }
-        }
-      } else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function optional(wrapped, default_) {
-  return _standardSchema({
-    kind: "schema",
-    type: "optional",
-    reference: optional,
-    expects: `(${wrapped.expects} | undefined)`,
-    async: false,
-    wrapped,
-    default: default_,
-    "~run"(dataset, config$1) {
-      if (dataset.value === void 0) {
-        if (this.default !== void 0) dataset.value = /* @__PURE__ */ getDefault(this, dataset, config$1);
-        if (dataset.value === void 0) {
-          dataset.typed = true;
-          return dataset;
-        }
-      }
-      return this.wrapped["~run"](dataset, config$1);
-    }
-  });
-}
-function strictObject(entries$1, message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "strict_object",
-    reference: strictObject,
-    expects: "Object",
-    async: false,
-    entries: entries$1,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      const input = dataset.value;
-      if (input && typeof input === "object") {
-        dataset.typed = true;
-        dataset.value = {};
-        for (const key in this.entries) {
-          const valueSchema = this.entries[key];
-          if (key in input || (valueSchema.type === "exact_optional" || valueSchema.type === "optional" || valueSchema.type === "nullish") && valueSchema.default !== void 0) {
-            const value$1 = key in input ? input[key] : /* @__PURE__ */ getDefault(valueSchema);
-            const valueDataset = valueSchema["~run"]({ value: value$1 }, config$1);
-            if (valueDataset.issues) {
-              const pathItem = {
-                type: "object",
-                origin: "value",
-                input,
-                key,
-                value: value$1
-              };
-              for (const issue of valueDataset.issues) {
-                if (issue.path) issue.path.unshift(pathItem);
-                else issue.path = [pathItem];
-                dataset.issues?.push(issue);
-              }
-              if (!dataset.issues) dataset.issues = valueDataset.issues;
-              if (config$1.abortEarly) {
-                dataset.typed = false;
-                break;
-              }
-            }
-            if (!valueDataset.typed) dataset.typed = false;
-            dataset.value[key] = valueDataset.value;
-          } else if (valueSchema.fallback !== void 0) dataset.value[key] = /* @__PURE__ */ getFallback(valueSchema);
-          else if (valueSchema.type !== "exact_optional" && valueSchema.type !== "optional" && valueSchema.type !== "nullish") {
-            _addIssue(this, "key", dataset, config$1, {
-              input: void 0,
-              expected: `"${key}"`,
-              path: [{
-                type: "object",
-                origin: "key",
-                input,
-                key,
-                value: input[key]
-              }]
-            });
-            if (config$1.abortEarly) break;
-          }
-        }
-        if (!dataset.issues || !config$1.abortEarly) {
-          for (const key in input) if (!Object.prototype.hasOwnProperty.call(this.entries, key)) {
-            _addIssue(this, "key", dataset, config$1, {
-              input: key,
-              expected: "never",
-              path: [{
-                type: "object",
-                origin: "key",
-                input,
-                key,
-                value: input[key]
-              }]
-            });
-            break;
-          }
-        }
-      } else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function string(message$1) {
-  return _standardSchema({
-    kind: "schema",
-    type: "string",
-    reference: string,
-    expects: "string",
-    async: false,
-    message: message$1,
-    "~run"(dataset, config$1) {
-      if (typeof dataset.value === "string") dataset.typed = true;
-      else _addIssue(this, "type", dataset, config$1);
-      return dataset;
-    }
-  });
-}
-function pipe(...pipe$1) {
-  return _standardSchema({
-    ...pipe$1[0],
-    pipe: pipe$1,
-    "~run"(dataset, config$1) {
-      for (const item of pipe$1) if (item.kind !== "metadata") {
-        if (dataset.issues && (item.kind === "schema" || item.kind === "transformation")) {
-          dataset.typed = false;
-          break;
-        }
-        if (!dataset.issues || !config$1.abortEarly && !config$1.abortPipeEarly) dataset = item["~run"](dataset, config$1);
-      }
-      return dataset;
-    }
-  });
-}
-function safeParse(schema, input, config$1) {
-  const dataset = schema["~run"]({ value: input }, /* @__PURE__ */ getGlobalConfig(config$1));
-  return {
-    typed: dataset.typed,
-    success: !dataset.issues,
-    output: dataset.value,
-    issues: dataset.issues
-  };
-}
+var fits = (value, shape) => problemsOf(value, shape).length === 0;
+var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
+var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
+var isString = (value) => typeof value === "string";
+var NOT_A_STRING = "must be a string";
+var STRING = is(isString, NOT_A_STRING);
+var ANY = () => void 0;
 
 // src/features/mailbox/key.ts
 var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -3457,10 +3076,8 @@ function keyOfFolder(name) {
   }
   return escapeName(key) === name ? key : void 0;
 }
-var StoredKeySchema = object({ key: string(), at: number() });
 function storedKeyOf(value) {
-  const parsed = safeParse(StoredKeySchema, value);
-  return parsed.success && checkKey(parsed.output.key).ok ? { key: parsed.output.key, at: parsed.output.at } : void 0;
+  return isRecord(value) && isString(value.key) && typeof value.at === "number" && checkKey(value.key).ok ? { key: value.key, at: value.at } : void 0;
 }
 var keyStoreName = (sessionId) => `${KEY_STORE_PREFIX}${sessionId}`;
 var basename = (cwd) => cwd.replace(/[\\/]+$/, "").split(/[\\/]/).pop() ?? "";
@@ -3502,14 +3119,14 @@ function staleKeyEntries(entries, now) {
 }
 
 // src/features/mailbox/spool.ts
-var MailSchema = strictObject({
-  v: literal(MAIL_VERSION),
-  id: pipe(string(), regex(MAIL_ID_PATTERN)),
-  from: string(),
-  to: string(),
-  sentAt: pipe(number(), safeInteger(), minValue(0)),
-  text: string()
-});
+var MAIL_SHAPE = {
+  v: is((n) => n === MAIL_VERSION, MAIL_FIELD.version),
+  id: is((id) => isString(id) && MAIL_ID_PATTERN.test(id), MAIL_FIELD.id),
+  from: STRING,
+  to: STRING,
+  sentAt: is((n) => Number.isSafeInteger(n) && n >= 0, MAIL_FIELD.sentAt),
+  text: STRING
+};
 var utf8Bytes = (text) => new TextEncoder().encode(text).length;
 var mailFileText = (mail) => `${JSON.stringify(mail)}
 `;
@@ -3568,10 +3185,6 @@ function readListing(entries) {
   for (const f of mails) f.claims.sort((a, b) => a.at - b.at);
   return { mails, temps, aside };
 }
-var issueOf = (issue) => {
-  const path = issue.path?.map((p) => String(p.key)).join(".");
-  return path ? `${path}: ${issue.message}` : issue.message;
-};
 var oversize = (bytes) => bytes > MAIL_FILE_MAX_BYTES;
 function parseBody(text, at) {
   let json;
@@ -3580,9 +3193,9 @@ function parseBody(text, at) {
   } catch {
     return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true };
   }
-  const parsed = safeParse(MailSchema, json);
-  if (!parsed.success) return { corrupt: CORRUPT.notMail(issueOf(parsed.issues[0])) };
-  const mail = parsed.output;
+  const problem2 = problemsOf(json, MAIL_SHAPE)[0];
+  if (problem2 !== void 0) return { corrupt: CORRUPT.notMail(problem2) };
+  const mail = json;
   if (baseOf(mail.sentAt, mail.id) !== at.base) return { corrupt: CORRUPT.misnamed };
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) };
   const from = checkKey(mail.from);
@@ -4017,14 +3630,10 @@ function createMailbox(pkg, config) {
 }
 
 // src/features/mailbox/outbox.ts
-var RecordSchema = object({ id: pipe(string(), regex(MAIL_ID_PATTERN)), to: string(), sentAt: number() });
 var outboxStoreName = (sessionId) => `${OUTBOX_STORE_PREFIX}${sessionId}`;
 function parseOutbox(value) {
   if (!Array.isArray(value)) return [];
-  return value.flatMap((r) => {
-    const parsed = safeParse(RecordSchema, r);
-    return parsed.success ? [{ id: parsed.output.id, to: parsed.output.to, sentAt: parsed.output.sentAt }] : [];
-  });
+  return value.flatMap((r) => isRecord(r) && isString(r.id) && MAIL_ID_PATTERN.test(r.id) && isString(r.to) && typeof r.sentAt === "number" ? [{ id: r.id, to: r.to, sentAt: r.sentAt }] : []);
 }
 var addToOutbox = (records, record) => [...records, record].slice(-OUTBOX_MAX_RECORDS);
 function sentStateOf(record, listing, now, retentionMs) {
@@ -4130,12 +3739,7 @@ async function sendMail(e, req) {
 var spoolRootOf = (configRoot) => `${keelHomeOf(configRoot)}/${SPOOL_DIR}`;
 var sessionsDirOf = (configRoot) => `${configRoot}/${SESSIONS_DIR}`;
 var registryPathOf = (configRoot, pid) => `${sessionsDirOf(configRoot)}/${pid}.json`;
-var RecordSchema2 = looseObject({
-  sessionId: optional(string()),
-  name: optional(string()),
-  nameSource: optional(string()),
-  status: optional(string())
-});
+var RECORD_SHAPE = { "sessionId?": STRING, "name?": STRING, "nameSource?": STRING, "status?": STRING, "*": ANY };
 function parseSessionRecord(text) {
   let json;
   try {
@@ -4143,9 +3747,8 @@ function parseSessionRecord(text) {
   } catch {
     return void 0;
   }
-  const parsed = safeParse(RecordSchema2, json);
-  if (!parsed.success || Array.isArray(json)) return void 0;
-  const { sessionId, name, nameSource, status: status2 } = parsed.output;
+  if (!fits(json, RECORD_SHAPE)) return void 0;
+  const { sessionId, name, nameSource, status: status2 } = json;
   return { sessionId, name, nameSource, status: status2 };
 }
 function ownNameOf(record) {
@@ -5361,38 +4964,6 @@ function retryPlan(a) {
 function curlReason(code) {
   return CURL_EXIT_REASONS[code] ?? curlExitUnknown(code);
 }
-
-// src/lib/shape.ts
-var UNKNOWN_KEY = "unknown key";
-var MISSING = "missing";
-var NOT_AN_OBJECT = "must be an object";
-var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-function problemsOf(value, shape, path = "", key = "") {
-  const at = (field) => path ? `${path}.${field}` : field;
-  if (typeof shape === "function") {
-    const problem2 = shape(value, key);
-    if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
-    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
-  }
-  if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
-  const problems2 = [];
-  for (const [field, inner] of Object.entries(shape)) {
-    const name = field.replace(/\?$/, "");
-    if (name === "*") continue;
-    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
-    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
-  }
-  const rest = shape["*"];
-  for (const name of Object.keys(value)) {
-    if (name in shape || `${name}?` in shape) continue;
-    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
-  }
-  return problems2;
-}
-var fits = (value, shape) => problemsOf(value, shape).length === 0;
-var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
-var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
-var isString = (value) => typeof value === "string";
 
 // src/features/routing/failure.ts
 var firstLine2 = (text) => (text.split(/\r?\n/).find((line) => line.trim()) ?? "").trim();

@@ -4,7 +4,7 @@
 // The allowed form: a string, trimmed, of 1-64 characters, with no control character (C0, DEL, C1,
 // the line and paragraph separators: a key sits on one header line), no `/` or `\`, no `..`, and a
 // folder name (below) of at most 255 bytes. Anything else a session name may hold is allowed.
-import * as v from 'valibot'
+import { isRecord, isString } from '../../lib/shape.ts'
 import { FOLDER_NAME_MAX, KEY_MAX_CHARS, KEY_STORE_PREFIX, KEY_STORE_TTL_MS, MINTED_SUFFIX_CHARS, SLUG_FALLBACK, SLUG_MAX_CHARS, type Naming } from './constants.ts'
 import { randomBase32 } from './ids.ts'
 import { KEY_WHY, NO_KEY_WHY } from './strings.ts'
@@ -77,12 +77,10 @@ export type OwnName = { name: string; source: 'user' | 'auto' | 'derived' | 'unk
 
 /** `$.store` `mailbox-key:<sessionId>`. */
 export type StoredKey = { key: string; at: number }
-const StoredKeySchema = v.object({ key: v.string(), at: v.number() })
 
 /** A stored value as a key entry, or undefined when it is not one (a damaged or foreign value is ignored). */
 export function storedKeyOf(value: unknown): StoredKey | undefined {
-  const parsed = v.safeParse(StoredKeySchema, value)
-  return parsed.success && checkKey(parsed.output.key).ok ? { key: parsed.output.key, at: parsed.output.at } : undefined
+  return isRecord(value) && isString(value.key) && typeof value.at === 'number' && checkKey(value.key).ok ? { key: value.key, at: value.at } : undefined
 }
 
 export const keyStoreName = (sessionId: string) => `${KEY_STORE_PREFIX}${sessionId}`

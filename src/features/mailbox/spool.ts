@@ -10,23 +10,24 @@
 //   B.dropped                     never taken within the retention period (the text kept, for the person)
 //   B.corrupt                     set aside: unreadable as a mail (named in status)
 // The state of B is the strongest name present: corrupt, done, dropped, claimed, waiting.
-import * as v from 'valibot'
+import { is, isString, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
 import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_FILE_MAX_BYTES, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
 import { checkKey, escapeName, sameKey } from './key.ts'
-import { CORRUPT } from './strings.ts'
+import { CORRUPT, MAIL_FIELD } from './strings.ts'
 
 export type Mail = { v: typeof MAIL_VERSION; id: string; from: string; to: string; sentAt: number; text: string }
 
-const MailSchema = v.strictObject({
-  v: v.literal(MAIL_VERSION),
-  id: v.pipe(v.string(), v.regex(MAIL_ID_PATTERN)),
-  from: v.string(),
-  to: v.string(),
-  sentAt: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
-  text: v.string(),
-})
+/** A mail file's JSON: exactly these fields. */
+const MAIL_SHAPE: Shape = {
+  v: is((n) => n === MAIL_VERSION, MAIL_FIELD.version),
+  id: is((id) => isString(id) && MAIL_ID_PATTERN.test(id), MAIL_FIELD.id),
+  from: STRING,
+  to: STRING,
+  sentAt: is((n) => Number.isSafeInteger(n) && n >= 0, MAIL_FIELD.sentAt),
+  text: STRING,
+}
 
 export const utf8Bytes = (text: string) => new TextEncoder().encode(text).length
 
@@ -131,11 +132,6 @@ export function readListing(entries: readonly ListEntry[]): Listing {
   return { mails, temps, aside }
 }
 
-const issueOf = (issue: v.BaseIssue<unknown>) => {
-  const path = issue.path?.map((p) => String(p.key)).join('.')
-  return path ? `${path}: ${issue.message}` : issue.message
-}
-
 /** A file larger than any mail is set aside unread. */
 export const oversize = (bytes: number) => bytes > MAIL_FILE_MAX_BYTES
 
@@ -153,9 +149,9 @@ export function parseBody(text: string, at: { key: string; base: string; mtimeMs
   } catch {
     return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true }
   }
-  const parsed = v.safeParse(MailSchema, json)
-  if (!parsed.success) return { corrupt: CORRUPT.notMail(issueOf(parsed.issues[0])) }
-  const mail = parsed.output
+  const problem = problemsOf(json, MAIL_SHAPE)[0]
+  if (problem !== undefined) return { corrupt: CORRUPT.notMail(problem) }
+  const mail = json as Mail
   if (baseOf(mail.sentAt, mail.id) !== at.base) return { corrupt: CORRUPT.misnamed }
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) }
   const from = checkKey(mail.from)

@@ -1,6 +1,6 @@
 // Every text the mailbox shows the model, the person or the debug log (design §4.2, adapted). One
 // home each. A prompt opens with `[<pkg> mailbox]`, so mail never reads as the person's own words.
-import { MAIL_TEXT_MAX_BYTES, KEY_MAX_CHARS, FOLDER_NAME_MAX, TOOL_NAME } from './constants.ts'
+import { MAIL_TEXT_MAX_BYTES, MAIL_VERSION, KEY_MAX_CHARS, FOLDER_NAME_MAX, TOOL_NAME } from './constants.ts'
 
 /** Opens every prompt and row the mailbox delivers. */
 export const labelOf = (pkg: string) => `[${pkg} mailbox]`
@@ -123,6 +123,13 @@ export const toolFailedLine = (why: string) => `${TOOL_NAME} not registered (${w
 export const newIdLine = (reason: string, changed: boolean) =>
   changed ? `after session.end ${reason}: the new session id is read; the key follows it` : `after session.end ${reason}: the session id did not change within 2 s; going on under it`
 export const storePruneLine = (n: number) => `${plural(n, 'stale store entry', 'stale store entries')} removed`
+
+/** What a mail file's field must be (the first problem completes CORRUPT.notMail). */
+export const MAIL_FIELD = {
+  version: `must be ${MAIL_VERSION}, the mail format this keel reads`,
+  id: 'must be a mail id (16 characters of a-z and 2-7)',
+  sentAt: 'must be a time in milliseconds (a whole number, not negative)',
+}
 
 // ---- Why a spool file is set aside (corrupt; named in status) ----
 export const CORRUPT = {

@@ -266,7 +266,7 @@ test('corrupt files are set aside and named, never delivered: unparsable and old
   assert.equal(report.aside, [
     { name: 'notes.txt', why: s.CORRUPT.stray },
     { name: `${baseOf(tA, A)}.corrupt`, why: s.CORRUPT.unparsable },
-    { name: `${baseOf(tN, B)}.corrupt`, why: s.CORRUPT.notMail('v: Invalid key: Expected "v" but received undefined') },
+    { name: `${baseOf(tN, B)}.corrupt`, why: s.CORRUPT.notMail('v: missing') },
     { name: `${baseOf(tN, 'dddddddddddddddd')}.corrupt`, why: s.CORRUPT.misfiled('other', KEY) },
     { name: `${baseOf(tN, 'eeeeeeeeeeeeeeee')}.corrupt`, why: s.CORRUPT.tooLarge(MAIL_FILE_MAX_BYTES + 1) },
   ])
@@ -275,7 +275,7 @@ test('corrupt files are set aside and named, never delivered: unparsable and old
   // C was addressed to keel-C: its own folder, not this one.
   assert.equal(sp.names(`${ROOT}/${folderOf('keel-C')}`), [mailName({ id: C, sentAt: tN })])
   const again = (await b.box.scan())!
-  assert.equal(again.aside.map((a) => a.why), [s.CORRUPT.stray, s.CORRUPT.unparsable, s.CORRUPT.notMail('v: Invalid key: Expected "v" but received undefined'), s.CORRUPT.misfiled('other', KEY), s.CORRUPT.tooLarge(MAIL_FILE_MAX_BYTES + 1)])
+  assert.equal(again.aside.map((a) => a.why), [s.CORRUPT.stray, s.CORRUPT.unparsable, s.CORRUPT.notMail('v: missing'), s.CORRUPT.misfiled('other', KEY), s.CORRUPT.tooLarge(MAIL_FILE_MAX_BYTES + 1)])
   const fresh = session(sp, {}, { sessionId: 'S9' })
   assert.equal((await fresh.box.scan())!.aside.map((a) => a.why).slice(1), Array(4).fill(s.CORRUPT.keptAside), 'a new load names them, reason unknown')
 })
@@ -289,7 +289,7 @@ test('where nothing renames: a corrupt file stays in place, is named, and is not
   b.edges.read = (p) => (reads.push(p), read(p))
   const r1 = (await b.box.scan())!
   const r2 = (await b.box.scan())!
-  assert.equal(r1.aside, [{ name: mailName({ id: A, sentAt: T0 }), why: s.CORRUPT.notMail('v: Invalid key: Expected "v" but received undefined') }])
+  assert.equal(r1.aside, [{ name: mailName({ id: A, sentAt: T0 }), why: s.CORRUPT.notMail('v: missing') }])
   assert.equal(r2.aside, r1.aside)
   assert.is(reads.filter((p) => p.endsWith('.json')).length, 1)
   assert.equal(sp.names(), [mailName({ id: A, sentAt: T0 })])
