@@ -140,7 +140,6 @@ function bindMailbox($) {
   return {
     pkg: $.plugin.name,
     files: bindFiles($),
-    list: (folder) => $.fs.list(folder),
     homeFacts: async () => {
       const [configDir, home, socket, env] = await Promise.all([
         $.env.get("CLAUDE_CONFIG_DIR"),
@@ -148,13 +147,7 @@ function bindMailbox($) {
         $.env.get("CLAUDE_CODE_MESSAGING_SOCKET"),
         $.process.hookEnv().catch(() => ({}))
       ]);
-      return {
-        ...configDir === void 0 ? {} : { configDir },
-        ...home === void 0 ? {} : { home },
-        ...env.CLAUDE_PLUGIN_DATA === void 0 ? {} : { pluginData: env.CLAUDE_PLUGIN_DATA },
-        ...env.CLAUDE_PID === void 0 ? {} : { pid: env.CLAUDE_PID },
-        messaging: !!socket
-      };
+      return { configDir, home, pluginData: env.CLAUDE_PLUGIN_DATA, pid: env.CLAUDE_PID, messaging: !!socket };
     },
     sessionId: () => $.session.id(),
     registerTool: bindRegisterTool($),
@@ -168,10 +161,7 @@ function bindMailbox($) {
     storeSet: (key, value) => $.store.set(key, value),
     storeDelete: (key) => $.store.delete(key),
     storeKeys: () => $.store.keys(),
-    after: (ms, fn) => {
-      const timer = $.clock.after(ms, fn);
-      return () => timer.cancel();
-    },
+    after: (ms, fn) => void $.clock.after(ms, fn),
     every: (ms, fn) => {
       const timer = $.clock.every(ms, fn);
       return () => timer.cancel();
@@ -952,7 +942,7 @@ async function sweepTemps(io, within, folder, now) {
   } catch {
   }
 }
-var isStaleTemp = (entry2, now) => TEMP_PATTERN.test(entry2.name) && now - entry2.mtimeMs > STALE_TEMP_MS;
+var isStaleTemp = (entry, now) => TEMP_PATTERN.test(entry.name) && now - entry.mtimeMs > STALE_TEMP_MS;
 
 // src/features/checkpoint/constants.ts
 var CHECKPOINT_SKILL = "checkpoint";
@@ -1263,9 +1253,9 @@ var Notes = class {
     const pointed = new Set((await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length)));
     const now = await this.edges.now();
     const newest = /* @__PURE__ */ new Map();
-    for (const entry2 of entries) {
-      const id = sessionOfFile(entry2.name);
-      if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry2.mtimeMs));
+    for (const entry of entries) {
+      const id = sessionOfFile(entry.name);
+      if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs));
     }
     const kept = /* @__PURE__ */ new Set([current2, ...pointed]);
     const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0));
@@ -1275,7 +1265,7 @@ var Notes = class {
       const id = sessionOfFile(e.name);
       return id !== void 0 && !kept.has(id);
     });
-    for (const entry2 of gone) await this.edges.remove(`${folder}/${entry2.name}`);
+    for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`);
     return gone.map((e) => e.name);
   }
 };
@@ -2786,11 +2776,8 @@ var keelHomeOf = (configRoot) => `${configRoot}/${KEEL_HOME_DIR}`;
 // src/features/mailbox/constants.ts
 var TOOL_NAME = "mailbox_send";
 var NAMING_OPTION = "mailboxNaming";
-var NAMING_DEFAULT = "auto";
 var RETENTION_OPTION = "mailboxRetentionDays";
 var SCAN_OPTION = "mailboxScanSeconds";
-var SCAN_SECONDS_DEFAULT = 60;
-var RETENTION_DAYS_DEFAULT = 7;
 var DAY_MS = 864e5;
 var DROPPED_KEPT_FACTOR = 2;
 var MAIL_TEXT_MAX_BYTES = 64 * 1024;
@@ -2987,24 +2974,8 @@ function findHeader(text) {
 }
 
 // src/features/mailbox/ids.ts
-function base32Of(bytes, chars) {
-  let out = "";
-  let bits = 0;
-  let value = 0;
-  for (const byte of bytes) {
-    value = (value << 8 | byte) & 65535;
-    bits += 8;
-    while (bits >= 5 && out.length < chars) {
-      bits -= 5;
-      out += BASE32[value >> bits & 31];
-    }
-  }
-  if (out.length < chars) throw new RangeError(`base32Of: ${bytes.length} bytes give fewer than ${chars} characters`);
-  return out;
-}
-var bytesFor = (chars) => Math.ceil(chars * 5 / 8);
 var MAIL_ID_PATTERN = new RegExp(`^[a-z2-7]{${MAIL_ID_CHARS}}$`);
-var randomBase32 = (randomBytes, chars) => base32Of(randomBytes(bytesFor(chars)), chars);
+var randomBase32 = (randomBytes, chars) => Array.from(randomBytes(chars), (byte) => BASE32[byte & 31]).join("");
 var newMailId = (randomBytes) => randomBase32(randomBytes, MAIL_ID_CHARS);
 
 // src/lib/shape.ts
@@ -3090,32 +3061,27 @@ function slugOf(cwd) {
   return slug || SLUG_FALLBACK;
 }
 var mintKey = (cwd, randomBytes) => `${slugOf(cwd)}-${randomBase32(randomBytes, MINTED_SUFFIX_CHARS)}`;
-var entry = (sessionId, key, now) => ({ name: keyStoreName(sessionId), value: { key, at: now } });
 function settleKey(input) {
-  const { own, sessionId, now } = input;
+  const { own } = input;
   if (!own) return { why: NO_KEY_WHY.unknown };
   const source = own.source === "unknown" ? looksDerived(own.name, input.cwd) ? "derived" : "user" : own.source;
-  if (source !== "derived") return adopt(own.name, source, sessionId, now);
+  if (source !== "derived") return adopt(own.name, source);
   if (input.naming === "off") return { why: NO_KEY_WHY.namingOff(own.name) };
-  const stored = storedKeyOf(input.stored);
-  if (stored) return { key: stored.key, source: "stored", ...stored.key === own.name ? {} : { rename: stored.key }, store: entry(sessionId, stored.key, now) };
+  if (input.headless) return { why: NO_KEY_WHY.headless(own.name) };
+  const stored = storedKeyOf(input.stored)?.key;
+  if (stored !== void 0) return { key: stored, source: "stored", ...stored === own.name ? {} : { rename: stored } };
   const minted = mintKey(input.cwd, input.randomBytes);
-  return { key: minted, source: "minted", rename: minted, store: entry(sessionId, minted, now) };
+  return { key: minted, source: "minted", rename: minted };
 }
-function adopt(name, source, sessionId, now) {
+function adopt(name, source) {
   const checked = checkKey(name);
-  if (!checked.ok) return { why: NO_KEY_WHY.invalid(name, checked.why) };
-  return { key: checked.key, source, store: entry(sessionId, checked.key, now) };
+  return checked.ok ? { key: checked.key, source } : { why: NO_KEY_WHY.invalid(name, checked.why) };
 }
-var adoptRename = (name, sessionId, now) => adopt(name, "user", sessionId, now);
-var carryAcrossClear = (key, newSessionId, now) => entry(newSessionId, key, now);
+var adoptRename = (name) => adopt(name, "user");
 var renameApplied = (answer, key) => typeof answer?.text === "string" && answer.text.trim() === `Session renamed to: ${key}`;
-function staleKeyEntries(entries, now) {
-  return entries.filter(([name, value]) => {
-    if (!name.startsWith(KEY_STORE_PREFIX)) return false;
-    const stored = storedKeyOf(value);
-    return !stored || now - stored.at > KEY_STORE_TTL_MS;
-  }).map(([name]) => name);
+function isStaleKeyEntry(value, now) {
+  const stored = storedKeyOf(value);
+  return !stored || now - stored.at > KEY_STORE_TTL_MS;
 }
 
 // src/features/mailbox/spool.ts
@@ -3259,7 +3225,6 @@ function createMailbox(pkg, config) {
   let appendBlocked = false;
   let duplicates = 0;
   let lastDelivery;
-  let lastScan;
   const chains = /* @__PURE__ */ new Map();
   let scanning;
   let rescan = false;
@@ -3285,51 +3250,39 @@ function createMailbox(pkg, config) {
   }
   async function attempt(fn, field) {
     try {
-      const r = await fn();
-      const why = r?.[field];
+      const why = (await fn())?.[field];
       return why === void 0 ? void 0 : field === "drop" ? dropped(String(why)) : refused(String(why));
     } catch (err) {
       return messageOf(err);
     }
   }
-  async function placeMarker(e, path) {
-    const r = await writeSafely(e, { within: root, path, text: "", inPlace: true });
+  async function placeMarker(path) {
+    const r = await writeSafely(edges, { within: root, path, text: "", inPlace: true });
     if (!r.ok) log(markFailedLine(path, r.reason));
-    return r.ok;
   }
-  async function claim(e, folder, c, commands) {
-    const path = `${folder}/${claimName(c.files.base, owner, e.now())}`;
-    if (commands) {
-      try {
-        await e.move(`${folder}/${c.body}`, path);
-      } catch (err) {
-        log(claimLostLine(c.body, messageOf(err)));
-        return void 0;
-      }
-    } else await placeMarker(e, path);
-    const h2 = { id: c.files.id, folder, base: c.files.base, path, marker: !commands };
-    held.set(h2.id, h2);
-    return h2;
+  async function moved(from, to, failed, name) {
+    try {
+      await edges.move(from, to);
+      return true;
+    } catch (err) {
+      log(failed(name, messageOf(err)));
+      return false;
+    }
+  }
+  async function removeAll(folder, names) {
+    for (const n of names) await edges.remove(`${folder}/${n}`).catch((err) => log(pruneFailedLine(n, messageOf(err))));
   }
   async function markDone(h2) {
-    const e = edges;
     if (held.get(h2.id) !== h2) return;
     held.delete(h2.id);
     const done = `${h2.folder}/${doneName(h2.base)}`;
-    if (h2.marker) await placeMarker(e, done);
-    else await e.move(h2.path, done).catch((err) => log(markFailedLine(h2.path, messageOf(err))));
+    if (h2.marker) await placeMarker(done);
+    else await moved(h2.path, done, markFailedLine, h2.path);
   }
-  async function release(e, h2) {
-    held.delete(h2.id);
-    seen.delete(h2.id);
-    released.add(h2.id);
-    if (h2.marker) return;
-    await e.move(h2.path, `${h2.folder}/${h2.base}.json`).catch((err) => log(releaseFailedLine(h2.path, messageOf(err))));
-  }
-  const batchText = (e, items) => formatBatch(pkg, items.map((h2) => h2.delivery), randomBase32((n) => e.randomBytes(n), NONCE_CHARS));
+  const batchText = (items) => formatBatch(pkg, items.map((h2) => h2.delivery), randomBase32(edges.randomBytes, NONCE_CHARS));
   async function deliver(items) {
     const e = edges;
-    const text = batchText(e, items);
+    const text = batchText(items);
     log(submittingLine(items.length));
     let via = "prompt";
     const submitWhy = await attempt(() => e.submit(text), "drop");
@@ -3352,75 +3305,55 @@ function createMailbox(pkg, config) {
       log(queuedLine(queue.length));
     } else void deliver(items);
   }
-  async function take(e, folder, k, c, commands, scan) {
-    const now = e.now();
-    if (oversize(c.size)) {
-      await setAside(e, folder, c, CORRUPT.tooLarge(c.size), commands, scan);
-      return void 0;
-    }
+  async function take(folder, k, c, commands, scan) {
+    const { id, base } = c.files;
+    const now = edges.now();
+    if (oversize(c.size)) return setAside(folder, c, CORRUPT.tooLarge(c.size), commands, scan);
     let text;
     try {
-      text = await e.read(`${folder}/${c.body}`);
+      text = await edges.read(`${folder}/${c.body}`);
     } catch (err) {
       log(claimLostLine(c.body, messageOf(err)));
-      return void 0;
-    }
-    const body = parseBody(text, { key: k, base: c.files.base, mtimeMs: c.mtimeMs, now });
-    if ("notYet" in body) {
-      scan.notYet++;
-      return void 0;
-    }
-    if ("corrupt" in body) {
-      await setAside(e, folder, c, body.corrupt, commands, scan);
-      return void 0;
-    }
-    seen.add(c.files.id);
-    const h2 = await claim(e, folder, c, commands);
-    if (!h2) {
-      seen.delete(c.files.id);
-      return void 0;
-    }
-    h2.delivery = { mail: body.mail, redelivered: c.redelivered };
-    return h2;
-  }
-  async function setAside(e, folder, c, why, commands, scan) {
-    log(setAsideLine(c.body, why));
-    scan.asideIds.add(c.files.id);
-    if (!commands) {
-      asideIds.set(c.files.id, { name: c.body, why });
       return;
     }
+    const body = parseBody(text, { key: k, base, mtimeMs: c.mtimeMs, now });
+    if ("notYet" in body) {
+      scan.notYet++;
+      return;
+    }
+    if ("corrupt" in body) return setAside(folder, c, body.corrupt, commands, scan);
+    seen.add(id);
+    const path = `${folder}/${claimName(base, owner, edges.now())}`;
+    if (!commands) await placeMarker(path);
+    else if (!await moved(`${folder}/${c.body}`, path, claimLostLine, c.body)) {
+      seen.delete(id);
+      return;
+    }
+    const h2 = { id, folder, base, path, marker: !commands, delivery: { mail: body.mail, redelivered: c.redelivered } };
+    held.set(id, h2);
+    return h2;
+  }
+  async function setAside(folder, c, why, commands, scan) {
+    log(setAsideLine(c.body, why));
+    scan.asideIds.add(c.files.id);
     const to = corruptName(c.files.base);
-    try {
-      await e.move(`${folder}/${c.body}`, `${folder}/${to}`);
+    if (commands && await moved(`${folder}/${c.body}`, `${folder}/${to}`, pruneFailedLine, c.body)) {
       asideWhy.set(to, why);
       scan.aside.push({ name: to, why });
-    } catch (err) {
-      log(pruneFailedLine(c.body, messageOf(err)));
-      asideIds.set(c.files.id, { name: c.body, why });
-    }
+    } else asideIds.set(c.files.id, { name: c.body, why });
+    return void 0;
   }
-  async function prune(e, folder, actions, commands) {
+  async function prune(folder, listing, now, commands) {
     const droppedIds = /* @__PURE__ */ new Set();
-    for (const a of actions) {
-      if (a.op === "remove") {
-        for (const n of a.names) await e.remove(`${folder}/${n}`).catch((err) => log(pruneFailedLine(n, messageOf(err))));
-        continue;
+    for (const a of prunePlan(listing, { now, retentionMs: config.retentionMs, commands, held: mine() })) {
+      if (a.op === "remove") await removeAll(folder, a.names);
+      else {
+        droppedIds.add(a.files.id);
+        log(droppedLine(a.body));
+        const to = `${folder}/${droppedName(a.files.base)}`;
+        if (!commands) await placeMarker(to);
+        else if (await moved(`${folder}/${a.body}`, to, pruneFailedLine, a.body)) await removeAll(folder, namesOf(a.files).filter((n) => n !== a.body));
       }
-      droppedIds.add(a.files.id);
-      log(droppedLine(a.body));
-      const to = `${folder}/${droppedName(a.files.base)}`;
-      if (!commands) {
-        await placeMarker(e, to);
-        continue;
-      }
-      try {
-        await e.move(`${folder}/${a.body}`, to);
-      } catch (err) {
-        log(pruneFailedLine(a.body, messageOf(err)));
-        continue;
-      }
-      for (const n of namesOf(a.files)) if (n !== a.body) await e.remove(`${folder}/${n}`).catch((err) => log(pruneFailedLine(n, messageOf(err))));
     }
     return droppedIds;
   }
@@ -3428,61 +3361,66 @@ function createMailbox(pkg, config) {
     const corrupt = listing.mails.filter((f) => f.corrupt).map((f) => ({ name: f.corrupt, why: asideWhy.get(f.corrupt) ?? CORRUPT.keptAside }));
     return [...listing.aside, ...corrupt, ...scan.aside, ...asideIds.values()];
   }
-  async function listFolder(e, folder) {
-    const facts = await e.stat(folder);
-    if (facts === void 0) return void 0;
-    if (facts.isLink || facts.kind !== "dir") throw new Error(folderRefused(facts.isLink));
-    return readListing(await e.list(folder));
+  async function listed(folder, report2) {
+    try {
+      const facts = await edges.stat(folder);
+      if (facts === void 0) return;
+      if (facts.isLink || facts.kind !== "dir") throw new Error(folderRefused(facts.isLink));
+      return readListing(await edges.list(folder));
+    } catch (err) {
+      const why = messageOf(err);
+      log(listFailedLine(folder, why));
+      if (report2) report2.error = why;
+    }
   }
   const mine = () => /* @__PURE__ */ new Set([...seen, ...held.keys(), ...asideIds.keys()]);
   async function survey(taking) {
     const e = edges;
     const k = key;
     const r = root;
-    if (!e || k === void 0 || r === void 0) return void 0;
+    if (!e || k === void 0 || r === void 0) return;
     const at = e.now();
     const report2 = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] };
     const commands = taking && await e.hasCommands().catch(() => false);
     const own = folderOf2(k);
     const older = (await e.list(r).catch(() => [])).filter((x) => x.kind === "dir" && !x.isLink && x.name !== own && folderOf2(keyOfFolder(x.name) ?? "") === own).map((x) => x.name);
     const taken = [];
-    const waiting2 = [];
     const done = /* @__PURE__ */ new Set();
     let bytes = 0;
+    let oldest = Infinity;
     for (const name of [own, ...older]) {
       const folder = `${r}/${name}`;
-      let listing;
-      try {
-        listing = await listFolder(e, folder);
-      } catch (err) {
-        report2.error = messageOf(err);
-        log(listFailedLine(folder, report2.error));
-      }
+      const listing = await listed(folder, report2);
       if (listing === void 0) continue;
-      const droppedIds = taking ? await prune(e, folder, prunePlan(listing, { now: at, retentionMs: config.retentionMs, commands, held: mine() }), commands) : /* @__PURE__ */ new Set();
+      const droppedIds = taking ? await prune(folder, listing, at, commands) : /* @__PURE__ */ new Set();
       const work = { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() };
       for (const c of taking ? candidatesOf(listing, { owners, held: /* @__PURE__ */ new Set([...mine(), ...droppedIds]), released, now: at }) : []) {
         if (!fitsBatch(taken.length, bytes, c.size)) break;
-        const h2 = await take(e, folder, k, { ...c, redelivered: c.redelivered || name !== own }, commands, work);
-        if (!h2) continue;
-        taken.push(h2);
-        bytes += c.size;
+        const h2 = await take(folder, k, { ...c, redelivered: c.redelivered || name !== own }, commands, work);
+        if (h2) {
+          taken.push(h2);
+          bytes += c.size;
+        }
       }
-      for (const f of listing.mails) if (stateOf(f) === "done") done.add(f.id);
       const gone = /* @__PURE__ */ new Set([...mine(), ...droppedIds, ...work.asideIds]);
-      waiting2.push(...listing.mails.filter((f) => (stateOf(f) === "waiting" || stateOf(f) === "claimed") && !gone.has(f.id)));
+      for (const f of listing.mails) {
+        const state = stateOf(f);
+        if (state === "done") done.add(f.id);
+        else if ((state === "waiting" || state === "claimed") && !gone.has(f.id)) {
+          report2.waiting++;
+          oldest = Math.min(oldest, f.sentAt);
+        }
+      }
       report2.notYet += work.notYet;
       report2.dropped += droppedIds.size;
       report2.aside.push(...asideOf(listing, work));
     }
-    report2.waiting = waiting2.length;
-    if (waiting2.length) report2.oldestSentAt = Math.min(...waiting2.map((f) => f.sentAt));
+    if (report2.waiting) report2.oldestSentAt = oldest;
     if (older.length) report2.older = older;
     if (!taking) return report2;
     report2.taken = taken.length;
     doneIds = done;
     log(scanLine(k, report2.taken, report2.waiting, report2.notYet));
-    lastScan = report2;
     offer(taken);
     return report2;
   }
@@ -3507,8 +3445,12 @@ function createMailbox(pkg, config) {
       const items = queue;
       queue = [];
       if (!items.length || !edges) return;
-      const e = edges;
-      for (const h2 of items) await release(e, h2);
+      for (const h2 of items) {
+        held.delete(h2.id);
+        seen.delete(h2.id);
+        released.add(h2.id);
+        if (!h2.marker) await moved(h2.path, `${h2.folder}/${h2.base}.json`, releaseFailedLine, h2.path);
+      }
       log(releasedLine(items.length, reason));
     },
     turnStarted(agentId) {
@@ -3531,7 +3473,7 @@ function createMailbox(pkg, config) {
       const items = queue;
       queue = [];
       log(appendingLine(items.length));
-      const why = await attempt(() => e.append(batchText(e, items)), "deny");
+      const why = await attempt(() => e.append(batchText(items)), "deny");
       if (why !== void 0) {
         log(appendFailedLine(why));
         appendBlocked = true;
@@ -3542,9 +3484,9 @@ function createMailbox(pkg, config) {
       offPath(() => void markAll(items));
     },
     async receive(got) {
-      if (got.agentId !== void 0 || !edges) return void 0;
+      if (got.agentId !== void 0 || !edges) return;
       const h2 = findHeader(got.text);
-      if (!h2) return void 0;
+      if (!h2) return;
       if (seen.has(h2.id) || doneIds.has(h2.id)) {
         duplicates++;
         return { consumed: duplicateOf(pkg, h2.id) };
@@ -3553,8 +3495,7 @@ function createMailbox(pkg, config) {
       return schedule(h2.id, () => verify(h2, got.text));
     },
     rowStored(row) {
-      if (row.agentId !== void 0 || row.originKind !== "peer" || row.door !== "prompt" && row.door !== "delivery" || !edges) return;
-      const h2 = findHeader(row.text);
+      const h2 = row.agentId === void 0 && edges ? findHeader(row.text) : void 0;
       if (!h2) return;
       seen.add(h2.id);
       lastDelivery = { at: edges.now(), count: 1, via: "live" };
@@ -3587,24 +3528,18 @@ function createMailbox(pkg, config) {
       const e = edges;
       if (!e || root === void 0) return 0;
       const folder = `${root}/${name}`;
-      let listing;
-      try {
-        listing = await listFolder(e, folder);
-      } catch (err) {
-        log(listFailedLine(folder, messageOf(err)));
-        return 0;
-      }
+      const listing = await listed(folder);
       if (listing === void 0) return 0;
       const commands = await e.hasCommands().catch(() => false);
-      return (await prune(e, folder, prunePlan(listing, { now: e.now(), retentionMs: config.retentionMs, commands, held: mine() }), commands)).size;
+      return (await prune(folder, listing, e.now(), commands)).size;
     },
     facts() {
-      return { key, lastScan, lastDelivery, duplicates, queued: queue.length, holding: held.size, mainTurn };
+      return { key, lastDelivery, duplicates, queued: queue.length, holding: held.size };
     }
   };
   async function claimLive(id) {
     const e = edges;
-    if (!e || key === void 0 || root === void 0) return void 0;
+    if (!e || key === void 0 || root === void 0) return;
     if (held.has(id)) return held.get(id);
     const folder = `${root}/${folderOf2(key)}`;
     let files;
@@ -3612,10 +3547,10 @@ function createMailbox(pkg, config) {
       files = readListing(await e.list(folder)).mails.find((f) => f.id === id);
     } catch (err) {
       log(listFailedLine(folder, messageOf(err)));
-      return void 0;
+      return;
     }
-    if (!files?.json || stateOf(files) !== "waiting") return void 0;
-    const h2 = await take(e, folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await e.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() });
+    if (!files?.json || stateOf(files) !== "waiting") return;
+    const h2 = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await e.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() });
     seen.add(id);
     if (h2) log(liveClaimLine(id));
     return h2;
@@ -3623,7 +3558,7 @@ function createMailbox(pkg, config) {
   async function verify(h2, arrived) {
     const x = await claimLive(h2.id);
     const mail = x?.delivery?.mail;
-    if (!mail || arrived.includes(withHeader(h2.pkg, h2.id, h2.from, mail.text))) return void 0;
+    if (!mail || arrived.includes(withHeader(h2.pkg, h2.id, h2.from, mail.text))) return;
     offer([x]);
     return { consumed: alteredOf(pkg, h2.id) };
   }
@@ -3643,25 +3578,16 @@ function sentStateOf(record, listing, now, retentionMs) {
 }
 var SENT_STATE = { done: "delivered", dropped: "dropped", corrupt: "aside" };
 function settleOutbox(records, state) {
-  const out = { keep: [], waiting: [], dropped: [], aside: [], missing: [] };
+  const states = records.map(state);
+  const those = (wanted) => records.filter((_, i) => states[i] === wanted);
+  const keep2 = those("waiting");
   const byKey = /* @__PURE__ */ new Map();
-  for (const r of records) {
-    const st = state(r);
-    if (st === "waiting") {
-      out.keep.push(r);
-      byKey.set(r.to, (byKey.get(r.to) ?? 0) + 1);
-    } else if (st === "dropped" || st === "aside" || st === "missing") out[st].push(r);
-  }
-  out.waiting = [...byKey];
-  return out;
+  for (const r of keep2) byKey.set(r.to, (byKey.get(r.to) ?? 0) + 1);
+  return { keep: keep2, waiting: [...byKey], dropped: those("dropped"), aside: those("aside"), missing: those("missing") };
 }
-function staleOutboxEntries(entries, now, retentionMs) {
-  const ttl = Math.max(KEY_STORE_TTL_MS, DROPPED_KEPT_FACTOR * retentionMs);
-  return entries.filter(([name, value]) => {
-    if (!name.startsWith(OUTBOX_STORE_PREFIX)) return false;
-    const records = parseOutbox(value);
-    return records.length === 0 || now - Math.max(...records.map((r) => r.sentAt)) > ttl;
-  }).map(([name]) => name);
+function isStaleOutbox(value, now, retentionMs) {
+  const records = parseOutbox(value);
+  return records.length === 0 || now - Math.max(...records.map((r) => r.sentAt)) > Math.max(KEY_STORE_TTL_MS, DROPPED_KEPT_FACTOR * retentionMs);
 }
 
 // src/features/mailbox/send.ts
@@ -3684,10 +3610,9 @@ var NOT_RUNNING = [/^No agent named '.*' is reachable\./s, /^No agent is named '
 var TWO_HOLDERS = /^\d+ agents are named '/;
 var REF = /^\s+.*?\[([^\]\s]+)\]/gm;
 function classifySend(result) {
-  if (result instanceof Error) return { kind: "refused", reason: result.message };
   const r = result;
   if (r?.isDelivered === true) return { kind: "delivered" };
-  const reason = typeof r?.reason === "string" ? r.reason : String(r?.reason ?? "no reason given");
+  const reason = String(r?.reason ?? "no reason given");
   if (NOT_RUNNING.some((p) => p.test(reason))) return { kind: "notRunning" };
   if (TWO_HOLDERS.test(reason)) return { kind: "twoHolders", refs: [...reason.matchAll(REF)].map((m) => m[1]) };
   return { kind: "refused", reason: reason.trim() };
@@ -3712,27 +3637,20 @@ async function sendMail(e, req) {
   if (req.from === void 0) return { ok: false, deny: FROM_UNKNOWN };
   const from = checkKey(req.from);
   if (!from.ok) return { ok: false, deny: fromRefused(req.from, from.why) };
-  let mail;
-  try {
-    mail = { v: MAIL_VERSION, id: newMailId((n) => e.randomBytes(n)), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text };
-  } catch (err) {
-    return { ok: false, deny: notKept(messageOf(err)) };
-  }
+  const mail = { v: MAIL_VERSION, id: newMailId(e.randomBytes), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text };
   const folder = `${req.root}/${folderOf2(mail.to)}`;
-  const path = `${folder}/${mailName(mail)}`;
-  const written = await writeSafely(e, { within: req.root, path, text: mailFileText(mail), expected: null, inPlace: true });
+  const written = await writeSafely(e, { within: req.root, path: `${folder}/${mailName(mail)}`, text: mailFileText(mail), expected: null, inPlace: true });
   if (!written.ok) return { ok: false, deny: notKept(written.reason) };
   let outcome = { kind: "noMessaging" };
   if (e.send) {
     try {
       outcome = classifySend(await e.send(mail.to, withHeader(req.pkg, mail.id, mail.from, mail.text)));
     } catch (err) {
-      outcome = classifySend(err instanceof Error ? err : new Error(messageOf(err)));
+      outcome = { kind: "refused", reason: messageOf(err) };
     }
   }
-  const answer = answerFor(outcome, mail.to, mail.id, folder);
-  if (outcome.kind === "delivered") return { ok: true, answer, outcome, mail, path: written.path };
-  return { ok: true, answer, outcome, mail, path: written.path, record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } };
+  const kept = outcome.kind === "delivered" ? {} : { record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } };
+  return { ok: true, answer: answerFor(outcome, mail.to, mail.id, folder), outcome, mail, path: written.path, ...kept };
 }
 
 // src/features/mailbox/sessions.ts
@@ -3747,14 +3665,12 @@ function parseSessionRecord(text) {
   } catch {
     return void 0;
   }
-  if (!fits(json, RECORD_SHAPE)) return void 0;
-  const { sessionId, name, nameSource, status: status2 } = json;
-  return { sessionId, name, nameSource, status: status2 };
+  return fits(json, RECORD_SHAPE) ? json : void 0;
 }
+var NAME_SOURCES = ["user", "auto", "derived"];
 function ownNameOf(record) {
   if (!record?.name) return void 0;
-  const known = record.nameSource === "user" || record.nameSource === "auto" || record.nameSource === "derived";
-  return { name: record.name, source: known ? record.nameSource : "unknown" };
+  return { name: record.name, source: NAME_SOURCES.includes(record.nameSource) ? record.nameSource : "unknown" };
 }
 function ownNameFromListAgents(text) {
   if (typeof text !== "string") return void 0;
@@ -3800,15 +3716,6 @@ function summaryLine2(f) {
 }
 
 // src/features/mailbox/index.ts
-function configOf(ctx) {
-  const days = Number(ctx.options[RETENTION_OPTION] ?? RETENTION_DAYS_DEFAULT);
-  const seconds = Number(ctx.options[SCAN_OPTION] ?? SCAN_SECONDS_DEFAULT);
-  return {
-    retentionMs: (Number.isFinite(days) && days > 0 ? days : RETENTION_DAYS_DEFAULT) * DAY_MS,
-    scanSeconds: Number.isFinite(seconds) && seconds >= 0 ? seconds : SCAN_SECONDS_DEFAULT,
-    naming: ctx.options[NAMING_OPTION] === "off" ? "off" : NAMING_DEFAULT
-  };
-}
 function rowText(content) {
   return content.map((b) => typeof b?.text === "string" ? b.text : "").join("\n");
 }
@@ -3819,16 +3726,18 @@ function renamedTo(result) {
 function holdersIn(listing, key) {
   const sections = listing?.result?.sections;
   if (!Array.isArray(sections)) return 1;
-  const rows = sections.flatMap((sec) => Array.isArray(sec?.rows) ? sec.rows : []);
+  const rows = sections.flatMap((sec) => sec?.rows ?? []);
   return 1 + rows.filter((r) => sameKey(String(r?.name), key)).length;
 }
 var listingText = (answer) => {
   const a = answer;
   return typeof a?.text === "string" ? a.text : a?.result?.listing;
 };
+var quietly = (call) => call.catch(() => void 0);
 function createMailboxFeature() {
   let box;
-  let config = { retentionMs: RETENTION_DAYS_DEFAULT * DAY_MS, scanSeconds: SCAN_SECONDS_DEFAULT, naming: NAMING_DEFAULT };
+  let config;
+  let ctx;
   let clock = 0;
   let work;
   let settled = false;
@@ -3849,238 +3758,219 @@ function createMailboxFeature() {
   let ended2 = false;
   let idleTimer = false;
   let idleAsks = 0;
+  const log = (line) => ctx.log(line);
+  const logError = (err) => log(messageOf(err));
   const tick = async (port) => {
     clock = await port.now().catch(() => clock);
   };
-  function edgesOf5(port, ctx) {
+  const ready = async (port) => {
+    await ensureBegun(port);
+    await tick(port);
+  };
+  function edgesOf5(port) {
     return {
       ...port.files,
-      list: (folder) => port.list(folder),
-      submit: (text) => port.submit(text),
-      append: (text) => port.append(text),
-      keep: (text) => port.notice(text),
-      log: (text) => ctx.log(text),
-      after: (fn) => void port.after(0, () => void ensureBegun(port, ctx).then(() => tick(port)).then(fn)),
+      submit: port.submit,
+      append: port.append,
+      keep: port.notice,
+      log,
+      after: (fn) => void port.after(0, () => void ready(port).then(fn)),
       now: () => clock,
-      randomBytes: (n) => port.randomBytes(n)
+      randomBytes: port.randomBytes
     };
   }
-  function later(port, ctx, work2, ms = 0) {
-    const run = () => void work2().catch((err) => ctx.log(messageOf(err)));
+  function later(port, work2, ms = 0) {
+    const run = () => void work2().catch(logError);
     try {
       port.after(ms, run);
     } catch {
       run();
     }
   }
-  function ensureBegun(port, ctx) {
-    work ??= begin(port, ctx).catch((err) => {
+  function ensureBegun(port) {
+    return work ??= begin(port).catch((err) => {
       rootProblem ??= messageOf(err);
-      ctx.log(startFailedLine(messageOf(err)));
+      log(startFailedLine(messageOf(err)));
     }).finally(() => {
       settled = true;
     });
-    return work;
   }
-  const scan = async (port, ctx) => {
-    await ensureBegun(port, ctx);
-    await tick(port);
-    await box?.scan();
+  const scan = async (port) => {
+    await ready(port);
+    await box.scan();
     if (cleaned) return;
     cleaned = true;
-    await cleanUp(port, ctx);
+    await cleanUp(port);
   };
-  function scanWhenIdle(port, ctx) {
-    if (interactive) return later(port, ctx, () => scan(port, ctx));
+  function scanWhenIdle(port) {
+    if (interactive) return later(port, () => scan(port));
     idleAsks++;
-    if (!idleTimer) armIdle(port, ctx);
+    if (!idleTimer) armIdle(port);
   }
-  function armIdle(port, ctx) {
+  function armIdle(port) {
     const asked = idleAsks;
     idleTimer = true;
-    later(port, ctx, async () => {
+    later(port, async () => {
       idleTimer = false;
       if (ended2) return;
-      if (idleAsks !== asked) return armIdle(port, ctx);
-      if (!ctx.facts.isMainTurnRunning()) await scan(port, ctx);
+      if (idleAsks !== asked) return armIdle(port);
+      if (!ctx.facts.isMainTurnRunning()) await scan(port);
     }, HEADLESS_IDLE_MS);
   }
   async function openSpool(port, at) {
     const spool = spoolRootOf(at);
     let facts = await port.files.stat(spool);
+    let why = NOT_A_FOLDER;
     if (facts === void 0) {
       const made = await writeSafely(port.files, { within: at, path: `${spool}/${SPOOL_NOTE}`, text: SPOOL_NOTE_TEXT, expected: null, inPlace: true });
       facts = await port.files.stat(spool);
-      if (!made.ok && facts === void 0) return { problem: rootRefused(spool, made.reason) };
+      if (!made.ok && facts === void 0) why = made.reason;
     }
-    if (facts?.realPath === void 0 || facts.kind !== "dir") return { problem: rootRefused(spool, NOT_A_FOLDER) };
-    return { root: facts.realPath };
+    if (facts?.realPath !== void 0 && facts.kind === "dir") root = facts.realPath;
+    else rootProblem = rootRefused(spool, why);
   }
   async function readOwnName(port) {
-    if (configRoot !== void 0 && pid !== void 0) {
-      const record = await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => void 0);
-      const own = ownNameOf(record);
-      if (own) return own;
-    }
-    return ownNameFromListAgents(listingText(await port.listAgents().catch(() => void 0)));
+    const record = configRoot === void 0 || pid === void 0 ? void 0 : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => void 0);
+    return ownNameOf(record) ?? ownNameFromListAgents(listingText(await quietly(port.listAgents())));
   }
-  async function settle(port, ctx, id) {
+  async function settle(port, id) {
     sessionId = id;
     const own = await readOwnName(port);
     ownName = own?.name;
-    const headless = !interactive && config.naming === "auto";
     const plan = settleKey({
-      sessionId: id,
       own,
-      stored: await port.storeGet(keyStoreName(id)).catch(() => void 0),
-      naming: headless ? "off" : config.naming,
+      stored: await quietly(port.storeGet(keyStoreName(id))),
+      naming: config.naming,
       cwd,
-      now: clock,
-      randomBytes: (n) => port.randomBytes(n)
+      randomBytes: port.randomBytes,
+      headless: !interactive
     });
     if (plan.key === void 0) {
-      const why = headless && own !== void 0 && plan.why === NO_KEY_WHY.namingOff(own.name) ? NO_KEY_WHY.headless(own.name) : plan.why;
-      keyFacts = { why };
-      ctx.log(noKeyLogLine(why));
+      keyFacts = { why: plan.why };
+      log(noKeyLogLine(plan.why));
     } else {
-      await port.storeSet(plan.store.name, plan.store.value).catch((err) => ctx.log(messageOf(err)));
+      await port.storeSet(keyStoreName(id), { key: plan.key, at: clock }).catch(logError);
       let renameProblem;
       if (plan.rename !== void 0) {
         const answer = await port.rename(plan.rename).catch((err) => ({ text: messageOf(err) }));
         const said = String(answer?.text ?? "").trim();
-        ctx.log(renameLine(plan.rename, said));
+        log(renameLine(plan.rename, said));
         if (!renameApplied(answer, plan.rename)) renameProblem = said || "no answer";
       }
-      keyFacts = { key: plan.key, source: plan.source, ...renameProblem === void 0 ? {} : { renameProblem } };
-      ctx.log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
+      keyFacts = { key: plan.key, source: plan.source, renameProblem };
+      log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
     }
-    box.start(edgesOf5(port, ctx), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
+    box.start(edgesOf5(port), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
     if (ctx.facts.isMainTurnRunning()) box.turnStarted(void 0);
     stopIdleScan?.();
-    stopIdleScan = void 0;
-    if (config.scanSeconds > 0 && root !== void 0) {
-      const tickScan = () => {
-        if (interactive || !ctx.facts.isMainTurnRunning()) void scan(port, ctx).catch((err) => ctx.log(messageOf(err)));
-      };
-      stopIdleScan = port.every(config.scanSeconds * 1e3, tickScan);
-    }
+    stopIdleScan = config.scanSeconds > 0 && root !== void 0 ? port.every(config.scanSeconds * 1e3, () => {
+      if (interactive || !ctx.facts.isMainTurnRunning()) void scan(port).catch(logError);
+    }) : void 0;
   }
-  async function begin(port, ctx) {
+  async function begin(port) {
     await tick(port);
     const home = await port.homeFacts();
     messaging = home.messaging;
     pid = home.pid;
     configRoot = configRootOf(home);
     if (configRoot === void 0) rootProblem = NO_CONFIG_ROOT;
-    else {
-      const opened = await openSpool(port, configRoot);
-      if ("root" in opened) root = opened.root;
-      else rootProblem = opened.problem;
-    }
-    await settle(port, ctx, await ctx.facts.sessionId());
+    else await openSpool(port, configRoot);
+    await settle(port, await ctx.facts.sessionId());
   }
-  async function cleanUp(port, ctx) {
+  async function cleanUp(port) {
     if (root !== void 0) {
-      const own = box?.facts().key;
-      for (const entry2 of await port.list(root).catch(() => [])) {
-        const k = entry2.kind === "dir" && !entry2.isLink ? keyOfFolder(entry2.name) : void 0;
-        if (k !== void 0 && !sameKey(k, own)) await box?.sweep(entry2.name);
+      const own = box.facts().key;
+      for (const entry of await port.files.list(root).catch(() => [])) {
+        const k = entry.kind === "dir" && !entry.isLink ? keyOfFolder(entry.name) : void 0;
+        if (k !== void 0 && !sameKey(k, own)) await box.sweep(entry.name);
       }
       await sweepTemps(port.files, root, root, () => clock);
     }
+    const id = sessionId ?? "";
     const names = await port.storeKeys().catch(() => []);
-    const ours = names.filter((n) => n.startsWith("mailbox-")).filter((n) => n !== keyStoreName(sessionId ?? "") && n !== outboxStoreName(sessionId ?? ""));
-    const entries = await Promise.all(ours.map(async (n) => [n, await port.storeGet(n).catch(() => void 0)]));
-    const stale = [...staleKeyEntries(entries, clock), ...staleOutboxEntries(entries, clock, config.retentionMs)];
-    for (const n of stale) await port.storeDelete(n).catch(() => void 0);
-    if (stale.length) ctx.log(storePruneLine(stale.length));
+    const ours = names.filter((n) => n.startsWith("mailbox-") && n !== keyStoreName(id) && n !== outboxStoreName(id));
+    const entries = await Promise.all(ours.map(async (n) => [n, await quietly(port.storeGet(n))]));
+    const stale = entries.filter(([n, value]) => n.startsWith(KEY_STORE_PREFIX) ? isStaleKeyEntry(value, clock) : n.startsWith(OUTBOX_STORE_PREFIX) && isStaleOutbox(value, clock, config.retentionMs));
+    for (const [n] of stale) await quietly(port.storeDelete(n));
+    if (stale.length) log(storePruneLine(stale.length));
   }
-  async function restart(port, ctx, endedId, reason) {
-    let id = await port.sessionId().catch(() => endedId);
-    for (let i = 0; id === endedId && i < NEW_ID_POLLS; i++) {
-      await new Promise((resolve) => port.after(NEW_ID_POLL_MS, resolve));
+  async function restart(port, endedId, reason) {
+    let id = endedId;
+    for (let i = 0; id === endedId && i <= NEW_ID_POLLS; i++) {
+      if (i) await new Promise((resolve) => port.after(NEW_ID_POLL_MS, resolve));
       id = await port.sessionId().catch(() => endedId);
     }
-    ctx.log(newIdLine(reason, id !== endedId));
+    log(newIdLine(reason, id !== endedId));
     await tick(port);
     const key = keyFacts?.key;
     if (reason === "clear" && id !== endedId) {
-      if (key !== void 0) {
-        const carried2 = carryAcrossClear(key, id, clock);
-        await port.storeSet(carried2.name, carried2.value).catch(() => void 0);
-      }
-      const sent = parseOutbox(await port.storeGet(outboxStoreName(endedId)).catch(() => void 0));
-      if (sent.length) await port.storeSet(outboxStoreName(id), sent).catch(() => void 0);
+      if (key !== void 0) await quietly(port.storeSet(keyStoreName(id), { key, at: clock }));
+      const sent = parseOutbox(await quietly(port.storeGet(outboxStoreName(endedId))));
+      if (sent.length) await quietly(port.storeSet(outboxStoreName(id), sent));
     }
-    await settle(port, ctx, id);
+    await settle(port, id);
   }
-  async function adopt2(port, ctx, name) {
-    await ensureBegun(port, ctx);
-    await tick(port);
+  async function adopt2(port, name) {
+    await ready(port);
     if (sessionId === void 0 || !box) return;
-    const plan = adoptRename(name, sessionId, clock);
+    const plan = adoptRename(name);
     if (plan.key === void 0) {
       keyFacts = { why: plan.why };
       box.setKey(void 0);
-      return ctx.log(noKeyLogLine(plan.why));
+      return log(noKeyLogLine(plan.why));
     }
-    await port.storeSet(plan.store.name, plan.store.value).catch(() => void 0);
+    await quietly(port.storeSet(keyStoreName(sessionId), { key: plan.key, at: clock }));
     keyFacts = { key: plan.key, source: "user" };
     box.setKey(root === void 0 ? void 0 : plan.key);
-    ctx.log(adoptedLine(plan.key));
-    scanWhenIdle(port, ctx);
+    log(adoptedLine(plan.key));
+    scanWhenIdle(port);
   }
-  async function send(port, ctx, input) {
-    await ensureBegun(port, ctx);
-    await tick(port);
+  async function send(port, input) {
+    await ready(port);
     if (!box || sessionId === void 0) return { deny: NOT_STARTED };
-    if (root === void 0) return { deny: notKept(rootProblem ?? NO_CONFIG_ROOT) };
+    if (root === void 0) return { deny: notKept(rootProblem) };
     const key = box.facts().key;
-    const edges = { ...edgesOf5(port, ctx), send: messaging ? (to, text) => port.send(to, text) : void 0 };
-    const sent = await sendMail(edges, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input });
+    const sent = await sendMail({ ...edgesOf5(port), send: messaging ? port.send : void 0 }, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input });
     if (!sent.ok) return { deny: sent.deny };
-    ctx.log(sentLine(sent.mail.id, sent.mail.to, sent.outcome.kind));
+    log(sentLine(sent.mail.id, sent.mail.to, sent.outcome.kind));
     if (sent.record) {
       const name = outboxStoreName(sessionId);
-      const records = parseOutbox(await port.storeGet(name).catch(() => void 0));
-      await port.storeSet(name, addToOutbox(records, sent.record)).catch((err) => ctx.log(messageOf(err)));
+      const records = parseOutbox(await quietly(port.storeGet(name)));
+      await port.storeSet(name, addToOutbox(records, sent.record)).catch(logError);
     }
     return { answer: sent.answer };
   }
   async function sentState(port, persist) {
     const name = outboxStoreName(sessionId ?? "");
-    const records = parseOutbox(await port.storeGet(name).catch(() => void 0));
+    const records = parseOutbox(await quietly(port.storeGet(name)));
     const listings = /* @__PURE__ */ new Map();
     for (const to of new Set(records.map((r) => r.to))) {
-      await box?.sweep(folderOf2(to));
+      await box.sweep(folderOf2(to));
       const folders = [.../* @__PURE__ */ new Set([folderOf2(to), escapeName(to)])];
-      const entries = await Promise.all(folders.map((f) => port.list(`${root}/${f}`).catch(() => [])));
+      const entries = await Promise.all(folders.map((f) => port.files.list(`${root}/${f}`).catch(() => [])));
       listings.set(to, readListing(entries.flat()));
     }
-    const settled2 = settleOutbox(records, (r) => sentStateOf(r, listings.get(r.to), clock, config.retentionMs));
-    if (persist && settled2.keep.length !== records.length) await port.storeSet(name, settled2.keep).catch(() => void 0);
-    return settled2;
+    const outbox = settleOutbox(records, (r) => sentStateOf(r, listings.get(r.to), clock, config.retentionMs));
+    if (persist && outbox.keep.length !== records.length) await quietly(port.storeSet(name, outbox.keep));
+    return outbox;
   }
-  async function statusFacts(port, ctx, persist, wait) {
-    if (!box) return void 0;
-    if (wait) await ensureBegun(port, ctx);
+  async function statusFacts(port, persist, wait) {
+    if (!box) return;
+    if (wait) await ensureBegun(port);
     else if (work) await work;
-    if (!settled) return void 0;
+    if (!settled) return;
     await tick(port);
     const f = box.facts();
-    const key = f.key;
-    const scanReport = await box.peek();
-    const holders = key === void 0 ? 1 : holdersIn(await port.listAgents().catch(() => void 0), key);
     return {
       pkg: port.pkg,
       key: keyFacts,
-      scan: scanReport,
+      scan: await box.peek(),
+      holders: f.key === void 0 ? 1 : holdersIn(await quietly(port.listAgents()), f.key),
       queued: f.queued,
-      sent: root === void 0 ? { keep: [], waiting: [], dropped: [], aside: [], missing: [] } : await sentState(port, persist),
+      sent: root === void 0 ? settleOutbox([], () => "waiting") : await sentState(port, persist),
       lastDelivery: f.lastDelivery,
       duplicates: f.duplicates,
       messaging,
-      holders,
       commands: await port.files.hasCommands().catch(() => false),
       scanSeconds: config.scanSeconds
     };
@@ -4092,86 +3982,78 @@ function createMailboxFeature() {
     logPrefix: noticePrefixOf,
     commands: ["rename"],
     hooks: {
-      "session.start": async (port, e, next, ctx) => {
-        box = createMailbox(port.pkg, { retentionMs: configOf(ctx).retentionMs });
-        config = configOf(ctx);
+      "session.start": async (port, e, next, context) => {
+        ctx = context;
+        config = {
+          retentionMs: ctx.options[RETENTION_OPTION] * DAY_MS,
+          scanSeconds: ctx.options[SCAN_OPTION],
+          naming: ctx.options[NAMING_OPTION]
+        };
+        box = createMailbox(port.pkg, config);
         cwd = e.cwd;
         interactive = e.isInteractive;
-        ended2 = false;
-        tool = void 0;
-        toolProblem = void 0;
-        root = void 0;
-        rootProblem = void 0;
-        keyFacts = void 0;
-        sessionId = void 0;
-        work = void 0;
-        settled = false;
-        cleaned = false;
-        box.bind(edgesOf5(port, ctx));
+        ended2 = settled = cleaned = false;
+        tool = toolProblem = root = rootProblem = keyFacts = sessionId = work = void 0;
+        box.bind(edgesOf5(port));
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
         } catch (err) {
           toolProblem = messageOf(err);
-          ctx.log(toolFailedLine(toolProblem));
+          log(toolFailedLine(toolProblem));
         }
         const result = await next(e);
-        scanWhenIdle(port, ctx);
+        scanWhenIdle(port);
         return result;
       },
       "tool.call": {
         onFailure: { deny: (e) => tool !== void 0 && e.tool === tool ? HOOK_FAILED : void 0 },
-        run: async (port, e, next, ctx) => {
-          if (tool === void 0 || e.tool !== tool) {
-            const result = await next(e);
-            await box?.toolCompleted({ agentId: e.agentId, originPlugin: String(next.origin?.plugin ?? "") });
-            return result;
+        run: async (port, e, next) => {
+          let result;
+          if (tool === void 0 || e.tool !== tool) result = await next(e);
+          else if (e.agentId !== void 0) return { deny: subagentRefused(e.agentId) };
+          else {
+            const sent = await send(port, e);
+            result = "deny" in sent ? sent : { result: sent.answer };
           }
-          if (e.agentId !== void 0) return { deny: subagentRefused(e.agentId) };
-          const input = e;
-          const sent = await send(port, ctx, { to: input.to, text: input.text });
-          await box?.toolCompleted({ originPlugin: String(next.origin?.plugin ?? "") });
-          return "deny" in sent ? sent : { result: sent.answer };
+          await box?.toolCompleted({ agentId: e.agentId, originPlugin: next.origin.plugin });
+          return result;
         }
       },
-      "session.receive": async (_port, e, next) => {
-        if (!box || e.origin.kind !== "peer") return next(e);
-        return await box.receive({ text: e.text, agentId: e.agentId }) ?? next(e);
-      },
+      "session.receive": async (_port, e, next) => await box?.receive({ text: e.text, agentId: e.agentId }) ?? next(e),
       "session.append": async (_port, e, next) => {
         const result = await next(e);
-        if (box && e.origin.kind === "peer") box.rowStored({ door: e.door, originKind: e.origin.kind, agentId: e.agentId, text: rowText(e.message.content) });
+        box?.rowStored({ agentId: e.agentId, text: rowText(e.message.content) });
         return result;
       },
       "turn.start": (_port, e, next) => {
         box?.turnStarted(e.agentId);
         return next(e);
       },
-      "turn.complete": (port, e, next, ctx) => {
+      "turn.complete": (port, e, next) => {
         if (box && e.agentId === void 0) {
           box.turnCompleted(void 0);
-          scanWhenIdle(port, ctx);
+          scanWhenIdle(port);
         }
         return next(e);
       },
-      "command.run": async (port, e, next, ctx) => {
+      "command.run": async (port, e, next) => {
         const result = await next(e);
         const name = e.command === "rename" ? renamedTo(result) : void 0;
-        if (name !== void 0 && box) later(port, ctx, () => adopt2(port, ctx, name));
+        if (name !== void 0 && box) later(port, () => adopt2(port, name));
         return result;
       },
-      "session.end": async (port, e, next, ctx) => {
+      "session.end": async (port, e, next) => {
         stopIdleScan?.();
-        stopIdleScan = void 0;
-        ended2 = e.reason !== "clear" && e.reason !== "resume";
+        const goesOn = e.reason === "clear" || e.reason === "resume";
+        ended2 = !goesOn;
         await box?.end(e.reason);
-        if (box && (e.reason === "clear" || e.reason === "resume")) {
-          const endedId = e.sessionId;
-          const prior = ensureBegun(port, ctx);
+        if (box && goesOn) {
+          const prior = ensureBegun(port);
           settled = false;
-          work = prior.then(() => new Promise((resolve) => later(port, ctx, () => restart(port, ctx, endedId, e.reason).finally(resolve)))).finally(() => {
+          work = prior.then(() => new Promise((resolve) => later(port, () => restart(port, e.sessionId, e.reason).finally(resolve)))).finally(() => {
             settled = true;
           });
-          void work.then(() => scanWhenIdle(port, ctx));
+          void work.then(() => scanWhenIdle(port));
         }
         return next(e);
       }
@@ -4179,23 +4061,23 @@ function createMailboxFeature() {
     verbs: {
       mail: {
         usage: MAIL_VERB_USAGE,
-        run: async (port, args, ctx) => {
+        run: async (port, args) => {
           const parsed = parseMailArgs(args);
           if (!parsed) return mailUsage(port.pkg);
-          const sent = await send(port, ctx, parsed);
+          const sent = await send(port, parsed);
           return "deny" in sent ? forPerson(port.pkg, sent.deny) : sent.answer;
         }
       },
       mailbox: {
         usage: MAILBOX_VERB_USAGE,
-        run: async (port, _args, ctx) => {
-          const facts = await statusFacts(port, ctx, true, true);
+        run: async (port) => {
+          const facts = await statusFacts(port, true, true);
           return [...problemLines(), ...facts ? statusLines3(facts) : [NOT_STARTED_LINE]].join("\n");
         }
       }
     },
-    async status(port, ctx) {
-      const facts = await statusFacts(port, ctx, false, false);
+    async status(port) {
+      const facts = await statusFacts(port, false, false);
       return [facts ? summaryLine2(facts) : box ? interactive ? STARTING_LINE : NOT_READ_LINE(port.pkg) : NOT_STARTED_LINE, ...problemLines()];
     }
   };
@@ -5483,7 +5365,7 @@ var PROVIDER_FIELDS = {
   "headers?": { "*": header2 }
 };
 var { api: API_FIELD, baseUrl: BASE_URL_FIELD, ...OTHER_PROVIDER_FIELDS } = PROVIDER_FIELDS;
-var providerShape = (entry2) => isRecord(entry2) && isString(entry2.preset) && Object.hasOwn(PRESETS, entry2.preset) ? { ...OTHER_PROVIDER_FIELDS, "api?": API_FIELD, "baseUrl?": BASE_URL_FIELD } : PROVIDER_FIELDS;
+var providerShape = (entry) => isRecord(entry) && isString(entry.preset) && Object.hasOwn(PRESETS, entry.preset) ? { ...OTHER_PROVIDER_FIELDS, "api?": API_FIELD, "baseUrl?": BASE_URL_FIELD } : PROVIDER_FIELDS;
 var EFFORT_SHAPE = { "low?": Text, "medium?": Text, "high?": Text, "xhigh?": Text, "max?": Text };
 var MODEL_SHAPE = {
   provider: Text,
@@ -5528,15 +5410,15 @@ function readConfig(text) {
   };
   const providers = {};
   const brokenProviders = /* @__PURE__ */ new Set();
-  for (const [id, entry2] of Object.entries(section("providers"))) {
+  for (const [id, entry] of Object.entries(section("providers"))) {
     const path = `providers.${id}`;
-    const problems2 = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...problemsOf(entry2, providerShape, path)];
+    const problems2 = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...problemsOf(entry, providerShape, path)];
     if (problems2.length) {
       errors.push(...problems2);
       brokenProviders.add(id);
       continue;
     }
-    const given = entry2;
+    const given = entry;
     const { api, baseUrl, auth, headers, preset } = { ...given.preset ? PRESETS[given.preset] : {}, ...given };
     const url = new URL(baseUrl);
     if (url.protocol === "http:" && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP));
@@ -5544,16 +5426,16 @@ function readConfig(text) {
   }
   const models = {};
   const claimed = [];
-  for (const [alias, entry2] of Object.entries(section("models"))) {
+  for (const [alias, entry] of Object.entries(section("models"))) {
     if (ALIAS_PATTERN.test(alias) && !isClaudeName(alias)) claimed.push(alias);
     const path = `models.${alias}`;
-    const shapeProblems = problemsOf(entry2, MODEL_SHAPE, path);
+    const shapeProblems = problemsOf(entry, MODEL_SHAPE, path);
     const problems2 = [
       ...ALIAS_PATTERN.test(alias) ? [] : [configError(path, BAD_ALIAS)],
       ...isClaudeName(alias) ? [configError(path, CLAUDE_ALIAS(alias))] : [],
       ...shapeProblems
     ];
-    const { provider, model, context, label, maxOutput, effort, vision } = entry2;
+    const { provider, model, context, label, maxOutput, effort, vision } = entry;
     if (!shapeProblems.length && !providers[provider]) {
       problems2.push(configError(`${path}.provider`, brokenProviders.has(provider) ? BROKEN_PROVIDER(provider) : UNKNOWN_PROVIDER(provider)));
     }
@@ -5576,9 +5458,9 @@ function readConfig(text) {
 }
 function routeFor(config, alias) {
   if (!Object.hasOwn(config.models, alias)) return void 0;
-  const { providerId, ...entry2 } = config.models[alias];
+  const { providerId, ...entry } = config.models[alias];
   const provider = config.providers[providerId];
-  return provider && { ...entry2, provider };
+  return provider && { ...entry, provider };
 }
 
 // src/features/routing/estimate.ts
@@ -7873,17 +7755,17 @@ var Registry = class {
       (fromEngine ??= []).push(err);
       throw err;
     });
-    const fail = (i, entry2, input, beneath, why) => {
-      this.noteSkip(entry2.feature.name, event, why);
-      const policy = entry2.onFailure;
-      const deny = policy === "open" || beneath !== void 0 ? void 0 : typeof policy.deny === "string" ? policy.deny : policy.deny(input, this.contexts[entry2.feature.name]);
+    const fail = (i, entry, input, beneath, why) => {
+      this.noteSkip(entry.feature.name, event, why);
+      const policy = entry.onFailure;
+      const deny = policy === "open" || beneath !== void 0 ? void 0 : typeof policy.deny === "string" ? policy.deny : policy.deny(input, this.contexts[entry.feature.name]);
       if (deny !== void 0) return Promise.resolve({ deny });
       return beneath ?? step(i + 1, input);
     };
     const step = (i, input) => {
-      const entry2 = chain[i];
-      if (entry2 === void 0) return engineNext(input);
-      const { feature } = entry2;
+      const entry = chain[i];
+      if (entry === void 0) return engineNext(input);
+      const { feature } = entry;
       let beneath;
       const featureNext = ((rewritten) => {
         if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
@@ -7895,17 +7777,17 @@ var Registry = class {
       featureNext.origin = next.origin;
       let answer;
       try {
-        answer = entry2.run(this.ports[feature.name], input, featureNext, this.contexts[feature.name]);
+        answer = entry.run(this.ports[feature.name], input, featureNext, this.contexts[feature.name]);
       } catch (err) {
-        return fail(i, entry2, input, beneath, describe(err));
+        return fail(i, entry, input, beneath, describe(err));
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(i, entry2, input, beneath, result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
+          if (!isSettledShape(event, result)) return fail(i, entry, input, beneath, result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
           if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
           return result;
         },
-        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry2, input, beneath, describe(err))
+        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry, input, beneath, describe(err))
       );
     };
     return step(0, e);
@@ -7914,10 +7796,10 @@ var Registry = class {
     const chain = this.chainOf(event, leftOut);
     const registry = this;
     async function* step(i, input) {
-      const entry2 = chain[i];
-      if (entry2 === void 0) return yield* next(input);
-      const { feature } = entry2;
-      const policy = entry2.onFailure;
+      const entry = chain[i];
+      if (entry === void 0) return yield* next(input);
+      const { feature } = entry;
+      const policy = entry.onFailure;
       const ctx = registry.contexts[feature.name];
       let beneath;
       let beneathResult;
@@ -7939,7 +7821,7 @@ var Registry = class {
       let bodyDone = false;
       let failure;
       try {
-        body = entry2.run(registry.ports[feature.name], input, featureNext, ctx);
+        body = entry.run(registry.ports[feature.name], input, featureNext, ctx);
         for (; ; ) {
           const r = await body.next();
           if (!r.done) {
@@ -7978,17 +7860,17 @@ var Registry = class {
     return step(0, e);
   }
   answerFor(event, e, failure, leftOut) {
-    for (const entry2 of this.chainOf(event, leftOut)) {
-      const policy = entry2.onFailure;
-      if (policy !== "open" && policy.owns?.(e)) return policy.answer(failure, e, this.contexts[entry2.feature.name]);
+    for (const entry of this.chainOf(event, leftOut)) {
+      const policy = entry.onFailure;
+      if (policy !== "open" && policy.owns?.(e)) return policy.answer(failure, e, this.contexts[entry.feature.name]);
     }
     return void 0;
   }
   denyFor(event, e, leftOut) {
-    for (const entry2 of this.chainOf(event, leftOut)) {
-      const policy = entry2.onFailure;
+    for (const entry of this.chainOf(event, leftOut)) {
+      const policy = entry.onFailure;
       if (policy === "open") continue;
-      const deny = typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry2.feature.name]);
+      const deny = typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]);
       if (deny !== void 0) return deny;
     }
     return void 0;

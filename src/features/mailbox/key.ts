@@ -86,30 +86,28 @@ export function storedKeyOf(value: unknown): StoredKey | undefined {
 export const keyStoreName = (sessionId: string) => `${KEY_STORE_PREFIX}${sessionId}`
 
 export type KeySource = 'user' | 'auto' | 'stored' | 'minted'
-export type StoreWrite = { name: string; value: StoredKey }
 
+/** The key, or why there is none. The caller stores `{ key, at }` under `keyStoreName(sessionId)` at every settle, so an entry in use is never pruned. */
 export type KeyPlan =
   | {
     key: string
     source: KeySource
     /** Apply with `$.command.run({ command: 'rename', args })` from a timer (the engine then records it as `user`). */
     rename?: string
-    /** Refreshes `at`, so an entry in use is never pruned. */
-    store: StoreWrite
   }
   | { key?: undefined; why: string }
 
 export type SettleInput = {
-  sessionId: string
   /** From `<config root>/sessions/<CLAUDE_PID>.json` first, else ListAgents' first line; undefined when neither was read. */
   own: OwnName | undefined
   /** `$.store.get(keyStoreName(sessionId))`. */
   stored: unknown
   naming: Naming
+  /** Nobody watches the session (`-p`, the SDK): keel renames only a watched one, since a plugin's /rename answers into a headless run's output. */
+  headless?: boolean
   /** The session's working folder: a derived name is made from its basename, and so is a minted key. */
   cwd: string
-  now: number
-  /** For minting: at least `bytesFor(4)` = 3 random bytes. */
+  /** For minting: at least 4 random bytes. */
   randomBytes: (length: number) => Uint8Array
 }
 
@@ -131,30 +129,28 @@ export function slugOf(cwd: string): string {
 export const mintKey = (cwd: string, randomBytes: (length: number) => Uint8Array) =>
   `${slugOf(cwd)}-${randomBase32(randomBytes, MINTED_SUFFIX_CHARS)}`
 
-const entry = (sessionId: string, key: string, now: number): StoreWrite => ({ name: keyStoreName(sessionId), value: { key, at: now } })
-
 /**
  * The key a session takes at start. A name the person gave (`user`) or the engine restored
  * (`auto`) is the key; a derived name is replaced by the key stored for this session id, else by a
- * minted one, unless `mailboxNaming` is off. ListAgents' name has no source: it counts as derived
- * when it has the derived form for this folder, else as given.
+ * minted one, unless `mailboxNaming` is off or the session is headless. ListAgents' name has no
+ * source: it counts as derived when it has the derived form for this folder, else as given.
  */
 export function settleKey(input: SettleInput): KeyPlan {
-  const { own, sessionId, now } = input
+  const { own } = input
   if (!own) return { why: NO_KEY_WHY.unknown }
   const source = own.source === 'unknown' ? (looksDerived(own.name, input.cwd) ? 'derived' : 'user') : own.source
-  if (source !== 'derived') return adopt(own.name, source, sessionId, now)
+  if (source !== 'derived') return adopt(own.name, source)
   if (input.naming === 'off') return { why: NO_KEY_WHY.namingOff(own.name) }
-  const stored = storedKeyOf(input.stored)
-  if (stored) return { key: stored.key, source: 'stored', ...(stored.key === own.name ? {} : { rename: stored.key }), store: entry(sessionId, stored.key, now) }
+  if (input.headless) return { why: NO_KEY_WHY.headless(own.name) }
+  const stored = storedKeyOf(input.stored)?.key
+  if (stored !== undefined) return { key: stored, source: 'stored', ...(stored === own.name ? {} : { rename: stored }) }
   const minted = mintKey(input.cwd, input.randomBytes)
-  return { key: minted, source: 'minted', rename: minted, store: entry(sessionId, minted, now) }
+  return { key: minted, source: 'minted', rename: minted }
 }
 
-function adopt(name: string, source: 'user' | 'auto', sessionId: string, now: number): KeyPlan {
+function adopt(name: string, source: 'user' | 'auto'): KeyPlan {
   const checked = checkKey(name)
-  if (!checked.ok) return { why: NO_KEY_WHY.invalid(name, checked.why) }
-  return { key: checked.key, source, store: entry(sessionId, checked.key, now) }
+  return checked.ok ? { key: checked.key, source } : { why: NO_KEY_WHY.invalid(name, checked.why) }
 }
 
 /**
@@ -162,22 +158,14 @@ function adopt(name: string, source: 'user' | 'auto', sessionId: string, now: nu
  * key (adoption; the caller then scans K2's mailbox). A name that cannot be a key leaves the session
  * with none: the key follows the name, or another session could take the old name and its mail.
  */
-export const adoptRename = (name: string, sessionId: string, now: number): KeyPlan => adopt(name, 'user', sessionId, now)
-
-/** `/clear` keeps the process and its name but changes the session id: the key entry follows it. */
-export const carryAcrossClear = (key: string, newSessionId: string, now: number): StoreWrite => entry(newSessionId, key, now)
+export const adoptRename = (name: string): KeyPlan => adopt(name, 'user')
 
 /** The engine's answer to a rename that applied (A10). */
 export const renameApplied = (answer: unknown, key: string) =>
   typeof (answer as { text?: unknown } | undefined)?.text === 'string' && (answer as { text: string }).text.trim() === `Session renamed to: ${key}`
 
-/** The key entries to delete: not a key entry any more, or not refreshed for 30 days. */
-export function staleKeyEntries(entries: readonly (readonly [string, unknown])[], now: number): string[] {
-  return entries
-    .filter(([name, value]) => {
-      if (!name.startsWith(KEY_STORE_PREFIX)) return false
-      const stored = storedKeyOf(value)
-      return !stored || now - stored.at > KEY_STORE_TTL_MS
-    })
-    .map(([name]) => name)
+/** A key entry (`mailbox-key:…`) to delete: not a key entry any more, or not refreshed for 30 days. */
+export function isStaleKeyEntry(value: unknown, now: number): boolean {
+  const stored = storedKeyOf(value)
+  return !stored || now - stored.at > KEY_STORE_TTL_MS
 }

@@ -48,27 +48,16 @@ export type SettledOutbox = {
 }
 
 export function settleOutbox(records: readonly OutboxRecord[], state: (r: OutboxRecord) => SentState): SettledOutbox {
-  const out: SettledOutbox = { keep: [], waiting: [], dropped: [], aside: [], missing: [] }
+  const states = records.map(state)
+  const those = (wanted: SentState) => records.filter((_, i) => states[i] === wanted)
+  const keep = those('waiting')
   const byKey = new Map<string, number>()
-  for (const r of records) {
-    const st = state(r)
-    if (st === 'waiting') {
-      out.keep.push(r)
-      byKey.set(r.to, (byKey.get(r.to) ?? 0) + 1)
-    } else if (st === 'dropped' || st === 'aside' || st === 'missing') out[st].push(r)
-  }
-  out.waiting = [...byKey]
-  return out
+  for (const r of keep) byKey.set(r.to, (byKey.get(r.to) ?? 0) + 1)
+  return { keep, waiting: [...byKey], dropped: those('dropped'), aside: those('aside'), missing: those('missing') }
 }
 
-/** Outbox entries of any session to delete: damaged, empty, or with nothing sent for longer than a dropped mail is kept, and 30 days. */
-export function staleOutboxEntries(entries: readonly (readonly [string, unknown])[], now: number, retentionMs: number): string[] {
-  const ttl = Math.max(KEY_STORE_TTL_MS, DROPPED_KEPT_FACTOR * retentionMs)
-  return entries
-    .filter(([name, value]) => {
-      if (!name.startsWith(OUTBOX_STORE_PREFIX)) return false
-      const records = parseOutbox(value)
-      return records.length === 0 || now - Math.max(...records.map((r) => r.sentAt)) > ttl
-    })
-    .map(([name]) => name)
+/** An outbox entry (`mailbox-outbox:…`) to delete: damaged, empty, or with nothing sent for longer than a dropped mail is kept, and 30 days. */
+export function isStaleOutbox(value: unknown, now: number, retentionMs: number): boolean {
+  const records = parseOutbox(value)
+  return records.length === 0 || now - Math.max(...records.map((r) => r.sentAt)) > Math.max(KEY_STORE_TTL_MS, DROPPED_KEPT_FACTOR * retentionMs)
 }

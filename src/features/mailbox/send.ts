@@ -46,12 +46,11 @@ const NOT_RUNNING = [/^No agent named '.*' is reachable\./s, /^No agent is named
 const TWO_HOLDERS = /^\d+ agents are named '/
 const REF = /^\s+.*?\[([^\]\s]+)\]/gm
 
-/** Classifies `$.session.send`'s result (or what it rejected with). */
+/** Classifies `$.session.send`'s result. */
 export function classifySend(result: unknown): Outcome {
-  if (result instanceof Error) return { kind: 'refused', reason: result.message }
   const r = result as { isDelivered?: unknown; reason?: unknown } | undefined
   if (r?.isDelivered === true) return { kind: 'delivered' }
-  const reason = typeof r?.reason === 'string' ? r.reason : String(r?.reason ?? 'no reason given')
+  const reason = String(r?.reason ?? 'no reason given')
   if (NOT_RUNNING.some((p) => p.test(reason))) return { kind: 'notRunning' }
   if (TWO_HOLDERS.test(reason)) return { kind: 'twoHolders', refs: [...reason.matchAll(REF)].map((m) => m[1]!) }
   return { kind: 'refused', reason: reason.trim() }
@@ -113,26 +112,19 @@ export async function sendMail(e: SendEdges, req: SendRequest): Promise<SendResu
   if (req.from === undefined) return { ok: false, deny: s.FROM_UNKNOWN }
   const from = checkKey(req.from)
   if (!from.ok) return { ok: false, deny: s.fromRefused(req.from, from.why) }
-  let mail: Mail
-  try {
-    mail = { v: MAIL_VERSION, id: newMailId((n) => e.randomBytes(n)), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text }
-  } catch (err) {
-    return { ok: false, deny: s.notKept(messageOf(err)) }
-  }
+  const mail: Mail = { v: MAIL_VERSION, id: newMailId(e.randomBytes), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text }
   const folder = `${req.root}/${folderOf(mail.to)}`
-  const path = `${folder}/${mailName(mail)}`
   // Never over an existing file (`expected: null`); in place only where nothing renames (then a reader's "not yet" rule covers the torn moment).
-  const written = await writeSafely(e, { within: req.root, path, text: mailFileText(mail), expected: null, inPlace: true })
+  const written = await writeSafely(e, { within: req.root, path: `${folder}/${mailName(mail)}`, text: mailFileText(mail), expected: null, inPlace: true })
   if (!written.ok) return { ok: false, deny: s.notKept(written.reason) }
   let outcome: Outcome = { kind: 'noMessaging' }
   if (e.send) {
     try {
       outcome = classifySend(await e.send(mail.to, withHeader(req.pkg, mail.id, mail.from, mail.text)))
     } catch (err) {
-      outcome = classifySend(err instanceof Error ? err : new Error(messageOf(err)))
+      outcome = { kind: 'refused', reason: messageOf(err) }
     }
   }
-  const answer = answerFor(outcome, mail.to, mail.id, folder)
-  if (outcome.kind === 'delivered') return { ok: true, answer, outcome, mail, path: written.path }
-  return { ok: true, answer, outcome, mail, path: written.path, record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } }
+  const kept = outcome.kind === 'delivered' ? {} : { record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } }
+  return { ok: true, answer: answerFor(outcome, mail.to, mail.id, folder), outcome, mail, path: written.path, ...kept }
 }

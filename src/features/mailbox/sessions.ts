@@ -22,16 +22,16 @@ export function parseSessionRecord(text: string): SessionRecord | undefined {
   } catch {
     return undefined
   }
-  if (!fits(json, RECORD_SHAPE)) return undefined
-  const { sessionId, name, nameSource, status } = json as SessionRecord
-  return { sessionId, name, nameSource, status }
+  return fits(json, RECORD_SHAPE) ? (json as SessionRecord) : undefined
 }
 
-/** The session's own name and its source from its record; a source this build does not know counts as unknown. */
+/** The sources of a name this build knows; another counts as unknown. */
+const NAME_SOURCES: readonly (string | undefined)[] = ['user', 'auto', 'derived'] satisfies OwnName['source'][]
+
+/** The session's own name and its source from its record. */
 export function ownNameOf(record: SessionRecord | undefined): OwnName | undefined {
   if (!record?.name) return undefined
-  const known = record.nameSource === 'user' || record.nameSource === 'auto' || record.nameSource === 'derived'
-  return { name: record.name, source: known ? (record.nameSource as OwnName['source']) : 'unknown' }
+  return { name: record.name, source: NAME_SOURCES.includes(record.nameSource) ? (record.nameSource as OwnName['source']) : 'unknown' }
 }
 
 /** ListAgents' first line, `This session is <name> [<ref>] — …` (A11): the name, with no source. */

@@ -322,13 +322,12 @@ test('live mail: its spool copy is claimed and matches, so it passes; no scan de
   assert.equal(b.seen.submits, [])
   assert.equal(await b.receive({ text: live(A) }), { consumed: 'ws mailbox: duplicate of mail aaaaaaaaaaaaaaaa' })
   assert.is(b.box.facts().duplicates, 1)
-  b.box.rowStored({ door: 'queue', originKind: 'engine', text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', agentId: 'x', text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'plugin', text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: 'no header' })
+  // main.ts lets only a peer's row on door prompt or delivery reach the hook.
+  b.box.rowStored({ agentId: 'x', text: live(A) })
+  b.box.rowStored({ text: 'no header' })
   await b.fire()
-  assert.equal(sp.names(), [claimName(baseOf(T0, A), ownerOf(SID), T0)], 'only a peer row on door prompt or delivery counts')
-  b.box.rowStored({ door: 'delivery', originKind: 'peer', text: `<system-reminder>\nAnother Claude session sent a message while you were working:\n${live(A)}` })
+  assert.equal(sp.names(), [claimName(baseOf(T0, A), ownerOf(SID), T0)], 'a subagent\'s row, or one without keel\'s header, does not count')
+  b.box.rowStored({ text: `<system-reminder>\nAnother Claude session sent a message while you were working:\n${live(A)}` })
   await b.fire()
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`])
   assert.equal(b.box.facts().lastDelivery, { at: T0, count: 1, via: 'live' })
@@ -373,13 +372,13 @@ test('live mail whose row is stored before its claim ran: claimed, then done, in
   sp.put({ id: A })
   const b = session(sp)
   const verdict = b.box.receive({ text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
+  b.box.rowStored({ text: live(A) })
   await b.fire()
   assert.is(await verdict, undefined)
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`])
   // A row whose receive the hook never saw (it failed open) is still marked done.
   sp.put({ id: B })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(B) })
+  b.box.rowStored({ text: live(B) })
   await b.fire()
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`, `${baseOf(T0, B)}.done`])
 })
@@ -421,7 +420,7 @@ test('what receive leaves alone: a subagent\'s delivery, text without keel\'s he
   assert.is(b.queued.length, 0)
   const idle = createMailbox('ws', { retentionMs: RETENTION })
   assert.is(await idle.receive({ text: live(A) }), undefined)
-  idle.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
+  idle.rowStored({ text: live(A) })
   assert.is(await idle.scan(), undefined)
   await idle.toolCompleted({ originPlugin: 'engine' })
   idle.turnCompleted(undefined)
@@ -434,7 +433,7 @@ test('live mail with no spool copy (another holder took it, or mail to a name th
   const b = session(sp)
   sp.fs.dirs.add(DIR)
   assert.is(await b.receive({ text: live(A) }), undefined, 'nothing to compare with: the live copy passes')
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
+  b.box.rowStored({ text: live(A) })
   await b.fire()
   assert.equal(sp.names(), [])
   const noKey = session(sp, {}, { key: undefined })
@@ -679,7 +678,6 @@ test('the folder: missing (no mail yet), unreadable, a link or not a folder: rep
   const r = (await b.box.scan())!
   assert.is(r.error, 'EACCES: permission denied')
   assert.ok(b.seen.logs.includes(s.listFailedLine(DIR, 'EACCES: permission denied')))
-  assert.equal(b.box.facts().lastScan, r)
   const linked = spool()
   linked.fs.links.set(DIR, '/elsewhere')
   const c = session(linked)
@@ -778,7 +776,7 @@ test('a failing live claim is logged, and the hook still passed', async () => {
   b.edges.list = () => {
     throw new Error('sync boom')
   }
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(B) })
+  b.box.rowStored({ text: live(B) })
   await b.fire()
   assert.ok(b.seen.logs.includes(s.listFailedLine(DIR, 'sync boom')))
 })
@@ -805,7 +803,7 @@ function sender(sp: Spool, receiver: () => ReturnType<typeof session> | undefine
       if (!r) return { isDelivered: false, reason: `No agent named '${to}' is reachable.\nUse ListAgents to see everyone you can message.` }
       const wrapped = `<cross-session-message from="uds:/tmp/cc-socks/1.sock" from-name="keel-A" from-mode="prompting">\n${text}\n</cross-session-message>`
       const taken = await r.receive({ text: wrapped })
-      if (!taken) r.box.rowStored({ door: 'prompt', originKind: 'peer', text: `Another Claude session sent a message:\n${wrapped}` })
+      if (!taken) r.box.rowStored({ text: `Another Claude session sent a message:\n${wrapped}` })
       return { isDelivered: true }
     },
     now: sp.now,
