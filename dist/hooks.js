@@ -2808,6 +2808,46 @@ var NEW_ID_POLL_MS = 50;
 var NEW_ID_POLLS = 40;
 var HEADLESS_IDLE_MS = 1500;
 
+// src/lib/shape.ts
+var UNKNOWN_KEY = "unknown key";
+var MISSING = "missing";
+var NOT_AN_OBJECT = "must be an object";
+var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+function problemsOf(value, shape, path = "", key = "") {
+  const at = (field) => path ? `${path}.${field}` : field;
+  if (typeof shape === "function") {
+    const problem2 = shape(value, key);
+    if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
+    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
+  }
+  if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
+  const problems2 = [];
+  for (const [field, inner] of Object.entries(shape)) {
+    const name = field.replace(/\?$/, "");
+    if (name === "*") continue;
+    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
+    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
+  }
+  const rest = shape["*"];
+  for (const name of Object.keys(value)) {
+    if (name in shape || `${name}?` in shape) continue;
+    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
+  }
+  return problems2;
+}
+var fits = (value, shape) => problemsOf(value, shape).length === 0;
+var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
+var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
+var isString = (value) => typeof value === "string";
+var NOT_A_STRING = "must be a string";
+var STRING = is(isString, NOT_A_STRING);
+var ANY = () => void 0;
+
+// src/features/mailbox/ids.ts
+var MAIL_ID_PATTERN = new RegExp(`^[a-z2-7]{${MAIL_ID_CHARS}}$`);
+var randomBase32 = (randomBytes, chars) => Array.from(randomBytes(chars), (byte) => BASE32[byte & 31]).join("");
+var newMailId = (randomBytes) => randomBase32(randomBytes, MAIL_ID_CHARS);
+
 // src/features/mailbox/strings.ts
 var labelOf = (pkg) => `[${pkg} mailbox]`;
 var noticePrefixOf = (pkg) => `${pkg} mailbox: `;
@@ -2849,7 +2889,8 @@ var subagentRefused = (agentId) => `${TOOL_NAME} sends from the main session onl
 var HOOK_FAILED = `${TOOL_NAME}: the send hook failed; see the debug log.`;
 var MAIL_VERB_USAGE = "mail <key> <text>";
 var MAILBOX_VERB_USAGE = "mailbox";
-var forPerson = (pkg, deny) => deny.startsWith(`${TOOL_NAME}: `) ? `/${pkg} mail: ${deny.slice(TOOL_NAME.length + 2)}` : deny;
+var TOOL_PREFIX = new RegExp(`^${TOOL_NAME}: `);
+var forPerson = (pkg, deny) => deny.replace(TOOL_PREFIX, `/${pkg} mail: `);
 var mailUsage = (pkg) => `usage: /${pkg} mail <key> <text>  (quote a key that holds spaces: /${pkg} mail "my key" hello)`;
 var duplicateOf = (pkg, id) => `${pkg} mailbox: duplicate of mail ${id}`;
 var alteredOf = (pkg, id) => `${pkg} mailbox: mail ${id} arrived altered; delivered from the mailbox instead`;
@@ -2866,7 +2907,7 @@ ${batch}`;
 var submitFailed = (submitErr, appendErr) => `prompt submit failed: ${submitErr}; row append failed: ${appendErr}`;
 var dropped = (why) => `dropped: ${why}`;
 var refused = (why) => `refused: ${why}`;
-var scanLine = (key, taken, waiting2, notYet) => `scan of ${key}: ${taken} taken, ${waiting2} still waiting${notYet ? `, ${notYet} not yet whole` : ""}`;
+var scanLine = (key, taken, waiting, notYet) => `scan of ${key}: ${taken} taken, ${waiting} still waiting${notYet ? `, ${notYet} not yet whole` : ""}`;
 var queuedLine = (n) => `${plural(n, "mail")} queued for the running turn's next tool boundary`;
 var appendingLine = (n) => `appending ${plural(n, "queued mail")} to the running turn as one row`;
 var submittingLine = (n) => `submitting ${plural(n, "mail")} as one prompt`;
@@ -2925,7 +2966,7 @@ var NO_KEY_WHY = {
 var waitingLine = (key, n, oldestSentAt) => n === 0 ? `waiting for ${key}: none` : `waiting for ${key}: ${plural(n, "mail")}${oldestSentAt === void 0 ? "" : `, the oldest sent ${iso2(oldestSentAt)}`}`;
 var waitingUnknownLine = (key, why) => `waiting for ${key}: unknown (${why})`;
 var queuedStatusLine = (n) => `queued: ${plural(n, "mail")} for the running turn's next tool boundary`;
-var sentWaitingLine = (byKey) => byKey.length === 0 ? "sent, still waiting: none" : `sent, still waiting: ${byKey.map(([k, n]) => n > 1 ? `${n} to ${k}` : `1 to ${k}`).join(", ")}`;
+var sentWaitingLine = (byKey) => `sent, still waiting: ${byKey.length === 0 ? "none" : byKey.map(([k, n]) => `${n} to ${k}`).join(", ")}`;
 var sentDroppedLine = (id, to, sentAt) => `sent, dropped after the retention period: mail ${id} to ${to}, sent ${iso2(sentAt)} (never taken)`;
 var sentAsideLine = (id, to) => `sent, set aside: mail ${id} to ${to} was found corrupt by its recipient and never delivered`;
 var sentMissingLine = (id, to) => `sent, missing: mail ${id} to ${to} is no longer in its mailbox (removed by hand?)`;
@@ -2947,71 +2988,12 @@ var NO_CONFIG_ROOT = "the config folder is not known: none of CLAUDE_CONFIG_DIR,
 var rootRefused = (path, why) => `${path}: ${why}`;
 var NOT_A_FOLDER = "it is not a folder";
 var SPOOL_NOTE_TEXT = "keel mailbox: mail between the Claude Code sessions of this config folder, kept until its recipient takes it.\nOne folder a key (a session name, every byte outside a-z 0-9 _ - written %XX), one file a mail:\n  <sent at>-<id>.json       waiting\n  <sent at>-<id>.claimed-\u2026  taken by a running session, not yet shown to its model\n  <sent at>-<id>.done       delivered (removed after the retention period)\n  <sent at>-<id>.dropped    nobody took it within the retention period (the text is kept)\n  <sent at>-<id>.corrupt    unreadable as a mail, never delivered\nFiles are written by keel only; removing a folder drops its mail.\n";
-function summaryLine(pkg, key, waiting2, sentWaiting, problems2) {
+function summaryLine(pkg, key, waiting, sentWaiting, problems2) {
   if (key === void 0) return `mailbox: no key, live mail only${sentWaiting ? `; ${sentWaiting} sent waiting` : ""}`;
-  const parts = [`key ${key}`, waiting2 === void 0 ? "waiting unknown" : `${waiting2} waiting`, `${sentWaiting} sent waiting`];
+  const parts = [`key ${key}`, waiting === void 0 ? "waiting unknown" : `${waiting} waiting`, `${sentWaiting} sent waiting`];
   if (problems2) parts.push(`${plural(problems2, "problem")} (see /${pkg} mailbox)`);
   return `mailbox: ${parts.join(", ")}`;
 }
-
-// src/features/mailbox/batch.ts
-var oldestFirst = (a, b) => a.mail.sentAt - b.mail.sentAt || (a.mail.id < b.mail.id ? -1 : 1);
-function formatBatch(pkg, items, nonce) {
-  const sorted = [...items].sort(oldestFirst);
-  const keys = [...new Set(sorted.map((d) => d.mail.to))];
-  return [batchHead(pkg, keys, sorted.length, nonce), ...sorted.map((d) => mailEntry(d.mail.id, d.mail.from, d.mail.sentAt, d.mail.text, d.redelivered, nonce))].join("\n\n");
-}
-var fitsBatch = (count, total, bytes) => count === 0 || count < BATCH_MAX_MAILS && total + bytes <= BATCH_MAX_BYTES;
-
-// src/features/mailbox/header.ts
-var headerLine2 = (pkg, id, from) => `[${pkg} mail ${id} from ${from}]`;
-var withHeader = (pkg, id, from, text) => `${headerLine2(pkg, id, from)}
-${text}`;
-var HEADER = new RegExp(`(?:^|\\n)\\[([^\\s\\[\\]]+) mail ([a-z2-7]{${MAIL_ID_CHARS}}) from ([^\\n]+)\\]\\n`);
-function findHeader(text) {
-  const m = HEADER.exec(text);
-  return m ? { pkg: m[1], id: m[2], from: m[3] } : void 0;
-}
-
-// src/features/mailbox/ids.ts
-var MAIL_ID_PATTERN = new RegExp(`^[a-z2-7]{${MAIL_ID_CHARS}}$`);
-var randomBase32 = (randomBytes, chars) => Array.from(randomBytes(chars), (byte) => BASE32[byte & 31]).join("");
-var newMailId = (randomBytes) => randomBase32(randomBytes, MAIL_ID_CHARS);
-
-// src/lib/shape.ts
-var UNKNOWN_KEY = "unknown key";
-var MISSING = "missing";
-var NOT_AN_OBJECT = "must be an object";
-var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-function problemsOf(value, shape, path = "", key = "") {
-  const at = (field) => path ? `${path}.${field}` : field;
-  if (typeof shape === "function") {
-    const problem2 = shape(value, key);
-    if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
-    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
-  }
-  if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
-  const problems2 = [];
-  for (const [field, inner] of Object.entries(shape)) {
-    const name = field.replace(/\?$/, "");
-    if (name === "*") continue;
-    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
-    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
-  }
-  const rest = shape["*"];
-  for (const name of Object.keys(value)) {
-    if (name in shape || `${name}?` in shape) continue;
-    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
-  }
-  return problems2;
-}
-var fits = (value, shape) => problemsOf(value, shape).length === 0;
-var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
-var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
-var isString = (value) => typeof value === "string";
-var NOT_A_STRING = "must be a string";
-var STRING = is(isString, NOT_A_STRING);
-var ANY = () => void 0;
 
 // src/features/mailbox/key.ts
 var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
@@ -3103,10 +3085,10 @@ var claimName = (base, owner, at) => `${base}.claimed-${owner}-${at}`;
 var doneName = (base) => `${base}.done`;
 var droppedName = (base) => `${base}.dropped`;
 var corruptName = (base) => `${base}.corrupt`;
-var NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]+))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`);
+var NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]{${MAIL_ID_CHARS}}))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`);
 function parseName(name) {
   const m = NAME.exec(name);
-  if (!m || !MAIL_ID_PATTERN.test(m[3])) return void 0;
+  if (!m) return void 0;
   const common = { base: m[1], sentAt: Number(m[2]), id: m[3] };
   if (m[5] !== void 0) return { ...common, kind: "claimed", owner: m[5], at: Number(m[6]) };
   return { ...common, kind: m[4] };
@@ -3123,31 +3105,28 @@ function bodyOf(f) {
   for (let i = f.claims.length - 1; i >= 0; i--) if (f.claims[i].size > 0) return f.claims[i];
   return void 0;
 }
+var oldestFirst = (a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1);
 function readListing(entries) {
   const byBase = /* @__PURE__ */ new Map();
   const temps = [];
   const aside = [];
   for (const e of entries) {
-    if (e.isLink) {
-      aside.push({ name: e.name, why: CORRUPT.link });
-      continue;
-    }
-    if (TEMP_PATTERN.test(e.name)) {
+    if (!e.isLink && TEMP_PATTERN.test(e.name)) {
       if (e.kind === "file") temps.push(e);
       continue;
     }
-    const n = e.kind === "file" ? parseName(e.name) : void 0;
+    const n = !e.isLink && e.kind === "file" ? parseName(e.name) : void 0;
     if (!n) {
-      aside.push({ name: e.name, why: CORRUPT.stray });
+      aside.push({ name: e.name, why: e.isLink ? CORRUPT.link : CORRUPT.stray });
       continue;
     }
     let f = byBase.get(n.base);
     if (!f) byBase.set(n.base, f = { base: n.base, id: n.id, sentAt: n.sentAt, claims: [] });
     if (n.kind === "json") f.json = e;
-    else if (n.kind === "claimed") f.claims.push({ name: e.name, owner: n.owner, at: n.at, size: e.size, mtimeMs: e.mtimeMs });
+    else if (n.kind === "claimed") f.claims.push({ ...e, owner: n.owner, at: n.at });
     else f[n.kind] = e.name;
   }
-  const mails = [...byBase.values()].sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1));
+  const mails = [...byBase.values()].sort(oldestFirst);
   for (const f of mails) f.claims.sort((a, b) => a.at - b.at);
   return { mails, temps, aside };
 }
@@ -3177,13 +3156,9 @@ function candidatesOf(listing, h2) {
     if (state !== "waiting" && state !== "claimed" || h2.held.has(files.id)) continue;
     const { name: body, size, mtimeMs } = bodyOf(files);
     const last = files.claims.at(-1);
-    if (!last) {
-      out.push({ files, body, size, mtimeMs, redelivered: false });
-      continue;
-    }
-    const ours = h2.owners.has(last.owner);
-    if (!ours && h2.now - last.at <= CLAIM_STALE_MS) continue;
-    out.push({ files, body, size, mtimeMs, redelivered: !(ours && h2.released.has(files.id)) });
+    const ours = last !== void 0 && h2.owners.has(last.owner);
+    if (last && !ours && h2.now - last.at <= CLAIM_STALE_MS) continue;
+    out.push({ files, body, size, mtimeMs, redelivered: last !== void 0 && !(ours && h2.released.has(files.id)) });
   }
   return out;
 }
@@ -3200,11 +3175,27 @@ function prunePlan(listing, p) {
     const state = stateOf(f);
     if (state === "claimed" && p.now - f.claims.at(-1).at <= CLAIM_STALE_MS) continue;
     if (state === "waiting" || state === "claimed") out.push({ op: "drop", files: f, body: bodyOf(f).name });
-    else if (!p.commands) continue;
-    else if (state === "done" || state === "corrupt" || state === "empty") out.push({ op: "remove", names: namesOf(f) });
-    else if (age > DROPPED_KEPT_FACTOR * p.retentionMs) out.push({ op: "remove", names: namesOf(f) });
+    else if (p.commands && (state !== "dropped" || age > DROPPED_KEPT_FACTOR * p.retentionMs)) out.push({ op: "remove", names: namesOf(f) });
   }
   return out;
+}
+
+// src/features/mailbox/batch.ts
+function formatBatch(pkg, items, nonce) {
+  const sorted = [...items].sort((a, b) => oldestFirst(a.mail, b.mail));
+  const keys = [...new Set(sorted.map((d) => d.mail.to))];
+  return [batchHead(pkg, keys, sorted.length, nonce), ...sorted.map((d) => mailEntry(d.mail.id, d.mail.from, d.mail.sentAt, d.mail.text, d.redelivered, nonce))].join("\n\n");
+}
+var fitsBatch = (count, total, bytes) => count === 0 || count < BATCH_MAX_MAILS && total + bytes <= BATCH_MAX_BYTES;
+
+// src/features/mailbox/header.ts
+var headerLine2 = (pkg, id, from) => `[${pkg} mail ${id} from ${from}]`;
+var withHeader = (pkg, id, from, text) => `${headerLine2(pkg, id, from)}
+${text}`;
+var HEADER = new RegExp(`(?:^|\\n)\\[([^\\s\\[\\]]+) mail ([a-z2-7]{${MAIL_ID_CHARS}}) from ([^\\n]+)\\]\\n`);
+function findHeader(text) {
+  const m = HEADER.exec(text);
+  return m ? { pkg: m[1], id: m[2], from: m[3] } : void 0;
 }
 
 // src/features/mailbox/delivery.ts
@@ -3679,31 +3670,28 @@ function ownNameFromListAgents(text) {
 }
 
 // src/features/mailbox/status.ts
-function waiting(key, scan, queued) {
-  const lines = [];
-  if (scan?.error !== void 0) lines.push(waitingUnknownLine(key, scan.error));
-  else if (scan) lines.push(waitingLine(key, scan.waiting, scan.oldestSentAt));
-  if (queued) lines.push(queuedStatusLine(queued));
-  return lines;
-}
 function statusLines3(f) {
   if (!f.key) return [NOT_STARTED_LINE];
-  const k = f.key;
-  const lines = [k.key === void 0 ? noKeyLine(k.why) : keyLine2(k.key, KEY_SOURCE[k.source], k.renameProblem)];
-  if (k.key !== void 0) {
-    lines.push(...waiting(k.key, f.scan, f.queued));
-    if (f.holders > 1) lines.push(holdersLine(k.key, f.holders));
-  }
-  lines.push(sentWaitingLine(f.sent.waiting));
-  for (const r of f.sent.dropped) lines.push(sentDroppedLine(r.id, r.to, r.sentAt));
-  for (const r of f.sent.aside) lines.push(sentAsideLine(r.id, r.to));
-  for (const r of f.sent.missing) lines.push(sentMissingLine(r.id, r.to));
-  lines.push(lastDeliveryLine(f.lastDelivery && { ...f.lastDelivery, via: VIA[f.lastDelivery.via] }));
-  for (const a of f.scan?.aside ?? []) lines.push(keptAsideLine(a.name, a.why));
-  for (const folder of f.scan?.older ?? []) lines.push(olderSpellingLine(folder));
-  lines.push(messagingLine(f.messaging), duplicatesLine(f.duplicates), scanEveryLine(f.scanSeconds));
-  if (!f.commands) lines.push(NO_COMMANDS_LINE);
-  return lines;
+  const { key, scan, sent } = f;
+  return [
+    ...key.key === void 0 ? [noKeyLine(key.why)] : [
+      keyLine2(key.key, KEY_SOURCE[key.source], key.renameProblem),
+      ...scan?.error !== void 0 ? [waitingUnknownLine(key.key, scan.error)] : scan ? [waitingLine(key.key, scan.waiting, scan.oldestSentAt)] : [],
+      ...f.queued ? [queuedStatusLine(f.queued)] : [],
+      ...f.holders > 1 ? [holdersLine(key.key, f.holders)] : []
+    ],
+    sentWaitingLine(sent.waiting),
+    ...sent.dropped.map((r) => sentDroppedLine(r.id, r.to, r.sentAt)),
+    ...sent.aside.map((r) => sentAsideLine(r.id, r.to)),
+    ...sent.missing.map((r) => sentMissingLine(r.id, r.to)),
+    lastDeliveryLine(f.lastDelivery && { ...f.lastDelivery, via: VIA[f.lastDelivery.via] }),
+    ...(scan?.aside ?? []).map((a) => keptAsideLine(a.name, a.why)),
+    ...(scan?.older ?? []).map(olderSpellingLine),
+    messagingLine(f.messaging),
+    duplicatesLine(f.duplicates),
+    scanEveryLine(f.scanSeconds),
+    ...f.commands ? [] : [NO_COMMANDS_LINE]
+  ];
 }
 function problems(f) {
   return (f.scan?.error !== void 0 ? 1 : 0) + (f.scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + f.sent.dropped.length + f.sent.aside.length + f.sent.missing.length;

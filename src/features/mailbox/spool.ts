@@ -12,7 +12,7 @@
 // The state of B is the strongest name present: corrupt, done, dropped, claimed, waiting.
 import { is, isString, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
-import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_FILE_MAX_BYTES, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
+import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_FILE_MAX_BYTES, MAIL_ID_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
 import { checkKey, escapeName, sameKey } from './key.ts'
 import { CORRUPT, MAIL_FIELD } from './strings.ts'
@@ -47,11 +47,11 @@ export type Name =
   | { base: string; sentAt: number; id: string; kind: 'json' | 'done' | 'dropped' | 'corrupt' }
   | { base: string; sentAt: number; id: string; kind: 'claimed'; owner: string; at: number }
 
-const NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]+))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`)
+const NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]{${MAIL_ID_CHARS}}))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`)
 
 export function parseName(name: string): Name | undefined {
   const m = NAME.exec(name)
-  if (!m || !MAIL_ID_PATTERN.test(m[3]!)) return undefined
+  if (!m) return undefined
   const common = { base: m[1]!, sentAt: Number(m[2]), id: m[3]! }
   if (m[5] !== undefined) return { ...common, kind: 'claimed', owner: m[5], at: Number(m[6]) }
   return { ...common, kind: m[4] as 'json' | 'done' | 'dropped' | 'corrupt' }
@@ -93,6 +93,9 @@ export function bodyOf(f: MailFiles): { name: string; size: number; mtimeMs: num
   return undefined
 }
 
+/** Oldest first by `sentAt`, then by id. */
+export const oldestFirst = (a: Pick<Mail, 'sentAt' | 'id'>, b: Pick<Mail, 'sentAt' | 'id'>) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1)
+
 export type Listing = {
   /** Oldest first. */
   mails: MailFiles[]
@@ -108,26 +111,22 @@ export function readListing(entries: readonly ListEntry[]): Listing {
   const temps: ListEntry[] = []
   const aside: { name: string; why: string }[] = []
   for (const e of entries) {
-    if (e.isLink) {
-      aside.push({ name: e.name, why: CORRUPT.link })
-      continue
-    }
-    if (TEMP_PATTERN.test(e.name)) {
+    if (!e.isLink && TEMP_PATTERN.test(e.name)) {
       if (e.kind === 'file') temps.push(e)
       continue
     }
-    const n = e.kind === 'file' ? parseName(e.name) : undefined
+    const n = !e.isLink && e.kind === 'file' ? parseName(e.name) : undefined
     if (!n) {
-      aside.push({ name: e.name, why: CORRUPT.stray })
+      aside.push({ name: e.name, why: e.isLink ? CORRUPT.link : CORRUPT.stray })
       continue
     }
     let f = byBase.get(n.base)
     if (!f) byBase.set(n.base, (f = { base: n.base, id: n.id, sentAt: n.sentAt, claims: [] }))
     if (n.kind === 'json') f.json = e
-    else if (n.kind === 'claimed') f.claims.push({ name: e.name, owner: n.owner, at: n.at, size: e.size, mtimeMs: e.mtimeMs })
+    else if (n.kind === 'claimed') f.claims.push({ ...e, owner: n.owner, at: n.at })
     else f[n.kind] = e.name
   }
-  const mails = [...byBase.values()].sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1))
+  const mails = [...byBase.values()].sort(oldestFirst)
   for (const f of mails) f.claims.sort((a, b) => a.at - b.at)
   return { mails, temps, aside }
 }
@@ -194,13 +193,10 @@ export function candidatesOf(listing: Listing, h: Holdings): Candidate[] {
     if ((state !== 'waiting' && state !== 'claimed') || h.held.has(files.id)) continue
     const { name: body, size, mtimeMs } = bodyOf(files)!
     const last = files.claims.at(-1)
-    if (!last) {
-      out.push({ files, body, size, mtimeMs, redelivered: false })
-      continue
-    }
-    const ours = h.owners.has(last.owner)
-    if (!ours && h.now - last.at <= CLAIM_STALE_MS) continue
-    out.push({ files, body, size, mtimeMs, redelivered: !(ours && h.released.has(files.id)) })
+    const ours = last !== undefined && h.owners.has(last.owner)
+    if (last && !ours && h.now - last.at <= CLAIM_STALE_MS) continue
+    // Claimed before: redelivered, unless this load released it unshown.
+    out.push({ files, body, size, mtimeMs, redelivered: last !== undefined && !(ours && h.released.has(files.id)) })
   }
   return out
 }
@@ -233,9 +229,8 @@ export function prunePlan(listing: Listing, p: { now: number; retentionMs: numbe
     // A fresh claim is a live delivery: dropping the file would pull it from under its holder.
     if (state === 'claimed' && p.now - f.claims.at(-1)!.at <= CLAIM_STALE_MS) continue
     if (state === 'waiting' || state === 'claimed') out.push({ op: 'drop', files: f, body: bodyOf(f)!.name })
-    else if (!p.commands) continue
-    else if (state === 'done' || state === 'corrupt' || state === 'empty') out.push({ op: 'remove', names: namesOf(f) })
-    else if (age > DROPPED_KEPT_FACTOR * p.retentionMs) out.push({ op: 'remove', names: namesOf(f) })
+    // Done, corrupt or empty: gone after the retention period; dropped, after twice that.
+    else if (p.commands && (state !== 'dropped' || age > DROPPED_KEPT_FACTOR * p.retentionMs)) out.push({ op: 'remove', names: namesOf(f) })
   }
   return out
 }

@@ -66,7 +66,8 @@ export const HOOK_FAILED = `${TOOL_NAME}: the send hook failed; see the debug lo
 export const MAIL_VERB_USAGE = 'mail <key> <text>'
 export const MAILBOX_VERB_USAGE = 'mailbox'
 /** A refusal as the person reads it: their command's name, not the tool's. */
-export const forPerson = (pkg: string, deny: string) => (deny.startsWith(`${TOOL_NAME}: `) ? `/${pkg} mail: ${deny.slice(TOOL_NAME.length + 2)}` : deny)
+const TOOL_PREFIX = new RegExp(`^${TOOL_NAME}: `)
+export const forPerson = (pkg: string, deny: string) => deny.replace(TOOL_PREFIX, `/${pkg} mail: `)
 export const mailUsage = (pkg: string) => `usage: /${pkg} mail <key> <text>  (quote a key that holds spaces: /${pkg} mail "my key" hello)`
 
 // ---- What the receiving model reads ----
@@ -166,7 +167,7 @@ export const waitingLine = (key: string, n: number, oldestSentAt?: number) =>
 export const waitingUnknownLine = (key: string, why: string) => `waiting for ${key}: unknown (${why})`
 export const queuedStatusLine = (n: number) => `queued: ${plural(n, 'mail')} for the running turn's next tool boundary`
 export const sentWaitingLine = (byKey: readonly (readonly [string, number])[]) =>
-  byKey.length === 0 ? 'sent, still waiting: none' : `sent, still waiting: ${byKey.map(([k, n]) => (n > 1 ? `${n} to ${k}` : `1 to ${k}`)).join(', ')}`
+  `sent, still waiting: ${byKey.length === 0 ? 'none' : byKey.map(([k, n]) => `${n} to ${k}`).join(', ')}`
 export const sentDroppedLine = (id: string, to: string, sentAt: number) => `sent, dropped after the retention period: mail ${id} to ${to}, sent ${iso(sentAt)} (never taken)`
 export const sentAsideLine = (id: string, to: string) => `sent, set aside: mail ${id} to ${to} was found corrupt by its recipient and never delivered`
 export const sentMissingLine = (id: string, to: string) => `sent, missing: mail ${id} to ${to} is no longer in its mailbox (removed by hand?)`
