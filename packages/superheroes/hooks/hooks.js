@@ -776,8 +776,8 @@ function createCaptionsFeature() {
     sessionActing: true,
     hooks: {
       "session.start": (port, e, next, ctx) => {
-        const { settings, problems: problems2 } = settingsOf(ctx.options, ctx.defaults);
-        for (const problem2 of problems2) ctx.log(problem2);
+        const { settings, problems } = settingsOf(ctx.options, ctx.defaults);
+        for (const problem2 of problems) ctx.log(problem2);
         captions.start(edgesOf(port, ctx), settings);
         return next(e);
       },
@@ -798,9 +798,9 @@ function createCaptionsFeature() {
       "ui.render": (port, e, next) => render(captions, port, e, next)
     },
     status(_port, ctx) {
-      const { settings, problems: problems2 } = settingsOf(ctx.options, ctx.defaults);
+      const { settings, problems } = settingsOf(ctx.options, ctx.defaults);
       const s = captions.stats();
-      return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems2];
+      return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems];
     }
   };
 }
@@ -2821,19 +2821,19 @@ function problemsOf(value, shape, path = "", key = "") {
     return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
   }
   if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
-  const problems2 = [];
+  const problems = [];
   for (const [field, inner] of Object.entries(shape)) {
     const name = field.replace(/\?$/, "");
     if (name === "*") continue;
-    if (value[name] !== void 0) problems2.push(...problemsOf(value[name], inner, at(name), name));
-    else if (name === field) problems2.push(`${at(name)}: ${MISSING}`);
+    if (value[name] !== void 0) problems.push(...problemsOf(value[name], inner, at(name), name));
+    else if (name === field) problems.push(`${at(name)}: ${MISSING}`);
   }
   const rest = shape["*"];
   for (const name of Object.keys(value)) {
     if (name in shape || `${name}?` in shape) continue;
-    problems2.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
+    problems.push(...rest ? problemsOf(value[name], rest, at(name), name) : [`${at(name)}: ${UNKNOWN_KEY}`]);
   }
-  return problems2;
+  return problems;
 }
 var fits = (value, shape) => problemsOf(value, shape).length === 0;
 var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
@@ -2988,25 +2988,28 @@ var NO_CONFIG_ROOT = "the config folder is not known: none of CLAUDE_CONFIG_DIR,
 var rootRefused = (path, why) => `${path}: ${why}`;
 var NOT_A_FOLDER = "it is not a folder";
 var SPOOL_NOTE_TEXT = "keel mailbox: mail between the Claude Code sessions of this config folder, kept until its recipient takes it.\nOne folder a key (a session name, every byte outside a-z 0-9 _ - written %XX), one file a mail:\n  <sent at>-<id>.json       waiting\n  <sent at>-<id>.claimed-\u2026  taken by a running session, not yet shown to its model\n  <sent at>-<id>.done       delivered (removed after the retention period)\n  <sent at>-<id>.dropped    nobody took it within the retention period (the text is kept)\n  <sent at>-<id>.corrupt    unreadable as a mail, never delivered\nFiles are written by keel only; removing a folder drops its mail.\n";
-function summaryLine(pkg, key, waiting, sentWaiting, problems2) {
+function summaryLine(pkg, key, waiting, sentWaiting, problems) {
   if (key === void 0) return `mailbox: no key, live mail only${sentWaiting ? `; ${sentWaiting} sent waiting` : ""}`;
   const parts = [`key ${key}`, waiting === void 0 ? "waiting unknown" : `${waiting} waiting`, `${sentWaiting} sent waiting`];
-  if (problems2) parts.push(`${plural(problems2, "problem")} (see /${pkg} mailbox)`);
+  if (problems) parts.push(`${plural(problems, "problem")} (see /${pkg} mailbox)`);
   return `mailbox: ${parts.join(", ")}`;
 }
 
 // src/features/mailbox/key.ts
 var CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+var NOT_A_KEY = [
+  ["empty", (key) => !keyIdOf(key)],
+  ["control", (key) => CONTROL.test(key)],
+  ["path", (key) => /[/\\]/.test(key)],
+  ["dots", (key) => key.includes("..")],
+  ["long", (key) => [...key].length > KEY_MAX_CHARS],
+  ["folder", (key) => folderOf2(key).length > FOLDER_NAME_MAX]
+];
 function checkKey(raw) {
   if (typeof raw !== "string") return { ok: false, why: KEY_WHY.notText };
   const key = raw.trim();
-  if (!keyIdOf(key)) return { ok: false, why: KEY_WHY.empty };
-  if (CONTROL.test(key)) return { ok: false, why: KEY_WHY.control };
-  if (/[/\\]/.test(key)) return { ok: false, why: KEY_WHY.path };
-  if (key.includes("..")) return { ok: false, why: KEY_WHY.dots };
-  if ([...key].length > KEY_MAX_CHARS) return { ok: false, why: KEY_WHY.long };
-  if (folderOf2(key).length > FOLDER_NAME_MAX) return { ok: false, why: KEY_WHY.folder };
-  return { ok: true, key };
+  const broken = NOT_A_KEY.find(([, breaks]) => breaks(key));
+  return broken ? { ok: false, why: KEY_WHY[broken[0]] } : { ok: true, key };
 }
 var keyIdOf = (name) => name.normalize("NFKC").replace(/[\p{Cc}\p{Cf}\p{Cs}]/gu, (c) => /\s/.test(c) ? c : "").trim().toLowerCase().replace(/\s+/g, "-");
 var sameKey = (a, b) => b !== void 0 && keyIdOf(a) === keyIdOf(b);
@@ -3060,7 +3063,10 @@ function adopt(name, source) {
   return checked.ok ? { key: checked.key, source } : { why: NO_KEY_WHY.invalid(name, checked.why) };
 }
 var adoptRename = (name) => adopt(name, "user");
-var renameApplied = (answer, key) => typeof answer?.text === "string" && answer.text.trim() === `Session renamed to: ${key}`;
+function renamedTo(answer) {
+  const text = answer?.text;
+  return typeof text === "string" ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : void 0;
+}
 function isStaleKeyEntry(value, now) {
   const stored = storedKeyOf(value);
   return !stored || now - stored.at > KEY_STORE_TTL_MS;
@@ -3100,11 +3106,7 @@ function stateOf(f) {
   if (bodyOf(f) === void 0) return "empty";
   return f.claims.length ? "claimed" : "waiting";
 }
-function bodyOf(f) {
-  if (f.json) return f.json;
-  for (let i = f.claims.length - 1; i >= 0; i--) if (f.claims[i].size > 0) return f.claims[i];
-  return void 0;
-}
+var bodyOf = (f) => f.json ?? f.claims.findLast((c) => c.size > 0);
 var oldestFirst = (a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1);
 function readListing(entries) {
   const byBase = /* @__PURE__ */ new Map();
@@ -3498,20 +3500,19 @@ function createMailbox(pkg, config) {
       });
     },
     scan() {
-      if (scanning) {
-        rescan = true;
-        return scanning;
+      if (scanning) rescan = true;
+      else {
+        scanning = (async () => {
+          let report2;
+          do {
+            rescan = false;
+            report2 = await survey(true);
+          } while (rescan);
+          return report2;
+        })().finally(() => {
+          scanning = void 0;
+        });
       }
-      scanning = (async () => {
-        let report2;
-        do {
-          rescan = false;
-          report2 = await survey(true);
-        } while (rescan);
-        return report2;
-      })().finally(() => {
-        scanning = void 0;
-      });
       return scanning;
     },
     peek: () => survey(false),
@@ -3582,15 +3583,16 @@ function isStaleOutbox(value, now, retentionMs) {
 }
 
 // src/features/mailbox/send.ts
+var denied = (deny) => ({ ok: false, deny });
 function checkSend(input, ownKey) {
   const to = checkKey(input.to);
-  if (!to.ok) return { ok: false, deny: toRefused(to.why) };
-  if (sameKey(to.key, ownKey)) return { ok: false, deny: toSelf(to.key) };
-  if (typeof input.text !== "string") return { ok: false, deny: TEXT_NOT_TEXT };
-  if (!input.text.trim()) return { ok: false, deny: TEXT_EMPTY };
-  if (/\p{Cs}/u.test(input.text)) return { ok: false, deny: TEXT_NOT_UTF8 };
+  if (!to.ok) return denied(toRefused(to.why));
+  if (sameKey(to.key, ownKey)) return denied(toSelf(to.key));
+  if (typeof input.text !== "string") return denied(TEXT_NOT_TEXT);
+  if (!input.text.trim()) return denied(TEXT_EMPTY);
+  if (/\p{Cs}/u.test(input.text)) return denied(TEXT_NOT_UTF8);
   const bytes = utf8Bytes(input.text);
-  if (bytes > MAIL_TEXT_MAX_BYTES) return { ok: false, deny: textTooLong(bytes) };
+  if (bytes > MAIL_TEXT_MAX_BYTES) return denied(textTooLong(bytes));
   return { ok: true, to: to.key, text: input.text };
 }
 function parseMailArgs(args) {
@@ -3625,13 +3627,13 @@ function answerFor(outcome, to, id, folder) {
 async function sendMail(e, req) {
   const checked = checkSend(req.input, req.ownKey);
   if (!checked.ok) return checked;
-  if (req.from === void 0) return { ok: false, deny: FROM_UNKNOWN };
+  if (req.from === void 0) return denied(FROM_UNKNOWN);
   const from = checkKey(req.from);
-  if (!from.ok) return { ok: false, deny: fromRefused(req.from, from.why) };
+  if (!from.ok) return denied(fromRefused(req.from, from.why));
   const mail = { v: MAIL_VERSION, id: newMailId(e.randomBytes), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text };
   const folder = `${req.root}/${folderOf2(mail.to)}`;
   const written = await writeSafely(e, { within: req.root, path: `${folder}/${mailName(mail)}`, text: mailFileText(mail), expected: null, inPlace: true });
-  if (!written.ok) return { ok: false, deny: notKept(written.reason) };
+  if (!written.ok) return denied(notKept(written.reason));
   let outcome = { kind: "noMessaging" };
   if (e.send) {
     try {
@@ -3693,23 +3695,18 @@ function statusLines3(f) {
     ...f.commands ? [] : [NO_COMMANDS_LINE]
   ];
 }
-function problems(f) {
-  return (f.scan?.error !== void 0 ? 1 : 0) + (f.scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + f.sent.dropped.length + f.sent.aside.length + f.sent.missing.length;
-}
 function summaryLine2(f) {
   if (!f.key) return NOT_STARTED_LINE;
-  const sent = f.sent.waiting.reduce((n, [, c]) => n + c, 0);
-  const waitingNow = f.scan && f.scan.error === void 0 ? f.scan.waiting + f.queued : void 0;
-  return summaryLine(f.pkg, f.key.key, waitingNow, sent, problems(f));
+  const { scan, sent } = f;
+  const unread = scan?.error !== void 0;
+  const problems = (unread ? 1 : 0) + (scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + sent.dropped.length + sent.aside.length + sent.missing.length;
+  const waitingNow = scan && !unread ? scan.waiting + f.queued : void 0;
+  return summaryLine(f.pkg, f.key.key, waitingNow, sent.waiting.reduce((n, [, c]) => n + c, 0), problems);
 }
 
 // src/features/mailbox/index.ts
 function rowText(content) {
   return content.map((b) => typeof b?.text === "string" ? b.text : "").join("\n");
-}
-function renamedTo(result) {
-  const text = result?.text;
-  return typeof text === "string" ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : void 0;
 }
 function holdersIn(listing, key) {
   const sections = listing?.result?.sections;
@@ -3748,6 +3745,7 @@ function createMailboxFeature() {
   let idleAsks = 0;
   const log = (line) => ctx.log(line);
   const logError = (err) => log(messageOf(err));
+  const storeKey = (port, id, key) => port.storeSet(keyStoreName(id), { key, at: clock });
   const tick = async (port) => {
     clock = await port.now().catch(() => clock);
   };
@@ -3837,13 +3835,13 @@ function createMailboxFeature() {
       keyFacts = { why: plan.why };
       log(noKeyLogLine(plan.why));
     } else {
-      await port.storeSet(keyStoreName(id), { key: plan.key, at: clock }).catch(logError);
+      await storeKey(port, id, plan.key).catch(logError);
       let renameProblem;
       if (plan.rename !== void 0) {
         const answer = await port.rename(plan.rename).catch((err) => ({ text: messageOf(err) }));
         const said = String(answer?.text ?? "").trim();
         log(renameLine(plan.rename, said));
-        if (!renameApplied(answer, plan.rename)) renameProblem = said || "no answer";
+        if (renamedTo(answer) !== plan.rename) renameProblem = said || "no answer";
       }
       keyFacts = { key: plan.key, source: plan.source, renameProblem };
       log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
@@ -3892,7 +3890,7 @@ function createMailboxFeature() {
     await tick(port);
     const key = keyFacts?.key;
     if (reason === "clear" && id !== endedId) {
-      if (key !== void 0) await quietly(port.storeSet(keyStoreName(id), { key, at: clock }));
+      if (key !== void 0) await quietly(storeKey(port, id, key));
       const sent = parseOutbox(await quietly(port.storeGet(outboxStoreName(endedId))));
       if (sent.length) await quietly(port.storeSet(outboxStoreName(id), sent));
     }
@@ -3907,7 +3905,7 @@ function createMailboxFeature() {
       box.setKey(void 0);
       return log(noKeyLogLine(plan.why));
     }
-    await quietly(port.storeSet(keyStoreName(sessionId), { key: plan.key, at: clock }));
+    await quietly(storeKey(port, sessionId, plan.key));
     keyFacts = { key: plan.key, source: "user" };
     box.setKey(root === void 0 ? void 0 : plan.key);
     log(adoptedLine(plan.key));
@@ -5400,9 +5398,9 @@ function readConfig(text) {
   const brokenProviders = /* @__PURE__ */ new Set();
   for (const [id, entry] of Object.entries(section("providers"))) {
     const path = `providers.${id}`;
-    const problems2 = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...problemsOf(entry, providerShape, path)];
-    if (problems2.length) {
-      errors.push(...problems2);
+    const problems = [...PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)], ...problemsOf(entry, providerShape, path)];
+    if (problems.length) {
+      errors.push(...problems);
       brokenProviders.add(id);
       continue;
     }
@@ -5418,17 +5416,17 @@ function readConfig(text) {
     if (ALIAS_PATTERN.test(alias) && !isClaudeName(alias)) claimed.push(alias);
     const path = `models.${alias}`;
     const shapeProblems = problemsOf(entry, MODEL_SHAPE, path);
-    const problems2 = [
+    const problems = [
       ...ALIAS_PATTERN.test(alias) ? [] : [configError(path, BAD_ALIAS)],
       ...isClaudeName(alias) ? [configError(path, CLAUDE_ALIAS(alias))] : [],
       ...shapeProblems
     ];
     const { provider, model, context, label, maxOutput, effort, vision } = entry;
     if (!shapeProblems.length && !providers[provider]) {
-      problems2.push(configError(`${path}.provider`, brokenProviders.has(provider) ? BROKEN_PROVIDER(provider) : UNKNOWN_PROVIDER(provider)));
+      problems.push(configError(`${path}.provider`, brokenProviders.has(provider) ? BROKEN_PROVIDER(provider) : UNKNOWN_PROVIDER(provider)));
     }
-    if (problems2.length) {
-      errors.push(...problems2);
+    if (problems.length) {
+      errors.push(...problems);
       continue;
     }
     models[alias] = {
@@ -7542,7 +7540,7 @@ function stateOf2(row) {
   if (row.yieldsTo) return `on (${row.why}), yields to ${row.yieldsTo}, which runs it in this session`;
   return `runs (${row.why})`;
 }
-function formatStatus(pkg, version, rows, problems2) {
+function formatStatus(pkg, version, rows, problems) {
   const out = [`${pkg} ${version}`];
   const carried2 = rows.filter((r) => r.carried);
   if (carried2.length === 0) out.push("No features are carried by this package.");
@@ -7555,7 +7553,7 @@ function formatStatus(pkg, version, rows, problems2) {
   }
   const totalSkips = rows.reduce((n, r) => n + r.skips, 0);
   out.push(`Skipped hooks: ${totalSkips === 0 ? "none" : rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`).join(", ")}`);
-  for (const problem2 of problems2) out.push(`Problem: ${problem2}`);
+  for (const problem2 of problems) out.push(`Problem: ${problem2}`);
   return out.join("\n");
 }
 
@@ -7660,7 +7658,7 @@ function fallbackOf(field) {
 }
 function parseOptions(fields, raw) {
   const values = {};
-  const problems2 = [];
+  const problems = [];
   for (const [key, field] of Object.entries(fields)) {
     const given = raw[key];
     if (given === void 0) {
@@ -7672,10 +7670,10 @@ function parseOptions(fields, raw) {
       values[key] = field.type === "switch" ? given === SWITCH_ON : given;
     } else {
       values[key] = fallbackOf(field);
-      problems2.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
+      problems.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
     }
   }
-  return { values, problems: problems2 };
+  return { values, problems };
 }
 
 // src/registry.ts
@@ -7917,7 +7915,7 @@ function preview(value) {
 var COMMAND_DESCRIPTION = "What this package runs and why; its verbs.";
 function createRuntime(factories, template, raw) {
   const fields = allFields(template);
-  const { values: options, problems: problems2 } = parseOptions(fields, raw);
+  const { values: options, problems } = parseOptions(fields, raw);
   const defaults = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fallbackOf(field)]));
   const all = factories.map((make) => make());
   const isOn = (f) => f.name in raw && options[f.name] === true;
@@ -7998,7 +7996,7 @@ function createRuntime(factories, template, raw) {
   async function claimAtStart() {
     if (!problemsLogged) {
       problemsLogged = true;
-      for (const problem2 of problems2) log(`keel: ${problem2}`);
+      for (const problem2 of problems) log(`keel: ${problem2}`);
     }
     restamp = false;
     if (!actingOn.length) {
@@ -8080,7 +8078,7 @@ function createRuntime(factories, template, raw) {
         lines
       });
     }
-    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems2, claimProblem] : problems2);
+    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems);
   }
   async function command(e, next) {
     const p = bound();

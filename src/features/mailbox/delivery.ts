@@ -470,20 +470,20 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
     /** Collects the key's waiting mail into one batch and delivers it by the rules above; one scan at a time. */
     scan(): Promise<ScanReport | undefined> {
-      if (scanning) {
-        rescan = true
-        return scanning
+      // A scan asked for while one runs: that one looks once more when it is done.
+      if (scanning) rescan = true
+      else {
+        scanning = (async () => {
+          let report: ScanReport | undefined
+          do {
+            rescan = false
+            report = await survey(true)
+          } while (rescan)
+          return report
+        })().finally(() => {
+          scanning = undefined
+        })
       }
-      scanning = (async () => {
-        let report: ScanReport | undefined
-        do {
-          rescan = false
-          report = await survey(true)
-        } while (rescan)
-        return report
-      })().finally(() => {
-        scanning = undefined
-      })
       return scanning
     },
 

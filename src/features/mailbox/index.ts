@@ -11,7 +11,7 @@ import type { Feature, FeatureContext } from '../../registry.ts'
 import type { MailboxPort as Port } from './bind.ts'
 import { DAY_MS, HEADLESS_IDLE_MS, KEY_STORE_PREFIX, NAMING_OPTION, NEW_ID_POLL_MS, NEW_ID_POLLS, OUTBOX_STORE_PREFIX, RETENTION_OPTION, SCAN_OPTION, SPOOL_NOTE, TOOL_NAME, type Naming } from './constants.ts'
 import { createMailbox, type DeliveryEdges, type Mailbox } from './delivery.ts'
-import { adoptRename, escapeName, folderOf, isStaleKeyEntry, keyOfFolder, keyStoreName, renameApplied, sameKey, settleKey, type OwnName } from './key.ts'
+import { adoptRename, escapeName, folderOf, isStaleKeyEntry, keyOfFolder, keyStoreName, renamedTo, sameKey, settleKey, type OwnName } from './key.ts'
 import { addToOutbox, isStaleOutbox, outboxStoreName, parseOutbox, sentStateOf, settleOutbox, type SettledOutbox } from './outbox.ts'
 import { parseMailArgs, sendMail } from './send.ts'
 import { ownNameFromListAgents, ownNameOf, parseSessionRecord, registryPathOf, spoolRootOf } from './sessions.ts'
@@ -24,12 +24,6 @@ type Config = { retentionMs: number; scanSeconds: number; naming: Naming }
 /** A row's text blocks, joined (keel's header sits in the first). */
 function rowText(content: readonly unknown[]): string {
   return content.map((b) => (typeof (b as { text?: unknown })?.text === 'string' ? (b as { text: string }).text : '')).join('\n')
-}
-
-/** The name a `/rename` answered with (`Session renamed to: K`, measured), or undefined when it did not apply. */
-function renamedTo(result: unknown): string | undefined {
-  const text = (result as { text?: unknown } | undefined)?.text
-  return typeof text === 'string' ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : undefined
 }
 
 /** Running sessions named `key` (in any spelling the engine takes for it): this one and the peers ListAgents lists under it. */
@@ -91,6 +85,9 @@ export function createMailboxFeature(): Feature<Port> {
 
   const log = (line: string) => ctx.log(line)
   const logError = (err: unknown) => log(messageOf(err))
+
+  /** The session's key entry, `at` now: refreshed at every settle, so an entry in use is never pruned. */
+  const storeKey = (port: Port, id: string, key: string) => port.storeSet(keyStoreName(id), { key, at: clock })
 
   const tick = async (port: Port) => {
     clock = await port.now().catch(() => clock)
@@ -206,15 +203,14 @@ export function createMailboxFeature(): Feature<Port> {
       keyFacts = { why: plan.why }
       log(s.noKeyLogLine(plan.why))
     } else {
-      // `at` is refreshed at every settle, so an entry in use is never pruned.
-      await port.storeSet(keyStoreName(id), { key: plan.key, at: clock }).catch(logError)
+      await storeKey(port, id, plan.key).catch(logError)
       let renameProblem: string | undefined
       if (plan.rename !== undefined) {
         // A timer's rename: the engine records it as the person's (`user`) and restores it at resume (NOTES §1).
         const answer = await port.rename(plan.rename).catch((err: unknown) => ({ text: messageOf(err) }))
         const said = String((answer as { text?: unknown } | undefined)?.text ?? '').trim()
         log(s.renameLine(plan.rename, said))
-        if (!renameApplied(answer, plan.rename)) renameProblem = said || 'no answer'
+        if (renamedTo(answer) !== plan.rename) renameProblem = said || 'no answer'
       }
       keyFacts = { key: plan.key, source: plan.source, renameProblem }
       log(s.keyLogLine(plan.key, s.KEY_SOURCE[plan.source]))
@@ -276,7 +272,7 @@ export function createMailboxFeature(): Feature<Port> {
     const key = keyFacts?.key
     if (reason === 'clear' && id !== endedId) {
       // `/clear` keeps the name (A7), so the key: its entry and the outbox follow the new id.
-      if (key !== undefined) await quietly(port.storeSet(keyStoreName(id), { key, at: clock }))
+      if (key !== undefined) await quietly(storeKey(port, id, key))
       const sent = parseOutbox(await quietly(port.storeGet(outboxStoreName(endedId))))
       if (sent.length) await quietly(port.storeSet(outboxStoreName(id), sent))
     }
@@ -293,7 +289,7 @@ export function createMailboxFeature(): Feature<Port> {
       box.setKey(undefined)
       return log(s.noKeyLogLine(plan.why))
     }
-    await quietly(port.storeSet(keyStoreName(sessionId), { key: plan.key, at: clock }))
+    await quietly(storeKey(port, sessionId, plan.key))
     keyFacts = { key: plan.key, source: 'user' }
     box.setKey(root === undefined ? undefined : plan.key)
     log(s.adoptedLine(plan.key))

@@ -13,16 +13,21 @@ export type KeyCheck = { ok: true; key: string } | { ok: false; why: string }
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 
+/** What a trimmed text must not be, in order: the first that holds is why it is no key. */
+const NOT_A_KEY: readonly (readonly [keyof typeof KEY_WHY, (key: string) => boolean])[] = [
+  ['empty', (key) => !keyIdOf(key)],
+  ['control', (key) => CONTROL.test(key)],
+  ['path', (key) => /[/\\]/.test(key)],
+  ['dots', (key) => key.includes('..')],
+  ['long', (key) => [...key].length > KEY_MAX_CHARS],
+  ['folder', (key) => folderOf(key).length > FOLDER_NAME_MAX],
+]
+
 export function checkKey(raw: unknown): KeyCheck {
   if (typeof raw !== 'string') return { ok: false, why: KEY_WHY.notText }
   const key = raw.trim()
-  if (!keyIdOf(key)) return { ok: false, why: KEY_WHY.empty }
-  if (CONTROL.test(key)) return { ok: false, why: KEY_WHY.control }
-  if (/[/\\]/.test(key)) return { ok: false, why: KEY_WHY.path }
-  if (key.includes('..')) return { ok: false, why: KEY_WHY.dots }
-  if ([...key].length > KEY_MAX_CHARS) return { ok: false, why: KEY_WHY.long }
-  if (folderOf(key).length > FOLDER_NAME_MAX) return { ok: false, why: KEY_WHY.folder }
-  return { ok: true, key }
+  const broken = NOT_A_KEY.find(([, breaks]) => breaks(key))
+  return broken ? { ok: false, why: KEY_WHY[broken[0]] } : { ok: true, key }
 }
 
 /**
@@ -160,9 +165,11 @@ function adopt(name: string, source: 'user' | 'auto'): KeyPlan {
  */
 export const adoptRename = (name: string): KeyPlan => adopt(name, 'user')
 
-/** The engine's answer to a rename that applied (A10). */
-export const renameApplied = (answer: unknown, key: string) =>
-  typeof (answer as { text?: unknown } | undefined)?.text === 'string' && (answer as { text: string }).text.trim() === `Session renamed to: ${key}`
+/** The name a `/rename` answered with (`Session renamed to: K`, measured, A10), or undefined when it did not apply. */
+export function renamedTo(answer: unknown): string | undefined {
+  const text = (answer as { text?: unknown } | undefined)?.text
+  return typeof text === 'string' ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : undefined
+}
 
 /** A key entry (`mailbox-key:…`) to delete: not a key entry any more, or not refreshed for 30 days. */
 export function isStaleKeyEntry(value: unknown, now: number): boolean {

@@ -13,17 +13,20 @@ import * as s from './strings.ts'
 
 export type SendCheck = { ok: true; to: string; text: string } | { ok: false; deny: string }
 
+/** A refusal: nothing was sent. */
+const denied = (deny: string) => ({ ok: false as const, deny })
+
 /** The input rules: `to` a key (not this session's own, in any spelling), `text` a non-blank string of at most 64 KiB of UTF-8. */
 export function checkSend(input: { to?: unknown; text?: unknown }, ownKey: string | undefined): SendCheck {
   const to = checkKey(input.to)
-  if (!to.ok) return { ok: false, deny: s.toRefused(to.why) }
-  if (sameKey(to.key, ownKey)) return { ok: false, deny: s.toSelf(to.key) }
-  if (typeof input.text !== 'string') return { ok: false, deny: s.TEXT_NOT_TEXT }
-  if (!input.text.trim()) return { ok: false, deny: s.TEXT_EMPTY }
+  if (!to.ok) return denied(s.toRefused(to.why))
+  if (sameKey(to.key, ownKey)) return denied(s.toSelf(to.key))
+  if (typeof input.text !== 'string') return denied(s.TEXT_NOT_TEXT)
+  if (!input.text.trim()) return denied(s.TEXT_EMPTY)
   // A lone surrogate has no UTF-8 form: measured, the model reads it as U+FFFD by either path.
-  if (/\p{Cs}/u.test(input.text)) return { ok: false, deny: s.TEXT_NOT_UTF8 }
+  if (/\p{Cs}/u.test(input.text)) return denied(s.TEXT_NOT_UTF8)
   const bytes = utf8Bytes(input.text)
-  if (bytes > MAIL_TEXT_MAX_BYTES) return { ok: false, deny: s.textTooLong(bytes) }
+  if (bytes > MAIL_TEXT_MAX_BYTES) return denied(s.textTooLong(bytes))
   return { ok: true, to: to.key, text: input.text }
 }
 
@@ -109,14 +112,14 @@ export type SendResult =
 export async function sendMail(e: SendEdges, req: SendRequest): Promise<SendResult> {
   const checked = checkSend(req.input, req.ownKey)
   if (!checked.ok) return checked
-  if (req.from === undefined) return { ok: false, deny: s.FROM_UNKNOWN }
+  if (req.from === undefined) return denied(s.FROM_UNKNOWN)
   const from = checkKey(req.from)
-  if (!from.ok) return { ok: false, deny: s.fromRefused(req.from, from.why) }
+  if (!from.ok) return denied(s.fromRefused(req.from, from.why))
   const mail: Mail = { v: MAIL_VERSION, id: newMailId(e.randomBytes), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text }
   const folder = `${req.root}/${folderOf(mail.to)}`
   // Never over an existing file (`expected: null`); in place only where nothing renames (then a reader's "not yet" rule covers the torn moment).
   const written = await writeSafely(e, { within: req.root, path: `${folder}/${mailName(mail)}`, text: mailFileText(mail), expected: null, inPlace: true })
-  if (!written.ok) return { ok: false, deny: s.notKept(written.reason) }
+  if (!written.ok) return denied(s.notKept(written.reason))
   let outcome: Outcome = { kind: 'noMessaging' }
   if (e.send) {
     try {

@@ -87,11 +87,7 @@ export function stateOf(f: MailFiles): MailState {
 }
 
 /** Where the mail's text is: B.json while it is there, else the newest claim that is not an empty marker. */
-export function bodyOf(f: MailFiles): { name: string; size: number; mtimeMs: number } | undefined {
-  if (f.json) return f.json
-  for (let i = f.claims.length - 1; i >= 0; i--) if (f.claims[i]!.size > 0) return f.claims[i]!
-  return undefined
-}
+export const bodyOf = (f: MailFiles): { name: string; size: number; mtimeMs: number } | undefined => f.json ?? f.claims.findLast((c) => c.size > 0)
 
 /** Oldest first by `sentAt`, then by id. */
 export const oldestFirst = (a: Pick<Mail, 'sentAt' | 'id'>, b: Pick<Mail, 'sentAt' | 'id'>) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1)

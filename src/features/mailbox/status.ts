@@ -51,14 +51,12 @@ export function statusLines(f: StatusFacts): string[] {
   ]
 }
 
-/** Problems worth a look: an unreadable mailbox, files kept aside, two holders, sent mail dropped or lost. */
-function problems(f: StatusFacts): number {
-  return (f.scan?.error !== undefined ? 1 : 0) + (f.scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + f.sent.dropped.length + f.sent.aside.length + f.sent.missing.length
-}
-
 export function summaryLine(f: StatusFacts): string {
   if (!f.key) return s.NOT_STARTED_LINE
-  const sent = f.sent.waiting.reduce((n, [, c]) => n + c, 0)
-  const waitingNow = f.scan && f.scan.error === undefined ? f.scan.waiting + f.queued : undefined
-  return s.summaryLine(f.pkg, f.key.key, waitingNow, sent, problems(f))
+  const { scan, sent } = f
+  const unread = scan?.error !== undefined
+  // Problems worth a look: an unreadable mailbox, files kept aside, two holders, sent mail dropped or lost.
+  const problems = (unread ? 1 : 0) + (scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + sent.dropped.length + sent.aside.length + sent.missing.length
+  const waitingNow = scan && !unread ? scan.waiting + f.queued : undefined
+  return s.summaryLine(f.pkg, f.key.key, waitingNow, sent.waiting.reduce((n, [, c]) => n + c, 0), problems)
 }

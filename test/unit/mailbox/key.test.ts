@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import { KEY_STORE_TTL_MS } from '../../../src/features/mailbox/constants.ts'
 import { MAIL_ID_PATTERN, newMailId, randomBase32 } from '../../../src/features/mailbox/ids.ts'
 import {
-  adoptRename, checkKey, escapeName, folderOf, isStaleKeyEntry, keyIdOf, keyOfFolder, sameKey, looksDerived, mintKey, renameApplied, settleKey, slugOf, storedKeyOf,
+  adoptRename, checkKey, escapeName, folderOf, isStaleKeyEntry, keyIdOf, keyOfFolder, sameKey, looksDerived, mintKey, renamedTo, settleKey, slugOf, storedKeyOf,
   type SettleInput,
 } from '../../../src/features/mailbox/key.ts'
 import {
@@ -156,10 +156,11 @@ test('settleKey: no name read, or a name that cannot be a key: no key, and why',
 test('adoption, the rename answer', () => {
   assert.equal(adoptRename(' K2 '), { key: 'K2', source: 'user' })
   assert.equal(adoptRename('bad\nname'), { why: NO_KEY_WHY.invalid('bad\nname', KEY_WHY.control) })
-  assert.ok(renameApplied({ text: 'Session renamed to: keel-aaaa' }, 'keel-aaaa'))
-  assert.not.ok(renameApplied({ text: 'Session renamed to: other' }, 'keel-aaaa'))
-  assert.not.ok(renameApplied(undefined, 'keel-aaaa'))
-  assert.not.ok(renameApplied({}, 'keel-aaaa'))
+  assert.is(renamedTo({ text: 'Session renamed to: keel-aaaa' }), 'keel-aaaa')
+  assert.is(renamedTo({ text: 'Session renamed to: other\n' }), 'other')
+  assert.is(renamedTo({ text: 'Session name cannot be empty' }), undefined)
+  assert.is(renamedTo(undefined), undefined)
+  assert.is(renamedTo({}), undefined)
 })
 
 test('store entries: valid ones kept until 30 days without a refresh; damaged ones go', () => {
