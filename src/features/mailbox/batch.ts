@@ -11,7 +11,7 @@ export type Delivery = { mail: Mail; redelivered: boolean }
 export function formatBatch(pkg: string, items: readonly Delivery[], nonce: string): string {
   const sorted = [...items].sort((a, b) => oldestFirst(a.mail, b.mail))
   const keys = [...new Set(sorted.map((d) => d.mail.to))]
-  return [batchHead(pkg, keys, sorted.length, nonce), ...sorted.map((d) => mailEntry(d.mail.id, d.mail.from, d.mail.sentAt, d.mail.text, d.redelivered, nonce))].join('\n\n')
+  return [batchHead(pkg, keys, sorted.length, nonce), ...sorted.map((d) => mailEntry(d.mail, d.redelivered, nonce))].join('\n\n')
 }
 
 /** Whether one more mail of `bytes` joins a batch of `count` mails holding `total` bytes; the first always does. */

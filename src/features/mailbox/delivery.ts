@@ -13,11 +13,11 @@
 import { messageOf } from '../../lib/message.ts'
 import { writeSafely, type SafeWriteEdges } from '../../lib/safe-write.ts'
 import { fitsBatch, formatBatch, type Delivery } from './batch.ts'
-import { NONCE_CHARS } from './constants.ts'
+import { MAIL_FILE_MAX_BYTES, NONCE_CHARS } from './constants.ts'
 import { findHeader, withHeader, type Header } from './header.ts'
 import { randomBase32 } from './ids.ts'
 import { folderOf, keyOfFolder } from './key.ts'
-import { candidatesOf, claimName, corruptName, doneName, droppedName, namesOf, oversize, ownerOf, parseBody, prunePlan, readListing, stateOf, type Candidate, type Listing } from './spool.ts'
+import { candidatesOf, claimName, fileName, namesOf, ownerOf, parseBody, prunePlan, readListing, stateOf, type Candidate, type Listing } from './spool.ts'
 import * as s from './strings.ts'
 
 /** The safe writer's file edges (its `list` included), and the ways mail reaches the model. */
@@ -146,7 +146,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   async function attempt(fn: () => Promise<unknown>, field: 'drop' | 'deny'): Promise<string | undefined> {
     try {
       const why = ((await fn()) as Record<string, unknown> | undefined)?.[field]
-      return why === undefined ? undefined : field === 'drop' ? s.dropped(String(why)) : s.refused(String(why))
+      return why === undefined ? undefined : s.notTaken(field, why)
     } catch (err) {
       return messageOf(err)
     }
@@ -177,7 +177,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   async function markDone(h: Held): Promise<void> {
     if (held.get(h.id) !== h) return
     held.delete(h.id)
-    const done = `${h.folder}/${doneName(h.base)}`
+    const done = `${h.folder}/${fileName(h.base, 'done')}`
     if (h.marker) await placeMarker(done)
     else await moved(h.path, done, s.markFailedLine, h.path)
   }
@@ -221,7 +221,8 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   async function take(folder: string, k: string, c: Candidate, commands: boolean, scan: ScanWork): Promise<Held | undefined> {
     const { id, base } = c.files
     const now = edges!.now()
-    if (oversize(c.size)) return setAside(folder, c, s.CORRUPT.tooLarge(c.size), commands, scan)
+    // A file larger than any mail is set aside unread.
+    if (c.size > MAIL_FILE_MAX_BYTES) return setAside(folder, c, s.CORRUPT.tooLarge(c.size), commands, scan)
     let text: string
     try {
       text = await edges!.read(`${folder}/${c.body}`)
@@ -252,7 +253,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   async function setAside(folder: string, c: Candidate, why: string, commands: boolean, scan: ScanWork): Promise<undefined> {
     log(s.setAsideLine(c.body, why))
     scan.asideIds.add(c.files.id)
-    const to = corruptName(c.files.base)
+    const to = fileName(c.files.base, 'corrupt')
     if (commands && (await moved(`${folder}/${c.body}`, `${folder}/${to}`, s.pruneFailedLine, c.body))) {
       asideWhy.set(to, why)
       scan.aside.push({ name: to, why })
@@ -268,7 +269,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       else {
         droppedIds.add(a.files.id)
         log(s.droppedLine(a.body))
-        const to = `${folder}/${droppedName(a.files.base)}`
+        const to = `${folder}/${fileName(a.files.base, 'dropped')}`
         if (!commands) await placeMarker(to)
         else if (await moved(`${folder}/${a.body}`, to, s.pruneFailedLine, a.body)) await removeAll(folder, namesOf(a.files).filter((n) => n !== a.body))
       }
@@ -395,7 +396,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
         seen.delete(h.id)
         released.add(h.id)
         // Where nothing renames the marker stays: this load knows the claim was never shown.
-        if (!h.marker) await moved(h.path, `${h.folder}/${h.base}.json`, s.releaseFailedLine, h.path)
+        if (!h.marker) await moved(h.path, `${h.folder}/${fileName(h.base, 'json')}`, s.releaseFailedLine, h.path)
       }
       log(s.releasedLine(items.length, reason))
     },

@@ -47,7 +47,8 @@ export function createMailboxFeature(): Feature<Port> {
   // Per registration: a reload starts it over (the spool and the store keep everything).
   let box: Mailbox | undefined
   let config: Config
-  /** The start's context: every hook of a load is handed the same options, facts and log. */
+  /** The load's port and context: bound once a load (main.ts), so every hook is handed these same two. */
+  let port: Port
   let ctx: FeatureContext
   /** The engine's clock, read before each piece of work: the cores read time synchronously. */
   let clock = 0
@@ -87,19 +88,19 @@ export function createMailboxFeature(): Feature<Port> {
   const logError = (err: unknown) => log(messageOf(err))
 
   /** The session's key entry, `at` now: refreshed at every settle, so an entry in use is never pruned. */
-  const storeKey = (port: Port, id: string, key: string) => port.storeSet(keyStoreName(id), { key, at: clock })
+  const storeKey = (id: string, key: string) => port.storeSet(keyStoreName(id), { key, at: clock })
 
-  const tick = async (port: Port) => {
+  const tick = async () => {
     clock = await port.now().catch(() => clock)
   }
 
   /** Where each piece of work begins: the start's work done, then the clock read. */
-  const ready = async (port: Port) => {
-    await ensureBegun(port)
-    await tick(port)
+  const ready = async () => {
+    await ensureBegun()
+    await tick()
   }
 
-  function edgesOf(port: Port): DeliveryEdges {
+  function edgesOf(): DeliveryEdges {
     return {
       ...port.files,
       submit: port.submit,
@@ -107,14 +108,14 @@ export function createMailboxFeature(): Feature<Port> {
       keep: port.notice,
       log,
       // Work the core moves off a hook's path waits for the start's work, then reads the clock.
-      after: (fn) => void port.after(0, () => void ready(port).then(fn)),
+      after: (fn) => void port.after(0, () => void ready().then(fn)),
       now: () => clock,
       randomBytes: port.randomBytes,
     }
   }
 
   /** Runs `work` from a timer, after the hook returns; a failure is a debug line. */
-  function later(port: Port, work: () => Promise<unknown>, ms = 0): void {
+  function later(work: () => Promise<unknown>, ms = 0): void {
     const run = () => void work().catch(logError)
     try {
       port.after(ms, run)
@@ -124,8 +125,8 @@ export function createMailboxFeature(): Feature<Port> {
   }
 
   /** The start's work, begun once (see `work`); resolves once the latest settling is done. */
-  function ensureBegun(port: Port): Promise<void> {
-    return (work ??= begin(port)
+  function ensureBegun(): Promise<void> {
+    return (work ??= begin()
       .catch((err: unknown) => {
         rootProblem ??= messageOf(err)
         log(s.startFailedLine(messageOf(err)))
@@ -136,12 +137,12 @@ export function createMailboxFeature(): Feature<Port> {
   }
 
   /** One scan of the key's mailbox, after the start's work; the first also cleans up (other keys' folders, the store). */
-  const scan = async (port: Port) => {
-    await ready(port)
+  const scan = async () => {
+    await ready()
     await box!.scan()
     if (cleaned) return
     cleaned = true
-    await cleanUp(port)
+    await cleanUp()
   }
 
   /**
@@ -149,27 +150,27 @@ export function createMailboxFeature(): Feature<Port> {
    * headless session once it has been idle for `HEADLESS_IDLE_MS` (a one-shot `-p` has exited by
    * then, and its printed result stays its prompt's answer).
    */
-  function scanWhenIdle(port: Port): void {
-    if (interactive) return later(port, () => scan(port))
+  function scanWhenIdle(): void {
+    if (interactive) return later(() => scan())
     idleAsks++
     // One timer at a time, never cancelled (each `$` call on a turn end's path costs it): one that
     // fires after a later ask waits once more, so the scan comes 1.5 s or more after the last ask.
-    if (!idleTimer) armIdle(port)
+    if (!idleTimer) armIdle()
   }
 
-  function armIdle(port: Port): void {
+  function armIdle(): void {
     const asked = idleAsks
     idleTimer = true
-    later(port, async () => {
+    later(async () => {
       idleTimer = false
       if (ended) return
-      if (idleAsks !== asked) return armIdle(port)
-      if (!ctx.facts.isMainTurnRunning()) await scan(port)
+      if (idleAsks !== asked) return armIdle()
+      if (!ctx.facts.isMainTurnRunning()) await scan()
     }, HEADLESS_IDLE_MS)
   }
 
   /** The spool's real root (`root`), made with its note when missing, since the safe writer writes only inside a real folder; else why not (`rootProblem`). */
-  async function openSpool(port: Port, at: string): Promise<void> {
+  async function openSpool(at: string): Promise<void> {
     const spool = spoolRootOf(at)
     let facts = await port.files.stat(spool)
     let why = s.NOT_A_FOLDER
@@ -183,15 +184,15 @@ export function createMailboxFeature(): Feature<Port> {
   }
 
   /** The session's own name and its source: the registry record first, else ListAgents' first line (NOTES §1). */
-  async function readOwnName(port: Port): Promise<OwnName | undefined> {
+  async function readOwnName(): Promise<OwnName | undefined> {
     const record = configRoot === undefined || pid === undefined ? undefined : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => undefined)
     return ownNameOf(record) ?? ownNameFromListAgents(listingText(await quietly(port.listAgents())))
   }
 
   /** Settles the key of the session `id` and starts the machine on it; then one scan, and the idle timer. */
-  async function settle(port: Port, id: string): Promise<void> {
+  async function settle(id: string): Promise<void> {
     sessionId = id
-    const own = await readOwnName(port)
+    const own = await readOwnName()
     ownName = own?.name
     const plan = settleKey({
       own, stored: await quietly(port.storeGet(keyStoreName(id))), naming: config.naming, cwd, randomBytes: port.randomBytes,
@@ -203,7 +204,7 @@ export function createMailboxFeature(): Feature<Port> {
       keyFacts = { why: plan.why }
       log(s.noKeyLogLine(plan.why))
     } else {
-      await storeKey(port, id, plan.key).catch(logError)
+      await storeKey(id, plan.key).catch(logError)
       let renameProblem: string | undefined
       if (plan.rename !== undefined) {
         // A timer's rename: the engine records it as the person's (`user`) and restores it at resume (NOTES §1).
@@ -215,32 +216,32 @@ export function createMailboxFeature(): Feature<Port> {
       keyFacts = { key: plan.key, source: plan.source, renameProblem }
       log(s.keyLogLine(plan.key, s.KEY_SOURCE[plan.source]))
     }
-    box!.start(edgesOf(port), { root: root ?? '', sessionId: id, key: root === undefined ? undefined : plan.key })
+    box!.start(edgesOf(), { root: root ?? '', sessionId: id, key: root === undefined ? undefined : plan.key })
     // A turn that began before the settling (a `-p` prompt) is still running.
     if (ctx.facts.isMainTurnRunning()) box!.turnStarted(undefined)
     stopIdleScan?.()
     // Idle: a headless session's scan never takes mail into a running turn (see scanWhenIdle).
     stopIdleScan = config.scanSeconds > 0 && root !== undefined
       ? port.every(config.scanSeconds * 1000, () => {
-        if (interactive || !ctx.facts.isMainTurnRunning()) void scan(port).catch(logError)
+        if (interactive || !ctx.facts.isMainTurnRunning()) void scan().catch(logError)
       })
       : undefined
   }
 
   /** The start's work, off the start's path: where the spool is, the key, a scan; then the clean-up. */
-  async function begin(port: Port): Promise<void> {
-    await tick(port)
+  async function begin(): Promise<void> {
+    await tick()
     const home = await port.homeFacts()
     messaging = home.messaging
     pid = home.pid
     configRoot = configRootOf(home)
     if (configRoot === undefined) rootProblem = s.NO_CONFIG_ROOT
-    else await openSpool(port, configRoot)
-    await settle(port, await ctx.facts.sessionId())
+    else await openSpool(configRoot)
+    await settle(await ctx.facts.sessionId())
   }
 
   /** After the start scan: the retention period over every other key's folder (the key's own are scanned), and stale store entries. */
-  async function cleanUp(port: Port): Promise<void> {
+  async function cleanUp(): Promise<void> {
     if (root !== undefined) {
       const own = box!.facts().key
       for (const entry of await port.files.list(root).catch(() => [])) {
@@ -261,27 +262,27 @@ export function createMailboxFeature(): Feature<Port> {
   }
 
   /** After a /clear or /resume: the process goes on under a new session id, with no session.start. */
-  async function restart(port: Port, endedId: string, reason: string): Promise<void> {
+  async function restart(endedId: string, reason: string): Promise<void> {
     let id = endedId
     for (let i = 0; id === endedId && i <= NEW_ID_POLLS; i++) {
       if (i) await new Promise<void>((resolve) => port.after(NEW_ID_POLL_MS, resolve))
       id = await port.sessionId().catch(() => endedId)
     }
     log(s.newIdLine(reason, id !== endedId))
-    await tick(port)
+    await tick()
     const key = keyFacts?.key
     if (reason === 'clear' && id !== endedId) {
       // `/clear` keeps the name (A7), so the key: its entry and the outbox follow the new id.
-      if (key !== undefined) await quietly(storeKey(port, id, key))
+      if (key !== undefined) await quietly(storeKey(id, key))
       const sent = parseOutbox(await quietly(port.storeGet(outboxStoreName(endedId))))
       if (sent.length) await quietly(port.storeSet(outboxStoreName(id), sent))
     }
-    await settle(port, id)
+    await settle(id)
   }
 
   /** Adoption: the person's `/rename K` makes K the key, and K's mailbox is scanned. */
-  async function adopt(port: Port, name: string): Promise<void> {
-    await ready(port)
+  async function adopt(name: string): Promise<void> {
+    await ready()
     if (sessionId === undefined || !box) return
     const plan = adoptRename(name)
     if (plan.key === undefined) {
@@ -289,20 +290,22 @@ export function createMailboxFeature(): Feature<Port> {
       box.setKey(undefined)
       return log(s.noKeyLogLine(plan.why))
     }
-    await quietly(storeKey(port, sessionId, plan.key))
+    await quietly(storeKey(sessionId, plan.key))
     keyFacts = { key: plan.key, source: 'user' }
     box.setKey(root === undefined ? undefined : plan.key)
     log(s.adoptedLine(plan.key))
-    scanWhenIdle(port)
+    scanWhenIdle()
   }
 
   /** `mailbox_send` and `/<pkg> mail`: the spool file first, then the native send, then the answer. */
-  async function send(port: Port, input: { to?: unknown; text?: unknown }): Promise<{ answer: string } | { deny: string }> {
-    await ready(port)
-    if (!box || sessionId === undefined) return { deny: s.NOT_STARTED }
+  async function send(input: { to?: unknown; text?: unknown }): Promise<{ answer: string } | { deny: string }> {
+    // No start ran (the package yields the mailbox to another), or its work failed before the session was known.
+    if (!box) return { deny: s.NOT_STARTED }
+    await ready()
+    if (sessionId === undefined) return { deny: s.NOT_STARTED }
     if (root === undefined) return { deny: s.notKept(rootProblem!) }
     const key = box.facts().key
-    const sent = await sendMail({ ...edgesOf(port), send: messaging ? port.send : undefined }, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input })
+    const sent = await sendMail({ ...edgesOf(), send: messaging ? port.send : undefined }, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input })
     if (!sent.ok) return { deny: sent.deny }
     log(s.sentLine(sent.mail.id, sent.mail.to, sent.outcome.kind))
     if (sent.record) {
@@ -314,7 +317,7 @@ export function createMailboxFeature(): Feature<Port> {
   }
 
   /** The sent mail still waiting, settled against each recipient's folder (after its retention period is applied). */
-  async function sentState(port: Port, persist: boolean): Promise<SettledOutbox> {
+  async function sentState(persist: boolean): Promise<SettledOutbox> {
     const name = outboxStoreName(sessionId ?? '')
     const records = parseOutbox(await quietly(port.storeGet(name)))
     const listings = new Map<string, Listing>()
@@ -334,12 +337,12 @@ export function createMailboxFeature(): Feature<Port> {
    * `wait`: the person asked for the mailbox (`/<pkg> mailbox`): the start's work is begun and waited
    * for. The package's status waits only for work already begun (it makes no timer, so it ends).
    */
-  async function statusFacts(port: Port, persist: boolean, wait: boolean): Promise<StatusFacts | undefined> {
+  async function statusFacts(persist: boolean, wait: boolean): Promise<StatusFacts | undefined> {
     if (!box) return
-    if (wait) await ensureBegun(port)
+    if (wait) await ensureBegun()
     else if (work) await work
     if (!settled) return
-    await tick(port)
+    await tick()
     const f = box.facts()
     return {
       pkg: port.pkg,
@@ -348,7 +351,7 @@ export function createMailboxFeature(): Feature<Port> {
       holders: f.key === undefined ? 1 : holdersIn(await quietly(port.listAgents()), f.key),
       queued: f.queued,
       // With no spool nothing was kept, so nothing was sent that waits.
-      sent: root === undefined ? settleOutbox([], () => 'waiting') : await sentState(port, persist),
+      sent: root === undefined ? settleOutbox([], () => 'waiting') : await sentState(persist),
       lastDelivery: f.lastDelivery,
       duplicates: f.duplicates,
       messaging,
@@ -365,7 +368,8 @@ export function createMailboxFeature(): Feature<Port> {
     logPrefix: s.noticePrefixOf,
     commands: ['rename'],
     hooks: {
-      'session.start': async (port, e, next, context) => {
+      'session.start': async (loadPort, e, next, context) => {
+        port = loadPort
         ctx = context
         // As the runtime checked them against plugin.json: whole numbers within their bounds, a naming of its list.
         config = {
@@ -380,7 +384,7 @@ export function createMailboxFeature(): Feature<Port> {
         ended = settled = cleaned = false
         tool = toolProblem = root = rootProblem = keyFacts = sessionId = work = undefined
         // Live mail that arrives before the key settles is still recorded (dedupe); its claim waits for the start's work.
-        box.bind(edgesOf(port))
+        box.bind(edgesOf())
         try {
           // Registered before `next`, so it is listed from the first turn.
           tool = await port.registerTool({ name: TOOL_NAME, description: s.TOOL_DESCRIPTION, inputSchema: s.TOOL_SCHEMA as never, isDeferred: false })
@@ -390,19 +394,19 @@ export function createMailboxFeature(): Feature<Port> {
         }
         const result = await next(e)
         // The start's work and its scan: at once where someone watches, else once idle (scanWhenIdle).
-        scanWhenIdle(port)
+        scanWhenIdle()
         return result
       },
 
       // A failing hook refuses the tool's own call, never another tool's.
       'tool.call': {
         onFailure: { deny: (e) => (tool !== undefined && e.tool === tool ? s.HOOK_FAILED : undefined) },
-        run: async (port, e, next) => {
+        run: async (_port, e, next) => {
           let result
           if (tool === undefined || e.tool !== tool) result = await next(e)
           else if (e.agentId !== undefined) return { deny: s.subagentRefused(e.agentId) }
           else {
-            const sent = await send(port, e as { to?: unknown; text?: unknown })
+            const sent = await send(e as { to?: unknown; text?: unknown })
             result = 'deny' in sent ? sent : { result: sent.answer }
           }
           // A model's main-thread call just ended: mail queued for the running turn joins it here, as one row.
@@ -426,37 +430,37 @@ export function createMailboxFeature(): Feature<Port> {
         return next(e)
       },
 
-      'turn.complete': (port, e, next) => {
+      'turn.complete': (_port, e, next) => {
         if (box && e.agentId === undefined) {
           box.turnCompleted(undefined)
-          scanWhenIdle(port)
+          scanWhenIdle()
         }
         return next(e)
       },
 
       // The person's `/rename K`, heard after it applied (the plugin's own rename is not heard: re-entry).
-      'command.run': async (port, e, next) => {
+      'command.run': async (_port, e, next) => {
         const result = await next(e)
         const name = e.command === 'rename' ? renamedTo(result) : undefined
-        if (name !== undefined && box) later(port, () => adopt(port, name))
+        if (name !== undefined && box) later(() => adopt(name))
         return result
       },
 
-      'session.end': async (port, e, next) => {
+      'session.end': async (_port, e, next) => {
         stopIdleScan?.()
         const goesOn = e.reason === 'clear' || e.reason === 'resume'
         ended = !goesOn
         // Queued mail goes back to the mailbox: the next start (or the conversation a /clear begins) takes it.
         await box?.end(e.reason)
         if (box && goesOn) {
-          const prior = ensureBegun(port)
+          const prior = ensureBegun()
           settled = false
           work = prior
-            .then(() => new Promise<void>((resolve) => later(port, () => restart(port, e.sessionId, e.reason).finally(resolve))))
+            .then(() => new Promise<void>((resolve) => later(() => restart(e.sessionId, e.reason).finally(resolve))))
             .finally(() => {
               settled = true
             })
-          void work.then(() => scanWhenIdle(port))
+          void work.then(() => scanWhenIdle())
         }
         return next(e)
       },
@@ -465,24 +469,25 @@ export function createMailboxFeature(): Feature<Port> {
     verbs: {
       mail: {
         usage: s.MAIL_VERB_USAGE,
-        run: async (port, args) => {
+        // The load's port, handed to the verb also where no session.start ran (a package that yields the mailbox).
+        run: async ({ pkg }, args) => {
           const parsed = parseMailArgs(args)
-          if (!parsed) return s.mailUsage(port.pkg)
-          const sent = await send(port, parsed)
-          return 'deny' in sent ? s.forPerson(port.pkg, sent.deny) : sent.answer
+          if (!parsed) return s.mailUsage(pkg)
+          const sent = await send(parsed)
+          return 'deny' in sent ? s.forPerson(pkg, sent.deny) : sent.answer
         },
       },
       mailbox: {
         usage: s.MAILBOX_VERB_USAGE,
-        run: async (port) => {
-          const facts = await statusFacts(port, true, true)
+        run: async () => {
+          const facts = await statusFacts(true, true)
           return [...problemLines(), ...(facts ? statusLines(facts) : [s.NOT_STARTED_LINE])].join('\n')
         },
       },
     },
 
     async status(port) {
-      const facts = await statusFacts(port, false, false)
+      const facts = await statusFacts(false, false)
       return [facts ? summaryLine(facts) : box ? (interactive ? s.STARTING_LINE : s.NOT_READ_LINE(port.pkg)) : s.NOT_STARTED_LINE, ...problemLines()]
     },
   }

@@ -121,7 +121,7 @@ const basename = (cwd: string) => cwd.replace(/[\\/]+$/, '').split(/[\\/]/).pop(
 /** The engine derives `<cwd basename, lowercased>-<2 hex>` and changes it at every resume (A8, NOTES §1). */
 export function looksDerived(name: string, cwd: string): boolean {
   const base = basename(cwd).toLowerCase()
-  return base !== '' && name.length === base.length + 3 && name.startsWith(`${base}-`) && /^[0-9a-f]{2}$/.test(name.slice(-2))
+  return base !== '' && /^(.+)-[0-9a-f]{2}$/.exec(name)?.[1] === base
 }
 
 /** The working folder's basename as a key's first part: lower case, runs of other characters as one `-`, at most 24. */

@@ -12,7 +12,7 @@
 // The state of B is the strongest name present: corrupt, done, dropped, claimed, waiting.
 import { is, isString, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
-import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_FILE_MAX_BYTES, MAIL_ID_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
+import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_ID_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
 import { checkKey, escapeName, sameKey } from './key.ts'
 import { CORRUPT, MAIL_FIELD } from './strings.ts'
@@ -39,9 +39,8 @@ export const mailName = (mail: Pick<Mail, 'sentAt' | 'id'>) => `${baseOf(mail.se
 /** The owner part of a claim name: the session id, escaped as a folder name is. */
 export const ownerOf = (sessionId: string) => escapeName(sessionId)
 export const claimName = (base: string, owner: string, at: number) => `${base}.claimed-${owner}-${at}`
-export const doneName = (base: string) => `${base}.done`
-export const droppedName = (base: string) => `${base}.dropped`
-export const corruptName = (base: string) => `${base}.corrupt`
+/** `B.json`, `B.done`, `B.dropped` or `B.corrupt`. */
+export const fileName = (base: string, kind: 'json' | 'done' | 'dropped' | 'corrupt') => `${base}.${kind}`
 
 export type Name =
   | { base: string; sentAt: number; id: string; kind: 'json' | 'done' | 'dropped' | 'corrupt' }
@@ -126,9 +125,6 @@ export function readListing(entries: readonly ListEntry[]): Listing {
   for (const f of mails) f.claims.sort((a, b) => a.at - b.at)
   return { mails, temps, aside }
 }
-
-/** A file larger than any mail is set aside unread. */
-export const oversize = (bytes: number) => bytes > MAIL_FILE_MAX_BYTES
 
 export type Body = { mail: Mail } | { notYet: true } | { corrupt: string }
 

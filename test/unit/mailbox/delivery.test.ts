@@ -203,7 +203,7 @@ test('a failed boundary append: the mail waits for the turn end, with no second 
   await b.box.toolCompleted({ originPlugin: 'engine' })
   await b.box.toolCompleted({ originPlugin: 'engine' })
   assert.is(b.seen.appends.length, 1)
-  assert.ok(b.seen.logs.includes(s.appendFailedLine(s.refused('no rows now'))))
+  assert.ok(b.seen.logs.includes(s.appendFailedLine(s.notTaken('deny', 'no rows now'))))
   b.box.turnCompleted(undefined)
   await b.fire()
   assert.is(b.seen.submits.length, 1)
