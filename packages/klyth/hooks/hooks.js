@@ -3196,8 +3196,7 @@ function findHeader(text) {
 }
 
 // src/features/mailbox/delivery.ts
-function createMailbox(pkg, config) {
-  let edges;
+function createMailbox(pkg, config, edges) {
   let root;
   let key;
   let owner = "";
@@ -3216,7 +3215,7 @@ function createMailbox(pkg, config) {
   const chains = /* @__PURE__ */ new Map();
   let scanning;
   let rescan = false;
-  const log = (text) => edges?.log(text);
+  const log = (text) => edges.log(text);
   function schedule(id, fn) {
     return new Promise((resolve) => offPath(() => {
       const next = (chains.get(id) ?? Promise.resolve()).then(fn).catch((err) => void log(messageOf(err)));
@@ -3269,21 +3268,20 @@ function createMailbox(pkg, config) {
   }
   const batchText = (items) => formatBatch(pkg, items.map((h2) => h2.delivery), randomBase32(edges.randomBytes, NONCE_CHARS));
   async function deliver(items) {
-    const e = edges;
     const text = batchText(items);
     log(submittingLine(items.length));
     let via = "prompt";
-    const submitWhy = await attempt(() => e.submit(text), "drop");
+    const submitWhy = await attempt(() => edges.submit(text), "drop");
     if (submitWhy !== void 0) {
       log(submitFallbackLine(submitWhy));
-      const appendWhy = await attempt(() => e.append(text), "deny");
+      const appendWhy = await attempt(() => edges.append(text), "deny");
       via = "row";
       if (appendWhy !== void 0) {
-        e.keep(keepText(pkg, submitFailed(submitWhy, appendWhy), text));
+        edges.keep(keepText(pkg, submitFailed(submitWhy, appendWhy), text));
         via = "transcript";
       }
     }
-    lastDelivery = { at: e.now(), count: items.length, via };
+    lastDelivery = { at: edges.now(), count: items.length, via };
     await markAll(items);
   }
   function offer(items) {
@@ -3363,15 +3361,14 @@ function createMailbox(pkg, config) {
   }
   const mine = () => /* @__PURE__ */ new Set([...seen, ...held.keys(), ...asideIds.keys()]);
   async function survey(taking) {
-    const e = edges;
     const k = key;
     const r = root;
-    if (!e || k === void 0 || r === void 0) return;
-    const at = e.now();
+    if (k === void 0 || r === void 0) return;
+    const at = edges.now();
     const report2 = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] };
-    const commands = taking && await e.hasCommands().catch(() => false);
+    const commands = taking && await edges.hasCommands().catch(() => false);
     const own = folderOf2(k);
-    const older = (await e.list(r).catch(() => [])).filter((x) => x.kind === "dir" && !x.isLink && x.name !== own && folderOf2(keyOfFolder(x.name) ?? "") === own).map((x) => x.name);
+    const older = (await edges.list(r).catch(() => [])).filter((x) => x.kind === "dir" && !x.isLink && x.name !== own && folderOf2(keyOfFolder(x.name) ?? "") === own).map((x) => x.name);
     const taken = [];
     const done = /* @__PURE__ */ new Set();
     let bytes = 0;
@@ -3413,11 +3410,7 @@ function createMailbox(pkg, config) {
     return report2;
   }
   return {
-    bind(current2) {
-      edges = current2;
-    },
-    start(bound, at) {
-      edges = bound;
+    start(at) {
       root = at.root;
       owner = ownerOf(at.sessionId);
       owners.add(owner);
@@ -3432,7 +3425,7 @@ function createMailbox(pkg, config) {
       mainTurn = false;
       const items = queue;
       queue = [];
-      if (!items.length || !edges) return;
+      if (!items.length) return;
       for (const h2 of items) {
         held.delete(h2.id);
         seen.delete(h2.id);
@@ -3450,29 +3443,28 @@ function createMailbox(pkg, config) {
       if (agentId !== void 0) return;
       mainTurn = false;
       appendBlocked = false;
-      if (!queue.length || !edges) return;
+      if (!queue.length) return;
       const items = queue;
       queue = [];
       offPath(() => void deliver(items));
     },
     async toolCompleted(call) {
-      if (call.agentId !== void 0 || call.originPlugin !== "engine" || !mainTurn || appendBlocked || !queue.length || !edges) return;
-      const e = edges;
+      if (call.agentId !== void 0 || call.originPlugin !== "engine" || !mainTurn || appendBlocked || !queue.length) return;
       const items = queue;
       queue = [];
       log(appendingLine(items.length));
-      const why = await attempt(() => e.append(batchText(items)), "deny");
+      const why = await attempt(() => edges.append(batchText(items)), "deny");
       if (why !== void 0) {
         log(appendFailedLine(why));
         appendBlocked = true;
         queue = [...items, ...queue];
         return;
       }
-      lastDelivery = { at: e.now(), count: items.length, via: "row" };
+      lastDelivery = { at: edges.now(), count: items.length, via: "row" };
       offPath(() => void markAll(items));
     },
     async receive(got) {
-      if (got.agentId !== void 0 || !edges) return;
+      if (got.agentId !== void 0) return;
       const h2 = findHeader(got.text);
       if (!h2) return;
       if (seen.has(h2.id) || doneIds.has(h2.id)) {
@@ -3483,7 +3475,7 @@ function createMailbox(pkg, config) {
       return schedule(h2.id, () => verify(h2, got.text));
     },
     rowStored(row) {
-      const h2 = row.agentId === void 0 && edges ? findHeader(row.text) : void 0;
+      const h2 = row.agentId === void 0 ? findHeader(row.text) : void 0;
       if (!h2) return;
       seen.add(h2.id);
       lastDelivery = { at: edges.now(), count: 1, via: "live" };
@@ -3512,32 +3504,30 @@ function createMailbox(pkg, config) {
     },
     peek: () => survey(false),
     async sweep(name) {
-      const e = edges;
-      if (!e || root === void 0) return 0;
+      if (root === void 0) return 0;
       const folder = `${root}/${name}`;
       const listing = await listed(folder);
       if (listing === void 0) return 0;
-      const commands = await e.hasCommands().catch(() => false);
-      return (await prune(folder, listing, e.now(), commands)).size;
+      const commands = await edges.hasCommands().catch(() => false);
+      return (await prune(folder, listing, edges.now(), commands)).size;
     },
     facts() {
       return { key, lastDelivery, duplicates, queued: queue.length, holding: held.size };
     }
   };
   async function claimLive(id) {
-    const e = edges;
-    if (!e || key === void 0 || root === void 0) return;
+    if (key === void 0 || root === void 0) return;
     if (held.has(id)) return held.get(id);
     const folder = `${root}/${folderOf2(key)}`;
     let files;
     try {
-      files = readListing(await e.list(folder)).mails.find((f) => f.id === id);
+      files = readListing(await edges.list(folder)).mails.find((f) => f.id === id);
     } catch (err) {
       log(listFailedLine(folder, messageOf(err)));
       return;
     }
     if (!files?.json || stateOf(files) !== "waiting") return;
-    const h2 = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await e.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() });
+    const h2 = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await edges.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() });
     seen.add(id);
     if (h2) log(liveClaimLine(id));
     return h2;
@@ -3842,7 +3832,7 @@ function createMailboxFeature() {
       keyFacts = { key: plan.key, source: plan.source, renameProblem };
       log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
     }
-    box.start(edgesOf5(), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
+    box.start({ root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
     if (ctx.facts.isMainTurnRunning()) box.turnStarted(void 0);
     stopIdleScan?.();
     stopIdleScan = config.scanSeconds > 0 && root !== void 0 ? port.every(config.scanSeconds * 1e3, () => {
@@ -3973,12 +3963,11 @@ function createMailboxFeature() {
           scanSeconds: ctx.options[SCAN_OPTION],
           naming: ctx.options[NAMING_OPTION]
         };
-        box = createMailbox(port.pkg, config);
+        box = createMailbox(port.pkg, config, edgesOf5());
         cwd = e.cwd;
         interactive = e.isInteractive;
         ended2 = settled = cleaned = false;
         tool = toolProblem = root = rootProblem = keyFacts = sessionId = work = void 0;
-        box.bind(edgesOf5());
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
         } catch (err) {

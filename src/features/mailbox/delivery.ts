@@ -87,8 +87,8 @@ type ScanWork = { notYet: number; aside: { name: string; why: string }[]; asideI
 /** A log line of a file that could not be renamed or removed: its name, and why. */
 type FailedLine = (name: string, why: string) => string
 
-export function createMailbox(pkg: string, config: MailboxConfig) {
-  let edges: DeliveryEdges | undefined
+/** The machine over the load's edges (one port a load: main.ts binds `$` once). */
+export function createMailbox(pkg: string, config: MailboxConfig, edges: DeliveryEdges) {
   let root: string | undefined
   let key: string | undefined
   let owner = ''
@@ -115,7 +115,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   let scanning: Promise<ScanReport | undefined> | undefined
   let rescan = false
 
-  const log = (text: string) => edges?.log(text)
+  const log = (text: string) => edges.log(text)
 
   /** Runs `fn` off the hook's path, after any earlier work on the same mail; resolves what it resolved (undefined: it failed, logged). */
   function schedule<T>(id: string, fn: () => Promise<T>): Promise<T | undefined> {
@@ -132,7 +132,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   /** Runs `fn` after the calling hook has returned; at once where there is no scheduler (the work is small and fails soft). */
   function offPath(fn: () => void): void {
     try {
-      edges!.after(fn)
+      edges.after(fn)
     } catch {
       fn()
     }
@@ -154,14 +154,14 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
   /** An empty marker (a claim, done or dropped where nothing renames), written in place. */
   async function placeMarker(path: string): Promise<void> {
-    const r = await writeSafely(edges!, { within: root!, path, text: '', inPlace: true })
+    const r = await writeSafely(edges, { within: root!, path, text: '', inPlace: true })
     if (!r.ok) log(s.markFailedLine(path, r.reason))
   }
 
   /** Renames `from` to `to`; a failure is logged (`failed`, naming `name`) and resolves false. */
   async function moved(from: string, to: string, failed: FailedLine, name: string): Promise<boolean> {
     try {
-      await edges!.move(from, to)
+      await edges.move(from, to)
       return true
     } catch (err) {
       log(failed(name, messageOf(err)))
@@ -171,7 +171,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
   /** Removes these files of a folder; a failure is logged and the rest go on. */
   async function removeAll(folder: string, names: readonly string[]): Promise<void> {
-    for (const n of names) await edges!.remove(`${folder}/${n}`).catch((err: unknown) => log(s.pruneFailedLine(n, messageOf(err))))
+    for (const n of names) await edges.remove(`${folder}/${n}`).catch((err: unknown) => log(s.pruneFailedLine(n, messageOf(err))))
   }
 
   async function markDone(h: Held): Promise<void> {
@@ -183,25 +183,24 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   }
 
   /** The batch as one text, framed with a nonce made for this delivery. */
-  const batchText = (items: Held[]) => formatBatch(pkg, items.map((h) => h.delivery!), randomBase32(edges!.randomBytes, NONCE_CHARS))
+  const batchText = (items: Held[]) => formatBatch(pkg, items.map((h) => h.delivery!), randomBase32(edges.randomBytes, NONCE_CHARS))
 
   async function deliver(items: Held[]): Promise<void> {
-    const e = edges!
     const text = batchText(items)
     log(s.submittingLine(items.length))
     let via: LastDelivery['via'] = 'prompt'
-    const submitWhy = await attempt(() => e.submit(text), 'drop')
+    const submitWhy = await attempt(() => edges.submit(text), 'drop')
     if (submitWhy !== undefined) {
       // Measured (timing): right after the person stops a turn the engine drops a plugin's submit; a row rides their next prompt.
       log(s.submitFallbackLine(submitWhy))
-      const appendWhy = await attempt(() => e.append(text), 'deny')
+      const appendWhy = await attempt(() => edges.append(text), 'deny')
       via = 'row'
       if (appendWhy !== undefined) {
-        e.keep(s.keepText(pkg, s.submitFailed(submitWhy, appendWhy), text))
+        edges.keep(s.keepText(pkg, s.submitFailed(submitWhy, appendWhy), text))
         via = 'transcript'
       }
     }
-    lastDelivery = { at: e.now(), count: items.length, via }
+    lastDelivery = { at: edges.now(), count: items.length, via }
     // Recorded in the transcript counts as done too: the person has it, and a redelivery would repeat it there.
     await markAll(items)
   }
@@ -220,12 +219,12 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
    */
   async function take(folder: string, k: string, c: Candidate, commands: boolean, scan: ScanWork): Promise<Held | undefined> {
     const { id, base } = c.files
-    const now = edges!.now()
+    const now = edges.now()
     // A file larger than any mail is set aside unread.
     if (c.size > MAIL_FILE_MAX_BYTES) return setAside(folder, c, s.CORRUPT.tooLarge(c.size), commands, scan)
     let text: string
     try {
-      text = await edges!.read(`${folder}/${c.body}`)
+      text = await edges.read(`${folder}/${c.body}`)
     } catch (err) {
       log(s.claimLostLine(c.body, messageOf(err))) // claimed or removed since the listing
       return
@@ -238,7 +237,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     if ('corrupt' in body) return setAside(folder, c, body.corrupt, commands, scan)
     // Seen before the claim: a live copy that arrives meanwhile is a duplicate.
     seen.add(id)
-    const path = `${folder}/${claimName(base, owner, edges!.now())}`
+    const path = `${folder}/${claimName(base, owner, edges.now())}`
     if (!commands) await placeMarker(path) // not exclusive here: at least once, deduped by id
     else if (!(await moved(`${folder}/${c.body}`, path, s.claimLostLine, c.body))) {
       seen.delete(id)
@@ -289,10 +288,10 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
    */
   async function listed(folder: string, report?: ScanReport): Promise<Listing | undefined> {
     try {
-      const facts = await edges!.stat(folder)
+      const facts = await edges.stat(folder)
       if (facts === undefined) return
       if (facts.isLink || facts.kind !== 'dir') throw new Error(s.folderRefused(facts.isLink))
-      return readListing(await edges!.list(folder))
+      return readListing(await edges.list(folder))
     } catch (err) {
       const why = messageOf(err)
       log(s.listFailedLine(folder, why))
@@ -308,16 +307,15 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
    * batch), and handed to delivery; else only counted (the status), with this load's own queue apart.
    */
   async function survey(taking: boolean): Promise<ScanReport | undefined> {
-    const e = edges
     const k = key
     const r = root
-    if (!e || k === undefined || r === undefined) return
-    const at = e.now()
+    if (k === undefined || r === undefined) return
+    const at = edges.now()
     const report: ScanReport = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
-    const commands = taking && (await e.hasCommands().catch(() => false))
+    const commands = taking && (await edges.hasCommands().catch(() => false))
     // The key's own folder, then any an earlier keel filed under another spelling of it (read in place, NOTES §9).
     const own = folderOf(k)
-    const older = (await e.list(r).catch(() => [])).filter((x) => x.kind === 'dir' && !x.isLink && x.name !== own && folderOf(keyOfFolder(x.name) ?? '') === own).map((x) => x.name)
+    const older = (await edges.list(r).catch(() => [])).filter((x) => x.kind === 'dir' && !x.isLink && x.name !== own && folderOf(keyOfFolder(x.name) ?? '') === own).map((x) => x.name)
     const taken: Held[] = []
     const done = new Set<string>()
     let bytes = 0
@@ -361,17 +359,11 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   }
 
   return {
-    /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
-    bind(current: DeliveryEdges): void {
-      edges = current
-    },
-
     /**
      * A session start (fresh, resumed, after /clear, after a reload): the spool's real root, this
      * session's id (its claims' owner) and its key, once settled (undefined: live mail only).
      */
-    start(bound: DeliveryEdges, at: { root: string; sessionId: string; key?: string }): void {
-      edges = bound
+    start(at: { root: string; sessionId: string; key?: string }): void {
       root = at.root
       owner = ownerOf(at.sessionId)
       owners.add(owner)
@@ -390,7 +382,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       mainTurn = false
       const items = queue
       queue = []
-      if (!items.length || !edges) return
+      if (!items.length) return
       for (const h of items) {
         held.delete(h.id)
         seen.delete(h.id)
@@ -412,7 +404,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       if (agentId !== undefined) return
       mainTurn = false
       appendBlocked = false
-      if (!queue.length || !edges) return
+      if (!queue.length) return
       const items = queue
       queue = []
       offPath(() => void deliver(items))
@@ -420,19 +412,18 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
     /** After `next(e)` of a tool call, before its result returns: the queue as ONE row, at a model's main-thread call only. */
     async toolCompleted(call: ToolBoundary): Promise<void> {
-      if (call.agentId !== undefined || call.originPlugin !== 'engine' || !mainTurn || appendBlocked || !queue.length || !edges) return
-      const e = edges
+      if (call.agentId !== undefined || call.originPlugin !== 'engine' || !mainTurn || appendBlocked || !queue.length) return
       const items = queue
       queue = []
       log(s.appendingLine(items.length))
-      const why = await attempt(() => e.append(batchText(items)), 'deny')
+      const why = await attempt(() => edges.append(batchText(items)), 'deny')
       if (why !== undefined) {
         log(s.appendFailedLine(why))
         appendBlocked = true
         queue = [...items, ...queue]
         return
       }
-      lastDelivery = { at: e.now(), count: items.length, via: 'row' }
+      lastDelivery = { at: edges.now(), count: items.length, via: 'row' }
       offPath(() => void markAll(items))
     },
 
@@ -444,7 +435,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
      * without keel's header, or with no spool copy here, passes.
      */
     async receive(got: Received): Promise<{ consumed: string } | undefined> {
-      if (got.agentId !== undefined || !edges) return
+      if (got.agentId !== undefined) return
       const h = findHeader(got.text)
       if (!h) return
       if (seen.has(h.id) || doneIds.has(h.id)) {
@@ -457,10 +448,10 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
     /** The engine stored a live mail's row: it is delivered, and its spool copy is marked done. */
     rowStored(row: StoredRow): void {
-      const h = row.agentId === undefined && edges ? findHeader(row.text) : undefined
+      const h = row.agentId === undefined ? findHeader(row.text) : undefined
       if (!h) return
       seen.add(h.id)
-      lastDelivery = { at: edges!.now(), count: 1, via: 'live' }
+      lastDelivery = { at: edges.now(), count: 1, via: 'live' }
       void schedule(h.id, async () => {
         const x = await claimLive(h.id)
         if (!x) return
@@ -501,13 +492,12 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
      * alone. Resolves how many mails were dropped.
      */
     async sweep(name: string): Promise<number> {
-      const e = edges
-      if (!e || root === undefined) return 0
+      if (root === undefined) return 0
       const folder = `${root}/${name}`
       const listing = await listed(folder)
       if (listing === undefined) return 0
-      const commands = await e.hasCommands().catch(() => false)
-      return (await prune(folder, listing, e.now(), commands)).size
+      const commands = await edges.hasCommands().catch(() => false)
+      return (await prune(folder, listing, edges.now(), commands)).size
     },
 
     /** For the status lines and tests. */
@@ -518,19 +508,18 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
   /** A live mail's copy in this key's mailbox, read and claimed as a scan takes one; undefined when not there (another holder's, or never kept). */
   async function claimLive(id: string): Promise<Held | undefined> {
-    const e = edges
-    if (!e || key === undefined || root === undefined) return
+    if (key === undefined || root === undefined) return
     if (held.has(id)) return held.get(id)
     const folder = `${root}/${folderOf(key)}`
     let files
     try {
-      files = readListing(await e.list(folder)).mails.find((f) => f.id === id)
+      files = readListing(await edges.list(folder)).mails.find((f) => f.id === id)
     } catch (err) {
       log(s.listFailedLine(folder, messageOf(err)))
       return
     }
     if (!files?.json || stateOf(files) !== 'waiting') return
-    const h = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await e.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: new Set() })
+    const h = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await edges.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: new Set() })
     seen.add(id) // a live mail stays seen even where its copy was not claimed
     if (h) log(s.liveClaimLine(id))
     return h

@@ -216,7 +216,7 @@ export function createMailboxFeature(): Feature<Port> {
       keyFacts = { key: plan.key, source: plan.source, renameProblem }
       log(s.keyLogLine(plan.key, s.KEY_SOURCE[plan.source]))
     }
-    box!.start(edgesOf(), { root: root ?? '', sessionId: id, key: root === undefined ? undefined : plan.key })
+    box!.start({ root: root ?? '', sessionId: id, key: root === undefined ? undefined : plan.key })
     // A turn that began before the settling (a `-p` prompt) is still running.
     if (ctx.facts.isMainTurnRunning()) box!.turnStarted(undefined)
     stopIdleScan?.()
@@ -377,14 +377,13 @@ export function createMailboxFeature(): Feature<Port> {
           scanSeconds: ctx.options[SCAN_OPTION] as number,
           naming: ctx.options[NAMING_OPTION] as Naming,
         }
-        box = createMailbox(port.pkg, config)
+        // Live mail that arrives before the key settles is still recorded (dedupe); its claim waits for the start's work.
+        box = createMailbox(port.pkg, config, edgesOf())
         cwd = e.cwd
         interactive = e.isInteractive
         // What an earlier start of this load knew is forgotten.
         ended = settled = cleaned = false
         tool = toolProblem = root = rootProblem = keyFacts = sessionId = work = undefined
-        // Live mail that arrives before the key settles is still recorded (dedupe); its claim waits for the start's work.
-        box.bind(edgesOf())
         try {
           // Registered before `next`, so it is listed from the first turn.
           tool = await port.registerTool({ name: TOOL_NAME, description: s.TOOL_DESCRIPTION, inputSchema: s.TOOL_SCHEMA as never, isDeferred: false })
