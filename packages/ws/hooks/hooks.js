@@ -3694,10 +3694,8 @@ function rowText(content) {
   return content.map((b) => typeof b?.text === "string" ? b.text : "").join("\n");
 }
 function holdersIn(listing, key) {
-  const sections = listing?.result?.sections;
-  if (!Array.isArray(sections)) return 1;
-  const rows = sections.flatMap((sec) => sec?.rows ?? []);
-  return 1 + rows.filter((r) => sameKey(String(r?.name), key)).length;
+  const sections = listing?.result?.sections ?? [];
+  return 1 + sections.flatMap((sec) => sec.rows ?? []).filter((r) => sameKey(String(r.name), key)).length;
 }
 var listingText = (answer) => {
   const a = answer;
@@ -3832,7 +3830,7 @@ function createMailboxFeature() {
       keyFacts = { key: plan.key, source: plan.source, renameProblem };
       log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
     }
-    box.start({ root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
+    box.start({ root, sessionId: id, key: root === void 0 ? void 0 : plan.key });
     if (ctx.facts.isMainTurnRunning()) box.turnStarted(void 0);
     stopIdleScan?.();
     stopIdleScan = config.scanSeconds > 0 && root !== void 0 ? port.every(config.scanSeconds * 1e3, () => {
@@ -3979,10 +3977,10 @@ function createMailboxFeature() {
         return result;
       },
       "tool.call": {
-        onFailure: { deny: (e) => tool !== void 0 && e.tool === tool ? HOOK_FAILED : void 0 },
+        onFailure: { deny: (e) => e.tool === tool ? HOOK_FAILED : void 0 },
         run: async (_port, e, next) => {
           let result;
-          if (tool === void 0 || e.tool !== tool) result = await next(e);
+          if (e.tool !== tool) result = await next(e);
           else if (e.agentId !== void 0) return { deny: subagentRefused(e.agentId) };
           else {
             const sent = await send(e);
@@ -4021,11 +4019,10 @@ function createMailboxFeature() {
         ended2 = !goesOn;
         await box?.end(e.reason);
         if (box && goesOn) {
-          const prior = ensureBegun();
-          settled = false;
-          work = prior.then(() => new Promise((resolve) => later(() => restart(e.sessionId, e.reason).finally(resolve)))).finally(() => {
+          work = ensureBegun().then(() => new Promise((resolve) => later(() => restart(e.sessionId, e.reason).finally(resolve)))).finally(() => {
             settled = true;
           });
+          settled = false;
           void work.then(() => scanWhenIdle());
         }
         return next(e);

@@ -363,7 +363,7 @@ export function createMailbox(pkg: string, config: MailboxConfig, edges: Deliver
      * A session start (fresh, resumed, after /clear, after a reload): the spool's real root, this
      * session's id (its claims' owner) and its key, once settled (undefined: live mail only).
      */
-    start(at: { root: string; sessionId: string; key?: string }): void {
+    start(at: { root?: string; sessionId: string; key?: string }): void {
       root = at.root
       owner = ownerOf(at.sessionId)
       owners.add(owner)

@@ -28,10 +28,8 @@ function rowText(content: readonly unknown[]): string {
 
 /** Running sessions named `key` (in any spelling the engine takes for it): this one and the peers ListAgents lists under it. */
 function holdersIn(listing: unknown, key: string): number {
-  const sections = (listing as { result?: { sections?: unknown } } | undefined)?.result?.sections
-  if (!Array.isArray(sections)) return 1
-  const rows: unknown[] = sections.flatMap((sec) => (sec as { rows?: unknown[] })?.rows ?? [])
-  return 1 + rows.filter((r) => sameKey(String((r as { name?: unknown })?.name), key)).length
+  const sections = (listing as { result?: { sections?: { rows?: { name?: unknown }[] }[] } } | undefined)?.result?.sections ?? []
+  return 1 + sections.flatMap((sec) => sec.rows ?? []).filter((r) => sameKey(String(r.name), key)).length
 }
 
 /** What ListAgents answered as text (`text`, else the listing), for its first line. */
@@ -216,7 +214,7 @@ export function createMailboxFeature(): Feature<Port> {
       keyFacts = { key: plan.key, source: plan.source, renameProblem }
       log(s.keyLogLine(plan.key, s.KEY_SOURCE[plan.source]))
     }
-    box!.start({ root: root ?? '', sessionId: id, key: root === undefined ? undefined : plan.key })
+    box!.start({ root, sessionId: id, key: root === undefined ? undefined : plan.key })
     // A turn that began before the settling (a `-p` prompt) is still running.
     if (ctx.facts.isMainTurnRunning()) box!.turnStarted(undefined)
     stopIdleScan?.()
@@ -399,10 +397,10 @@ export function createMailboxFeature(): Feature<Port> {
 
       // A failing hook refuses the tool's own call, never another tool's.
       'tool.call': {
-        onFailure: { deny: (e) => (tool !== undefined && e.tool === tool ? s.HOOK_FAILED : undefined) },
+        onFailure: { deny: (e) => (e.tool === tool ? s.HOOK_FAILED : undefined) },
         run: async (_port, e, next) => {
           let result
-          if (tool === undefined || e.tool !== tool) result = await next(e)
+          if (e.tool !== tool) result = await next(e)
           else if (e.agentId !== undefined) return { deny: s.subagentRefused(e.agentId) }
           else {
             const sent = await send(e as { to?: unknown; text?: unknown })
@@ -452,13 +450,12 @@ export function createMailboxFeature(): Feature<Port> {
         // Queued mail goes back to the mailbox: the next start (or the conversation a /clear begins) takes it.
         await box?.end(e.reason)
         if (box && goesOn) {
-          const prior = ensureBegun()
-          settled = false
-          work = prior
+          work = ensureBegun()
             .then(() => new Promise<void>((resolve) => later(() => restart(e.sessionId, e.reason).finally(resolve))))
             .finally(() => {
               settled = true
             })
+          settled = false
           void work.then(() => scanWhenIdle())
         }
         return next(e)
