@@ -54,5 +54,8 @@ export const either = (problem: string, ...shapes: readonly Shape[]): Check => i
 /** A non-empty list whose every item fits. */
 export const listOf = (item: Shape, problem: string): Check => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem)
 export const isString = (value: unknown): value is string => typeof value === 'string'
+export const NOT_A_STRING = 'must be a string'
+/** Any string. */
+export const STRING: Check = is(isString, NOT_A_STRING)
 /** Anything (a loose object's other fields). */
 export const ANY: Check = () => undefined
