@@ -24,46 +24,65 @@ var RM = "/bin/rm";
 var LS = "/bin/ls";
 var CHMOD = "/bin/chmod";
 var COMMAND_TIMEOUT_MS = 1e4;
-async function hostRun($, argv) {
-  const r = await $.process.run(argv, { timeoutMs: COMMAND_TIMEOUT_MS });
-  if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
-  return r.stdout;
-}
 function modeOfListing(line) {
   const letters = /^.([-rwxsStT]{9})/.exec(line)?.[1];
   if (letters === void 0) throw new Error(`no mode in ${JSON.stringify(line.slice(0, 40))}`);
   return parseInt(letters.replace(/[^-ST]/g, "1").replace(/\D/g, "0"), 2);
 }
-async function runsCommands($) {
-  try {
-    await $.process.run([MV, "--version"], { timeoutMs: COMMAND_TIMEOUT_MS });
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function statOf($, path) {
-  try {
-    const s = await $.fs.stat(path, { resolve: true });
-    return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
-  } catch {
-    return void 0;
-  }
-}
-function bindFiles($) {
+function filesOver(host) {
   let commands;
+  async function run(argv) {
+    const r = await host.run(argv, COMMAND_TIMEOUT_MS);
+    if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
+    return r.stdout;
+  }
+  async function runsCommands() {
+    try {
+      await host.run([MV, "--version"], COMMAND_TIMEOUT_MS);
+      return true;
+    } catch {
+      return false;
+    }
+  }
   return {
-    stat: (path) => statOf($, path),
-    read: (path) => $.fs.read(path),
-    write: (path, text) => $.fs.write(path, text),
-    hasCommands: () => commands ??= runsCommands($),
-    move: (from, to) => hostRun($, [MV, "-f", "--", from, to]),
-    remove: (path) => hostRun($, [RM, "-f", "--", path]),
-    mode: async (path) => modeOfListing(await hostRun($, [LS, "-ld", "--", path])),
-    chmod: (path, mode) => hostRun($, [CHMOD, "--", mode.toString(8), path]),
-    list: (folder) => $.fs.list(folder),
+    async stat(path) {
+      try {
+        const s = await host.stat(path);
+        return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
+      } catch {
+        return void 0;
+      }
+    },
+    read: host.read,
+    write: host.write,
+    hasCommands: () => commands ??= runsCommands(),
+    move: (from, to) => run([MV, "-f", "--", from, to]),
+    remove: (path) => run([RM, "-f", "--", path]),
+    mode: async (path) => modeOfListing(await run([LS, "-ld", "--", path])),
+    chmod: (path, mode) => run([CHMOD, "--", mode.toString(8), path]),
+    list: host.list,
     token: () => crypto.randomUUID().replace(/-/g, "").slice(0, 12)
   };
+}
+
+// src/lib/bind.ts
+function bindFiles($) {
+  return filesOver({
+    run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }),
+    stat: (path) => $.fs.stat(path, { resolve: true }),
+    read: (path) => $.fs.read(path),
+    write: (path, text) => $.fs.write(path, text),
+    list: (folder) => $.fs.list(folder)
+  });
+}
+function readWindowEnv($) {
+  return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
+}
+function setWindowEnv($, value) {
+  return $.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", value);
+}
+async function readHomeDir($) {
+  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
 }
 
 // src/features/checkpoint/bind.ts
@@ -237,17 +256,6 @@ function bindRouting($) {
       return dir;
     }
   };
-}
-
-// src/lib/harness-window.ts
-function readWindowEnv($) {
-  return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
-}
-function setWindowEnv($, value) {
-  return $.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", value);
-}
-async function readHomeDir($) {
-  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
 }
 
 // src/features/timing/bind.ts
@@ -7470,46 +7478,8 @@ function parseClaim(raw, session) {
 function claimText(session, features) {
   return JSON.stringify({ session, features });
 }
-async function setClaimVariable($, pkg, value) {
-  let result;
-  switch (pkg) {
-    case "keel":
-      result = await $.env.set("KEEL_CLAIMS_KEEL", value);
-      break;
-    case "superheroes":
-      result = await $.env.set("KEEL_CLAIMS_SUPERHEROES", value);
-      break;
-    case "ws":
-      result = await $.env.set("KEEL_CLAIMS_WS", value);
-      break;
-    case "klyth":
-      result = await $.env.set("KEEL_CLAIMS_KLYTH", value);
-      break;
-  }
+function claimSettled(result) {
   if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`);
-}
-function publishClaims($, pkg, session, features) {
-  return setClaimVariable($, pkg, claimText(session, features));
-}
-function clearClaims($, pkg) {
-  return setClaimVariable($, pkg, void 0);
-}
-async function rawClaim($, pkg) {
-  switch (pkg) {
-    case "keel":
-      return $.env.get("KEEL_CLAIMS_KEEL");
-    case "superheroes":
-      return $.env.get("KEEL_CLAIMS_SUPERHEROES");
-    case "ws":
-      return $.env.get("KEEL_CLAIMS_WS");
-    case "klyth":
-      return $.env.get("KEEL_CLAIMS_KLYTH");
-    default:
-      return void 0;
-  }
-}
-function readRawClaims($, pkgs) {
-  return Promise.all(pkgs.map((pkg) => rawClaim($, pkg)));
 }
 function parseClaims(session, pkgs, raws) {
   return Object.fromEntries(pkgs.map((pkg, i) => [pkg, parseClaim(raws[i], session)]));
@@ -7523,15 +7493,41 @@ function bindRuntime($) {
     log: (line) => $.ui.log(line, { to: "debug" }),
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
-    publishClaims: (session, features) => publishClaims($, pkg, session, features),
-    readClaims: (pkgs) => readRawClaims($, pkgs),
-    clearClaims: () => clearClaims($, pkg),
+    publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
+    readClaims: (pkgs) => Promise.all(pkgs.map((other) => readClaims($, other))),
+    clearClaims: async () => claimSettled(await setClaims($, pkg, void 0)),
     compactSession: (instructions) => $.session.compact(instructions === void 0 ? void 0 : { instructions }),
     ownServer: async () => {
       const conn = await $.mcp.connect(pkg);
       return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : void 0;
     }
   };
+}
+async function setClaims($, pkg, value) {
+  switch (pkg) {
+    case "keel":
+      return $.env.set("KEEL_CLAIMS_KEEL", value);
+    case "superheroes":
+      return $.env.set("KEEL_CLAIMS_SUPERHEROES", value);
+    case "ws":
+      return $.env.set("KEEL_CLAIMS_WS", value);
+    case "klyth":
+      return $.env.set("KEEL_CLAIMS_KLYTH", value);
+  }
+  return void 0;
+}
+async function readClaims($, pkg) {
+  switch (pkg) {
+    case "keel":
+      return $.env.get("KEEL_CLAIMS_KEEL");
+    case "superheroes":
+      return $.env.get("KEEL_CLAIMS_SUPERHEROES");
+    case "ws":
+      return $.env.get("KEEL_CLAIMS_WS");
+    case "klyth":
+      return $.env.get("KEEL_CLAIMS_KLYTH");
+  }
+  return void 0;
 }
 
 // src/runtime/activation.ts

@@ -1,7 +1,7 @@
 // The checkpoint feature's `$` binder: what its notes, its band and its automatic checkpoint need
 // of the world. The compaction it asks for goes through the runtime (`ctx.compact`), not `$`.
 import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionUsage } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
+import { bindFiles } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 
 export type CheckpointPort = {

@@ -3,7 +3,7 @@
 // put before the model (a prompt, a row), the rename that applies a minted key, the store, and the
 // clock. `$.env` names are literals (the loader's rule).
 import type { EngineInterface, ToolSpec } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
+import { bindFiles } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { ListEntry } from './spool.ts'
 

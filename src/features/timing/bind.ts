@@ -1,6 +1,6 @@
 // The timing feature's `$` binder: what its wake prompts and its lever need of the world.
 import type { EngineInterface, SessionUsage, ToolSpec } from 'claude-code'
-import { readWindowEnv } from '../../lib/harness-window.ts'
+import { readWindowEnv } from '../../lib/bind.ts'
 
 export type TimingPort = {
   readonly pkg: string
