@@ -8078,14 +8078,18 @@ function createRuntime(factories, template, raw) {
     const yielded = yields ?? await yieldsOf();
     return yield* registry.stream(event, e, next, yielded);
   }
-  async function* streamFailed2(event, e, next, message) {
+  function failedAtEngine(event, next) {
+    const message = String(next.error?.message ?? "failed");
     log(`keel: ${event} failed at the engine (${message})`);
-    const answer = registry.answerFor(event, e, { message, calledNext: true }, yields);
+    return message;
+  }
+  async function* streamFailed2(event, e, next) {
+    const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields);
     if (answer) return yield* answer;
     return yield* next(e);
   }
-  async function guardFailed2(event, e, next, message) {
-    log(`keel: ${event} failed at the engine (${message})`);
+  async function guardFailed2(event, e, next) {
+    failedAtEngine(event, next);
     const deny = registry.denyFor(event, e, yields);
     return deny === void 0 ? next(e) : { deny };
   }
@@ -8146,49 +8150,41 @@ function bindLoad($) {
   if (!runtime.isBound) runtime.bind(bindRuntime($), bindFeatures($));
   return runtime;
 }
-function dispatch(event, $, e, next) {
-  return bindLoad($).dispatch(event, e, next);
+function dispatch($, e, next) {
+  return bindLoad($).dispatch(next.event, e, next);
 }
-function stream(event, $, e, next) {
-  return bindLoad($).stream(event, e, next);
+async function* stream($, e, next) {
+  return yield* bindLoad($).stream("turn.step", e, next);
 }
-function streamFailed(event, $, e, next) {
-  return bindLoad($).streamFailed(event, e, next, String(next.error?.message ?? "failed"));
+async function* streamFailed($, e, next) {
+  return yield* bindLoad($).streamFailed("turn.step", e, next);
 }
-function guardFailed(event, $, e, next) {
-  return bindLoad($).guardFailed(event, e, next, String(next.error?.message ?? "failed"));
+function guardFailed($, e, next) {
+  return bindLoad($).guardFailed("http.fetch", e, next);
 }
 function packageCommand($, e, next) {
   return bindLoad($).command(e, next);
 }
 export function register(on, options) {
   runtime = createRuntime(FEATURES, plugin_default, options);
-  const rt = runtime;
-  on("session.start", ($, e, next) => dispatch("session.start", $, e, next));
-  on("command.run", { command: ["keel", "superheroes", "ws", "klyth"] }, ($, e, next) => packageCommand($, e, next));
-  if (rt.engineCommands.length) on("command.run", { command: ["model", "rename"] }, ($, e, next) => dispatch("command.run", $, e, next));
-  if (rt.hooks("session.end")) on("session.end", ($, e, next) => dispatch("session.end", $, e, next));
-  if (rt.hooks("session.compact")) on("session.compact", ($, e, next) => dispatch("session.compact", $, e, next));
-  if (rt.hooks("session.measure")) on("session.measure", ($, e, next) => dispatch("session.measure", $, e, next));
-  if (rt.hooks("session.append")) on("session.append", { door: ["prompt", "delivery"], origin: { kind: "peer" } }, ($, e, next) => dispatch("session.append", $, e, next));
-  if (rt.hooks("session.receive")) on("session.receive", { origin: { kind: "peer" } }, ($, e, next) => dispatch("session.receive", $, e, next));
-  if (rt.hooks("session.send")) on("session.send", ($, e, next) => dispatch("session.send", $, e, next));
-  if (rt.hooks("turn.start")) on("turn.start", ($, e, next) => dispatch("turn.start", $, e, next));
-  if (rt.hooks("turn.step")) {
-    on("turn.step", async function* ($, e, next) {
-      return yield* stream("turn.step", $, e, next);
-    }).catch(async function* ($, e, next) {
-      return yield* streamFailed("turn.step", $, e, next);
-    });
-  }
-  if (rt.hooks("turn.complete")) on("turn.complete", ($, e, next) => dispatch("turn.complete", $, e, next));
-  if (rt.hooks("prompt.submit")) on("prompt.submit", ($, e, next) => dispatch("prompt.submit", $, e, next));
-  if (rt.hooks("prompt.compose")) on("prompt.compose", ($, e, next) => dispatch("prompt.compose", $, e, next));
-  if (rt.hooks("tool.call")) on("tool.call", ($, e, next) => dispatch("tool.call", $, e, next));
-  if (rt.hooks("tool.describe")) on("tool.describe", { provider: { tier: ["prepend", "user", "append"] } }, ($, e, next) => dispatch("tool.describe", $, e, next));
-  if (rt.hooks("ui.render")) on("ui.render", ($, e, next) => dispatch("ui.render", $, e, next));
-  if (rt.hooks("http.fetch")) {
-    on("http.fetch", ($, e, next) => dispatch("http.fetch", $, e, next)).catch(($, e, next) => guardFailed("http.fetch", $, e, next));
-  }
-  if (rt.hooks("agent.spawn")) on("agent.spawn", ($, e, next) => dispatch("agent.spawn", $, e, next));
+  const hooks = runtime.hooks;
+  on("session.start", dispatch);
+  on("command.run", { command: ["keel", "superheroes", "ws", "klyth"] }, packageCommand);
+  if (runtime.engineCommands.length) on("command.run", { command: ["model", "rename"] }, dispatch);
+  if (hooks("session.end")) on("session.end", dispatch);
+  if (hooks("session.compact")) on("session.compact", dispatch);
+  if (hooks("session.measure")) on("session.measure", dispatch);
+  if (hooks("session.append")) on("session.append", { door: ["prompt", "delivery"], origin: { kind: "peer" } }, dispatch);
+  if (hooks("session.receive")) on("session.receive", { origin: { kind: "peer" } }, dispatch);
+  if (hooks("session.send")) on("session.send", dispatch);
+  if (hooks("turn.start")) on("turn.start", dispatch);
+  if (hooks("turn.step")) on("turn.step", stream).catch(streamFailed);
+  if (hooks("turn.complete")) on("turn.complete", dispatch);
+  if (hooks("prompt.submit")) on("prompt.submit", dispatch);
+  if (hooks("prompt.compose")) on("prompt.compose", dispatch);
+  if (hooks("tool.call")) on("tool.call", dispatch);
+  if (hooks("tool.describe")) on("tool.describe", { provider: { tier: ["prepend", "user", "append"] } }, dispatch);
+  if (hooks("ui.render")) on("ui.render", dispatch);
+  if (hooks("http.fetch")) on("http.fetch", dispatch).catch(guardFailed);
+  if (hooks("agent.spawn")) on("agent.spawn", dispatch);
 }

@@ -3,7 +3,7 @@
 // session facts every feature shares (facts.ts), the compaction relay (compaction.ts) and the
 // package command (command.ts). main.ts hands every event to `dispatch`/`stream`; everything here
 // fails open, but a stream a feature answers the failure of (routing's).
-import type { Args, Chunk, CommandRunResult, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
+import type { Args, Caught, Chunk, CommandRunResult, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
 import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
 import { CLAIMING_PACKAGES, parseClaims, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
@@ -31,13 +31,13 @@ export type Runtime = {
    * keel's stream hook failed at the engine (its `.catch`): a step an answering feature owns is
    * answered by it; any other goes on beneath, as the engine would have done.
    */
-  streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, message: string): AsyncGenerator<Chunk<E>, EventResult<E>>
+  streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Caught): AsyncGenerator<Chunk<E>, EventResult<E>>
   /**
    * keel's guard hook failed at the engine (its `.catch`: the budget, a throw past the registry): a
    * feature whose policy refuses this call refuses it; any other call goes on (`next` replays what
    * the hook's own call settled to, so nothing runs twice).
    */
-  guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, message: string): Promise<EventResult<E>>
+  guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E> & Caught): Promise<EventResult<E>>
   /** The package's own command, `/<pkg> <verb> <args>`. */
   command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult>
 }
@@ -221,15 +221,21 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     return yield* registry.stream(event, e, next, yielded)
   }
 
-  async function* streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, message: string): AsyncGenerator<Chunk<E>, EventResult<E>> {
+  /** Says in the debug log that keel's hook failed at the engine (its `.catch` runs); the failure's message. */
+  function failedAtEngine(event: string, next: Caught): string {
+    const message = String(next.error?.message ?? 'failed')
     log(`keel: ${event} failed at the engine (${message})`)
-    const answer = registry.answerFor(event, e, { message, calledNext: true }, yields)
+    return message
+  }
+
+  async function* streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Caught): AsyncGenerator<Chunk<E>, EventResult<E>> {
+    const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields)
     if (answer) return yield* answer
     return yield* next(e)
   }
 
-  async function guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, message: string): Promise<EventResult<E>> {
-    log(`keel: ${event} failed at the engine (${message})`)
+  async function guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E> & Caught): Promise<EventResult<E>> {
+    failedAtEngine(event, next)
     const deny = registry.denyFor(event, e, yields)
     return deny === undefined ? (next(e) as Promise<EventResult<E>>) : ({ deny } as EventResult<E>)
   }
