@@ -7704,17 +7704,16 @@ function parseOptions(fields, raw) {
 
 // src/registry.ts
 var isPlainObject2 = (r) => typeof r === "object" && r !== null;
-var isString2 = (v) => typeof v === "string";
 var RESULT_CHECKS = {
-  "session.compact": (r) => Array.isArray(r.messages) || isString2(r.skip),
-  "tool.call": (r) => "result" in r || isString2(r.deny) || "ref" in r,
+  "session.compact": (r) => Array.isArray(r.messages) || isString(r.skip),
+  "tool.call": (r) => "result" in r || isString(r.deny) || "ref" in r,
   "prompt.compose": (r) => Array.isArray(r.sections),
-  "http.fetch": (r) => isString2(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString2(r.value.text),
-  "agent.spawn": (r) => isString2(r.model) || isString2(r.deny),
-  "session.receive": (r) => isString2(r.text) || isString2(r.consumed),
+  "http.fetch": (r) => isString(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString(r.value.text),
+  "agent.spawn": (r) => isString(r.model) || isString(r.deny),
+  "session.receive": (r) => isString(r.text) || isString(r.consumed),
   "session.send": (r) => typeof r.isDelivered === "boolean",
-  "session.append": (r) => isPlainObject2(r.message) || isString2(r.deny),
-  "turn.step": (r) => isString2(r.turnId) && typeof r.index === "number"
+  "session.append": (r) => isPlainObject2(r.message) || isString(r.deny),
+  "turn.step": (r) => isString(r.turnId) && typeof r.index === "number"
 };
 function isSettledShape(event, result) {
   if (!isPlainObject2(result)) return false;
@@ -7753,7 +7752,7 @@ var Registry = class {
       chain = this.features.flatMap((feature) => {
         const spec = feature.hooks[event];
         if (spec === void 0 || leftOut?.has(feature.name)) return [];
-        return typeof spec === "function" ? [{ feature, run: spec, onFailure: "open" }] : [{ feature, ...spec }];
+        return [{ feature, onFailure: "open", ...typeof spec === "function" ? { run: spec } : spec }];
       });
       this.chains.set(event, chain);
     }
@@ -7769,8 +7768,7 @@ var Registry = class {
     });
     const fail = (i, entry2, input, beneath, why) => {
       this.noteSkip(entry2.feature.name, event, why);
-      const policy = entry2.onFailure;
-      const deny = policy === "open" || beneath !== void 0 ? void 0 : typeof policy.deny === "string" ? policy.deny : policy.deny(input, this.contexts[entry2.feature.name]);
+      const deny = beneath === void 0 ? this.denyOf(entry2, input) : void 0;
       if (deny !== void 0) return Promise.resolve({ deny });
       return beneath ?? step(i + 1, input);
     };
@@ -7779,14 +7777,11 @@ var Registry = class {
       if (entry2 === void 0) return engineNext(input);
       const { feature } = entry2;
       let beneath;
-      const featureNext = ((rewritten) => {
+      const featureNext = withFacts(next, (rewritten) => {
         if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
         beneath = step(i + 1, rewritten);
         return beneath;
       });
-      featureNext.signal = next.signal;
-      featureNext.budget = next.budget;
-      featureNext.origin = next.origin;
       let answer;
       try {
         answer = entry2.run(this.ports[feature.name], input, featureNext, this.contexts[feature.name]);
@@ -7795,7 +7790,7 @@ var Registry = class {
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(i, entry2, input, beneath, result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
+          if (!isSettledShape(event, result)) return fail(i, entry2, input, beneath, wrongAnswer(result));
           if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
           return result;
         },
@@ -7816,7 +7811,7 @@ var Registry = class {
       let beneath;
       let beneathResult;
       let beneathError = NO_ERROR;
-      const featureNext = ((rewritten) => {
+      const featureNext = withFacts(next, (rewritten) => {
         if (beneath !== void 0) throw new Error(NEXT_TWICE);
         const inner = step(i + 1, rewritten);
         beneath = inner;
@@ -7826,9 +7821,6 @@ var Registry = class {
           beneathError = err;
         });
       });
-      featureNext.signal = next.signal;
-      featureNext.budget = next.budget;
-      featureNext.origin = next.origin;
       let body;
       let bodyDone = false;
       let failure;
@@ -7842,12 +7834,12 @@ var Registry = class {
           }
           bodyDone = true;
           const result = r.value ?? beneathResult?.value;
-          if (result !== void 0 && isSettledShape(event, result)) {
+          if (isSettledShape(event, result)) {
             if (registry.failing.size) registry.failing.delete(`${feature.name} ${event}`);
-            if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await beneath.return(void 0).catch(() => void 0);
+            if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await closeQuietly(beneath);
             return result;
           }
-          failure = result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
+          failure = wrongAnswer(result);
           break;
         }
       } catch (err) {
@@ -7856,13 +7848,13 @@ var Registry = class {
         failure = describe(err);
       } finally {
         if (!bodyDone) {
-          await body?.return(void 0).catch(() => void 0);
-          if (beneath !== void 0 && beneathResult === void 0) await beneath.return(void 0).catch(() => void 0);
+          await closeQuietly(body);
+          if (beneath !== void 0 && beneathResult === void 0) await closeQuietly(beneath);
         }
       }
       registry.noteSkip(feature.name, event, failure);
       if (policy !== "open") {
-        await beneath?.return(void 0).catch(() => void 0);
+        await closeQuietly(beneath);
         return yield* policy.answer({ message: failure, calledNext: beneath !== void 0 }, input, ctx);
       }
       if (beneath === void 0) return yield* step(i + 1, input);
@@ -7880,12 +7872,15 @@ var Registry = class {
   }
   denyFor(event, e, leftOut) {
     for (const entry2 of this.chainOf(event, leftOut)) {
-      const policy = entry2.onFailure;
-      if (policy === "open") continue;
-      const deny = typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry2.feature.name]);
+      const deny = this.denyOf(entry2, e);
       if (deny !== void 0) return deny;
     }
     return void 0;
+  }
+  denyOf(entry2, e) {
+    const policy = entry2.onFailure;
+    if (policy === "open") return void 0;
+    return typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry2.feature.name]);
   }
   noteSkip(feature, event, why) {
     this.skips.set(feature, (this.skips.get(feature) ?? 0) + 1);
@@ -7929,6 +7924,11 @@ function handOver2(inner, settled, onDone, onError) {
   };
   return held;
 }
+function withFacts(next, call) {
+  return Object.assign(call, { signal: next.signal, budget: next.budget, origin: next.origin });
+}
+var closeQuietly = (stream2) => stream2?.return(void 0).catch(() => void 0);
+var wrongAnswer = (result) => result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
 function describe(err) {
   return err instanceof Error ? `${err.name}: ${err.message}` : `threw ${preview(err)}`;
 }
