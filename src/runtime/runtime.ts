@@ -85,19 +85,16 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     return relay.compact(feature, instructions, async (e, engine) => (await registry.dispatch('session.compact', e, engine, yields ?? (await yieldsOf()))) as SessionCompactResult, p.compactSession)
   }
 
-  const prefixOf = (feature: string) => {
-    const f = all.find((x) => x.name === feature)
-    return f?.logPrefix ? f.logPrefix(port?.pkg ?? '') : `${feature}: `
-  }
-  const contextOf = (feature: string): FeatureContext => {
-    const prefix = prefixOf(feature)
+  const contextOf = (feature: Feature<any>): FeatureContext => {
+    const pkg = port?.pkg ?? ''
+    const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `
     return {
-      pkg: port?.pkg ?? '',
+      pkg,
       options,
       defaults,
       facts,
       log: (line) => log(prefix + line),
-      compact: (instructions) => compactFor(feature, instructions),
+      compact: (instructions) => compactFor(feature.name, instructions),
     }
   }
 
@@ -112,8 +109,8 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   }
 
   function yieldsFrom(claims: Claims): ReadonlyMap<string, string> {
-    const pkg = bound().pkg
-    const others = Object.fromEntries(Object.entries(claims).filter(([p]) => p !== pkg))
+    // This package's own claim names no owner other than itself.
+    const others = { ...claims, [bound().pkg]: undefined }
     const found = new Map<string, string>()
     for (const feature of actingOn) {
       const owner = ownerOf(feature, others)
@@ -246,7 +243,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     const rows: FeatureRow[] = []
     for (const f of all) {
       const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {})
-      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ['(status unavailable: see the debug log)'], async () => f.status!(featurePorts[f.name], contextOf(f.name))) : []
+      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ['(status unavailable: see the debug log)'], async () => f.status!(featurePorts[f.name], contextOf(f))) : []
       rows.push({
         ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
         yieldsTo: yielded.get(f.name),
@@ -265,8 +262,8 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     if (verb === STATUS_VERB) return { text: await statusText() }
     const owner = registry.features.find((f) => f.verbs?.[verb])
     const handler = owner?.verbs?.[verb]
-    if (!owner || !handler) return { text: unknownVerb(p.pkg, verb, usages()) }
-    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner.name)))
+    if (!handler) return { text: unknownVerb(p.pkg, verb, usages()) }
+    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner!.name], rest, contextOf(owner!)))
     return { text }
   }
 
@@ -281,8 +278,8 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     bind(runtimePort, ports) {
       port = runtimePort
       featurePorts = ports
-      facts.bind({ sessionId: runtimePort.sessionId, ownServer: runtimePort.ownServer })
-      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f.name)])))
+      facts.bind(runtimePort)
+      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f)])))
     },
     get isBound() {
       return port !== undefined

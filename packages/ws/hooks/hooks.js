@@ -7972,19 +7972,16 @@ function createRuntime(factories, template, raw) {
     const p = bound();
     return relay.compact(feature, instructions, async (e, engine) => await registry.dispatch("session.compact", e, engine, yields ?? await yieldsOf()), p.compactSession);
   }
-  const prefixOf = (feature) => {
-    const f = all.find((x) => x.name === feature);
-    return f?.logPrefix ? f.logPrefix(port?.pkg ?? "") : `${feature}: `;
-  };
   const contextOf = (feature) => {
-    const prefix = prefixOf(feature);
+    const pkg = port?.pkg ?? "";
+    const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `;
     return {
-      pkg: port?.pkg ?? "",
+      pkg,
       options,
       defaults,
       facts,
       log: (line) => log(prefix + line),
-      compact: (instructions) => compactFor(feature, instructions)
+      compact: (instructions) => compactFor(feature.name, instructions)
     };
   };
   async function readAllClaims() {
@@ -7995,8 +7992,7 @@ function createRuntime(factories, template, raw) {
     });
   }
   function yieldsFrom(claims) {
-    const pkg = bound().pkg;
-    const others = Object.fromEntries(Object.entries(claims).filter(([p]) => p !== pkg));
+    const others = { ...claims, [bound().pkg]: void 0 };
     const found = /* @__PURE__ */ new Map();
     for (const feature of actingOn) {
       const owner = ownerOf2(feature, others);
@@ -8099,7 +8095,7 @@ function createRuntime(factories, template, raw) {
     const rows = [];
     for (const f of all) {
       const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {});
-      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[f.name], contextOf(f.name))) : [];
+      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[f.name], contextOf(f))) : [];
       rows.push({
         ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
         yieldsTo: yielded.get(f.name),
@@ -8117,8 +8113,8 @@ function createRuntime(factories, template, raw) {
     if (verb === STATUS_VERB) return { text: await statusText() };
     const owner = registry.features.find((f) => f.verbs?.[verb]);
     const handler = owner?.verbs?.[verb];
-    if (!owner || !handler) return { text: unknownVerb(p.pkg, verb, usages()) };
-    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner.name)));
+    if (!handler) return { text: unknownVerb(p.pkg, verb, usages()) };
+    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner)));
     return { text };
   }
   let featurePorts = {};
@@ -8130,8 +8126,8 @@ function createRuntime(factories, template, raw) {
     bind(runtimePort, ports) {
       port = runtimePort;
       featurePorts = ports;
-      facts.bind({ sessionId: runtimePort.sessionId, ownServer: runtimePort.ownServer });
-      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f.name)])));
+      facts.bind(runtimePort);
+      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f)])));
     },
     get isBound() {
       return port !== void 0;
