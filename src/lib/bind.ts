@@ -6,15 +6,14 @@ import type { EngineInterface } from 'claude-code'
 import { filesOver } from './files.ts'
 import type { SafeWriteEdges } from './safe-write.ts'
 
-/** The safe writer's edges, made of these `$` calls (lib/files.ts). */
+/** The safe writer's edges: `$.fs`'s own, and those lib/files.ts makes of a command run and a stat. */
 export function bindFiles($: EngineInterface): SafeWriteEdges {
-  return filesOver({
-    run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }),
-    stat: (path) => $.fs.stat(path, { resolve: true }),
+  return {
+    ...filesOver({ run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }), stat: (path) => $.fs.stat(path, { resolve: true }) }),
     read: (path) => $.fs.read(path),
     write: (path, text) => $.fs.write(path, text),
     list: (folder) => $.fs.list(folder),
-  })
+  }
 }
 
 /** The harness's compaction-window override as the running process holds it (settings env rows land here too). */

@@ -1,5 +1,6 @@
-// The safe writer's edges (lib/safe-write.ts), made of a few host calls that lib/bind.ts binds to
-// `$`: every feature that writes binds its file edges there, so there is one way a file is written.
+// The safe writer's edges (lib/safe-write.ts) that are more than one `$` call, made of two host calls
+// lib/bind.ts binds to `$`: every feature that writes binds its file edges there, so there is one
+// way a file is written.
 // The commands are absolute, so a project's PATH cannot slip in its own; `ls` and `chmod` with these
 // arguments are the same on Linux and macOS.
 import type { PathFacts, SafeWriteEdges } from './safe-write.ts'
@@ -10,16 +11,16 @@ const LS = '/bin/ls'
 const CHMOD = '/bin/chmod'
 const COMMAND_TIMEOUT_MS = 10_000
 
-/** The host calls the edges are made of, each one `$` call (lib/bind.ts). */
+/** The host calls these edges are made of, each one `$` call (lib/bind.ts). */
 export type HostFiles = {
   /** `$.process.run`: rejects where the host runs no commands (no `$.process` on this surface, no such command). */
   run(argv: readonly string[], timeoutMs: number): Promise<{ exitCode: number | null; stdout: string; stderr: string }>
   /** `$.fs.stat(path, { resolve: true })`: rejects where nothing is there (or nothing this plugin may see). */
   stat(path: string): Promise<PathFacts>
-  read: SafeWriteEdges['read']
-  write: SafeWriteEdges['write']
-  list: SafeWriteEdges['list']
 }
+
+/** The safe writer's edges made here; `read`, `write` and `list` are `$.fs`'s own (lib/bind.ts). */
+export type CommandEdges = Omit<SafeWriteEdges, 'read' | 'write' | 'list'>
 
 /**
  * The permission bits `ls -l` spells at the head of its line (`-rw-r--r--`, maybe a `.`, `@` or `+`
@@ -32,7 +33,7 @@ export function modeOfListing(line: string): number {
 }
 
 /** The safe writer's edges over `host`; whether the host runs commands is asked once, by starting `mv` itself. */
-export function filesOver(host: HostFiles): SafeWriteEdges {
+export function filesOver(host: HostFiles): CommandEdges {
   let commands: Promise<boolean> | undefined
   /** A command's output; one that exits other than 0 rejects with the first line it wrote to stderr. */
   async function run(argv: readonly string[]): Promise<string> {
@@ -58,14 +59,11 @@ export function filesOver(host: HostFiles): SafeWriteEdges {
         return undefined // nothing there (or nothing this plugin may see): the writer treats it as missing
       }
     },
-    read: host.read,
-    write: host.write,
     hasCommands: () => (commands ??= runsCommands()),
     move: (from, to) => run([MV, '-f', '--', from, to]),
     remove: (path) => run([RM, '-f', '--', path]),
     mode: async (path) => modeOfListing(await run([LS, '-ld', '--', path])),
     chmod: (path, mode) => run([CHMOD, '--', mode.toString(8), path]),
-    list: host.list,
     token: () => crypto.randomUUID().replace(/-/g, '').slice(0, 12),
   }
 }

@@ -71,6 +71,9 @@ export type WriteRequest = {
 
 export type WriteOutcome = { ok: true; path: string; atomic: boolean } | { ok: false; reason: string }
 
+/** A write (or a removal) not made, and why. */
+const notWritten = (reason: string): WriteOutcome => ({ ok: false, reason })
+
 /** Why a path is not keel's to write, in words; one home each. */
 export const REFUSED = {
   ownerMissing: (within: string) => `its folder ${within} cannot be resolved`,
@@ -139,18 +142,18 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
   try {
     resolved = await resolveTarget(io, req.within, req.path)
   } catch (err) {
-    return { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) }
+    return notWritten(REFUSED.failed(req.path, messageOf(err)))
   }
-  if ('refused' in resolved) return { ok: false, reason: resolved.refused }
+  if ('refused' in resolved) return notWritten(resolved.refused)
   const target = resolved.target
   if (!(await io.hasCommands().catch(() => false))) {
-    if (!req.inPlace) return { ok: false, reason: REFUSED.noRename(req.path) }
+    if (!req.inPlace) return notWritten(REFUSED.noRename(req.path))
     try {
-      if (req.expected !== undefined && (await current(io, target)) !== req.expected) return { ok: false, reason: REFUSED.changed(req.path) }
+      if (req.expected !== undefined && (await current(io, target)) !== req.expected) return notWritten(REFUSED.changed(req.path))
       await io.write(target, req.text)
-      return (await io.read(target)) === req.text ? { ok: true, path: target, atomic: false } : { ok: false, reason: REFUSED.readBack(req.path) }
+      return (await io.read(target)) === req.text ? { ok: true, path: target, atomic: false } : notWritten(REFUSED.readBack(req.path))
     } catch (err) {
-      return { ok: false, reason: `${req.path} could not be written (${messageOf(err)})` }
+      return notWritten(`${req.path} could not be written (${messageOf(err)})`)
     }
   }
   const slash = target.lastIndexOf('/')
@@ -158,17 +161,17 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
   let outcome: WriteOutcome
   try {
     const mode = (await io.stat(target)) ? await io.mode(target) : undefined
-    if (mode !== undefined && !(mode & OWNER_WRITE)) return { ok: false, reason: REFUSED.readOnly(req.path) }
+    if (mode !== undefined && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(req.path))
     await io.write(temp, req.text)
-    if ((await io.read(temp)) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) }
-    else if (req.expected !== undefined && (await current(io, target)) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) }
+    if ((await io.read(temp)) !== req.text) outcome = notWritten(REFUSED.readBack(req.path))
+    else if (req.expected !== undefined && (await current(io, target)) !== req.expected) outcome = notWritten(REFUSED.changed(req.path))
     else {
       if (mode !== undefined && mode !== NEW_FILE_MODE) await io.chmod(temp, mode)
       await io.move(temp, target)
       return { ok: true, path: target, atomic: true }
     }
   } catch (err) {
-    outcome = { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) }
+    outcome = notWritten(REFUSED.failed(req.path, messageOf(err)))
   }
   await io.remove(temp).catch(() => undefined)
   return outcome
@@ -178,14 +181,14 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
 export async function removeSafely(io: SafeWriteEdges, within: string, path: string): Promise<WriteOutcome> {
   try {
     const resolved = await resolveTarget(io, within, path)
-    if ('refused' in resolved) return { ok: false, reason: resolved.refused }
+    if ('refused' in resolved) return notWritten(resolved.refused)
     if ((await io.stat(resolved.target)) === undefined) return { ok: true, path: resolved.target, atomic: true }
     const removes = await io.hasCommands().catch(() => false)
     if (removes) await io.remove(resolved.target)
     else await io.write(resolved.target, '')
     return { ok: true, path: resolved.target, atomic: removes }
   } catch (err) {
-    return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` }
+    return notWritten(`${path} could not be removed (${messageOf(err)})`)
   }
 }
 

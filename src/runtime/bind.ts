@@ -15,8 +15,8 @@ export type RuntimePort = {
   /** The session's id (a trip to the host: the facts cache it). */
   sessionId(): Promise<string>
   publishClaims(session: string, features: readonly string[]): Promise<void>
-  /** The packages' claims variables, unparsed. */
-  readClaims(pkgs: readonly string[]): Promise<(string | undefined)[]>
+  /** The claims variables of CLAIMING_PACKAGES, in that order, unparsed. */
+  readClaims(): Promise<(string | undefined)[]>
   clearClaims(): Promise<void>
   /** The engine's own compaction (`$.session.compact`); the relay runs the package's chain around it. */
   compactSession(instructions?: string): Promise<SessionCompactResult>
@@ -32,7 +32,7 @@ export function bindRuntime($: EngineInterface): RuntimePort {
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
     publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
-    readClaims: (pkgs) => Promise.all(pkgs.map((other) => readClaims($, other))),
+    readClaims: () => Promise.all([$.env.get('KEEL_CLAIMS_KEEL'), $.env.get('KEEL_CLAIMS_SUPERHEROES'), $.env.get('KEEL_CLAIMS_WS'), $.env.get('KEEL_CLAIMS_KLYTH')]),
     // A package that claims nothing leaves no stale claim behind.
     clearClaims: async () => claimSettled(await setClaims($, pkg, undefined)),
     compactSession: (instructions) => $.session.compact(instructions === undefined ? undefined : { instructions }),
@@ -45,7 +45,8 @@ export function bindRuntime($: EngineInterface): RuntimePort {
 }
 
 // The claims variables (runtime/claims.ts): names must be literals (the loader's rule), so each
-// package of CLAIMING_PACKAGES has its branch; a package they do not list has no variable.
+// package of CLAIMING_PACKAGES has its branch (and its place in readClaims); a package they do not
+// list has no variable.
 
 /** Sets (undefined: unsets) `pkg`'s claims variable; resolves what the environment answered. */
 async function setClaims($: EngineInterface, pkg: string, value: string | undefined): Promise<{ deny?: string } | undefined> {
@@ -58,21 +59,6 @@ async function setClaims($: EngineInterface, pkg: string, value: string | undefi
       return $.env.set('KEEL_CLAIMS_WS', value)
     case 'klyth':
       return $.env.set('KEEL_CLAIMS_KLYTH', value)
-  }
-  return undefined
-}
-
-/** `pkg`'s claims variable as published, unparsed. */
-async function readClaims($: EngineInterface, pkg: string): Promise<string | undefined> {
-  switch (pkg) {
-    case 'keel':
-      return $.env.get('KEEL_CLAIMS_KEEL')
-    case 'superheroes':
-      return $.env.get('KEEL_CLAIMS_SUPERHEROES')
-    case 'ws':
-      return $.env.get('KEEL_CLAIMS_WS')
-    case 'klyth':
-      return $.env.get('KEEL_CLAIMS_KLYTH')
   }
   return undefined
 }

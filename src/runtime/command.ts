@@ -3,11 +3,10 @@ import type { Activation } from './activation.ts'
 
 export const STATUS_VERB = 'status'
 
+/** The first word, in lower case (none: the status), and the rest, trimmed. */
 export function parseCommandArgs(args: string): { verb: string; rest: string } {
-  const trimmed = args.trim()
-  const space = trimmed.search(/\s/)
-  if (space < 0) return { verb: trimmed.toLowerCase() || STATUS_VERB, rest: '' }
-  return { verb: trimmed.slice(0, space).toLowerCase(), rest: trimmed.slice(space + 1).trim() }
+  const [, verb = '', rest = ''] = /^(\S*)\s*([\s\S]*)$/.exec(args.trim())!
+  return { verb: verb.toLowerCase() || STATUS_VERB, rest }
 }
 
 export function unknownVerb(pkg: string, verb: string, usages: readonly string[]): string {
@@ -40,8 +39,8 @@ export function formatStatus(pkg: string, version: string, rows: readonly Featur
     if (row.skips) out.push(`  skipped hooks: ${row.skips}`)
     for (const line of row.lines) out.push(`  ${line}`)
   }
-  const totalSkips = rows.reduce((n, r) => n + r.skips, 0)
-  out.push(`Skipped hooks: ${totalSkips === 0 ? 'none' : rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`).join(', ')}`)
+  const skipped = rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`)
+  out.push(`Skipped hooks: ${skipped.join(', ') || 'none'}`)
   for (const problem of problems) out.push(`Problem: ${problem}`)
   return out.join('\n')
 }

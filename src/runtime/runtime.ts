@@ -103,7 +103,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     if (!actingOn.length) return {}
     return guarded('reading the packages\' claims', {}, async () => {
       // Read beside the session id (one host trip less on the start's path), parsed against it.
-      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims(CLAIMING_PACKAGES)])
+      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims()])
       return parseClaims(session, CLAIMING_PACKAGES, raws)
     })
   }

@@ -35,8 +35,8 @@ test('portOf: every edge reaches its $ call', async () => {
   assert.equal(JSON.parse(env.get('KEEL_CLAIMS_SUPERHEROES')!), { session: 'sess-1', features: ['checkpoint'] })
   env.set('KEEL_CLAIMS_KEEL', JSON.stringify({ session: 'sess-1', features: ['timing'] }))
   env.set('KEEL_CLAIMS_WS', JSON.stringify({ session: 'another', features: ['timing'] }))
-  const pkgs = ['keel', 'superheroes', 'ws', 'stranger']
-  assert.equal(parseClaims(session, pkgs, await port.readClaims(pkgs)), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, stranger: undefined })
+  env.set('KEEL_CLAIMS_KLYTH', JSON.stringify({ session: 'sess-1', features: ['routing'] }))
+  assert.equal(parseClaims(session, CLAIMING_PACKAGES, await port.readClaims()), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, klyth: ['routing'] })
 })
 
 test('claims: a refused variable rejects; clearing unsets the package\'s own', async () => {

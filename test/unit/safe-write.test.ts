@@ -213,9 +213,6 @@ test('filesOver: the host calls become the safe writer\'s edges (lib/bind.ts bin
       if (path === '/p/link') return { kind: 'file', isLink: true, realPath: '/p/x' }
       throw new Error('ENOENT')
     },
-    read: async () => 'text',
-    write: async () => undefined,
-    list: async () => [],
   }
   const io = filesOver(host)
   assert.equal(await io.stat('/p/link'), { kind: 'file', isLink: true, realPath: '/p/x' })

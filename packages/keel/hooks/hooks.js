@@ -53,27 +53,23 @@ function filesOver(host) {
         return void 0;
       }
     },
-    read: host.read,
-    write: host.write,
     hasCommands: () => commands ??= runsCommands(),
     move: (from, to) => run([MV, "-f", "--", from, to]),
     remove: (path) => run([RM, "-f", "--", path]),
     mode: async (path) => modeOfListing(await run([LS, "-ld", "--", path])),
     chmod: (path, mode) => run([CHMOD, "--", mode.toString(8), path]),
-    list: host.list,
     token: () => crypto.randomUUID().replace(/-/g, "").slice(0, 12)
   };
 }
 
 // src/lib/bind.ts
 function bindFiles($) {
-  return filesOver({
-    run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }),
-    stat: (path) => $.fs.stat(path, { resolve: true }),
+  return {
+    ...filesOver({ run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }), stat: (path) => $.fs.stat(path, { resolve: true }) }),
     read: (path) => $.fs.read(path),
     write: (path, text) => $.fs.write(path, text),
     list: (folder) => $.fs.list(folder)
-  });
+  };
 }
 function readWindowEnv($) {
   return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
@@ -847,6 +843,7 @@ function createLane() {
 }
 
 // src/lib/safe-write.ts
+var notWritten = (reason) => ({ ok: false, reason });
 var REFUSED = {
   ownerMissing: (within) => `its folder ${within} cannot be resolved`,
   link: (path) => `${path} is a symbolic link, and keel writes only to a real path inside the folder it owns`,
@@ -894,18 +891,18 @@ async function writeSafely(io, req) {
   try {
     resolved = await resolveTarget(io, req.within, req.path);
   } catch (err) {
-    return { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) };
+    return notWritten(REFUSED.failed(req.path, messageOf(err)));
   }
-  if ("refused" in resolved) return { ok: false, reason: resolved.refused };
+  if ("refused" in resolved) return notWritten(resolved.refused);
   const target = resolved.target;
   if (!await io.hasCommands().catch(() => false)) {
-    if (!req.inPlace) return { ok: false, reason: REFUSED.noRename(req.path) };
+    if (!req.inPlace) return notWritten(REFUSED.noRename(req.path));
     try {
-      if (req.expected !== void 0 && await current(io, target) !== req.expected) return { ok: false, reason: REFUSED.changed(req.path) };
+      if (req.expected !== void 0 && await current(io, target) !== req.expected) return notWritten(REFUSED.changed(req.path));
       await io.write(target, req.text);
-      return await io.read(target) === req.text ? { ok: true, path: target, atomic: false } : { ok: false, reason: REFUSED.readBack(req.path) };
+      return await io.read(target) === req.text ? { ok: true, path: target, atomic: false } : notWritten(REFUSED.readBack(req.path));
     } catch (err) {
-      return { ok: false, reason: `${req.path} could not be written (${messageOf(err)})` };
+      return notWritten(`${req.path} could not be written (${messageOf(err)})`);
     }
   }
   const slash = target.lastIndexOf("/");
@@ -913,17 +910,17 @@ async function writeSafely(io, req) {
   let outcome;
   try {
     const mode = await io.stat(target) ? await io.mode(target) : void 0;
-    if (mode !== void 0 && !(mode & OWNER_WRITE)) return { ok: false, reason: REFUSED.readOnly(req.path) };
+    if (mode !== void 0 && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(req.path));
     await io.write(temp, req.text);
-    if (await io.read(temp) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) };
-    else if (req.expected !== void 0 && await current(io, target) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) };
+    if (await io.read(temp) !== req.text) outcome = notWritten(REFUSED.readBack(req.path));
+    else if (req.expected !== void 0 && await current(io, target) !== req.expected) outcome = notWritten(REFUSED.changed(req.path));
     else {
       if (mode !== void 0 && mode !== NEW_FILE_MODE) await io.chmod(temp, mode);
       await io.move(temp, target);
       return { ok: true, path: target, atomic: true };
     }
   } catch (err) {
-    outcome = { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) };
+    outcome = notWritten(REFUSED.failed(req.path, messageOf(err)));
   }
   await io.remove(temp).catch(() => void 0);
   return outcome;
@@ -931,14 +928,14 @@ async function writeSafely(io, req) {
 async function removeSafely(io, within, path) {
   try {
     const resolved = await resolveTarget(io, within, path);
-    if ("refused" in resolved) return { ok: false, reason: resolved.refused };
+    if ("refused" in resolved) return notWritten(resolved.refused);
     if (await io.stat(resolved.target) === void 0) return { ok: true, path: resolved.target, atomic: true };
     const removes = await io.hasCommands().catch(() => false);
     if (removes) await io.remove(resolved.target);
     else await io.write(resolved.target, "");
     return { ok: true, path: resolved.target, atomic: removes };
   } catch (err) {
-    return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` };
+    return notWritten(`${path} could not be removed (${messageOf(err)})`);
   }
 }
 async function sweepTemps(io, within, folder, now) {
@@ -7494,7 +7491,7 @@ function bindRuntime($) {
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
     publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
-    readClaims: (pkgs) => Promise.all(pkgs.map((other) => readClaims($, other))),
+    readClaims: () => Promise.all([$.env.get("KEEL_CLAIMS_KEEL"), $.env.get("KEEL_CLAIMS_SUPERHEROES"), $.env.get("KEEL_CLAIMS_WS"), $.env.get("KEEL_CLAIMS_KLYTH")]),
     clearClaims: async () => claimSettled(await setClaims($, pkg, void 0)),
     compactSession: (instructions) => $.session.compact(instructions === void 0 ? void 0 : { instructions }),
     ownServer: async () => {
@@ -7513,19 +7510,6 @@ async function setClaims($, pkg, value) {
       return $.env.set("KEEL_CLAIMS_WS", value);
     case "klyth":
       return $.env.set("KEEL_CLAIMS_KLYTH", value);
-  }
-  return void 0;
-}
-async function readClaims($, pkg) {
-  switch (pkg) {
-    case "keel":
-      return $.env.get("KEEL_CLAIMS_KEEL");
-    case "superheroes":
-      return $.env.get("KEEL_CLAIMS_SUPERHEROES");
-    case "ws":
-      return $.env.get("KEEL_CLAIMS_WS");
-    case "klyth":
-      return $.env.get("KEEL_CLAIMS_KLYTH");
   }
   return void 0;
 }
@@ -7551,10 +7535,8 @@ function ownerOf2(feature, claims) {
 // src/runtime/command.ts
 var STATUS_VERB = "status";
 function parseCommandArgs(args) {
-  const trimmed = args.trim();
-  const space = trimmed.search(/\s/);
-  if (space < 0) return { verb: trimmed.toLowerCase() || STATUS_VERB, rest: "" };
-  return { verb: trimmed.slice(0, space).toLowerCase(), rest: trimmed.slice(space + 1).trim() };
+  const [, verb = "", rest = ""] = /^(\S*)\s*([\s\S]*)$/.exec(args.trim());
+  return { verb: verb.toLowerCase() || STATUS_VERB, rest };
 }
 function unknownVerb(pkg, verb, usages) {
   return `/${pkg}: unknown verb "${verb}". Usage:
@@ -7577,8 +7559,8 @@ function formatStatus(pkg, version, rows, problems2) {
     if (row.skips) out.push(`  skipped hooks: ${row.skips}`);
     for (const line of row.lines) out.push(`  ${line}`);
   }
-  const totalSkips = rows.reduce((n, r) => n + r.skips, 0);
-  out.push(`Skipped hooks: ${totalSkips === 0 ? "none" : rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`).join(", ")}`);
+  const skipped2 = rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`);
+  out.push(`Skipped hooks: ${skipped2.join(", ") || "none"}`);
   for (const problem2 of problems2) out.push(`Problem: ${problem2}`);
   return out.join("\n");
 }
@@ -7987,7 +7969,7 @@ function createRuntime(factories, template, raw) {
   async function readAllClaims() {
     if (!actingOn.length) return {};
     return guarded("reading the packages' claims", {}, async () => {
-      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims(CLAIMING_PACKAGES)]);
+      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims()]);
       return parseClaims(session, CLAIMING_PACKAGES, raws);
     });
   }
