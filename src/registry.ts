@@ -233,43 +233,43 @@ export class Registry {
      * unchanged. Kept per dispatch, not per feature: one watch at the bottom instead of one per link.
      */
     let fromEngine: unknown[] | undefined
-    const engineNext = (input: Args<E>): Promise<EventResult<E>> =>
-      (next(input) as Promise<EventResult<E>>).then(undefined, (err: unknown) => {
-        ;(fromEngine ??= []).push(err)
-        throw err
-      })
-    const fail = (i: number, entry: Entry, input: Args<E>, beneath: Promise<EventResult<E>> | undefined, why: string): Promise<EventResult<E>> => {
-      this.noteSkip(entry.feature.name, event, why)
-      // A guard refuses in its place, where it had not let the call through.
-      const deny = beneath === undefined ? this.denyOf(entry, input) : undefined
-      if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
-      // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
-      return beneath ?? step(i + 1, input)
-    }
     const step = (i: number, input: Args<E>): Promise<EventResult<E>> => {
       const entry = chain[i]
-      if (entry === undefined) return engineNext(input)
-      const { feature } = entry
+      if (entry === undefined) {
+        return (next(input) as Promise<EventResult<E>>).then(undefined, (err: unknown) => {
+          ;(fromEngine ??= []).push(err)
+          throw err
+        })
+      }
+      const { name } = entry.feature
       let beneath: Promise<EventResult<E>> | undefined
       const featureNext = withFacts(next, (rewritten: Args<E>) => {
         if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE))
         beneath = step(i + 1, rewritten)
         return beneath
       })
+      const fail = (why: string): Promise<EventResult<E>> => {
+        this.noteSkip(name, event, why)
+        // A guard refuses in its place, where it had not let the call through.
+        const deny = beneath === undefined ? this.denyOf(entry, input) : undefined
+        if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
+        // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
+        return beneath ?? step(i + 1, input)
+      }
       let answer: EventResult<E> | Promise<EventResult<E>>
       try {
-        answer = (entry.run as PromiseHook<unknown, E>)(this.ports[feature.name], input, featureNext, this.contexts[feature.name]!)
+        answer = (entry.run as PromiseHook<unknown, E>)(this.ports[name], input, featureNext, this.contexts[name]!)
       } catch (err) {
-        return fail(i, entry, input, beneath, describe(err))
+        return fail(describe(err))
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(i, entry, input, beneath, wrongAnswer(result))
-          if (this.failing.size) this.failing.delete(`${feature.name} ${event}`)
+          if (!isSettledShape(event, result)) return fail(wrongAnswer(result))
+          if (this.failing.size) this.failing.delete(`${name} ${event}`)
           return result
         },
         // A failure that came up from beneath is not this feature's: it goes on up unchanged.
-        (err) => (beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry, input, beneath, describe(err))),
+        (err) => (beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))),
       )
     }
     return step(0, e)
@@ -288,9 +288,9 @@ export class Registry {
     async function* step(i: number, input: Args<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
       const entry = chain[i]
       if (entry === undefined) return yield* next(input)
-      const { feature } = entry
+      const { name } = entry.feature
       const policy = entry.onFailure as StreamPolicy<E>
-      const ctx = registry.contexts[feature.name]!
+      const ctx = registry.contexts[name]!
       /** The stream beneath, once the feature asked for it, and what it returned once read to its end. */
       let beneath: AsyncGenerator<Chunk<E>, EventResult<E>> | undefined
       let beneathResult: { value: EventResult<E> } | undefined
@@ -307,7 +307,7 @@ export class Registry {
       let bodyDone = false
       let failure: string
       try {
-        body = (entry.run as StreamHook<unknown, E>)(registry.ports[feature.name], input, featureNext, ctx)
+        body = (entry.run as StreamHook<unknown, E>)(registry.ports[name], input, featureNext, ctx)
         for (;;) {
           const r = await body.next()
           if (!r.done) {
@@ -317,7 +317,7 @@ export class Registry {
           bodyDone = true
           const result = r.value ?? beneathResult?.value
           if (isSettledShape(event, result)) {
-            if (registry.failing.size) registry.failing.delete(`${feature.name} ${event}`)
+            if (registry.failing.size) registry.failing.delete(`${name} ${event}`)
             // A stream beneath the feature left unread would hold the engine's request open.
             if (beneath !== undefined && beneathResult === undefined && beneathError === NO_ERROR) await closeQuietly(beneath)
             return result
@@ -336,7 +336,7 @@ export class Registry {
           if (beneath !== undefined && beneathResult === undefined) await closeQuietly(beneath)
         }
       }
-      registry.noteSkip(feature.name, event, failure)
+      registry.noteSkip(name, event, failure)
       if (policy !== 'open') {
         // Answered in its place: what beneath still streams is closed unread.
         await closeQuietly(beneath)

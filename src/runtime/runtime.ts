@@ -123,8 +123,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
 
   /** Which features another package runs, read once per session (at its start, or at the first event). */
   async function yieldsOf(): Promise<ReadonlyMap<string, string>> {
-    yields ??= yieldsFrom(await readAllClaims())
-    return yields
+    return (yields ??= yieldsFrom(await readAllClaims()))
   }
 
   async function publish(): Promise<void> {
@@ -168,8 +167,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   }
 
   function usages(): string[] {
-    const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))
-    return [STATUS_VERB, ...verbs]
+    return [STATUS_VERB, ...registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))]
   }
 
   async function registerCommand(): Promise<void> {
@@ -214,8 +212,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   }
 
   async function* stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
-    const yielded = yields ?? (await yieldsOf())
-    return yield* registry.stream(event, e, next, yielded)
+    return yield* registry.stream(event, e, next, yields ?? (await yieldsOf()))
   }
 
   /** Says in the debug log that keel's hook failed at the engine (its `.catch` runs); the failure's message. */
@@ -238,32 +235,33 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   }
 
   async function statusText(): Promise<string> {
-    const p = bound()
+    const { pkg } = bound()
     const yielded = await yieldsOf()
     const rows: FeatureRow[] = []
     for (const f of all) {
-      const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {})
-      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ['(status unavailable: see the debug log)'], async () => f.status!(featurePorts[f.name], contextOf(f))) : []
+      const { name } = f
+      const fieldKeys = Object.keys(template.features[name]?.userConfig ?? {})
+      const lines = isOn(f) && f.status ? await guarded(`${name} status`, ['(status unavailable: see the debug log)'], async () => f.status!(featurePorts[name], contextOf(f))) : []
       rows.push({
-        ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
-        yieldsTo: yielded.get(f.name),
+        ...activationOf(template, raw, pkg, name, isOn(f)),
+        yieldsTo: yielded.get(name),
         options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
-        skips: registry.skips.get(f.name) ?? 0,
+        skips: registry.skips.get(name) ?? 0,
         lines,
       })
     }
-    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems)
+    return formatStatus(pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems)
   }
 
   async function command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult> {
-    const p = bound()
-    if (e.command !== p.pkg) return next(e)
+    const { pkg } = bound()
+    if (e.command !== pkg) return next(e)
     const { verb, rest } = parseCommandArgs(e.args)
     if (verb === STATUS_VERB) return { text: await statusText() }
     const owner = registry.features.find((f) => f.verbs?.[verb])
     const handler = owner?.verbs?.[verb]
-    if (!handler) return { text: unknownVerb(p.pkg, verb, usages()) }
-    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner!.name], rest, contextOf(owner!)))
+    if (!handler) return { text: unknownVerb(pkg, verb, usages()) }
+    const text = await guarded(`/${pkg} ${verb}`, `/${pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner!.name], rest, contextOf(owner!)))
     return { text }
   }
 

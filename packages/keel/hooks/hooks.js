@@ -817,17 +817,16 @@ function createLane() {
       try {
         await next.task();
       } catch (err) {
-        next.log(`${next.what}: ${messageOf(err)}`);
+        next.port.log(`${next.what}: ${messageOf(err)}`);
       }
     }
   }
   function run() {
-    running ??= runQueue().finally(() => running = void 0);
-    return running;
+    return running ??= runQueue().finally(() => running = void 0);
   }
   return {
     defer(port, what, task) {
-      queue.push({ what, task, log: (line) => port.log(line) });
+      queue.push({ what, task, port });
       try {
         port.after(0, () => void run());
       } catch (err) {
@@ -866,9 +865,8 @@ async function resolveTarget(io, within, path) {
   const owner = trimSlash(within);
   const facts = await io.stat(owner).catch(() => void 0);
   if (!facts?.realPath || facts.kind !== "dir") return { refused: REFUSED.ownerMissing(owner) };
-  const rest = path.startsWith(owner + "/") ? path.slice(owner.length + 1) : void 0;
-  if (rest === void 0 || rest.split("/").some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
-  const parts = rest.split("/");
+  const parts = path.startsWith(owner + "/") ? path.slice(owner.length + 1).split("/") : [];
+  if (!parts.length || parts.some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
   let real = facts.realPath;
   let spelled = owner;
   for (const [i, part] of parts.entries()) {
@@ -887,22 +885,23 @@ async function current(io, target) {
   return await io.stat(target) === void 0 ? null : io.read(target);
 }
 async function writeSafely(io, req) {
+  const { path, text, expected } = req;
   let resolved;
   try {
-    resolved = await resolveTarget(io, req.within, req.path);
+    resolved = await resolveTarget(io, req.within, path);
   } catch (err) {
-    return notWritten(REFUSED.failed(req.path, messageOf(err)));
+    return notWritten(REFUSED.failed(path, messageOf(err)));
   }
   if ("refused" in resolved) return notWritten(resolved.refused);
   const target = resolved.target;
   if (!await io.hasCommands().catch(() => false)) {
-    if (!req.inPlace) return notWritten(REFUSED.noRename(req.path));
+    if (!req.inPlace) return notWritten(REFUSED.noRename(path));
     try {
-      if (req.expected !== void 0 && await current(io, target) !== req.expected) return notWritten(REFUSED.changed(req.path));
-      await io.write(target, req.text);
-      return await io.read(target) === req.text ? { ok: true, path: target, atomic: false } : notWritten(REFUSED.readBack(req.path));
+      if (expected !== void 0 && await current(io, target) !== expected) return notWritten(REFUSED.changed(path));
+      await io.write(target, text);
+      return await io.read(target) === text ? { ok: true, path: target, atomic: false } : notWritten(REFUSED.readBack(path));
     } catch (err) {
-      return notWritten(`${req.path} could not be written (${messageOf(err)})`);
+      return notWritten(`${path} could not be written (${messageOf(err)})`);
     }
   }
   const slash = target.lastIndexOf("/");
@@ -910,17 +909,17 @@ async function writeSafely(io, req) {
   let outcome;
   try {
     const mode = await io.stat(target) ? await io.mode(target) : void 0;
-    if (mode !== void 0 && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(req.path));
-    await io.write(temp, req.text);
-    if (await io.read(temp) !== req.text) outcome = notWritten(REFUSED.readBack(req.path));
-    else if (req.expected !== void 0 && await current(io, target) !== req.expected) outcome = notWritten(REFUSED.changed(req.path));
+    if (mode !== void 0 && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(path));
+    await io.write(temp, text);
+    if (await io.read(temp) !== text) outcome = notWritten(REFUSED.readBack(path));
+    else if (expected !== void 0 && await current(io, target) !== expected) outcome = notWritten(REFUSED.changed(path));
     else {
       if (mode !== void 0 && mode !== NEW_FILE_MODE) await io.chmod(temp, mode);
       await io.move(temp, target);
       return { ok: true, path: target, atomic: true };
     }
   } catch (err) {
-    outcome = notWritten(REFUSED.failed(req.path, messageOf(err)));
+    outcome = notWritten(REFUSED.failed(path, messageOf(err)));
   }
   await io.remove(temp).catch(() => void 0);
   return outcome;
@@ -929,11 +928,12 @@ async function removeSafely(io, within, path) {
   try {
     const resolved = await resolveTarget(io, within, path);
     if ("refused" in resolved) return notWritten(resolved.refused);
-    if (await io.stat(resolved.target) === void 0) return { ok: true, path: resolved.target, atomic: true };
+    const { target } = resolved;
+    if (await io.stat(target) === void 0) return { ok: true, path: target, atomic: true };
     const removes = await io.hasCommands().catch(() => false);
-    if (removes) await io.remove(resolved.target);
-    else await io.write(resolved.target, "");
-    return { ok: true, path: resolved.target, atomic: removes };
+    if (removes) await io.remove(target);
+    else await io.write(target, "");
+    return { ok: true, path: target, atomic: removes };
   } catch (err) {
     return notWritten(`${path} could not be removed (${messageOf(err)})`);
   }
@@ -7743,40 +7743,41 @@ var Registry = class {
   dispatch(event, e, next, leftOut) {
     const chain = this.chainOf(event, leftOut);
     let fromEngine;
-    const engineNext = (input) => next(input).then(void 0, (err) => {
-      ;
-      (fromEngine ??= []).push(err);
-      throw err;
-    });
-    const fail = (i, entry2, input, beneath, why) => {
-      this.noteSkip(entry2.feature.name, event, why);
-      const deny = beneath === void 0 ? this.denyOf(entry2, input) : void 0;
-      if (deny !== void 0) return Promise.resolve({ deny });
-      return beneath ?? step(i + 1, input);
-    };
     const step = (i, input) => {
       const entry2 = chain[i];
-      if (entry2 === void 0) return engineNext(input);
-      const { feature } = entry2;
+      if (entry2 === void 0) {
+        return next(input).then(void 0, (err) => {
+          ;
+          (fromEngine ??= []).push(err);
+          throw err;
+        });
+      }
+      const { name } = entry2.feature;
       let beneath;
       const featureNext = withFacts(next, (rewritten) => {
         if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
         beneath = step(i + 1, rewritten);
         return beneath;
       });
+      const fail = (why) => {
+        this.noteSkip(name, event, why);
+        const deny = beneath === void 0 ? this.denyOf(entry2, input) : void 0;
+        if (deny !== void 0) return Promise.resolve({ deny });
+        return beneath ?? step(i + 1, input);
+      };
       let answer;
       try {
-        answer = entry2.run(this.ports[feature.name], input, featureNext, this.contexts[feature.name]);
+        answer = entry2.run(this.ports[name], input, featureNext, this.contexts[name]);
       } catch (err) {
-        return fail(i, entry2, input, beneath, describe(err));
+        return fail(describe(err));
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(i, entry2, input, beneath, wrongAnswer(result));
-          if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
+          if (!isSettledShape(event, result)) return fail(wrongAnswer(result));
+          if (this.failing.size) this.failing.delete(`${name} ${event}`);
           return result;
         },
-        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry2, input, beneath, describe(err))
+        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))
       );
     };
     return step(0, e);
@@ -7787,9 +7788,9 @@ var Registry = class {
     async function* step(i, input) {
       const entry2 = chain[i];
       if (entry2 === void 0) return yield* next(input);
-      const { feature } = entry2;
+      const { name } = entry2.feature;
       const policy = entry2.onFailure;
-      const ctx = registry.contexts[feature.name];
+      const ctx = registry.contexts[name];
       let beneath;
       let beneathResult;
       let beneathError = NO_ERROR;
@@ -7807,7 +7808,7 @@ var Registry = class {
       let bodyDone = false;
       let failure;
       try {
-        body = entry2.run(registry.ports[feature.name], input, featureNext, ctx);
+        body = entry2.run(registry.ports[name], input, featureNext, ctx);
         for (; ; ) {
           const r = await body.next();
           if (!r.done) {
@@ -7817,7 +7818,7 @@ var Registry = class {
           bodyDone = true;
           const result = r.value ?? beneathResult?.value;
           if (isSettledShape(event, result)) {
-            if (registry.failing.size) registry.failing.delete(`${feature.name} ${event}`);
+            if (registry.failing.size) registry.failing.delete(`${name} ${event}`);
             if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await closeQuietly(beneath);
             return result;
           }
@@ -7834,7 +7835,7 @@ var Registry = class {
           if (beneath !== void 0 && beneathResult === void 0) await closeQuietly(beneath);
         }
       }
-      registry.noteSkip(feature.name, event, failure);
+      registry.noteSkip(name, event, failure);
       if (policy !== "open") {
         await closeQuietly(beneath);
         return yield* policy.answer({ message: failure, calledNext: beneath !== void 0 }, input, ctx);
@@ -7985,8 +7986,7 @@ function createRuntime(factories, template, raw) {
     return found;
   }
   async function yieldsOf() {
-    yields ??= yieldsFrom(await readAllClaims());
-    return yields;
+    return yields ??= yieldsFrom(await readAllClaims());
   }
   async function publish() {
     try {
@@ -8016,8 +8016,7 @@ function createRuntime(factories, template, raw) {
     return yields;
   }
   function usages() {
-    const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage));
-    return [STATUS_VERB, ...verbs];
+    return [STATUS_VERB, ...registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))];
   }
   async function registerCommand() {
     const p = bound();
@@ -8053,8 +8052,7 @@ function createRuntime(factories, template, raw) {
     }
   }
   async function* stream2(event, e, next) {
-    const yielded = yields ?? await yieldsOf();
-    return yield* registry.stream(event, e, next, yielded);
+    return yield* registry.stream(event, e, next, yields ?? await yieldsOf());
   }
   function failedAtEngine(event, next) {
     const message = String(next.error?.message ?? "failed");
@@ -8072,31 +8070,32 @@ function createRuntime(factories, template, raw) {
     return deny === void 0 ? next(e) : { deny };
   }
   async function statusText() {
-    const p = bound();
+    const { pkg } = bound();
     const yielded = await yieldsOf();
     const rows = [];
     for (const f of all) {
-      const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {});
-      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[f.name], contextOf(f))) : [];
+      const { name } = f;
+      const fieldKeys = Object.keys(template.features[name]?.userConfig ?? {});
+      const lines = isOn(f) && f.status ? await guarded(`${name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[name], contextOf(f))) : [];
       rows.push({
-        ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
-        yieldsTo: yielded.get(f.name),
+        ...activationOf(template, raw, pkg, name, isOn(f)),
+        yieldsTo: yielded.get(name),
         options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
-        skips: registry.skips.get(f.name) ?? 0,
+        skips: registry.skips.get(name) ?? 0,
         lines
       });
     }
-    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems2, claimProblem] : problems2);
+    return formatStatus(pkg, template.version, rows, claimProblem ? [...problems2, claimProblem] : problems2);
   }
   async function command(e, next) {
-    const p = bound();
-    if (e.command !== p.pkg) return next(e);
+    const { pkg } = bound();
+    if (e.command !== pkg) return next(e);
     const { verb, rest } = parseCommandArgs(e.args);
     if (verb === STATUS_VERB) return { text: await statusText() };
     const owner = registry.features.find((f) => f.verbs?.[verb]);
     const handler = owner?.verbs?.[verb];
-    if (!handler) return { text: unknownVerb(p.pkg, verb, usages()) };
-    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner)));
+    if (!handler) return { text: unknownVerb(pkg, verb, usages()) };
+    const text = await guarded(`/${pkg} ${verb}`, `/${pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner)));
     return { text };
   }
   let featurePorts = {};
