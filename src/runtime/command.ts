@@ -21,8 +21,8 @@ export type FeatureRow = Activation & {
   lines: readonly string[]
 }
 
+/** A carried feature's state. */
 function stateOf(row: FeatureRow): string {
-  if (!row.carried) return 'not carried'
   if (!row.on) return `off (${row.why})`
   if (row.yieldsTo) return `on (${row.why}), yields to ${row.yieldsTo}, which runs it in this session`
   return `runs (${row.why})`

@@ -44,10 +44,7 @@ export function createFacts(): Facts {
       }
       return id
     },
-    ownServer() {
-      own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)
-      return own
-    },
+    ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e: Args<'session.compact'>) {

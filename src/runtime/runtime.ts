@@ -9,7 +9,7 @@ import { CLAIMING_PACKAGES, parseClaims, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
 import { createRelay } from './compaction.ts'
 import { createFacts } from './facts.ts'
-import { fallbackOf, parseOptions } from './options.ts'
+import { parseOptions } from './options.ts'
 import type { RuntimePort } from './bind.ts'
 import { messageOf } from '../lib/message.ts'
 import { Registry, type Feature, type FeatureContext, type FeatureFactory, type PromiseEvent, type StreamEvent } from '../registry.ts'
@@ -44,8 +44,7 @@ export type Runtime = {
 
 export function createRuntime(factories: readonly FeatureFactory[], template: Template, raw: Readonly<Record<string, unknown>>): Runtime {
   const fields = allFields(template)
-  const { values: options, problems } = parseOptions(fields, raw)
-  const defaults = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fallbackOf(field)]))
+  const { values: options, problems, defaults } = parseOptions(fields, raw)
   // Each registration makes its features afresh: a reload, or a second register in one process, starts clean.
   const all = factories.map((make) => make())
   const isOn = (f: Feature<any>) => f.name in raw && options[f.name] === true
@@ -79,12 +78,6 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     }
   }
 
-  /** A feature's compaction: the package's own chain around the engine's, stamped with the feature. */
-  function compactFor(feature: string, instructions: string | undefined): Promise<SessionCompactResult> {
-    const p = bound()
-    return relay.compact(feature, instructions, async (e, engine) => (await registry.dispatch('session.compact', e, engine, yields ?? (await yieldsOf()))) as SessionCompactResult, p.compactSession)
-  }
-
   const contextOf = (feature: Feature<any>): FeatureContext => {
     const pkg = port?.pkg ?? ''
     const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `
@@ -94,7 +87,8 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
       defaults,
       facts,
       log: (line) => log(prefix + line),
-      compact: (instructions) => compactFor(feature.name, instructions),
+      // A feature's compaction: the package's own chain around the engine's, stamped with the feature.
+      compact: (instructions) => relay.compact(feature.name, instructions, async (e, engine) => (await registry.dispatch('session.compact', e, engine, yields ?? (await yieldsOf()))) as SessionCompactResult, bound().compactSession),
     }
   }
 
@@ -155,8 +149,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     if (!actingOn.length) {
       // Nothing to claim: clear what an earlier load of this package may have claimed (one write, no read).
       await guarded('clearing claims', undefined, () => bound().clearClaims())
-      yields = new Map()
-      return yields
+      return (yields = new Map())
     }
     const claims = await readAllClaims()
     yields = yieldsFrom(claims)

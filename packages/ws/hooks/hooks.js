@@ -2626,10 +2626,12 @@ var KEEL_HOME_DIR = "keel";
 var PLUGIN_DATA_MARK = "/plugins/data/";
 var trimSlash2 = (path) => path.length > 1 ? path.replace(/\/+$/, "") : path;
 function configRootOf(env) {
-  if (env.configDir?.trim()) return trimSlash2(env.configDir.trim());
+  const configDir = env.configDir?.trim();
+  if (configDir) return trimSlash2(configDir);
   const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1;
   if (at > 0) return env.pluginData.slice(0, at);
-  return env.home?.trim() ? `${trimSlash2(env.home.trim())}/.claude` : void 0;
+  const home = env.home?.trim();
+  return home ? `${trimSlash2(home)}/.claude` : void 0;
 }
 var keelHomeOf = (configRoot) => `${configRoot}/${KEEL_HOME_DIR}`;
 
@@ -7543,7 +7545,6 @@ function unknownVerb(pkg, verb, usages) {
 ${usages.map((u) => `  /${pkg} ${u}`).join("\n")}`;
 }
 function stateOf2(row) {
-  if (!row.carried) return "not carried";
   if (!row.on) return `off (${row.why})`;
   if (row.yieldsTo) return `on (${row.why}), yields to ${row.yieldsTo}, which runs it in this session`;
   return `runs (${row.why})`;
@@ -7571,7 +7572,7 @@ function createRelay(facts) {
   let reached;
   return {
     compact(feature, instructions, chain, engineCompact) {
-      running ??= (async () => {
+      return running ??= (async () => {
         const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
         const engine = ((steered) => {
           reached = { instructions: steered.instructions };
@@ -7586,7 +7587,6 @@ function createRelay(facts) {
           facts.asking(void 0);
         }
       })();
-      return running;
     },
     isOwnReRaise(e) {
       return reached !== void 0 && e.trigger === "plugin" && e.agentId === void 0 && e.instructions === reached.instructions;
@@ -7617,10 +7617,7 @@ function createFacts() {
       }
       return id;
     },
-    ownServer() {
-      own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0);
-      return own;
-    },
+    ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e) {
@@ -7648,11 +7645,14 @@ function createFacts() {
 var SWITCH_ON = "on";
 var SWITCH_OFF = "off";
 function problemOf(field, given) {
-  if (field.type === "switch") return given === SWITCH_ON || given === SWITCH_OFF ? void 0 : `is not ${SWITCH_ON} or ${SWITCH_OFF}`;
-  if (field.type === "boolean") return typeof given === "boolean" ? void 0 : "is not true or false";
-  if (field.type === "string") {
-    if (field.options) return field.options.includes(given) ? void 0 : `is not one of ${field.options.join(", ")}`;
-    return typeof given === "string" ? void 0 : "is not a text";
+  switch (field.type) {
+    case "switch":
+      return given === SWITCH_ON || given === SWITCH_OFF ? void 0 : `is not ${SWITCH_ON} or ${SWITCH_OFF}`;
+    case "boolean":
+      return typeof given === "boolean" ? void 0 : "is not true or false";
+    case "string":
+      if (field.options) return field.options.includes(given) ? void 0 : `is not one of ${field.options.join(", ")}`;
+      return typeof given === "string" ? void 0 : "is not a text";
   }
   if (typeof given !== "number" || !Number.isFinite(given)) return "is not a number";
   if (!Number.isInteger(given)) return "is not a whole number";
@@ -7660,28 +7660,22 @@ function problemOf(field, given) {
   if (field.max !== void 0 && given > field.max) return `is above ${field.max}`;
   return void 0;
 }
+var EMPTY = { number: 0, boolean: false, switch: false };
 function fallbackOf(field) {
-  if (field.default !== void 0) return field.default;
-  return field.type === "boolean" || field.type === "switch" ? false : field.type === "number" ? 0 : "";
+  return field.default ?? EMPTY[field.type] ?? "";
 }
 function parseOptions(fields, raw) {
   const values = {};
+  const defaults = {};
   const problems2 = [];
   for (const [key, field] of Object.entries(fields)) {
     const given = raw[key];
-    if (given === void 0) {
-      values[key] = fallbackOf(field);
-      continue;
-    }
-    const problem2 = problemOf(field, given);
-    if (problem2 === void 0) {
-      values[key] = field.type === "switch" ? given === SWITCH_ON : given;
-    } else {
-      values[key] = fallbackOf(field);
-      problems2.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
-    }
+    const problem2 = given === void 0 ? void 0 : problemOf(field, given);
+    defaults[key] = fallbackOf(field);
+    values[key] = given === void 0 || problem2 !== void 0 ? defaults[key] : field.type === "switch" ? given === SWITCH_ON : given;
+    if (problem2 !== void 0) problems2.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
   }
-  return { values, problems: problems2 };
+  return { values, problems: problems2, defaults };
 }
 
 // src/registry.ts
@@ -7924,8 +7918,7 @@ function preview(value) {
 var COMMAND_DESCRIPTION = "What this package runs and why; its verbs.";
 function createRuntime(factories, template, raw) {
   const fields = allFields(template);
-  const { values: options, problems: problems2 } = parseOptions(fields, raw);
-  const defaults = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fallbackOf(field)]));
+  const { values: options, problems: problems2, defaults } = parseOptions(fields, raw);
   const all = factories.map((make) => make());
   const isOn = (f) => f.name in raw && options[f.name] === true;
   let port;
@@ -7951,10 +7944,6 @@ function createRuntime(factories, template, raw) {
       return fallback;
     }
   }
-  function compactFor(feature, instructions) {
-    const p = bound();
-    return relay.compact(feature, instructions, async (e, engine) => await registry.dispatch("session.compact", e, engine, yields ?? await yieldsOf()), p.compactSession);
-  }
   const contextOf = (feature) => {
     const pkg = port?.pkg ?? "";
     const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `;
@@ -7964,7 +7953,7 @@ function createRuntime(factories, template, raw) {
       defaults,
       facts,
       log: (line) => log(prefix + line),
-      compact: (instructions) => compactFor(feature.name, instructions)
+      compact: (instructions) => relay.compact(feature.name, instructions, async (e, engine) => await registry.dispatch("session.compact", e, engine, yields ?? await yieldsOf()), bound().compactSession)
     };
   };
   async function readAllClaims() {
@@ -8005,8 +7994,7 @@ function createRuntime(factories, template, raw) {
     restamp = false;
     if (!actingOn.length) {
       await guarded("clearing claims", void 0, () => bound().clearClaims());
-      yields = /* @__PURE__ */ new Map();
-      return yields;
+      return yields = /* @__PURE__ */ new Map();
     }
     const claims = await readAllClaims();
     yields = yieldsFrom(claims);
