@@ -49,6 +49,8 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   const all = factories.map((make) => make())
   const isOn = (f: Feature<any>) => f.name in raw && options[f.name] === true
   let port: RuntimePort | undefined
+  /** The package's name (`port.pkg`), once bound. */
+  let pkg = ''
   const log = (line: string) => port?.log(line)
   const registry = new Registry(all.filter(isOn), log)
   const facts = createFacts()
@@ -79,7 +81,6 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   }
 
   const contextOf = (feature: Feature<any>): FeatureContext => {
-    const pkg = port?.pkg ?? ''
     const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `
     return {
       pkg,
@@ -104,7 +105,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
 
   function yieldsFrom(claims: Claims): ReadonlyMap<string, string> {
     // This package's own claim names no owner other than itself.
-    const others = { ...claims, [bound().pkg]: undefined }
+    const others = { ...claims, [pkg]: undefined }
     const found = new Map<string, string>()
     for (const feature of actingOn) {
       const owner = ownerOf(feature, others)
@@ -154,7 +155,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     const claims = await readAllClaims()
     yields = yieldsFrom(claims)
     owned = actingOn.filter((feature) => !yields!.has(feature))
-    const published = claims[bound().pkg] ?? []
+    const published = claims[pkg] ?? []
     if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish()
     return yields
   }
@@ -166,7 +167,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   async function registerCommand(): Promise<void> {
     const p = bound()
     await guarded('registering the package command', undefined, async () => {
-      await p.registerCommand({ name: p.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
+      await p.registerCommand({ name: pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
     })
   }
 
@@ -228,7 +229,6 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   }
 
   async function statusText(): Promise<string> {
-    const { pkg } = bound()
     const yielded = await yieldsOf()
     const rows: FeatureRow[] = []
     for (const f of all) {
@@ -247,7 +247,6 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   }
 
   async function command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult> {
-    const { pkg } = bound()
     if (e.command !== pkg) return next(e)
     const { verb, rest } = parseCommandArgs(e.args)
     if (verb === STATUS_VERB) return { text: await statusText() }
@@ -268,6 +267,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     engineCommands,
     bind(runtimePort, ports) {
       port = runtimePort
+      pkg = runtimePort.pkg
       featurePorts = ports
       facts.bind(runtimePort)
       registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f)])))

@@ -7527,7 +7527,7 @@ function allFields(template) {
 }
 function activationOf(template, raw, pkg, feature, on) {
   if (!(feature in raw)) return { feature, carried: false, on: false, why: "not carried" };
-  const profileDefault = pkg === void 0 ? void 0 : template.packages[pkg]?.features[feature];
+  const profileDefault = template.packages[pkg]?.features[feature];
   return { feature, carried: true, on, why: profileDefault === on ? "profile" : "option" };
 }
 function ownerOf2(feature, claims) {
@@ -7922,6 +7922,7 @@ function createRuntime(factories, template, raw) {
   const all = factories.map((make) => make());
   const isOn = (f) => f.name in raw && options[f.name] === true;
   let port;
+  let pkg = "";
   const log = (line) => port?.log(line);
   const registry = new Registry(all.filter(isOn), log);
   const facts = createFacts();
@@ -7945,7 +7946,6 @@ function createRuntime(factories, template, raw) {
     }
   }
   const contextOf = (feature) => {
-    const pkg = port?.pkg ?? "";
     const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `;
     return {
       pkg,
@@ -7964,7 +7964,7 @@ function createRuntime(factories, template, raw) {
     });
   }
   function yieldsFrom(claims) {
-    const others = { ...claims, [bound().pkg]: void 0 };
+    const others = { ...claims, [pkg]: void 0 };
     const found = /* @__PURE__ */ new Map();
     for (const feature of actingOn) {
       const owner = ownerOf2(feature, others);
@@ -7999,7 +7999,7 @@ function createRuntime(factories, template, raw) {
     const claims = await readAllClaims();
     yields = yieldsFrom(claims);
     owned = actingOn.filter((feature) => !yields.has(feature));
-    const published = claims[bound().pkg] ?? [];
+    const published = claims[pkg] ?? [];
     if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish();
     return yields;
   }
@@ -8009,7 +8009,7 @@ function createRuntime(factories, template, raw) {
   async function registerCommand() {
     const p = bound();
     await guarded("registering the package command", void 0, async () => {
-      await p.registerCommand({ name: p.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
+      await p.registerCommand({ name: pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
     });
   }
   function noteBefore(event, e) {
@@ -8058,7 +8058,6 @@ function createRuntime(factories, template, raw) {
     return deny === void 0 ? next(e) : { deny };
   }
   async function statusText() {
-    const { pkg } = bound();
     const yielded = await yieldsOf();
     const rows = [];
     for (const f of all) {
@@ -8076,7 +8075,6 @@ function createRuntime(factories, template, raw) {
     return formatStatus(pkg, template.version, rows, claimProblem ? [...problems2, claimProblem] : problems2);
   }
   async function command(e, next) {
-    const { pkg } = bound();
     if (e.command !== pkg) return next(e);
     const { verb, rest } = parseCommandArgs(e.args);
     if (verb === STATUS_VERB) return { text: await statusText() };
@@ -8094,6 +8092,7 @@ function createRuntime(factories, template, raw) {
     engineCommands,
     bind(runtimePort, ports) {
       port = runtimePort;
+      pkg = runtimePort.pkg;
       featurePorts = ports;
       facts.bind(runtimePort);
       registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f)])));
