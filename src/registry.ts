@@ -159,9 +159,8 @@ const RESULT_CHECKS: { readonly [E in HookedEvent]?: (r: Record<string, unknown>
 }
 
 function isSettledShape<R>(event: HookedEvent, result: R): result is NonNullable<R> {
-  if (!isPlainObject(result)) return false
-  const check = RESULT_CHECKS[event]
-  return check ? check(result) : true
+  // An object, and one the event's check passes where it has one.
+  return isPlainObject(result) && (RESULT_CHECKS[event]?.(result) ?? true)
 }
 
 /** The features a dispatch leaves out, by name (a Set, or a Map keyed by name). */

@@ -38,7 +38,7 @@ export function filesOver(host: HostFiles): CommandEdges {
   /** A command's output; one that exits other than 0 rejects with the first line it wrote to stderr. */
   async function run(argv: readonly string[]): Promise<string> {
     const r = await host.run(argv, COMMAND_TIMEOUT_MS)
-    if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split('\n')[0] ?? ''}`)
+    if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split('\n')[0]!}`)
     return r.stdout
   }
   /** Whether `mv` starts here (its exit code aside: BSD's `mv` has no `--version`). */

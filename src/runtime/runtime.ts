@@ -47,7 +47,8 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   const { values: options, problems, defaults } = parseOptions(fields, raw)
   // Each registration makes its features afresh: a reload, or a second register in one process, starts clean.
   const all = factories.map((make) => make())
-  const isOn = (f: Feature<any>) => f.name in raw && options[f.name] === true
+  // A switch the options do not carry reads as its default, off: so a feature runs only where its package carries it.
+  const isOn = (f: Feature<any>) => options[f.name] === true
   let port: RuntimePort | undefined
   /** The package's name (`port.pkg`), once bound. */
   let pkg = ''

@@ -33,7 +33,7 @@ function filesOver(host) {
   let commands;
   async function run(argv) {
     const r = await host.run(argv, COMMAND_TIMEOUT_MS);
-    if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
+    if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0]}`);
     return r.stdout;
   }
   async function runsCommands() {
@@ -7692,9 +7692,7 @@ var RESULT_CHECKS = {
   "turn.step": (r) => isString(r.turnId) && typeof r.index === "number"
 };
 function isSettledShape(event, result) {
-  if (!isPlainObject2(result)) return false;
-  const check = RESULT_CHECKS[event];
-  return check ? check(result) : true;
+  return isPlainObject2(result) && (RESULT_CHECKS[event]?.(result) ?? true);
 }
 var NEXT_TWICE = "next() called twice";
 var NO_ERROR = /* @__PURE__ */ Symbol("no error");
@@ -7920,7 +7918,7 @@ function createRuntime(factories, template, raw) {
   const fields = allFields(template);
   const { values: options, problems: problems2, defaults } = parseOptions(fields, raw);
   const all = factories.map((make) => make());
-  const isOn = (f) => f.name in raw && options[f.name] === true;
+  const isOn = (f) => options[f.name] === true;
   let port;
   let pkg = "";
   const log = (line) => port?.log(line);
