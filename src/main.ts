@@ -26,12 +26,9 @@ function dispatch<E extends PromiseEvent>($: EngineInterface, e: Args<E>, next: 
   return bindLoad($).dispatch(next.event, e, next)
 }
 
-async function* stream($: EngineInterface, e: Args<'turn.step'>, next: StreamNext<'turn.step'>) {
+/** turn.step's hook, and its `.catch` handler: the engine's next carries `error` only in the handler. */
+async function* stream($: EngineInterface, e: Args<'turn.step'>, next: StreamNext<'turn.step'> & Partial<Caught>) {
   return yield* bindLoad($).stream('turn.step', e, next)
-}
-
-async function* streamFailed($: EngineInterface, e: Args<'turn.step'>, next: StreamNext<'turn.step'> & Caught) {
-  return yield* bindLoad($).streamFailed('turn.step', e, next)
 }
 
 function guardFailed($: EngineInterface, e: Args<'http.fetch'>, next: Next<'http.fetch'> & Caught) {
@@ -61,7 +58,7 @@ export function register(on: On, options: PluginOptions): void {
   if (hooks('turn.start')) on('turn.start', dispatch)
   // A failure of the whole hook at the engine (a chunk it refuses, the budget) would pass what is
   // beneath, native Claude: the `.catch` lets a feature that owns the step answer instead.
-  if (hooks('turn.step')) on('turn.step', stream).catch(streamFailed)
+  if (hooks('turn.step')) on('turn.step', stream).catch(stream)
   if (hooks('turn.complete')) on('turn.complete', dispatch)
   if (hooks('prompt.submit')) on('prompt.submit', dispatch)
   if (hooks('prompt.compose')) on('prompt.compose', dispatch)

@@ -54,6 +54,6 @@ export function createLane(): Lane {
     async drain() {
       while (running || queue.length) await run()
     },
-    idle: () => !running && queue.length === 0,
+    idle: () => !running && !queue.length,
   }
 }

@@ -71,6 +71,8 @@ export type WriteRequest = {
 
 export type WriteOutcome = { ok: true; path: string; atomic: boolean } | { ok: false; reason: string }
 
+/** A write (or a removal) made on the real path `path`; `atomic`: never torn on the way (a rename; for a removal, the file gone, not emptied). */
+const written = (path: string, atomic: boolean): WriteOutcome => ({ ok: true, path, atomic })
 /** A write (or a removal) not made, and why. */
 const notWritten = (reason: string): WriteOutcome => ({ ok: false, reason })
 
@@ -152,7 +154,7 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
     try {
       if (expected !== undefined && (await current(io, target)) !== expected) return notWritten(REFUSED.changed(path))
       await io.write(target, text)
-      return (await io.read(target)) === text ? { ok: true, path: target, atomic: false } : notWritten(REFUSED.readBack(path))
+      return (await io.read(target)) === text ? written(target, false) : notWritten(REFUSED.readBack(path))
     } catch (err) {
       return notWritten(`${path} could not be written (${messageOf(err)})`)
     }
@@ -169,7 +171,7 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
     else {
       if (mode !== undefined && mode !== NEW_FILE_MODE) await io.chmod(temp, mode)
       await io.move(temp, target)
-      return { ok: true, path: target, atomic: true }
+      return written(target, true)
     }
   } catch (err) {
     outcome = notWritten(REFUSED.failed(path, messageOf(err)))
@@ -184,11 +186,11 @@ export async function removeSafely(io: SafeWriteEdges, within: string, path: str
     const resolved = await resolveTarget(io, within, path)
     if ('refused' in resolved) return notWritten(resolved.refused)
     const { target } = resolved
-    if ((await io.stat(target)) === undefined) return { ok: true, path: target, atomic: true }
+    if ((await io.stat(target)) === undefined) return written(target, true)
     const removes = await io.hasCommands().catch(() => false)
     if (removes) await io.remove(target)
     else await io.write(target, '')
-    return { ok: true, path: target, atomic: removes }
+    return written(target, removes)
   } catch (err) {
     return notWritten(`${path} could not be removed (${messageOf(err)})`)
   }

@@ -31,7 +31,7 @@ function stateOf(row: FeatureRow): string {
 export function formatStatus(pkg: string, version: string, rows: readonly FeatureRow[], problems: readonly string[]): string {
   const out = [`${pkg} ${version}`]
   const carried = rows.filter((r) => r.carried)
-  if (carried.length === 0) out.push('No features are carried by this package.')
+  if (!carried.length) out.push('No features are carried by this package.')
   for (const row of carried) {
     out.push(`${row.feature}: ${stateOf(row)}`)
     const options = Object.entries(row.options).map(([k, v]) => `${k}=${JSON.stringify(v)}`)

@@ -26,12 +26,12 @@ export type Runtime = {
   bind(port: RuntimePort, featurePorts: Readonly<Record<string, unknown>>): void
   readonly isBound: boolean
   dispatch<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>): Promise<EventResult<E>>
-  stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>): AsyncGenerator<Chunk<E>, EventResult<E>>
   /**
-   * keel's stream hook failed at the engine (its `.catch`): a step an answering feature owns is
-   * answered by it; any other goes on beneath, as the engine would have done.
+   * A stream event through the features; or, where keel's stream hook failed at the engine (its
+   * `.catch`, whose next carries the `error`), a step an answering feature owns answered by it and
+   * any other gone on beneath, as the engine would have done.
    */
-  streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Caught): AsyncGenerator<Chunk<E>, EventResult<E>>
+  stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Partial<Caught>): AsyncGenerator<Chunk<E>, EventResult<E>>
   /**
    * keel's guard hook failed at the engine (its `.catch`: the budget, a throw past the registry): a
    * feature whose policy refuses this call refuses it; any other call goes on (`next` replays what
@@ -176,11 +176,9 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   function noteBefore<E extends PromiseEvent>(event: E, e: Args<E>): void {
     if (event === 'turn.start') facts.turnStarted((e as Args<'turn.start'>).agentId)
     else if (event === 'session.end') {
-      const reason = (e as Args<'session.end'>).reason
-      facts.sessionEnded(reason)
-      // The process goes on under a new session id, with no session.start: the claims follow it at the
-      // next event, off that event's path (publish logs its own failure).
-      if (reason === 'clear' || reason === 'resume') restamp = owned.length > 0
+      // A process that goes on under a new session id, with no session.start: the claims follow it at
+      // the next event, off that event's path (publish logs its own failure).
+      if (facts.sessionEnded((e as Args<'session.end'>).reason)) restamp = owned.length > 0
     } else if (restamp) {
       restamp = false
       void publish()
@@ -206,21 +204,20 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     }
   }
 
-  async function* stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
+  async function* stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Partial<Caught>): AsyncGenerator<Chunk<E>, EventResult<E>> {
+    if (next.error) {
+      // keel's `.catch`: the feature that owns the step answers it, or the step goes on beneath.
+      const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields)
+      return yield* answer ?? next(e)
+    }
     return yield* registry.stream(event, e, next, yields ?? (await yieldsOf()))
   }
 
   /** Says in the debug log that keel's hook failed at the engine (its `.catch` runs); the failure's message. */
-  function failedAtEngine(event: string, next: Caught): string {
+  function failedAtEngine(event: string, next: Partial<Caught>): string {
     const message = String(next.error?.message ?? 'failed')
     log(`keel: ${event} failed at the engine (${message})`)
     return message
-  }
-
-  async function* streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Caught): AsyncGenerator<Chunk<E>, EventResult<E>> {
-    const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields)
-    if (answer) return yield* answer
-    return yield* next(e)
   }
 
   async function guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E> & Caught): Promise<EventResult<E>> {
@@ -278,7 +275,6 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     },
     dispatch,
     stream,
-    streamFailed,
     guardFailed,
     command,
   }

@@ -837,11 +837,12 @@ function createLane() {
     async drain() {
       while (running || queue.length) await run();
     },
-    idle: () => !running && queue.length === 0
+    idle: () => !running && !queue.length
   };
 }
 
 // src/lib/safe-write.ts
+var written = (path, atomic) => ({ ok: true, path, atomic });
 var notWritten = (reason) => ({ ok: false, reason });
 var REFUSED = {
   ownerMissing: (within) => `its folder ${within} cannot be resolved`,
@@ -899,7 +900,7 @@ async function writeSafely(io, req) {
     try {
       if (expected !== void 0 && await current(io, target) !== expected) return notWritten(REFUSED.changed(path));
       await io.write(target, text);
-      return await io.read(target) === text ? { ok: true, path: target, atomic: false } : notWritten(REFUSED.readBack(path));
+      return await io.read(target) === text ? written(target, false) : notWritten(REFUSED.readBack(path));
     } catch (err) {
       return notWritten(`${path} could not be written (${messageOf(err)})`);
     }
@@ -916,7 +917,7 @@ async function writeSafely(io, req) {
     else {
       if (mode !== void 0 && mode !== NEW_FILE_MODE) await io.chmod(temp, mode);
       await io.move(temp, target);
-      return { ok: true, path: target, atomic: true };
+      return written(target, true);
     }
   } catch (err) {
     outcome = notWritten(REFUSED.failed(path, messageOf(err)));
@@ -929,11 +930,11 @@ async function removeSafely(io, within, path) {
     const resolved = await resolveTarget(io, within, path);
     if ("refused" in resolved) return notWritten(resolved.refused);
     const { target } = resolved;
-    if (await io.stat(target) === void 0) return { ok: true, path: target, atomic: true };
+    if (await io.stat(target) === void 0) return written(target, true);
     const removes = await io.hasCommands().catch(() => false);
     if (removes) await io.remove(target);
     else await io.write(target, "");
-    return { ok: true, path: target, atomic: removes };
+    return written(target, removes);
   } catch (err) {
     return notWritten(`${path} could not be removed (${messageOf(err)})`);
   }
@@ -3967,8 +3968,8 @@ async function sendMail(e, req) {
     return { ok: false, deny: notKept(messageOf(err)) };
   }
   const path = `${req.root}/${folderOf2(mail.to)}/${mailName(mail)}`;
-  const written = await writeSafely(e, { within: req.root, path, text: mailFileText(mail), expected: null, inPlace: true });
-  if (!written.ok) return { ok: false, deny: notKept(written.reason) };
+  const written2 = await writeSafely(e, { within: req.root, path, text: mailFileText(mail), expected: null, inPlace: true });
+  if (!written2.ok) return { ok: false, deny: notKept(written2.reason) };
   let outcome = { kind: "noMessaging" };
   if (e.send) {
     try {
@@ -3978,8 +3979,8 @@ async function sendMail(e, req) {
     }
   }
   const answer = answerFor(outcome, mail.to, mail.id);
-  if (outcome.kind === "delivered") return { ok: true, answer, outcome, mail, path: written.path };
-  return { ok: true, answer, outcome, mail, path: written.path, record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } };
+  if (outcome.kind === "delivered") return { ok: true, answer, outcome, mail, path: written2.path };
+  return { ok: true, answer, outcome, mail, path: written2.path, record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } };
 }
 
 // src/features/mailbox/sessions.ts
@@ -5219,7 +5220,7 @@ function problemsOf(value, shape, path = "", key = "") {
   }
   return problems2;
 }
-var fits = (value, shape) => problemsOf(value, shape).length === 0;
+var fits = (value, shape) => !problemsOf(value, shape).length;
 var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
 var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
 var isString = (value) => typeof value === "string";
@@ -6365,8 +6366,8 @@ function createRoutingFeature() {
       const within = await port.pluginDataDir();
       await sweepTemps(port.files, within, within, port.now);
       bodyFile = { within, path: `${within}/routing-request-${++bodies}.json` };
-      const written = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body });
-      if (!written.ok) throw new Error(written.reason);
+      const written2 = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body });
+      if (!written2.ok) throw new Error(written2.reason);
       mode = { kind: "file", path: bodyFile.path };
     }
     try {
@@ -7552,7 +7553,7 @@ function stateOf2(row) {
 function formatStatus(pkg, version, rows, problems2) {
   const out = [`${pkg} ${version}`];
   const carried2 = rows.filter((r) => r.carried);
-  if (carried2.length === 0) out.push("No features are carried by this package.");
+  if (!carried2.length) out.push("No features are carried by this package.");
   for (const row of carried2) {
     out.push(`${row.feature}: ${stateOf2(row)}`);
     const options = Object.entries(row.options).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
@@ -7632,8 +7633,10 @@ function createFacts() {
       if (agentId === void 0) running = false;
     },
     sessionEnded(reason) {
-      if (reason === "clear" || reason === "resume") id = void 0;
       running = false;
+      const goesOn = reason === "clear" || reason === "resume";
+      if (goesOn) id = void 0;
+      return goesOn;
     },
     asking(feature) {
       askedBy = feature;
@@ -8013,9 +8016,7 @@ function createRuntime(factories, template, raw) {
   function noteBefore(event, e) {
     if (event === "turn.start") facts.turnStarted(e.agentId);
     else if (event === "session.end") {
-      const reason = e.reason;
-      facts.sessionEnded(reason);
-      if (reason === "clear" || reason === "resume") restamp = owned.length > 0;
+      if (facts.sessionEnded(e.reason)) restamp = owned.length > 0;
     } else if (restamp) {
       restamp = false;
       void publish();
@@ -8038,17 +8039,16 @@ function createRuntime(factories, template, raw) {
     }
   }
   async function* stream2(event, e, next) {
+    if (next.error) {
+      const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields);
+      return yield* answer ?? next(e);
+    }
     return yield* registry.stream(event, e, next, yields ?? await yieldsOf());
   }
   function failedAtEngine(event, next) {
     const message = String(next.error?.message ?? "failed");
     log(`keel: ${event} failed at the engine (${message})`);
     return message;
-  }
-  async function* streamFailed2(event, e, next) {
-    const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields);
-    if (answer) return yield* answer;
-    return yield* next(e);
   }
   async function guardFailed2(event, e, next) {
     failedAtEngine(event, next);
@@ -8100,7 +8100,6 @@ function createRuntime(factories, template, raw) {
     },
     dispatch: dispatch2,
     stream: stream2,
-    streamFailed: streamFailed2,
     guardFailed: guardFailed2,
     command
   };
@@ -8117,9 +8116,6 @@ function dispatch($, e, next) {
 }
 async function* stream($, e, next) {
   return yield* bindLoad($).stream("turn.step", e, next);
-}
-async function* streamFailed($, e, next) {
-  return yield* bindLoad($).streamFailed("turn.step", e, next);
 }
 function guardFailed($, e, next) {
   return bindLoad($).guardFailed("http.fetch", e, next);
@@ -8140,7 +8136,7 @@ export function register(on, options) {
   if (hooks("session.receive")) on("session.receive", { origin: { kind: "peer" } }, dispatch);
   if (hooks("session.send")) on("session.send", dispatch);
   if (hooks("turn.start")) on("turn.start", dispatch);
-  if (hooks("turn.step")) on("turn.step", stream).catch(streamFailed);
+  if (hooks("turn.step")) on("turn.step", stream).catch(stream);
   if (hooks("turn.complete")) on("turn.complete", dispatch);
   if (hooks("prompt.submit")) on("prompt.submit", dispatch);
   if (hooks("prompt.compose")) on("prompt.compose", dispatch);
