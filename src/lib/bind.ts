@@ -1,8 +1,9 @@
 // lib's `$` binder: the edges several features bind alike, each in one home. The loader lets `$` be
 // handed only to a function declared at a module's top and wants `$.env` names as literals, so a
 // feature's binder hands `$` to these: the safe writer's file edges (checkpoint, mailbox, routing,
-// window), the harness's compaction-window override (window, timing) and the home folder (window).
-import type { EngineInterface } from 'claude-code'
+// window), the one way a tool is registered (timing, reconnect, mailbox, checkpoint), the harness's
+// compaction-window override (window, timing) and the home folder (window).
+import type { EngineInterface, ToolSpec } from 'claude-code'
 import { filesOver } from './files.ts'
 import type { SafeWriteEdges } from './safe-write.ts'
 
@@ -14,6 +15,17 @@ export function bindFiles($: EngineInterface): SafeWriteEdges {
     write: (path, text) => $.fs.write(path, text),
     list: (folder) => $.fs.list(folder),
   }
+}
+
+export type RegisterTool = (spec: ToolSpec) => Promise<string>
+
+/**
+ * The one way a feature registers a tool the model calls (timing's and reconnect's levers, the
+ * mailbox, recall): `$.tool.register`, answered with the tool's full name, `mcp__<pkg>__<name>`,
+ * which the feature's `tool.call` hook then serves, ahead of the permission check.
+ */
+export function bindRegisterTool($: EngineInterface): RegisterTool {
+  return async (spec) => (await $.tool.register(spec)).tool
 }
 
 /** The harness's compaction-window override as the running process holds it (settings env rows land here too). */

@@ -54,6 +54,8 @@ export interface RunOptions {
   env?: Record<string, string>
   timeoutMs?: number
   extraArgs?: string[]
+  /** `--output-format`: json unless given; stream-json adds the `--verbose` it needs with `-p`. */
+  format?: 'json' | 'text' | 'stream-json'
   /** A command the engine runs under (argv prefix): `strace …`. */
   wrap?: string[]
   /** Runs the engine as this unprivileged user (root only): HOME, the project and the log are handed to it. */
@@ -107,7 +109,8 @@ export async function runClaude(opts: RunOptions): Promise<RunResult> {
   if (opts.settings) writeFileSync(join(home, '.claude/settings.json'), JSON.stringify(opts.settings, null, 2))
   const debugFile = join(tmpDir('log'), 'debug.log')
 
-  const args = ['-p', opts.prompt, '--output-format', 'json', '--debug-file', debugFile]
+  const format = opts.format ?? 'json'
+  const args = ['-p', opts.prompt, '--output-format', format, ...(format === 'stream-json' ? ['--verbose'] : []), '--debug-file', debugFile]
   for (const d of opts.pluginDirs) args.push('--plugin-dir', d)
   if (opts.resume) args.push('--resume', opts.resume)
   args.push(...(opts.extraArgs ?? []))

@@ -6,6 +6,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { randomUUID } from 'node:crypto'
+import { connect } from 'node:net'
 import { cleanupTmp, tmpDir, writePlugin } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { requestText } from './mock-model.ts'
@@ -33,7 +34,7 @@ async function stop(s: LiveSession): Promise<void> {
   running.splice(running.indexOf(s), 1)
 }
 /** A's probe sends (the mock calls its tool); resolves with the SEND line once the send settled. */
-async function send(A: LiveSession, input: { to?: string; sid?: string; text: string }): Promise<any> {
+async function send(A: LiveSession, input: { to?: string; sid?: string; text?: string; gen?: { unit: string; count: number; prefix: string } }): Promise<any> {
   const n = probe(A.debugLog(), 'SEND').length
   await A.send(DO({ op: 'send', ...input }))
   await A.waitFor('the send', () => probe(A.debugLog(), 'SEND').length > n)
@@ -237,6 +238,69 @@ test('send failures: nobody by that name, two holders, a name held no longer, an
   assert.match(goneName.value.reason, /^No agent named 'keel-two-old' is reachable\./)
   console.log(`  [measured] failure latencies (ms): nobody ${nobody.ms}, two holders ${two.ms}, inexact ${inexact.ms}, exited id ${gone.ms}, exited name ${goneName.ms}; delivered ${one.ms}/${sticky.ms}/${moved.ms}`)
   console.log(`  [measured] reasons: ${JSON.stringify([inexact.value.reason, goneName.value.reason])}`)
+})
+
+test('bytes (issue 17 item 5): 2-, 3- and 4-byte texts around 64 KiB and 128 KiB at every alignment reach the receiver and its model whole; a line written in two pieces that split a character decodes whole; `</cross-session-message>` in a text arrives as `<\/cross-session-message>`', async () => {
+  mock = await startStampedMock(probeScript())
+  const home = tmpDir('home')
+  const plug = writePlugin(tmpDir('probe'), 'probe', PROBE)
+  const sidB = randomUUID()
+  const A = await start(home, plug, [])
+  const B = await start(home, plug, ['--session-id', sidB, '--name', 'keel-B'], { PROBE_TOKEN: '1' })
+  /** B's first model request holding `marker`, and what its receive hook saw. */
+  const arrival = async (marker: string) => {
+    const req = await B.waitFor(`B's request with ${marker}`, () => mock!.of(sidB, 'main').find((st) => requestText(st.body).includes(marker)), 20_000)
+    const rec = probe(B.debugLog(), 'RECEIVE').find((r) => r.text.includes(marker))
+    await B.waitFor('B\'s turn to end', () => probe(B.debugLog(), 'TDONE').length >= probe(B.debugLog(), 'RECEIVE').length, 20_000)
+    return { model: requestText(req.body), rec }
+  }
+  /** A's send, and its turn's end: a prompt sent while that turn still runs may join it instead (seen under load: the probe call never came). */
+  const sendWhole = async (input: Parameters<typeof send>[1]) => {
+    const turns = probe(A.debugLog(), 'TDONE').length
+    const sent = await send(A, input)
+    await A.waitFor('A\'s turn to end', () => probe(A.debugLog(), 'TDONE').length > turns, 20_000)
+    return sent
+  }
+  let sends = 0
+  for (const unit of ['é', '€', '😀']) {
+    for (const bytes of [64 * 1024, 128 * 1024]) {
+      for (let pad = 0; pad < 3; pad++) {
+        // Each text unique (the engine drops a peer message identical to the one before it, seen while measuring).
+        const prefix = `BYTES-${unit}-${bytes}-${pad}${'p'.repeat(pad)} `
+        const count = Math.floor((bytes - prefix.length) / Buffer.byteLength(unit))
+        const sent = await sendWhole({ to: 'keel-B', gen: { unit, count, prefix } })
+        assert.equal(sent.value, { isDelivered: true })
+        const { model, rec } = await arrival(prefix)
+        assert.is(rec.damage.fffd, 0, `${prefix}: whole at session.receive`)
+        assert.ok(model.includes(prefix + unit.repeat(count)), `${prefix}: whole in the model's request`)
+        sends++
+      }
+    }
+  }
+
+  // The inbox decodes a stream, not each read: a writer that splits a character across two writes (as a
+  // busy sender's socket may) is read whole.
+  const [st] = probe(B.debugLog(), 'START')
+  for (let cut = 1; cut <= 2; cut++) {
+    const text = `SPLIT-${cut} ${'€'.repeat(30_000)}`
+    const line = Buffer.from(`${JSON.stringify({ type: 'auth', token: st.tok })}\n${JSON.stringify({ type: 'user', message: { role: 'user', content: text } })}\n`)
+    const at = line.indexOf(Buffer.from('€')) + 3 * 20_000 + cut
+    const sock = connect(st.sock)
+    await new Promise((resolve, reject) => sock.once('connect', resolve).once('error', reject))
+    sock.write(line.subarray(0, at))
+    await sleep(200)
+    sock.end(line.subarray(at))
+    const { model, rec } = await arrival(`SPLIT-${cut} `)
+    assert.is(rec.damage.fffd, 0, `split ${cut} byte(s) into a character: whole at session.receive`)
+    assert.ok(model.includes(text), `split ${cut}: whole in the model's request`)
+  }
+
+  // Not every text is carried unchanged: the envelope's closing tag inside a text is neutralized.
+  await sendWhole({ to: 'keel-B', text: 'TAG x </cross-session-message> y' })
+  const { model, rec } = await arrival('TAG x')
+  assert.ok(rec.text.includes('TAG x <\\/cross-session-message> y'), rec.text)
+  assert.ok(model.includes('TAG x <\\/cross-session-message> y') && !model.includes('TAG x </cross-session-message> y'))
+  console.log(`  [measured] ${sends} sends of 64-128 KiB multi-byte texts and 2 split writes: no U+FFFD anywhere; '</cross-session-message>' arrives as '<\\/cross-session-message>'`)
 })
 
 test.run()

@@ -5,7 +5,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { randomUUID } from 'node:crypto'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { cleanupTmp, tmpDir, writePlugin } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { DO, PROBE, probe, probeScript, registry, startStampedMock, type StampedMock } from './multi.ts'
@@ -131,6 +131,33 @@ test('rename from a timer at start: answered "Session renamed to: K", in the fil
   assert.equal([r.given!.resumedAtStart.name, r['plugin-set']!.resumedAtStart.name], ['keel-G', 'keel-P'])
 })
 
+test('name identity (issue 17 item 4): the engine reaches `Release Bot` by case, white-space and compatibility variants and with a format character inside; two sessions whose names differ only so are one name to it', async () => {
+  mock = await startStampedMock(probeScript())
+  const home = tmpDir('home')
+  const plug = plugin()
+  const A = await start({ home, plug, args: [] })
+  const B = await start({ home, plug, args: ['--name', 'Release Bot'] })
+  const sendTo = async (to: string) => {
+    const n = probe(A.debugLog(), 'SEND').length
+    await op(A, { op: 'send', to, text: `IDENT ${JSON.stringify(to)}` })
+    return probe(A.debugLog(), 'SEND')[n].value
+  }
+  for (const to of ['release bot', 'RELEASE BOT', 'release-bot', 'Release  Bot', ' Release Bot ', 'Release\tBot', 'Release \u200bBot', 'Ｒｅｌｅａｓｅ Ｂｏｔ'])
+    assert.equal(await sendTo(to), { isDelivered: true }, JSON.stringify(to))
+  for (const to of ['Release\u200bBot', 'releasebot', 'release_bot'])
+    assert.match((await sendTo(to)).reason, /^No agent named '.*' is reachable\. Did you mean: Release Bot\?/s, JSON.stringify(to))
+  await B.waitFor('B to receive the eight', () => probe(B.debugLog(), 'RECEIVE').length >= 8)
+  // A second session named `release bot` holds the same name: a fresh sender is asked which one, for either spelling.
+  await start({ home, plug, args: ['--name', 'release bot'] })
+  assert.equal(registry(join(home, '.claude')).map((r) => r.name).filter((n) => /bot/i.test(n)).sort(), ['Release Bot', 'release bot'])
+  const A2 = await start({ home, plug, args: [] })
+  for (const to of ['release bot', 'Release Bot']) {
+    const n = probe(A2.debugLog(), 'SEND').length
+    await op(A2, { op: 'send', to, text: `TWO ${to}` })
+    assert.match(probe(A2.debugLog(), 'SEND')[n].value.reason, new RegExp(`^2 agents are named '${to}'\\. Re-send with the ref of the one you mean:`), to)
+  }
+})
+
 test('CLAUDE_CONFIG_DIR: the registry and CLAUDE_PLUGIN_DATA live under it; one config dir is one peer set, whatever HOME', async () => {
   mock = await startStampedMock(probeScript())
   const plug = plugin()
@@ -162,6 +189,15 @@ test('CLAUDE_CONFIG_DIR: the registry and CLAUDE_PLUGIN_DATA live under it; one 
   assert.equal(probe(A.debugLog(), 'AGENTS')[0].value.result.sections[0].rows.map((r: any) => r.name), ['keel-B'])
   await B.waitFor('B to receive', () => probe(B.debugLog(), 'RECEIVE').length)
   assert.equal(probe(C.debugLog(), 'RECEIVE'), [])
+  // Issue 17 item 7, what A can know of C: nothing by name (above: not listed, not reachable), and its
+  // registry is under a folder A is never told of. Only the socket folder is machine-wide.
+  const [sockA, sockC] = [A, C].map((s) => probe(s.debugLog(), 'START')[0].sock as string)
+  assert.is(dirname(sockA), dirname(sockC), 'one socket folder for every config dir')
+  await op(A, { op: 'send', to: `uds:${sockC}`, text: 'CFG-C-BY-SOCKET' })
+  // The transport itself crosses config dirs: addressed by its socket, C gets it. But only C's own
+  // config dir names that socket, so a sender by name cannot find it.
+  assert.equal(probe(A.debugLog(), 'SEND')[2].value, { isDelivered: true })
+  await C.waitFor('C to receive by socket', () => probe(C.debugLog(), 'RECEIVE').some((r) => r.text.includes('CFG-C-BY-SOCKET')))
 })
 
 test.run()

@@ -186,7 +186,10 @@ test('$.fs.read while another engine writes: an over-written file reads mixed no
   await R2.waitFor('the scanner', () => probe(R2.debugLog(), 'FSSCAN').length, 20_000)
   const [c] = probe(W2.debugLog(), 'FSCREATE')
   const [sc] = probe(R2.debugLog(), 'FSSCAN')
-  assert.equal([sc.ok, sc.empty, sc.bad], [c.n, 0, 0], JSON.stringify({ c, sc }))
+  // Every file was read once, as soon as it was listed, and most whole: a one-write create leaves a window,
+  // not a guarantee (measured: none partial on an idle machine; 2 of 117 on a loaded one). The spool publishes by rename.
+  assert.is(sc.ok + sc.empty + sc.bad, c.n, JSON.stringify({ c, sc }))
+  assert.ok(sc.ok > 0, JSON.stringify({ c, sc }))
   assert.ok(existsSync(join(spool, 'c-000000.json')))
   console.log(`  [measured] over-write: ${w.n} writes in 3 s; reads ${JSON.stringify(rd)}; create: ${c.n} new 200 kB files, scan ${JSON.stringify(sc)}`)
 })
@@ -208,6 +211,46 @@ test('$.process.run mv as a claim: two engines racing over one spool folder clai
   assert.equal(x.won.filter((n: string) => y.won.includes(n)), [], 'never twice')
   assert.equal(readdirSync(spool).sort(), [...x.won.map((n: string) => `${n}.claimed-${x.pid}`), ...y.won.map((n: string) => `${n}.claimed-${y.pid}`)].sort())
   console.log(`  [measured] claim race: ${x.won.length}/${y.won.length} won, ${x.lost}/${y.lost} lost; mv ms ${JSON.stringify(spread([...x.ms, ...y.ms]))}`)
+})
+
+test('$.fs bytes (issue 17 item 5): 2-, 3- and 4-byte texts from 4 KiB to 400 KB at every alignment of their characters are written and read back whole, and a file written by another process reads whole', async () => {
+  mock = await startStampedMock(probeScript())
+  const s = await live({}, [])
+  // Its tool is registered at session.start: a prompt sent before would find no probe tool.
+  await s.waitFor('the probe to start', () => probe(s.debugLog(), 'REG-SEEN').length, 30_000)
+  const dir = tmpDir('fs')
+  const gens: { unit: string; count: number; prefix: string }[] = []
+  const files: { path: string; gen: (typeof gens)[number] }[] = []
+  for (const unit of ['é', '€', '😀']) {
+    for (const size of [4096, 65536, 131072, 400_000]) {
+      for (let pad = 0; pad < 3; pad++) {
+        const gen = { unit, count: Math.floor((size - pad) / Buffer.byteLength(unit)), prefix: 'p'.repeat(pad) }
+        gens.push(gen)
+        const path = join(dir, `f-${files.length}.txt`)
+        writeFileSync(path, gen.prefix + unit.repeat(gen.count))
+        files.push({ path, gen })
+      }
+    }
+  }
+  let n = 0
+  for (let i = 0; i < gens.length; i += 6) {
+    const k = probe(s.debugLog(), 'FSROUND').length
+    const turns = probe(s.debugLog(), 'TDONE').length
+    await s.send(DO({ op: 'fsround', path: join(dir, 'round.txt'), gens: gens.slice(i, i + 6), files: files.slice(i, i + 6) }))
+    // Generous: 12 writes and reads of up to 400 KB each, on 2 cores that other engines share.
+    await s.waitFor('the round trips', () => probe(s.debugLog(), 'FSROUND').length > k, 180_000).catch((err: Error) => {
+      // Say what the probe's tool answered, if it did.
+      const last = mock!.stamps.flatMap((st) => (st.body.messages ?? []).flatMap((m: any) => (Array.isArray(m.content) ? m.content.filter((b: any) => b.type === 'tool_result') : []))).at(-1)
+      throw new Error(`${err.message}; the probe's last tool result: ${JSON.stringify(last).slice(0, 600)}`)
+    })
+    // The turn's end too: a prompt sent while it still runs may join it instead of starting the next (seen under load: the probe call never came).
+    await s.waitFor('the round trips\' turn to end', () => probe(s.debugLog(), 'TDONE').length > turns, 60_000)
+    const [round] = probe(s.debugLog(), 'FSROUND').slice(k)
+    assert.equal(round.bad, [])
+    n += round.n
+  }
+  assert.is(n, 2 * gens.length)
+  console.log(`  [measured] ${n} $.fs round trips of multi-byte texts, 4 KiB-400 KB: all whole`)
 })
 
 test.run()

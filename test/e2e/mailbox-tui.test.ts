@@ -41,7 +41,7 @@ test('an engine-made name: keel mints a key and applies it with /rename; /clear 
 
   await w.stop(D)
   const kept = await toolSend(w.mock, A, sidA, { to: minted, text: 'WHILE-D-WAS-DOWN' })
-  assert.match(kept.text, new RegExp(`^${minted} is not running; kept`))
+  assert.match(kept.text, new RegExp(`^${minted} is not running under this config folder: kept`))
   // The conversation before the /clear, resumed by its id: the name the rename gave is restored.
   const resumed = await w.start({ mode: 'tui', resume: sidD })
   assert.ok(mailLog(resumed).some((l) => l.startsWith(`key ${minted} (the session's name`)), mailLog(resumed).join('\n'))

@@ -5,8 +5,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { randomUUID } from 'node:crypto'
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import { mkdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { keptNotRunning } from '../../src/features/mailbox/strings.ts'
 import { cleanupTmp } from './engine.ts'
 import type { LiveSession } from './live.ts'
 import {
@@ -98,7 +99,7 @@ test('kept: mail to a key that is not running is kept; at its start the session 
   const second = await toolSend(w.mock, A, sidA, { to: 'keel-C', text: 'SECOND from the model' })
   const third = await answer(A, `/${PKG} mail keel-C THIRD from the person`)
   const ids = [first, second.text, third].map((t) => mailIdOf(t)!)
-  for (const [i, t] of [first, second.text, third].entries()) assert.is(t.replace(/^ws: /, ''), `keel-C is not running; kept in its mailbox, delivered when it next starts (mail ${ids[i]})`)
+  for (const [i, t] of [first, second.text, third].entries()) assert.is(t.replace(/^ws: /, ''), keptNotRunning('keel-C', join(realpathSync(w.spool), folderOf('keel-C')), ids[i]!))
   assert.is(spoolNames(w, 'keel-C').filter((n) => n.endsWith('.json')).length, 3)
   const mail = JSON.parse(spoolText(w, 'keel-C', spoolNames(w, 'keel-C')[0]!))
   assert.equal(Object.keys(mail), ['v', 'id', 'from', 'to', 'sentAt', 'text'])
@@ -111,11 +112,11 @@ test('kept: mail to a key that is not running is kept; at its start the session 
   const batch = messageTexts(req!).filter((m) => m.text.includes('FIRST from the person'))
   assert.is(batch.length, 1, 'one prompt holds them all')
   const text = batch[0]!.text
-  assert.ok(text.includes(`The ${PKG} plugin sent a message:\n[${PKG} mailbox] 3 mails for your mailbox key \`keel-C\`, oldest first.`), text)
+  assert.ok(text.includes(`The ${PKG} plugin sent a message:\n[${PKG} mailbox] 3 mails for your mailbox key \`keel-C\`, oldest first,`), text)
   assert.ok(text.includes('it is not the person\'s own words'), text)
   const at = ['FIRST from the person', 'SECOND from the model', 'THIRD from the person'].map((t) => text.indexOf(t))
   assert.ok(at[0]! < at[1]! && at[1]! < at[2]!, `oldest first: ${at}`)
-  for (const id of ids) assert.match(text, new RegExp(`mail ${id} from keel-A, sent \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z:\\n`))
+  for (const id of ids) assert.match(text, new RegExp(`mail ${id} from keel-A, sent \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z #[a-z2-7]{8}\\n`))
   for (const id of ids) await waitDone(w, C, 'keel-C', id)
   assert.ok((await mailboxStatus(A)).includes('sent, still waiting: none'), 'delivered mail leaves the outbox')
   const status = await mailboxStatus(C)
@@ -126,7 +127,7 @@ test('kept: mail to a key that is not running is kept; at its start the session 
   // --resume: mail sent while the session was down reaches it when it is resumed under its name.
   await w.stop(C)
   const down = await toolSend(w.mock, A, sidA, { to: 'keel-C', text: 'WHILE-DOWN' })
-  assert.match(down.text, /^keel-C is not running; kept/)
+  assert.match(down.text, /^keel-C is not running under this config folder: kept/)
   const resumed = await w.start({ resume: sidC })
   await resumed.waitFor('the resumed session to read it', () => requestsWith(w, sidC, 'WHILE-DOWN').length, 20_000)
   assert.ok(mailLog(resumed).includes('key keel-C (the session\'s name, restored at resume)'), mailLog(resumed).join('\n'))
@@ -140,7 +141,10 @@ test('/clear and /rename: mail waiting for the key is delivered into the convers
   const A = await w.start({ name: 'keel-A', sid: sidA })
   const B = await w.start({ name: 'keel-B', sid: sidB })
   await answer(B, 'before the clear')
-  await sleep(2500) // past the turn-end scan (a headless session scans once idle for 1.5 s)
+  // Past the turn-end scan (a headless session scans once idle for 1.5 s): waited for, not slept (a loaded machine).
+  const scans = () => mailLog(B).filter((l) => l.startsWith('scan of keel-B:')).length
+  const before = scans()
+  await B.waitFor('the turn-end scan', () => scans() > before, 20_000)
   // A sender that crashed after keeping the mail and before sending it: the spool holds it, nothing was delivered.
   const id = 'crashedsender2345'.slice(0, 16)
   const sentAt = Date.now()
@@ -162,7 +166,7 @@ test('/clear and /rename: mail waiting for the key is delivered into the convers
 
   // Adoption: mail kept for keel-Q reaches B once the person renames B to keel-Q.
   const kept = await toolSend(w.mock, A, sidA, { to: 'keel-Q', text: 'FOR-Q' })
-  assert.match(kept.text, /^keel-Q is not running; kept/)
+  assert.match(kept.text, /^keel-Q is not running under this config folder: kept/)
   const renamed = await answer(B, '/rename keel-Q', (r) => r.includes('renamed'))
   assert.is(renamed, 'Session renamed to: keel-Q')
   await B.waitFor('B to read keel-Q\'s mail', () => requestsWithAnySid(w, 'FOR-Q').length, 20_000)

@@ -8,10 +8,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createHash } from 'node:crypto'
-import { spawnSync } from 'node:child_process'
-import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { cleanupTmp, debugLines, findFiles, packageCopy, runClaude, textIfThere, tmpDir } from './engine.ts'
+import { cleanupTmp, debugLines, findFiles, packageCopy, runClaude, textIfThere, tmpDir, writePlugin } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { lastUserText, startMockModel, type MockModel, type RecordedRequest, type Reply } from './mock-model.ts'
 
@@ -263,6 +263,58 @@ test('two packages carrying the manual (keel with it on, and ws): one section, o
   assert.is(headerCount(mock.messages('main')[0]!), 1)
   const yielded = [...debugLines(r.debugLog, 'keel'), ...debugLines(r.debugLog, PKG)].filter((l) => l.startsWith('manual: yields to'))
   assert.is(yielded.length, 1, r.debugLog.slice(-2000))
+})
+
+// Issue 17 item 9: the status after the manual is deleted says what the prompt still carries.
+test('a manual deleted mid-session: the prompt keeps its copy byte for byte and the status says so, and that the file is gone; after /clear none is carried', async () => {
+  const cwd = project()
+  live = await session(mock, cwd)
+  await live.turn('hello')
+  unlinkSync(join(cwd, MANUAL))
+  await live.turn('after the delete')
+  const before = mains(mock)
+  assert.equal([...new Set(before.map(hashOf))].length, 1, 'the system prompt is unchanged by the delete')
+  assert.ok(lastSystemText(before[before.length - 1]!).endsWith(`${HEADER}\n\n${canonical(MANUAL_TEXT)}`), 'the request after the delete still carries the manual')
+  const status = manualStatus(await live.turn(`/${PKG} status`))
+  assert.is(status[0], `manual: ${MANUAL}: no such file`)
+  assert.match(status[1]!, new RegExp(`^system prompt: carries the manual as it read at \\S+ \\(start\\), ${Buffer.byteLength(MANUAL_TEXT)} bytes, sha256 [0-9a-f]{12}$`))
+  assert.is(status[2], 'file now: deleted; the prompt keeps its copy until the next compaction or /clear')
+  const cleared = mains(mock).length
+  await live.turn('/clear')
+  await live.turn('after the clear')
+  for (const r of mains(mock).slice(cleared)) assert.is(headerCount(r), 0, 'the prompt after /clear carries no manual')
+  assert.equal(manualStatus(await live.turn(`/${PKG} status`)), [`manual: ${MANUAL}: no such file (not a manual project: nothing is added and no read is touched)`])
+})
+
+// Issue 17 item 8. A probe beside ws records what the engine says of the place at the start.
+const WHERE = `export function register(on) {
+  on('session.start', async ($, e, next) => {
+    const where = { root: await $.session.root(), repo: (await $.session.repo())?.root, cwd: await $.session.cwd() }
+    $.ui.log('WHERE ' + JSON.stringify(where), { to: 'debug' })
+    return next(e)
+  })
+}
+`
+test('a linked worktree: its own manual is in the prompt and the status, not the main checkout\'s (measured: repo().root names the main checkout)', async () => {
+  const main = project({ [MANUAL]: '# Main checkout\nThe main checkout\'s rules.\n' })
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=keel', '-c', 'user.email=keel@e2e', ...args], { cwd, encoding: 'utf8' })
+  git(main, 'init', '-q', '-b', 'main')
+  git(main, 'add', '-A')
+  git(main, 'commit', '-qm', 'manual')
+  const worktree = join(tmpDir('worktrees'), 'feature')
+  git(main, 'worktree', 'add', '-q', worktree, '-b', 'feature')
+  writeFileSync(join(worktree, MANUAL), MANUAL_TEXT)
+  const probe = writePlugin(join(tmpDir('probe'), 'where'), 'where', WHERE)
+  live = await session(mock, worktree, { pluginDirs: [packageCopy(PKG), probe] })
+  await live.turn('hello')
+  const where = JSON.parse(debugLines(live.debugLog(), 'where')[0]!.slice('WHERE '.length))
+  assert.equal(where, { root: worktree, repo: main, cwd: worktree }, 'what the engine says inside a linked worktree')
+  assert.ok(lastSystemText(mains(mock)[0]!).endsWith(`${HEADER}\n\n${canonical(MANUAL_TEXT)}`), 'the worktree\'s manual')
+  await live.turn(`READ ${join(worktree, MANUAL)}`)
+  assert.equal(toolResults(mains(mock)[mains(mock).length - 1]!), [`1\t${POINTER}`], 'its Read is the pointer')
+  const status = manualStatus(await live.turn(`/${PKG} status`))
+  assert.is(status[0], `manual: ${MANUAL}: ${Buffer.byteLength(MANUAL_TEXT)} bytes`)
+  assert.is(status[2], "file now: the same as the prompt's copy")
 })
 
 // ---- Bad input: none of them breaks a turn ----

@@ -22,6 +22,17 @@ export interface Reply {
   inputTokens?: number
   outputTokens?: number
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'refusal'
+  // ---- Faults, to measure what the engine does with its own API failures ----
+  /** Answer this status with an Anthropic error body (`errorType`, `errorMessage`) instead of a message. */
+  status?: number
+  errorType?: string
+  errorMessage?: string
+  /** Streaming: destroy the socket after this many text pieces (a stream cut mid-way). */
+  cutAfter?: number
+  /** Streaming: after the text, an `error` event (`errorType`, `errorMessage`) ends the stream; not streaming, the same error as a 529. */
+  errorEvent?: boolean
+  /** Streaming: after the text, the stream ends with no message_delta and no message_stop. */
+  endEarly?: boolean
 }
 
 /** Decides a reply per /v1/messages request; `index` counts those requests from 0. */
@@ -125,22 +136,31 @@ function messageFor(reply: Reply, model: string) {
   }
 }
 
-function writeSse(res: ServerResponse, msg: ReturnType<typeof messageFor>): void {
+function writeSse(res: ServerResponse, msg: ReturnType<typeof messageFor>, reply: Reply = {}): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': `req_${msg.id}` })
   const send = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
   // message_start carries the input usage (this drives the session's context fill) and an empty content list.
   send('message_start', { message: { ...msg, content: [], stop_reason: null, usage: { ...msg.usage, output_tokens: 1 } } })
   send('ping', {})
-  msg.content.forEach((block, index) => {
+  let sent = 0
+  for (const [index, block] of msg.content.entries()) {
     if (block.type === 'text') {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } })
-      for (const piece of block.pieces ?? [block.text]) send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } })
+      for (const piece of block.pieces ?? [block.text]) {
+        if (reply.cutAfter !== undefined && sent++ >= reply.cutAfter) return void res.socket?.destroy()
+        send('content_block_delta', { index, delta: { type: 'text_delta', text: piece } })
+      }
+      if (reply.errorEvent) {
+        send('error', { error: { type: reply.errorType ?? 'overloaded_error', message: reply.errorMessage ?? 'mock: overloaded' } })
+        return void res.end()
+      }
+      if (reply.endEarly) return void res.end()
     } else {
       send('content_block_start', { index, content_block: { type: 'tool_use', id: block.id, name: block.name, input: {} } })
       send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block.input) } })
     }
     send('content_block_stop', { index })
-  })
+  }
   // Like the current API, message_delta repeats the cumulative usage (input included): the engine's
   // forked agents (the compaction summarizer) total usage from it and read input=0 without it.
   send('message_delta', { delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: msg.usage })
@@ -179,8 +199,12 @@ export async function startMockModel(script?: Script): Promise<MockModel> {
         return json(200, { input_tokens: Math.max(1, Math.ceil(requestText(body).length / 4)) })
       }
       if (req.method === 'POST' && pathname === '/v1/messages') {
-        const msg = messageFor(pickReply(current, rec, messageIndex++), body?.model ?? 'claude-mock')
-        return body?.stream ? writeSse(res, msg) : json(200, msg)
+        const reply = pickReply(current, rec, messageIndex++)
+        if (reply.status !== undefined || (reply.errorEvent && !body?.stream)) {
+          return json(reply.status ?? 529, { type: 'error', error: { type: reply.errorType ?? 'api_error', message: reply.errorMessage ?? `mock: status ${reply.status}` } })
+        }
+        const msg = messageFor(reply, body?.model ?? 'claude-mock')
+        return body?.stream ? writeSse(res, msg, reply) : json(200, msg)
       }
       // Anything else (e.g. feature or account endpoints): a plain 404 the engine gives up on.
       json(404, { type: 'error', error: { type: 'not_found_error', message: `mock: no route ${req.method} ${pathname}` } })

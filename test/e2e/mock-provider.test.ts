@@ -13,6 +13,7 @@ import { createCurlReader, curlConfig, parseCurlVersion, retryAfterMs, retryPlan
 import { failureText, type RouteFailure } from '../../src/features/routing/failure.ts'
 import { createToolIds } from '../../src/features/routing/ids.ts'
 import { createOpenAiDecoder, decodeOpenAiCompletion, openAiTarget, toOpenAiRequest } from '../../src/features/routing/openai.ts'
+import { NO_REPLAY } from '../../src/features/routing/replay.ts'
 import { redactorFor } from '../../src/features/routing/redact.ts'
 import { createSseParser } from '../../src/features/routing/sse.ts'
 import type { StepChunk, StepContext, StepEnd, StreamDecoder } from '../../src/features/routing/step.ts'
@@ -80,8 +81,9 @@ type Step = StepEnd & { failure?: RouteFailure; runs: CurlRun[]; heads: CurlHead
 
 /**
  * A routed step as the engine edge will run it: curl per attempt; before any output a 429/5xx or
- * curl 7/52 is retried by the retry plan; a non-2xx answer, a stream failure, a curl error or a
- * stall ends the step with its failure line after whatever text had come.
+ * curl 7/52 is retried by the retry plan; a non-2xx answer, a stream failure, a curl error, a stall
+ * or a stream with no finish ends the step, its `answer` what the person reads: whatever text had
+ * come, then the failure line.
  */
 async function routedStep(request: CurlRequest, opts: { idleMs?: number; peekProc?: boolean; decoder?: (ctx: StepContext) => StreamDecoder; mode?: BodyMode } = {}): Promise<Step> {
   const route = routeFor(providerFor(mock.url))
@@ -123,15 +125,20 @@ async function routedStep(request: CurlRequest, opts: { idleMs?: number; peekPro
       : head && head.status >= 300 ? { kind: 'status', status: head.status, body: errorBody }
       : run.code !== 0 ? { kind: 'curl', code: run.code ?? -1, stderr: run.stderr }
       : undefined
-    const end = failure ? decoder.fail(failureText(PKG, route, failure, redact)) : decoder.finish()
-    return { chunks: [...chunks, ...end.chunks], result: end.result, ...(failure ? { failure } : {}), runs, heads }
+    const end = failure ? undefined : decoder.finish()
+    if (end) return { chunks: [...chunks, ...end.chunks], result: end.result, runs, heads }
+    // Failed: what came stands, and the person reads the line after it (the engine shows it as its error).
+    failure ??= { kind: 'unfinished' }
+    const line = failureText(PKG, route, failure, redact)
+    const text = chunks.flatMap((c) => (c.kind === 'text' ? [c.text] : [])).join('')
+    return { chunks, result: { answer: text ? `${text}\n\n${line}` : line, toolUses: [], stopReason: null, usage: null }, failure, runs, heads }
   }
 }
 
 /** The OpenAI request for an Anthropic body, as a routed step sends it. */
 const openAiRequest = (body: AnthropicRequest): CurlRequest => {
   const route = routeFor(providerFor(mock.url))
-  return { ...openAiTarget(route.provider, KEY), body: JSON.stringify(toOpenAiRequest(body, route, PKG)) }
+  return { ...openAiTarget(route.provider, KEY), body: JSON.stringify(toOpenAiRequest(body, { route, pkg: PKG, behaviours: new Set(), replay: NO_REPLAY }).request) }
 }
 
 test('curl here takes json pieces', async () => {
@@ -243,7 +250,7 @@ test('a 401 is not retried; the provider\'s message reaches the failure line, re
   assert.is(mock.requests.length, 1)
   assert.equal(step.failure?.kind, 'status')
   assert.is(step.result.answer, 'keel: GPT-5 failed: mock answered 401 Incorrect API key provided: [redacted].')
-  assert.equal(step.chunks.at(-1), { kind: 'stop', stopReason: 'end_turn', usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, model: 'gpt-5' } })
+  assert.equal(step.chunks, [], 'nothing streamed before it')
 })
 
 test('a stall: no byte within the idle time kills curl, the provider sees the hang-up, the partial answer stands', async () => {

@@ -21,6 +21,10 @@ export interface ProviderReply {
   usage?: { input?: number; cached?: number; output?: number }
   /** The finish reason in the provider's own words; by default stop/tool_calls (end_turn/tool_use). */
   finish?: string
+  /** OpenAI: each tool call whole in one chunk with no `index` and an empty `id`, as some gateways in front of Gemini send them. */
+  unindexed?: boolean
+  /** The stream ends cleanly without saying it is finished: no finish reason and no `[DONE]` (OpenAI), no `message_delta` and no `message_stop` (Anthropic). */
+  unfinished?: boolean
   // ---- Faults ----
   /** Answer this status with an error body in the provider's format (with `failTimes`, only the first n times). */
   status?: number
@@ -40,6 +44,8 @@ export interface ProviderReply {
   dropAfter?: number
   /** Send a data line that is not JSON after the text. */
   badJson?: boolean
+  /** After the text, an error object with this message in the provider's format (OpenAI's `{error}` chunk, Anthropic's `error` event). */
+  errorObject?: string
 }
 
 export interface ProviderRequest {
@@ -124,15 +130,18 @@ function openAiEvents(reply: ProviderReply, body: any): string[] {
     ...(reply.reasoning ?? []).map((r) => chunk({ reasoning_content: r })),
     ...pieces(reply.text).map((t) => chunk({ content: t })),
     ...(reply.badJson ? ['data: {"choices": [oops\n\n'] : []),
-    ...calls.flatMap((call, index) => [
-      chunk({ tool_calls: [{ index, id: toolId(call, index, true), type: 'function', function: { name: call.name, arguments: '' } }] }),
-      ...pieces(call.arguments).map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] })),
-    ]),
-    chunk({}, reply.finish ?? (calls.length ? 'tool_calls' : 'stop')),
+    ...(reply.errorObject ? [`data: ${JSON.stringify({ error: { message: reply.errorObject, type: 'server_error' } })}\n\n`] : []),
+    ...calls.flatMap((call, index) => reply.unindexed
+      ? [chunk({ tool_calls: [{ id: '', type: 'function', function: { name: call.name, arguments: joined(call.arguments) } }] })]
+      : [
+          chunk({ tool_calls: [{ index, id: toolId(call, index, true), type: 'function', function: { name: call.name, arguments: '' } }] }),
+          ...pieces(call.arguments).map((a) => chunk({ tool_calls: [{ index, function: { arguments: a } }] })),
+        ]),
+    ...(reply.unfinished ? [] : [chunk({}, reply.finish ?? (calls.length ? 'tool_calls' : 'stop'))]),
     ...(body?.stream_options?.include_usage
       ? [`data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: u.input + u.cached, completion_tokens: u.output, total_tokens: u.input + u.cached + u.output, prompt_tokens_details: { cached_tokens: u.cached } } })}\n\n`]
       : []),
-    'data: [DONE]\n\n',
+    ...(reply.unfinished ? [] : ['data: [DONE]\n\n']),
   ]
 }
 
@@ -175,6 +184,7 @@ function anthropicEvents(reply: ProviderReply, body: any): string[] {
       event('content_block_start', { index: blocks.length, content_block: { type: 'text', text: '' } }),
       ...pieces(reply.text).map((t) => event('content_block_delta', { index: blocks.length, delta: { type: 'text_delta', text: t } })),
       ...(reply.badJson ? ['event: content_block_delta\ndata: {oops\n\n'] : []),
+      ...(reply.errorObject ? [event('error', { error: { type: 'overloaded_error', message: reply.errorObject } })] : []),
       event('content_block_stop', { index: blocks.length }),
     ])
   }
@@ -189,8 +199,10 @@ function anthropicEvents(reply: ProviderReply, body: any): string[] {
     event('message_start', { message: { id: 'msg_mock', type: 'message', role: 'assistant', model: body?.model ?? 'mock', content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } }),
     event('ping', {}),
     ...blocks.flat(),
-    event('message_delta', { delta: { stop_reason: reply.finish ?? (calls.length ? 'tool_use' : 'end_turn'), stop_sequence: null }, usage }),
-    event('message_stop', {}),
+    ...(reply.unfinished ? [] : [
+      event('message_delta', { delta: { stop_reason: reply.finish ?? (calls.length ? 'tool_use' : 'end_turn'), stop_sequence: null }, usage }),
+      event('message_stop', {}),
+    ]),
   ]
 }
 

@@ -150,12 +150,14 @@ export const DO = (input: object) => `DO ${JSON.stringify(input)}`
  * It registers the tool `probe` (served at tool.call) with ops: `send` `{ to | sid, text }`, `agents`,
  * `submit` `{ text }` (not awaited), `rename` `{ name }` (from a timer), `queue` `{ text }` (appended after the next main tool call), `fs`
  * `{ dir }` (the $.fs facts), `proc` `{ argvs }` (each run in turn), `reg`.
- * Environment: PROBE_RENAME=<name> renames from a `$.clock.after(0)` at start; PROBE_AGENTS=1 calls
+ * Ops `send` takes `gen: { unit, count, prefix }` for a text made in the probe; `RECEIVE` logs where a
+ * text holds U+FFFD (`damage`); op `fsround` `{ path, gens, files }` writes and reads texts back with $.fs.
+ * Environment: PROBE_TOKEN=1 logs the inbox's auth token at START; PROBE_RENAME=<name> renames from a `$.clock.after(0)` at start; PROBE_AGENTS=1 calls
  * ListAgents there; PROBE_SUBMIT=<text> submits a prompt there; PROBE_CONSUME=1 answers every
  * receive `{ consumed }`; PROBE_POLL=<ms> runs `$.clock.every(ms)` with one `$.fs.list` of the
  * config root; PROBE_FSWRITE=<path> / PROBE_FSREAD=<path> loop over-writes / reads of one file for 3 s at
  * start; PROBE_FSCREATE=<dir> writes new 200 kB files there for 3 s, PROBE_FSSCAN=<dir> lists it and reads each
- * new file once as soon as it is listed; PROBE_CLAIM=<dir> claims each `*.json` there by `mv` to
+ * new file once as soon as it is listed, from the first file until none came for 1.5 s; PROBE_CLAIM=<dir> claims each `*.json` there by `mv` to
  * `<name>.claimed-<pid>` (a rename: one claimant wins).
  */
 export const PROBE = String.raw`
@@ -165,6 +167,13 @@ let regFile = ''
 let root = ''
 let queued = undefined
 const short = (s, n) => typeof s === 'string' && s.length > n ? s.slice(0, n) + '…(' + s.length + ')' : s
+// A long text made here, so it reaches the send through no other transport: prefix + unit x count.
+const gen = (g) => (g.prefix || '') + g.unit.repeat(g.count)
+// Where a text holds U+FFFD (a broken UTF-8 sequence), by character and by UTF-8 byte offset.
+function damage(text) {
+  const at = text.indexOf('\uFFFD')
+  return { chars: text.length, bytes: new TextEncoder().encode(text).length, fffd: text.split('\uFFFD').length - 1, at, atByte: at < 0 ? -1 : new TextEncoder().encode(text.slice(0, at)).length }
+}
 // The debug log redacts values under keys that name a session id or tokens: such keys are logged with a '_'
 // inside (sessionId -> sessionI_d, CLAUDE_CODE_SESSION_ID -> CLAUDE_CODE_SESSION_I_D, tokens -> toke_ns).
 function log($, tag, x) { $.ui.log(tag + ' ' + JSON.stringify(x).replace(/(ession_?I)(d|D)"/g, '$1_$2"').replace(/(oke)(ns?)"/g, '$1_$2"'), { to: 'debug' }) }
@@ -210,6 +219,8 @@ export function register(on) {
       at: startAt, hookEnv: claudeEnv, hookEnvKeys: Object.keys(env).length, root, regFile,
       cfg: await $.env.get('CLAUDE_CONFIG_DIR'), home: await $.env.get('HOME'),
       sock: await $.env.get('CLAUDE_CODE_MESSAGING_SOCKET'), id: await $.session.id(),
+      // The inbox's auth token (the engine gives it to the session's own commands), for a test's own writer.
+      ...(await $.env.get('PROBE_TOKEN') ? { tok: await $.env.get('CLAUDE_CODE_MESSAGING_TOKEN') } : {}),
     })
     log($, 'REG-BEFORE', { at: T(), exists: await $.fs.exists(regFile), reg: await readReg($) })
     await $.tool.register({ name: 'probe', description: 'the probe', inputSchema: { type: 'object', properties: { op: { type: 'string' } }, additionalProperties: true } })
@@ -301,14 +312,18 @@ export function register(on) {
       if (fss) {
         const seen = {}
         const counts = { ok: 0, empty: 0, bad: 0, lists: 0 }
-        const until = T() + 3500
-        while (T() < until) {
+        // From the first file on, until no new one came for 1.5 s (the creator may start later, and a loaded
+        // machine slows either); at most 60 s.
+        const giveUp = T() + 60000
+        let lastNew = 0
+        while (T() < giveUp && (lastNew === 0 || T() - lastNew < 1500)) {
           counts.lists++
           let names
           try { names = await $.fs.list(fss) } catch { continue }
           for (const entry of names) {
             if (seen[entry.name]) continue
             seen[entry.name] = true
+            lastNew = T()
             const t = await $.fs.read(fss + '/' + entry.name)
             if (t === '') counts.empty++
             else { try { JSON.parse(t); counts.ok++ } catch { counts.bad++ } }
@@ -325,7 +340,7 @@ export function register(on) {
     let out
     if (op === 'send') {
       const to = e.sid ? { sessionId: e.sid } : e.to
-      out = await settle($.session.send({ to, text: e.text }))
+      out = await settle($.session.send({ to, text: e.gen ? gen(e.gen) : e.text }))
       log($, 'SEND', { at: t, to, ...out })
     } else if (op === 'agents') {
       out = await settle($.tool.call({ tool: 'ListAgents' }))
@@ -349,6 +364,24 @@ export function register(on) {
       // command.run is refused inside a hook the turn waits on: from a timer instead.
       $.clock.after(0, async () => log($, 'RENAME', { res: await settle($.command.run({ command: 'rename', args: e.name })), sinceStart: T() - startAt }))
       out = { value: 'scheduled' }
+    } else if (op === 'fsround') {
+      // Each text written by $.fs.write and read back by $.fs.read; a file the test wrote is read too.
+      const bad = []
+      let n = 0
+      for (const g of e.gens || []) {
+        const text = gen(g)
+        await $.fs.write(e.path, text)
+        const back = await $.fs.read(e.path)
+        n++
+        if (back !== text) bad.push({ g: { ...g, unit: undefined, u: g.unit }, written: damage(text), read: damage(back) })
+      }
+      for (const f of e.files || []) {
+        const back = await $.fs.read(f.path)
+        n++
+        if (back !== gen(f.gen)) bad.push({ file: f.path, read: damage(back) })
+      }
+      out = { value: { n, bad } }
+      log($, 'FSROUND', out.value)
     } else if (op === 'reg') {
       out = { value: await readReg($) }
       log($, 'REG', out.value)
@@ -367,7 +400,7 @@ export function register(on) {
     return r
   })
   on('session.receive', async ($, e, next) => {
-    log($, 'RECEIVE', { at: T(), origin: e.origin, agentId: e.agentId, text: short(e.text, 600) })
+    log($, 'RECEIVE', { at: T(), origin: e.origin, agentId: e.agentId, text: short(e.text, 600), damage: damage(e.text) })
     if (await $.env.get('PROBE_CONSUME')) return { consumed: 'probe took it' }
     const r = await next(e)
     log($, 'RECEIVED', { at: T(), keys: Object.keys(r) })

@@ -28,16 +28,22 @@ test.after.each(async () => {
 })
 test.after(() => cleanupTmp())
 
-/** The fixture server, its start log (`<pid> <ms> up|refused` a line) and its "down" switch. */
-function fixture(name = 'fixture') {
+/**
+ * The fixture server, its start log (`<pid> <ms> up|refused` a line), its "down" and "toolless" switches;
+ * with `holder`, a second server `holder` whose `wait` tool keeps a turn running until its file is gone.
+ */
+function fixture(name = 'fixture', { holder = false } = {}) {
   const dir = tmpDir('fixture')
   const log = join(dir, 'starts.log')
   const down = join(dir, 'down')
+  const toolless = join(dir, 'toolless')
   writeFileSync(log, '')
   const config = join(dir, 'mcp.json')
-  writeFileSync(config, JSON.stringify({ mcpServers: { [name]: {
-    command: process.execPath, args: [join(repoRoot(), 'test/e2e/fixtures/mcp-server.mjs')], env: { FIXTURE_LOG: log, FIXTURE_DOWN: down },
-  } } }))
+  const server = (env: object) => ({ command: process.execPath, args: [join(repoRoot(), 'test/e2e/fixtures/mcp-server.mjs')], env })
+  writeFileSync(config, JSON.stringify({ mcpServers: {
+    [name]: server({ FIXTURE_LOG: log, FIXTURE_DOWN: down, FIXTURE_TOOLLESS: toolless }),
+    ...(holder ? { holder: server({ FIXTURE_WAITS: '1' }) } : {}),
+  } }))
   const starts = () => readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => { const [pid, at, state] = l.split(' '); return { pid: Number(pid), at: Number(at), state } })
   return {
     config, starts,
@@ -47,6 +53,8 @@ function fixture(name = 'fixture') {
       for (const s of starts()) { try { process.kill(s.pid, 'SIGKILL') } catch { /* gone */ } }
     },
     comeBack() { if (existsSync(down)) unlinkSync(down) },
+    /** From now on a start connects but lists no tools (a reconnect the step waits 10 s on, then reports). */
+    toolless() { writeFileSync(toolless, '') },
   }
 }
 
@@ -252,6 +260,65 @@ test('interactive: a name /mcp does not know is reported at once', async () => {
   await live.waitFor('the report prompt', () => seen.report, 30_000).catch((err) => { throw new Error(`${err.message}\n${dump()}`) })
   assert.ok(lastUser(seen.report!).includes('The MCP server "ghost" did not come back (/mcp lists no server named "ghost").'), lastUser(seen.report!))
   assert.ok(seen.report!.at! - endAt < 5000, `reported without the 10 s wait: ${seen.report!.at! - endAt} ms`)
+})
+
+// wsflow §4.3: a request never acts in the conversation after /clear. Measured (NOTES.md): a plugin's
+// prompt submitted while a turn runs waits in the engine's queue behind a /clear typed during that turn,
+// and then enters the conversation the /clear began. Here the step is under way (the lever's turn has
+// ended; the restarted server connects with no tools, so the step waits its 10 s), the person starts a
+// turn and runs /clear during it: the step's failure report (with "Resume the interrupted work.") must
+// not reach the new conversation.
+test('interactive: /clear while the step is under way: the report never reaches the conversation the /clear began; the debug log says it is dropped', async () => {
+  if (!hasPty()) throw new Error('this test needs util-linux `script` for a pseudo-terminal')
+  const fx = fixture('fixture', { holder: true })
+  const gate = join(tmpDir('gate'), 'turn-runs')
+  writeFileSync(gate, '')
+  const seen: Record<string, RecordedRequest> = {}
+  mock = await startMockModel((req): Reply | undefined => {
+    if (req.kind !== 'main') return undefined
+    const text = lastUser(req)
+    if (text.includes('hello clear')) {
+      fx.kill(true)
+      return { toolUse: { name: ECHO, input: { text: 'x' }, id: 'toolu_echo6' } }
+    }
+    if (resultOf(req, 'toolu_echo6')) return { toolUse: { name: LEVER, input: { server: 'fixture', continue: true }, id: 'toolu_lever6' } }
+    if (resultOf(req, 'toolu_lever6')) {
+      fx.toolless()
+      fx.comeBack()
+      return { text: 'Ending my turn for the reconnect.' }
+    }
+    if (text.includes('another turn')) {
+      seen.another = req
+      return { toolUse: { name: 'mcp__holder__wait', input: { path: gate }, id: 'toolu_wait6' } }
+    }
+    if (resultOf(req, 'toolu_wait6')) return { text: 'That turn is done.' }
+    if (text.includes(`[${PKG} mcp]`)) {
+      seen.report = req
+      return { text: 'Noted.' }
+    }
+    if (text.includes('after the clear')) {
+      seen.after = req
+      return { text: 'Fresh.' }
+    }
+    return undefined
+  })
+  live = await startLive({ mode: 'tui', mock, env: ENV, pluginDirs: [packageCopy(PKG)], extraArgs: ['--mcp-config', fx.config, '--allowedTools', `${ECHO},mcp__holder__wait`] })
+  const lines = () => debugLines(live!.debugLog(), PKG)
+  const failed = (what: string) => (err: Error) => { throw new Error(`${err.message}\n(waiting for ${what})\n${dump()}`) }
+  await live.send('hello clear')
+  await live.waitFor('the step to poll the restarted server', () => lines().some((l) => l.includes('"fixture" after 0 ms: connected, tools not listed')), 40_000).catch(failed('the poll'))
+  await live.send('another turn')
+  await live.waitFor('the turn started during the step', () => seen.another, 20_000).catch(failed('another turn'))
+  await live.send('/clear') // typed while that turn runs: queued behind it
+  await live.waitFor('the step to end (not reconnected)', () => lines().some((l) => l.startsWith(`${PKG} mcp reconnect: not reconnected "fixture"`)), 30_000).catch(failed('the step end'))
+  unlinkSync(gate) // the turn ends; the /clear runs
+  const DROPPED = `${PKG} mcp reconnect: the session ended before the reconnect report's turn began; the report is dropped`
+  await live.waitFor('the report to be dropped or to arrive', () => seen.report || lines().includes(DROPPED), 30_000).catch(failed('the drop'))
+  await live.send('after the clear')
+  await live.waitFor('the new conversation\'s first turn', () => seen.after, 30_000).catch(failed('after the clear'))
+  assert.is(seen.report, undefined, `the report reached a conversation (${seen.report && requestText(seen.report.body).includes('Ending my turn') ? 'the one before the /clear' : 'the one the /clear began'}): ${seen.report && lastUser(seen.report).slice(-300)}\n${lines().join('\n')}\n${live.debugLog().split('\n').filter((l) => /prompt\.submit|session\.end|turn\.(start|complete)|command\.run|clear/.test(l)).map((l) => l.slice(11, 220)).join('\n')}`)
+  assert.not.ok(requestText(seen.after!.body).includes('Ending my turn for the reconnect.'), 'the conversation after the /clear holds nothing of the one before')
+  assert.ok(lines().includes(DROPPED), dump())
 })
 
 test.run()

@@ -1,7 +1,8 @@
 // Routing's failure rules end to end (routing.md §4), one test each: a request naming an alias never
 // reaches native Claude (the mock Messages API gets nothing in any test here) and never falls back
-// silently: the turn shows `klyth: <label> failed: <reason>` (or the rule's own line) and ends; a
-// partial answer stands; retries happen only before any output.
+// silently: the turn ends as the engine ends on its own API error (exit 1, is_error: NOTES §11.1),
+// showing `klyth: <label> failed: <reason>` (or the rule's own line); a partial answer stands;
+// retries happen only before any output.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rmSync } from 'node:fs'
@@ -10,7 +11,7 @@ import { startMockProvider, type MockProvider, type ProviderReply } from './mock
 import { cleanupTmp, tmpDir, writePlugin } from './engine.ts'
 import { startLive, type LiveSession } from './live.ts'
 import { results, sendEach } from './probe-kit.ts'
-import { ALIAS, routed, routedHome, stepRequests } from './routing-kit.ts'
+import { ALIAS, assertFailed, REFUSED, routed, routedHome, stepRequests, transcripts } from './routing-kit.ts'
 
 let mock: MockModel | undefined
 let provider: MockProvider | undefined
@@ -25,18 +26,21 @@ test.after(() => cleanupTmp())
 
 const options = (o: Record<string, unknown>) => ({ pluginConfigs: { klyth: { options: o } } })
 
-async function failing(reply: ProviderReply, opts: Parameters<typeof routedHome>[2] & { prompt?: string } = {}) {
+async function failingIn(reply: ProviderReply, opts: Parameters<typeof routedHome>[2] & { prompt?: string } = {}) {
   mock = await startMockModel()
   provider = await startMockProvider([{ match: /go/, reply }])
   const { home, plugin } = await routedHome(mock, provider, opts)
   const r = await routed({ prompt: opts.prompt ?? 'go now', pluginDirs: [plugin], mock, home, ...(opts.settings ? { settings: opts.settings } : {}) })
   assert.is(mock.requests.length, 0, 'nothing reached native Claude')
-  return r
+  return { home, r }
 }
+
+const failing = async (reply: ProviderReply, opts: Parameters<typeof failingIn>[1] = {}) => (await failingIn(reply, opts)).r
 
 test('401: the provider\'s own message, the turn ends, no retry', async () => {
   const r = await failing({ status: 401, errorMessage: 'Incorrect API key provided' })
-  assert.is(r.json.result, 'klyth: Mock GPT failed: mock answered 401 Incorrect API key provided')
+  assertFailed(r, 'klyth: Mock GPT failed: mock answered 401 Incorrect API key provided')
+  assert.is(r.json.api_error_status, 401, 'the provider\'s own status')
   assert.is(stepRequests(provider!).length, 1)
 })
 
@@ -55,21 +59,21 @@ test('429 with retry-after: the wait honoured, then answered', async () => {
 
 test('5xx every time: two retries, then the failure line', async () => {
   const r = await failing({ status: 503, errorMessage: 'overloaded' })
-  assert.is(r.json.result, 'klyth: Mock GPT failed: mock answered 503 overloaded')
-  assert.is(stepRequests(provider!).length, 3)
+  assertFailed(r, 'klyth: Mock GPT failed: mock answered 503 overloaded')
+  assert.is(stepRequests(provider!).length, 3, 'keel\'s two retries; the engine retries no answer keel gave')
 })
 
 test('a stream cut mid-way: the partial answer stands, the line says why, no retry after output', async () => {
-  const r = await failing({ text: ['partial ', 'answer ', 'never ', 'finished'], dropAfter: 2, pieceMs: 30 })
-  assert.match(r.json.result, /^partial /)
-  assert.match(r.json.result, /klyth: Mock GPT failed: curl exited \d+/)
+  const { home, r } = await failingIn({ text: ['partial ', 'answer ', 'never ', 'finished'], dropAfter: 2, pieceMs: 30 })
+  assertFailed(r, /^klyth: Mock GPT failed: curl exited \d+/)
+  assert.match(transcripts(home), '"text":"partial "', 'the partial answer stands, recorded')
   assert.is(stepRequests(provider!).length, 1)
 })
 
 test('no byte for the idle timeout: cut off, the partial answer stands, the provider sees the close', async () => {
-  const r = await failing({ text: ['before ', 'the stall'], stallAfter: 2, stallMs: 20_000 }, { settings: options({ routingIdleSeconds: 2 }) })
-  assert.match(r.json.result, /^before /, JSON.stringify(r.json.result) + r.debugLog.split('\n').filter((l) => /klyth/.test(l)).slice(-12).join('\n'))
-  assert.match(r.json.result, 'klyth: Mock GPT stopped sending (no data for 2 s); the partial answer stands')
+  const { home, r } = await failingIn({ text: ['before ', 'the stall'], stallAfter: 2, stallMs: 20_000 }, { settings: options({ routingIdleSeconds: 2 }) })
+  assertFailed(r, 'klyth: Mock GPT stopped sending (no data for 2 s); the partial answer stands')
+  assert.match(transcripts(home), '"text":"before "', 'the partial answer stands, recorded')
   const [req] = stepRequests(provider!)
   await provider!.closed(req!)
   assert.ok(req!.aborted, 'keel hung up')
@@ -78,30 +82,31 @@ test('no byte for the idle timeout: cut off, the partial answer stands, the prov
 
 test('a stream that is not JSON: the line names it', async () => {
   const r = await failing({ text: ['some ', 'text'], badJson: true })
-  assert.match(r.json.result, 'klyth: Mock GPT failed: mock sent a stream that is not JSON')
+  assertFailed(r, /^klyth: Mock GPT failed: mock sent a stream that is not JSON/)
+  assert.is(r.json.api_error_status, 502, 'no provider status: a bad gateway')
 })
 
 test('an unapproved provider: nothing is sent anywhere, and the line says how to approve', async () => {
   const r = await failing({ text: 'never' }, { trusted: false })
-  assert.is(r.json.result, `klyth: provider mock is not approved; run /model ${ALIAS} or /klyth route trust mock`)
+  assertFailed(r, `klyth: provider mock is not approved; run /model ${ALIAS} or /klyth route trust mock`)
   assert.is(provider!.requests.length, 0)
 })
 
 test('curl missing: the line says where it was looked for; nothing is sent', async () => {
   const r = await failing({ text: 'never' }, { settings: options({ routingCurl: '/nonexistent/curl' }) })
-  assert.is(r.json.result, 'klyth: Mock GPT failed: curl was not found at /nonexistent/curl (set the routingCurl option to its path)')
+  assertFailed(r, 'klyth: Mock GPT failed: curl was not found at /nonexistent/curl (set the routingCurl option to its path)')
   assert.is(provider!.requests.length, 0)
 })
 
 test('the key command fails: the line names the command and its exit; nothing is sent', async () => {
   const r = await failing({ text: 'never' }, { extras: { provider: { auth: { helper: ['/bin/false'] } } } })
-  assert.is(r.json.result, 'klyth: Mock GPT failed: the key for mock could not be read: /bin/false exited 1 (run it yourself to see why)')
+  assertFailed(r, 'klyth: Mock GPT failed: the key for mock could not be read: /bin/false exited 1 (run it yourself to see why)')
   assert.is(provider!.requests.length, 0)
 })
 
 test('an alias whose entry has errors is still routing\'s: it fails visibly, never reaching Claude', async () => {
   const r = await failing({ text: 'never' }, { trusted: false, extras: { model: { provider: 'nowhere' } } })
-  assert.match(r.json.result, /^klyth: gpt has errors in .*routing\.json \(\/klyth route status names them\); use \/model to pick another$/)
+  assertFailed(r, /^klyth: gpt has errors in .*routing\.json \(\/klyth route status names them\); use \/model to pick another$/)
   assert.is(provider!.requests.length, 0)
 })
 
@@ -117,7 +122,8 @@ test('the config removed mid-session and reloaded: the alias fails as not config
   assert.is(out[0], 'routed one')
   assert.match(out[1], 'routing config read again: config:')
   assert.match(out[1], 'not there')
-  assert.match(out[2], /^klyth: gpt is not configured \(.*routing\.json\); use \/model to pick another$/)
+  assert.match(out[2], new RegExp(`^${REFUSED}klyth: gpt is not configured \\(.*routing\\.json\\); use /model to pick another$`))
+  assert.is(results(live.output())[2].is_error, true)
   assert.is(mock.requests.length, 0)
 })
 

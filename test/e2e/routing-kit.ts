@@ -63,5 +63,20 @@ export function everyFile(...dirs: string[]): string {
   }).join('\n')
 }
 
+/** How the engine words a request an http.fetch hook refused or answered with an error status (measured, NOTES §11.1). */
+export const REFUSED = "A mod's http.fetch hook stopped this request: "
+
+/**
+ * A headless run that ended as the engine ends on its own API error (measured, NOTES §11.1): exit 1,
+ * `is_error`, subtype `success`, and the result the engine's line around routing's.
+ */
+export function assertFailed(r: RunResult, line: string | RegExp): void {
+  assert.equal([r.code, r.json?.is_error, r.json?.subtype], [1, true, 'success'], `${r.stdout.slice(-600)}\n${r.stderr.slice(-600)}`)
+  const result = String(r.json.result)
+  assert.ok(result.startsWith(REFUSED), result)
+  if (typeof line === 'string') assert.is(result.slice(REFUSED.length), line)
+  else assert.match(result.slice(REFUSED.length), line)
+}
+
 /** The main-loop requests the provider got (chat completions with tools), in order. */
 export const stepRequests = (provider: MockProvider) => provider.requests.filter((r) => r.path === '/v1/chat/completions' && Array.isArray(r.body?.tools))

@@ -3,7 +3,7 @@
 // provider), and a routed request never reaches the mock Messages API (native Claude) in any test.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, type MockModel } from './mock-model.ts'
 import { startMockProvider, type MockProvider } from './mock-provider.ts'
@@ -82,6 +82,25 @@ test('tool round trip: a Bash call in three argument pieces runs in the engine a
   assert.match(call.tool_calls[0].id, /^toolu_keel_\d+_[0-9a-f]+$/)
   assert.is(JSON.parse(call.tool_calls[0].function.arguments).command, 'echo routed-tool-ok')
   assert.ok(first!.arrivedAt < second!.arrivedAt)
+})
+
+test('two tool calls with no index and an empty id, one per chunk (a gateway in front of Gemini): two calls run, each result under its own id', async () => {
+  const { home, plugin } = await setUp([
+    { match: (req) => req.body?.messages?.some((m: any) => m.role === 'tool'), reply: { text: 'both ran' } },
+    { match: /run both/, reply: { unindexed: true, toolCalls: [{ name: 'Bash', arguments: '{"command":"echo marker-one"}' }, { name: 'Bash', arguments: '{"command":"echo marker-two"}' }] } },
+  ])
+  const r = await routed({ prompt: 'run both', pluginDirs: [plugin], mock: mock!, home, extraArgs: ['--allowedTools', 'Bash'] })
+  assert.is(r.code, 0, r.stderr)
+  assert.is(r.json.result, 'both ran', JSON.stringify(r.json.result))
+  assert.is(mock!.requests.length, 0)
+  const [, second] = stepRequests(provider!)
+  assert.ok(second, 'a second step carried the tool results')
+  const calls = second!.body.messages.find((m: any) => m.role === 'assistant' && m.tool_calls).tool_calls
+  assert.equal(calls.map((c: any) => JSON.parse(c.function.arguments).command), ['echo marker-one', 'echo marker-two'])
+  // The engine runs both at once: their results come back in the order they finished.
+  const results = second!.body.messages.filter((m: any) => m.role === 'tool').map((m: any) => [m.tool_call_id, m.content]).sort()
+  assert.equal(results, [[calls[0].id, 'marker-one'], [calls[1].id, 'marker-two']].sort())
+  assert.is.not(calls[0].id, calls[1].id)
 })
 
 test('unreadable tool arguments: no tool runs, the turn says which tool, and nothing reaches Claude', async () => {
@@ -185,6 +204,31 @@ test('keys: the key reaches the provider and no file, log, transcript, output or
   }
   // curl's argv is fixed; the key rode in its standard input.
   assert.match(r.debugLog, '/usr/bin/curl with 6 args')
+})
+
+test('keys and the environment: keel puts a key in none; an {env} key is in curl\'s (and every child\'s) environment because the engine\'s has it', async () => {
+  // A wrapper that writes what curl gets (its argv and environment) and runs the real curl.
+  const bin = tmpDir('curl')
+  const wrapper = join(bin, 'curl')
+  writeFileSync(wrapper, `#!/bin/sh\nprintf '%s\\n' "$@" > "${bin}/argv.$$"\n/usr/bin/env > "${bin}/env.$$"\nexec /usr/bin/curl "$@"\n`, { mode: 0o755 })
+  const settings = { pluginConfigs: { klyth: { options: { routingCurl: wrapper } } } }
+  const seen = (prefix: string) => findFiles(bin, '').filter((f) => f.includes(`/${prefix}.`)).map((f) => readFileSync(f, 'utf8')).join('\n')
+  const cases: { auth: object; env: Record<string, string>; inEnv: boolean }[] = [
+    { auth: { env: 'MOCK_ROUTING_KEY' }, env: { MOCK_ROUTING_KEY: KEY }, inEnv: true },
+    { auth: { helper: ['/bin/echo', KEY] }, env: {}, inEnv: false },
+  ]
+  for (const c of cases) {
+    const { home, plugin } = await setUp([{ match: /env key/, reply: { text: 'answered' } }], { settings, extras: { provider: { auth: c.auth } } })
+    const r = await routed({ prompt: 'an env key', pluginDirs: [plugin], mock: mock!, home, settings, env: c.env })
+    assert.is(r.json.result, 'answered', JSON.stringify(c.auth))
+    assert.is(stepRequests(provider!)[0]!.headers.authorization, `Bearer ${KEY}`)
+    assert.ok(seen('env').includes('PATH='), 'the wrapper ran')
+    assert.is(seen('env').includes(KEY), c.inEnv, `curl's environment under ${JSON.stringify(c.auth)}`)
+    assert.not.ok(seen('argv').includes(KEY), 'never in argv')
+    for (const f of findFiles(bin, '')) if (!f.endsWith('/curl')) rmSync(f)
+    await mock!.close()
+    await provider!.close()
+  }
 })
 
 test('a curl older than 7.82 (no json pieces): the body rides in a file in the plugin data folder, removed after the request', async () => {

@@ -35,7 +35,7 @@ test('superheroes (no server to reach) loaded before ws: superheroes claims no r
   const run = await runClaude({ prompt: '/ws status', pluginDirs: [dir('superheroes'), dir('ws')], mock })
   assert.is(run.code, 0, run.stderr)
   assert.ok(toolsRegistered(run.debugLog, 'ws').includes('mcp__ws__request_mcp_reconnect'), 'ws serves the lever')
-  assert.equal(toolsRegistered(run.debugLog, 'superheroes'), [])
+  assert.equal(toolsRegistered(run.debugLog, 'superheroes'), ['mcp__superheroes__recall'], 'superheroes registers its recall tool (checkpoint), no lever')
   assert.match(String(run.json?.result), /reconnect: runs \(profile\)/)
 })
 

@@ -4,6 +4,7 @@
 // own breakdown after every turn (under `raw`/`src`: the log redacts keys named like tokens).
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, byKind, type MockModel } from './mock-model.ts'
@@ -86,6 +87,40 @@ test('a value pinned by hand is left byte for byte, and the harness compacts on 
   assert.ok(lines.some((l) => l.startsWith('window: harness window disagreement')))
   // The file's env rows are the launch environment: 'env' again, not 'settings'.
   assert.equal(windows(r.debugLog), [{ raw: 150000, src: 'env', at: 117000, env: '150000' }])
+})
+
+// Issue 17 item 8: the manual took the main checkout's root in a linked worktree; the window takes
+// `$.session.root()`, the worktree (measured), which is where the engine reads the project's local
+// settings. Measured too: the engine also reads the main checkout's settings.local.json there, and its
+// rows win over the worktree's.
+test('a linked worktree: the window is written to the worktree\'s own settings file; a pin in the main checkout\'s wins (measured)', async () => {
+  mock = await startMockModel(byKind({ main: { text: 'ok', inputTokens: 50_000 } }))
+  const main = project()
+  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=keel', '-c', 'user.email=keel@e2e', ...args], { cwd: main, encoding: 'utf8' })
+  writeFileSync(join(main, 'README'), 'x')
+  git('init', '-q', '-b', 'main')
+  git('add', '-A')
+  git('commit', '-qm', 'x')
+  const worktree = join(tmpDir('worktrees'), 'feature')
+  git('worktree', 'add', '-q', worktree, '-b', 'feature')
+  const r = await runClaude({ prompt: 'hello', pluginDirs: [WS, probeDir()], mock, cwd: worktree, settings: wsOptions({ compactWindowTokens: 500000 }) })
+  ok(r)
+  assert.equal(JSON.parse(readFileSync(join(worktree, '.claude/settings.local.json'), 'utf8')), { env: { [K]: '500000', [MARKER]: '500000' } })
+  assert.not.ok(existsSync(join(main, '.claude/settings.local.json')), 'the main checkout is not written')
+  assert.equal(windows(r.debugLog).map((w) => w.env), ['500000'])
+
+  mkdirSync(join(main, '.claude'))
+  writeFileSync(join(main, '.claude/settings.local.json'), JSON.stringify({ env: { [K]: '150000' } }))
+  const again = await runClaude({ prompt: 'hello', pluginDirs: [WS, probeDir()], mock, cwd: worktree, settings: wsOptions({ compactWindowTokens: 400000 }) })
+  ok(again)
+  assert.ok(debugLines(again.debugLog, 'ws').some((l) => l.startsWith(`window: Harness auto-compact window: wrote ${K}=400000 to ${worktree}/.claude/settings.local.json`)))
+  // Left as found (reported, issue 17): the next start, the worktree's file holding 400000, runs on the main
+  // checkout's 150000 (the engine applies a rewritten file a second or two later, so the run that wrote it races).
+  const third = await runClaude({ prompt: 'hello', pluginDirs: [WS, probeDir()], mock, cwd: worktree, settings: wsOptions({ compactWindowTokens: 400000 }) })
+  ok(third)
+  console.log(`  measured: ${JSON.stringify(windows(third.debugLog))}; ${debugLines(third.debugLog, 'ws').filter((l) => l.startsWith('window')).join(' | ')}`)
+  assert.ok(debugLines(third.debugLog, 'ws').some((l) => l.includes(`${K}=400000 in ${worktree}/.claude/settings.local.json already`)))
+  assert.equal(windows(third.debugLog).map((w) => w.env), ['150000'], 'the main checkout\'s row is the one the session runs with')
 })
 
 test('the home folder as project root: nothing is written there', async () => {

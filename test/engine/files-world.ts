@@ -18,7 +18,10 @@ export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: st
     fail('fs.read')
     const text = files.get(e.path)
     if (text === undefined) throw new Error(`ENOENT ${e.path}`)
-    return { value: text }
+    if (e.offset === undefined && e.length === undefined) return { value: text }
+    // A range, cut as the host cuts it: bytes, a cut character read as U+FFFD.
+    const from = e.offset ?? 0
+    return { value: new TextDecoder().decode(new TextEncoder().encode(text).slice(from, from + (e.length ?? Infinity))) }
   })
   on('fs.write', (_, e) => {
     fail('fs.write')
@@ -29,7 +32,7 @@ export function filesWorld(on: On, files: Map<string, string>, opts: { dirs?: st
   })
   on('fs.exists', (_, e) => ({ value: files.has(e.path) || isDir(e.path) }))
   on('fs.stat', (_, e) => {
-    if (files.has(e.path)) return { value: { kind: 'file', size: files.get(e.path)!.length, mtimeMs: 0, isLink: false, realPath: e.path } }
+    if (files.has(e.path)) return { value: { kind: 'file', size: new TextEncoder().encode(files.get(e.path)!).length, mtimeMs: 0, isLink: false, realPath: e.path } }
     if (isDir(e.path)) return { value: { kind: 'dir', size: 0, mtimeMs: 0, isLink: false, realPath: e.path } }
     return { deny: `ENOENT ${e.path}` }
   })

@@ -25,7 +25,7 @@ function world(on: On, o: { files?: Record<string, string>; failWrites?: boolean
   const files = new Map(Object.entries({ [`${CFG}/sessions/42.json`]: JSON.stringify({ pid: 42, name: o.name ?? 'keel-B', nameSource: 'user' }), ...o.files }))
   const seen = { files, registered: [] as string[], sends: [] as { to: unknown; text: string }[], submits: [] as string[], logs: [] as string[] }
   // A full disk: every write refused (registered first, so it answers before the file world beneath).
-  if (o.failWrites) on('fs.write', { path: /\/keel-%43\// }, () => ({ deny: 'ENOSPC: no space left on device' }))
+  if (o.failWrites) on('fs.write', { path: /\/keel-c\// }, () => ({ deny: 'ENOSPC: no space left on device' }))
   filesWorld(on, files, { dirs: [CFG, `${CFG}/sessions`] })
   on('ui.log', (_, e) => (seen.logs.push(e.text), { value: undefined }))
   on('command.register', (_, e) => ({ value: { command: e.name } }))
@@ -68,8 +68,8 @@ test('mailbox_send: the spool file is written before the send; not running means
   const w = world(on)
   await start($, w.clock)
   const r = await $.tool.call({ tool: TOOL, tool_use_id: 'u1', to: 'keel-C', text: 'hello C' })
-  expect(r).toMatchObject({ result: expect.stringMatching(/^keel-C is not running; kept in its mailbox, delivered when it next starts \(mail [a-z2-7]{16}\)$/) })
-  const kept = [...w.seen.files.keys()].filter((p) => p.startsWith(`${SPOOL}/keel-%43/`))
+  expect(r).toMatchObject({ result: expect.stringMatching(/^keel-C is not running under this config folder: kept in \/cfg\/keel\/mailbox\/keel-c, delivered when it next starts under this config folder; a session under another CLAUDE_CONFIG_DIR never sees it \(mail [a-z2-7]{16}\)$/) })
+  const kept = [...w.seen.files.keys()].filter((p) => p.startsWith(`${SPOOL}/keel-c/`))
   expect(kept).toHaveLength(1)
   expect(JSON.parse(w.seen.files.get(kept[0]!)!)).toMatchObject({ v: 1, from: 'keel-B', to: 'keel-C', text: 'hello C' })
   expect(w.seen.sends).toHaveLength(1)
@@ -98,23 +98,29 @@ test('session.receive: the first live copy passes; a second copy of the same mai
   const w = world(on)
   await start($, w.clock)
   const text = `<cross-session-message from="uds:/tmp/cc-socks/7.sock" from-name="keel-A" from-mode="prompting">\n${header(ID, 'keel-A', 'hi')}\n</cross-session-message>`
-  expect(await $.session.receive({ origin: { kind: 'peer', plugin: PKG }, text })).toEqual({ text })
-  expect(await $.session.receive({ origin: { kind: 'peer', plugin: PKG }, text })).toEqual({ consumed: `${PKG} mailbox: duplicate of mail ${ID}` })
-  expect(await $.session.receive({ origin: { kind: 'peer' }, text: 'no header here' })).toEqual({ text: 'no header here' })
+  // The hook waits for its claim and comparison, which run from a timer after the start's work.
+  const receive = async (t: string) => {
+    const answer = $.session.receive({ origin: { kind: 'peer', plugin: PKG }, text: t })
+    for (let i = 0; i < 5; i++) await w.clock.advance(0)
+    return answer
+  }
+  expect(await receive(text)).toEqual({ text })
+  expect(await receive(text)).toEqual({ consumed: `${PKG} mailbox: duplicate of mail ${ID}` })
+  expect(await receive('no header here')).toEqual({ text: 'no header here' })
   await w.clock.advance(0)
   expect(await status($)).toContain('duplicates taken: 1')
 })
 
 test('kept mail waiting at start is submitted once the headless session has been idle 1.5 s, as one prompt', async ($, on) => {
   const sentAt = 1_800_000_000_000 - 60_000
-  const mail = (id: string, text: string, at: number) => [`${SPOOL}/keel-%42/${String(at).padStart(13, '0')}-${id}.json`, JSON.stringify({ v: 1, id, from: 'keel-A', to: 'keel-B', sentAt: at, text }) + '\n'] as const
+  const mail = (id: string, text: string, at: number) => [`${SPOOL}/keel-b/${String(at).padStart(13, '0')}-${id}.json`, JSON.stringify({ v: 1, id, from: 'keel-A', to: 'keel-B', sentAt: at, text }) + '\n'] as const
   const w = world(on, { files: Object.fromEntries([mail(ID, 'first', sentAt), mail('bbbbbbbbbbbbbbbb', 'second', sentAt + 1)]) })
   await start($, w.clock)
   expect(w.seen.submits).toEqual([])
   await w.clock.advance(1500)
   await w.clock.settle()
   expect(w.seen.submits).toHaveLength(1)
-  expect(w.seen.submits[0]).toStartWith(`[${PKG} mailbox] 2 mails for your mailbox key \`keel-B\`, oldest first.`)
+  expect(w.seen.submits[0]).toStartWith(`[${PKG} mailbox] 2 mails for your mailbox key \`keel-B\`, oldest first,`)
   expect(w.seen.submits[0]!.indexOf('first')).toBeLessThan(w.seen.submits[0]!.indexOf('second'))
   expect([...w.seen.files.keys()].filter((p) => p.endsWith('.done'))).toHaveLength(2)
 })
@@ -132,7 +138,7 @@ test('/ws mail: the person sends; a command without a text answers the usage', a
   const w = world(on)
   await start($, w.clock)
   const r = await $.command.run({ command: PKG, args: 'mail keel-C hello from the person', ...RUN })
-  expect(r.text).toMatch(/^keel-C is not running; kept/)
+  expect(r.text).toMatch(/^keel-C is not running under this config folder: kept/)
   const usage = await $.command.run({ command: PKG, args: 'mail keel-C', ...RUN })
   expect(usage.text).toBe(`usage: /${PKG} mail <key> <text>  (quote a key that holds spaces: /${PKG} mail "my key" hello)`)
   expect(w.seen.sends.map((x) => x.text.split('\n')[1])).toEqual(['hello from the person'])

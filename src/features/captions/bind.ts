@@ -3,11 +3,11 @@ import type { ApiMessage, Elements, EngineInterface, ModelCompleteRequest, Model
 
 export type CaptionsPort = {
   /** The main conversation in Messages API form, as the next request is built from it. */
-  apiMessages(): Promise<readonly ApiMessage[]>
+  messages(): Promise<readonly ApiMessage[]>
   /** A side call to a model (`$.model.complete`): what the provider did never rejects it. */
   complete(request: ModelCompleteRequest): Promise<ModelCompleteResult>
   /** Asks every ui.render site to draw again: a hook's own drawing state changed. */
-  redrawRenders(): void
+  redraw(): void
   /** Calls `fn` every `ms` on the engine's clock (mockable, stopped by a reload); returns what stops it. */
   every(ms: number, fn: () => void): () => void
   /** The element table of the surface a ui.render event draws on. */
@@ -17,12 +17,12 @@ export type CaptionsPort = {
 export function bindCaptions($: EngineInterface): CaptionsPort {
   return {
     // Without an agentId the answer is always the messages; anything else reads as none.
-    apiMessages: async () => {
+    messages: async () => {
       const messages = await $.session.messages({ as: 'api' })
       return Array.isArray(messages) ? messages : []
     },
     complete: (request) => $.model.complete(request),
-    redrawRenders: () => $.ui.invalidate('ui.render'),
+    redraw: () => $.ui.invalidate('ui.render'),
     every: (ms, fn) => {
       const timer = $.clock.every(ms, fn)
       return () => timer.cancel()

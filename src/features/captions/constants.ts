@@ -1,12 +1,10 @@
 // Every number and fixed name the captions feature uses, each with the reason it has that value.
 
-/** Options (userConfig fields) the feature reads; the switch is the feature's own name. */
-export const OPTION = {
-  model: 'captionsModel',
-  style: 'captionsStyle',
-  contextTokens: 'captionsContextTokens',
-  language: 'captionsLanguage',
-} as const
+// Options (userConfig fields) the feature reads; the switch is the feature's own name.
+export const MODEL_OPTION = 'captionsModel'
+export const STYLE_OPTION = 'captionsStyle'
+export const CONTEXT_TOKENS_OPTION = 'captionsContextTokens'
+export const LANGUAGE_OPTION = 'captionsLanguage'
 
 /** How often the queue is sent: long enough that a burst of calls lands in one request. */
 export const FLUSH_MS = 1500
@@ -37,8 +35,6 @@ export const TOKENS_PER_CALL = 40
 export const SUBTITLE_CAP = 60
 /** Input fields that name a call's target, in the order a subtitle prefers them. */
 export const TARGET_FIELDS = ['file_path', 'notebook_path', 'path', 'command', 'pattern', 'url', 'query', 'description'] as const
-/** Reserved fields of a tool.call envelope, never part of the call's input. */
-export const ENVELOPE_FIELDS = ['tool', 'tool_use_id', 'agentId', 'requestMeta', 'consent'] as const
 /** The size figure's color: it reads apart from the dim caption text. */
 export const SIZE_COLOR = 'cyan'
 /** The subtitle's color: the target is what the eye looks for. */

@@ -3,12 +3,12 @@
 // a redraw lets the rows draw them. Driven through edges only: no port, no `$`.
 import type { ModelCompleteRequest, ModelCompleteResult } from 'claude-code'
 import {
-  BATCH_CALLS, CAPTURED_LIMIT, ENVELOPE_FIELDS, FIELD_CAP, FLUSH_MS, OPTION,
-  RUN_FIELD_CAP, TIMEOUT_MS, TOKENS_PER_CALL, TOKENS_PER_UNIT,
+  BATCH_CALLS, CAPTURED_LIMIT, CONTEXT_TOKENS_OPTION, FIELD_CAP, FLUSH_MS, LANGUAGE_OPTION, MODEL_OPTION,
+  RUN_FIELD_CAP, STYLE_OPTION, TIMEOUT_MS, TOKENS_PER_CALL, TOKENS_PER_UNIT,
 } from './constants.ts'
 import { clip, fileChange, inputSubtitle, nonBlank, parseReply, stringify, transcriptCalls, type ApiMessageLike, type SeenCall } from './digest.ts'
 import { absorb, emptyMirror, measuredTokensPerChar, movePivot, promptBlocks, resetMirror, type Mirror } from './mirror.ts'
-import { answerPrompt, LOG, NOT_AVAILABLE, rulesPrompt, taskText } from './strings.ts'
+import { answerPrompt, LOG_BAD_OPTION, LOG_FAILED, LOG_NOT_ANSWERED, LOG_ON, NOT_AVAILABLE, rulesPrompt, taskText } from './strings.ts'
 import { isRun, type Unit } from './units.ts'
 
 export type CaptionEdges = {
@@ -24,22 +24,24 @@ export type ToolCaption = { subtitle: string; intention: string; result: string;
 export type RunCaption = { subtitles: string[]; summary: string; bytes: number }
 
 /**
- * The settings from the package's options; a blank model or style, or a context size that is no
- * positive integer, takes the field's declared default (plugin.json, its one home), and a bad size
- * is named in `problems`.
+ * The settings from the package's options; a blank model or style, or a context size below 1,
+ * takes the field's declared default (plugin.json, its one home), and a bad size is named in
+ * `problems`. The runtime hands every field checked against its type (a number option a whole
+ * number: a fraction or a text took the default there), so only the size's bound is checked here:
+ * the field declares no `min` (NOTES).
  */
 export function settingsOf(options: Readonly<Record<string, unknown>>, defaults: Readonly<Record<string, unknown>>): { settings: CaptionSettings; problems: string[] } {
-  const tokens = options[OPTION.contextTokens]
-  const isPositiveInteger = typeof tokens === 'number' && Number.isInteger(tokens) && tokens > 0
-  const fallbackTokens = Number(defaults[OPTION.contextTokens])
+  const tokens = options[CONTEXT_TOKENS_OPTION] as number
+  const isPositive = tokens > 0
+  const fallbackTokens = defaults[CONTEXT_TOKENS_OPTION] as number
   return {
     settings: {
-      model: nonBlank(options[OPTION.model])?.trim() ?? String(defaults[OPTION.model]),
-      style: nonBlank(options[OPTION.style]) ?? String(defaults[OPTION.style]),
-      contextTokens: isPositiveInteger ? tokens : fallbackTokens,
-      lang: nonBlank(options[OPTION.language])?.trim(),
+      model: (options[MODEL_OPTION] as string).trim() || (defaults[MODEL_OPTION] as string),
+      style: nonBlank(options[STYLE_OPTION]) ?? (defaults[STYLE_OPTION] as string),
+      contextTokens: isPositive ? tokens : fallbackTokens,
+      lang: (options[LANGUAGE_OPTION] as string).trim() || undefined,
     },
-    problems: isPositiveInteger || tokens === undefined ? [] : [LOG.badOption(OPTION.contextTokens, tokens, fallbackTokens)],
+    problems: isPositive ? [] : [LOG_BAD_OPTION(tokens, fallbackTokens)],
   }
 }
 
@@ -49,36 +51,36 @@ export type CallResult = { result?: unknown; text?: unknown; deny?: unknown }
 export function createCaptions() {
   let edges: CaptionEdges | undefined
   let settings: CaptionSettings | undefined
-  // Keyed by the session's own tool_use_ids, so they survive compactions, /clear and resume.
+  // Keyed by the session's own tool_use_ids (a lone unit's key is its call's id), so they survive compactions, /clear and resume.
   const toolCaptions = new Map<string, ToolCaption>()
   const runCaptions = new Map<string, RunCaption>()
   const seenCalls = new Map<string, SeenCall>()
-  let queue: Unit[] = []
+  const queue: Unit[] = []
   /** Units already asked for: a unit is asked once per load, whatever its reply (a render loop must not retry). */
   const requested = new Set<string>()
   let isFlushing = false
   let stopTicking: (() => void) | undefined
   let mirror: Mirror = emptyMirror()
-  const counts = { calls: 0, unanswered: 0 }
+  let modelCalls = 0
+  let unanswered = 0
 
   function start(bound: CaptionEdges, chosen: CaptionSettings): void {
     stopTicking?.()
     stopTicking = undefined
     edges = bound
     settings = chosen
-    queue = []
+    queue.length = 0
     requested.clear()
     mirror = resetMirror(mirror)
-    bound.log(LOG.on(chosen.model, chosen.contextTokens, chosen.lang))
+    bound.log(LOG_ON(chosen))
     // Rows drawn before the session started (a resumed transcript) answered raw: draw them again.
     bound.redraw()
   }
 
   function capture(call: Readonly<Record<string, unknown>>, res: CallResult): void {
-    if (!edges || call.agentId !== undefined || res.deny !== undefined) return
-    const id = call.tool_use_id
-    if (typeof id !== 'string') return
-    const args = Object.fromEntries(Object.entries(call).filter(([k]) => !(ENVELOPE_FIELDS as readonly string[]).includes(k)))
+    // The envelope's reserved fields are no part of the call's input.
+    const { tool, tool_use_id: id, agentId, requestMeta, consent, ...args } = call
+    if (!edges || agentId !== undefined || res.deny !== undefined || typeof id !== 'string') return
     const input = stringify(args)
     const output = fileChange(res.result) ?? stringify(res.result)
     // The size the lead's context holds (the text it read), not the record: an Edit's record holds the whole file.
@@ -95,8 +97,10 @@ export function createCaptions() {
     stopTicking ??= edges.every(FLUSH_MS, () => void tick())
   }
 
-  /** The head of the queue up to BATCH_CALLS calls; the first unit always goes, and none is skipped over. */
-  function takeBatch(): Unit[] {
+  /** Sends the head of the queue up to BATCH_CALLS calls; the first unit always goes, and none is skipped over. */
+  async function tick(): Promise<void> {
+    // A queued unit was asked for after start: the edges and the settings are there.
+    if (isFlushing || !queue.length) return
     let calls = 0
     let n = 0
     for (const unit of queue) {
@@ -104,90 +108,71 @@ export function createCaptions() {
       calls += unit.calls.length
       n++
     }
-    const batch = queue.slice(0, n)
-    queue = queue.slice(n)
-    return batch
-  }
-
-  async function tick(): Promise<void> {
-    if (!edges || !settings || isFlushing || queue.length === 0) return
-    const batch = takeBatch()
     isFlushing = true
     try {
-      await flush(edges, settings, batch)
+      await flush(edges!, settings!, queue.splice(0, n))
     } catch (err) {
-      edges.log(LOG.failed(err))
+      edges!.log(LOG_FAILED(err))
     } finally {
       isFlushing = false
     }
   }
 
+  /** One caption request over the mirror, its reply stored; a batch read across a compaction goes back to the queue's head. */
   async function flush(bound: CaptionEdges, chosen: CaptionSettings, batch: Unit[]): Promise<void> {
-    const missing = batch.some((u) => u.calls.some((c) => !seenCalls.has(c.id)))
-    const transcript = missing ? transcriptCalls(await bound.messages()) : new Map<string, SeenCall>()
+    // A call captured before a reload is read from the transcript.
+    const transcript = batch.some((u) => u.calls.some((c) => !seenCalls.has(c.id))) ? transcriptCalls(await bound.messages()) : new Map<string, SeenCall>()
     const seenOf = (id: string) => seenCalls.get(id) ?? transcript.get(id)
-    const labelled = batch.map((unit, i) => ({ id: `u${i + 1}`, unit }))
-    const unitsJson = JSON.stringify(labelled.map(({ id, unit }) => {
+    // Each unit's id and call count, as the closing lines name them.
+    const shapes = batch.map((unit, i) => ({ id: `u${i + 1}`, calls: unit.calls.length }))
+    const unitsJson = JSON.stringify(batch.map((unit, i) => {
       const cap = isRun(unit) ? RUN_FIELD_CAP : FIELD_CAP
       return {
-        id,
+        id: shapes[i]!.id,
         calls: unit.calls.map((c) => {
           const seen = seenOf(c.id)
           return { tool: c.tool, input: clip(seen?.input ?? stringify(c.input), cap), output: seen ? clip(seen.output, cap) : NOT_AVAILABLE, failed: c.isErrored }
         }),
       }
     }))
-    const callCount = batch.reduce((n, u) => n + u.calls.length, 0)
-    const task = taskText(unitsJson, answerPrompt(labelled.map(({ id, unit }) => ({ id, calls: unit.calls.length }))))
-    const text = await ask(bound, chosen, task, TOKENS_PER_UNIT * batch.length + TOKENS_PER_CALL * callCount)
-    if (text === 'stale') {
-      queue = [...batch, ...queue]
+    const task = taskText(unitsJson, answerPrompt(shapes))
+    const generation = mirror.generation
+    const api = await bound.messages()
+    // A compaction reset the mirror during the read: the read is stale, and the batch is asked again.
+    if (mirror.generation !== generation) {
+      queue.unshift(...batch)
       return
     }
-    if (text === undefined) return
-    const byId = new Map(labelled.map(({ id, unit }) => [id, unit]))
+    const { mirror: taken, latest } = absorb(mirror, api)
+    mirror = { ...taken, start: movePivot(taken.blocks.map((b) => b.length), taken.start, taken.tokensPerChar, chosen.contextTokens) }
+    const prompt = promptBlocks(mirror, rulesPrompt(chosen.style, chosen.lang), latest, task)
+    const maxTokens = shapes.reduce((n, shape) => n + TOKENS_PER_UNIT + TOKENS_PER_CALL * shape.calls, 0)
+    modelCalls++
+    const reply = await bound.complete({ model: chosen.model, prompt, maxTokens, effort: 'low', timeoutMs: TIMEOUT_MS })
+    if (!reply.isAnswered) {
+      unanswered++
+      return bound.log(LOG_NOT_ANSWERED(reply.reason))
+    }
+    const measured = measuredTokensPerChar(reply.usage, prompt)
+    if (measured) mirror = { ...mirror, tokensPerChar: measured }
     let stored = false
-    for (const item of parseReply(text)) {
-      const unit = typeof item.id === 'string' ? byId.get(item.id) : undefined
+    for (const item of parseReply(reply.text)) {
+      const unit = batch[shapes.findIndex((shape) => shape.id === item.id)]
       if (!unit) continue
-      const bytesOf = (id: string) => seenOf(id)?.bytes ?? 0
-      if (!isRun(unit)) {
-        const call = unit.calls[0]!
-        if (typeof item.intention !== 'string' || typeof item.result !== 'string') continue
-        toolCaptions.set(call.id, { subtitle: nonBlank(item.subtitle) ?? inputSubtitle(call.input), intention: item.intention, result: item.result, bytes: bytesOf(call.id) })
-      } else {
+      const bytes = unit.calls.reduce((n, c) => n + (seenOf(c.id)?.bytes ?? 0), 0)
+      // A subtitle a call (a lone call's one): a blank or missing one is cut from the call's input.
+      const given = isRun(unit) ? (Array.isArray(item.subtitles) ? item.subtitles : []) : [item.subtitle]
+      const subtitles = unit.calls.map((c, i) => nonBlank(given[i]) ?? inputSubtitle(c.input))
+      if (isRun(unit)) {
         if (typeof item.summary !== 'string') continue
-        const subtitles = Array.isArray(item.subtitles) ? item.subtitles : []
-        runCaptions.set(unit.key, {
-          subtitles: unit.calls.map((c, i) => nonBlank(subtitles[i]) ?? inputSubtitle(c.input)),
-          summary: item.summary,
-          bytes: unit.calls.reduce((n, c) => n + bytesOf(c.id), 0),
-        })
+        runCaptions.set(unit.key, { subtitles, summary: item.summary, bytes })
+      } else {
+        if (typeof item.intention !== 'string' || typeof item.result !== 'string') continue
+        toolCaptions.set(unit.key, { subtitle: subtitles[0]!, intention: item.intention, result: item.result, bytes })
       }
       stored = true
     }
     if (stored) bound.redraw()
-  }
-
-  /** One caption request over the mirror: 'stale' when a compaction reset the mirror during the read. */
-  async function ask(bound: CaptionEdges, chosen: CaptionSettings, task: string, maxTokens: number): Promise<string | 'stale' | undefined> {
-    const generation = mirror.generation
-    const api = await bound.messages()
-    if (mirror.generation !== generation) return 'stale'
-    const absorbed = absorb(mirror, api)
-    const taken = absorbed.mirror
-    mirror = { ...taken, start: movePivot(taken.blocks.map((b) => b.length), taken.start, taken.tokensPerChar, chosen.contextTokens) }
-    const prompt = promptBlocks(mirror, rulesPrompt(chosen.style, chosen.lang), absorbed.latest, task)
-    counts.calls++
-    const reply = await bound.complete({ model: chosen.model, prompt, maxTokens, effort: 'low', timeoutMs: TIMEOUT_MS })
-    if (!reply.isAnswered) {
-      counts.unanswered++
-      bound.log(LOG.notAnswered(reply.reason))
-      return undefined
-    }
-    const measured = measuredTokensPerChar(reply.usage, prompt)
-    if (measured !== undefined) mirror = { ...mirror, tokensPerChar: measured }
-    return reply.text
   }
 
   return {
@@ -200,12 +185,12 @@ export function createCaptions() {
     runCaption: (key: string): RunCaption | undefined => runCaptions.get(key),
     /** A main-thread compaction that installed messages: the mirror starts over; captions stay. */
     compacted(trigger: string, agentId: string | undefined, res: { messages?: unknown }): void {
-      if (agentId === undefined && trigger !== 'precompute' && res.messages !== undefined) mirror = resetMirror(mirror)
+      if (agentId === undefined && trigger !== 'precompute' && res.messages) mirror = resetMirror(mirror)
     },
     end(): void {
       mirror = resetMirror(mirror)
     },
-    stats: () => ({ lone: toolCaptions.size, runs: runCaptions.size, queued: queue.length, unanswered: counts.unanswered, calls: counts.calls }),
+    stats: () => ({ lone: toolCaptions.size, runs: runCaptions.size, queued: queue.length, unanswered, calls: modelCalls }),
     /** For tests: the mirror as the next request would open it. */
     mirror: (): Mirror => mirror,
   }

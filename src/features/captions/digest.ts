@@ -1,13 +1,13 @@
 // Pure text helpers: what a call, a result or a message looks like to the caption model, and how
 // its reply is read back. No port, no state.
+import { isRecord, isString } from '../../lib/shape.ts'
 import { SUBTITLE_CAP, TARGET_FIELDS, TEXT_CAP, TRAFFIC_CAP, FIELD_CAP } from './constants.ts'
 import { cutNote, NO_TEXT_OUTPUT } from './strings.ts'
 
 type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export function nonBlank(v: unknown): string | undefined {
-  return typeof v === 'string' && v.trim() !== '' ? v : undefined
+  return typeof v === 'string' && v.trim() ? v : undefined
 }
 
 /** Keeps both ends of a long text: a call's head says what it did, its tail how it ended. */
@@ -31,48 +31,37 @@ export function stringify(v: unknown): string {
  * the head (`edit <path>  +a -r (notes)`) and the hunks instead.
  */
 export function fileChange(result: unknown): string | undefined {
-  if (!isObject(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return undefined
-  const kind = result.type === 'create' || result.type === 'update' ? result.type : 'edit'
-  const hunks: string[] = []
-  let added = 0
-  let removed = 0
-  for (const hunk of result.structuredPatch as unknown[]) {
-    if (!isObject(hunk)) continue
-    const lines = Array.isArray(hunk.lines) ? hunk.lines.filter((l): l is string => typeof l === 'string') : []
-    hunks.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`, ...lines)
-    added += lines.filter((l) => l.startsWith('+')).length
-    removed += lines.filter((l) => l.startsWith('-')).length
-  }
-  if (kind === 'create' && hunks.length === 0 && typeof result.content === 'string' && result.content !== '') {
-    added = result.content.replace(/\n$/, '').split('\n').length
-  }
+  if (!isRecord(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return undefined
+  const kind = ['create', 'update'].includes(result.type as string) ? result.type : 'edit'
+  const hunks = (result.structuredPatch as unknown[]).filter(isRecord).flatMap((hunk) => [
+    `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
+    ...(Array.isArray(hunk.lines) ? hunk.lines.filter(isString) : []),
+  ])
+  // A hunk's head opens with `@@`, so only its diff lines are counted.
+  const count = (mark: string) => hunks.filter((l) => l.startsWith(mark)).length
+  // A created file's record may carry its content and no hunks: every line of it is added.
+  const added =
+    kind === 'create' && !hunks.length && typeof result.content === 'string' && result.content ? result.content.replace(/\n$/, '').split('\n').length : count('+')
   const notes = [result.replaceAll && 'all occurrences', result.userModified && 'user modified', result.staged && 'held for review, file unchanged'].filter(Boolean)
-  const head = `${kind} ${result.filePath}  +${added} -${removed}${notes.length ? ` (${notes.join(', ')})` : ''}`
+  const head = `${kind} ${result.filePath}  +${added} -${count('-')}${notes.length ? ` (${notes.join(', ')})` : ''}`
   return [head, ...hunks].join('\n')
 }
 
 /** The subtitle cut: the first target field's first line, cut in the middle past 60 characters. */
 export function inputSubtitle(input: unknown): string {
-  if (!isObject(input)) return ''
-  for (const field of TARGET_FIELDS) {
-    const value = nonBlank(input[field])
-    if (value === undefined) continue
-    const line = (value.trim().split('\n')[0] ?? '').trim()
-    if (line.length <= SUBTITLE_CAP) return line
-    const head = Math.floor(SUBTITLE_CAP / 2)
-    return `${line.slice(0, head)}…${line.slice(-(SUBTITLE_CAP - head - 1))}`
-  }
-  return ''
+  const value = TARGET_FIELDS.map((field) => nonBlank((input as Json | null | undefined)?.[field])).find(Boolean)
+  const line = (value?.trim().split('\n')[0] ?? '').trim()
+  if (line.length <= SUBTITLE_CAP) return line
+  const head = Math.floor(SUBTITLE_CAP / 2)
+  return `${line.slice(0, head)}…${line.slice(-(SUBTITLE_CAP - head - 1))}`
 }
 
 /** Reply parsing: the JSON array between the first `[` and the last `]`, its object items only. */
 export function parseReply(text: string): Json[] {
-  const from = text.indexOf('[')
-  const to = text.lastIndexOf(']')
-  if (from < 0 || to < from) return []
+  // Without a `[` before a `]` the slice is empty or a lone bracket, which JSON.parse refuses.
   try {
-    const parsed: unknown = JSON.parse(text.slice(from, to + 1))
-    return Array.isArray(parsed) ? parsed.filter(isObject) : []
+    const parsed: unknown = JSON.parse(text.slice(text.indexOf('['), text.lastIndexOf(']') + 1))
+    return Array.isArray(parsed) ? parsed.filter(isRecord) : []
   } catch {
     return []
   }
@@ -80,18 +69,14 @@ export function parseReply(text: string): Json[] {
 
 /** `mcp__plugin_ws_ws__tickets_release` -> `plugin:ws:ws/tickets.release`; anything else unchanged. */
 export function displayToolName(tool: string): string {
-  const m = /^mcp__(.+?)__(.+)$/.exec(tool)
-  if (!m) return tool
-  const server = m[1]!.replace(/^plugin_([^_]+)_(.+)$/, 'plugin:$1:$2')
-  return `${server}/${m[2]!.replace('_', '.')}`
+  return tool.replace(/^mcp__(.+?)__(.+)$/, (_, server: string, name: string) => `${server.replace(/^plugin_([^_]+)_(.+)$/, 'plugin:$1:$2')}/${name.replace('_', '.')}`)
 }
 
 /** A tool_result's content as the lead read it. */
 export function resultText(content: unknown): string {
   if (!Array.isArray(content)) return stringify(content)
-  const texts = content.filter((b): b is { type: 'text'; text: string } => isObject(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
-  if (texts.length) return texts.join('\n')
-  return content.length ? NO_TEXT_OUTPUT : ''
+  const texts = content.filter((b): b is { type: 'text'; text: string } => isRecord(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
+  return texts.length ? texts.join('\n') : content.length ? NO_TEXT_OUTPUT : ''
 }
 
 export type ApiMessageLike = { role: string; content: readonly unknown[] | string }
@@ -99,15 +84,17 @@ export type ApiMessageLike = { role: string; content: readonly unknown[] | strin
 /** One message of the mirror: `[role]` and its blocks, each clipped to what a caption needs. */
 export function serializeMessage(m: ApiMessageLike): string {
   const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
-  const parts: string[] = []
-  for (const b of blocks) {
-    if (!isObject(b)) continue
-    if (b.type === 'text' && typeof b.text === 'string') parts.push(clip(b.text, TEXT_CAP))
-    else if (b.type === 'thinking' && nonBlank(b.thinking)) parts.push(`(thinking) ${clip(b.thinking as string, TEXT_CAP)}`)
-    else if (b.type === 'tool_use') parts.push(`(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}`)
-    else if (b.type === 'tool_result') parts.push(`(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}`)
-  }
-  const body = parts.filter((p) => p !== '').join('\n')
+  const body = blocks
+    .filter(isRecord)
+    .map((b) =>
+      b.type === 'text' && typeof b.text === 'string' ? clip(b.text, TEXT_CAP)
+      : b.type === 'thinking' && nonBlank(b.thinking) ? `(thinking) ${clip(b.thinking as string, TEXT_CAP)}`
+      : b.type === 'tool_use' ? `(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}`
+      : b.type === 'tool_result' ? `(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}`
+      : '',
+    )
+    .filter(Boolean)
+    .join('\n')
   return body ? `[${m.role}]\n${body}` : ''
 }
 
@@ -120,12 +107,13 @@ export function transcriptCalls(api: readonly ApiMessageLike[]): Map<string, See
   for (const m of api) {
     if (typeof m.content === 'string') continue
     for (const b of m.content) {
-      if (!isObject(b)) continue
-      if (b.type === 'tool_use' && typeof b.id === 'string') inputs.set(b.id, stringify(b.input))
-      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
-        const input = inputs.get(b.tool_use_id) ?? ''
+      if (!isRecord(b)) continue
+      // A block without a string id is kept under what it has, which no call's id looks up.
+      if (b.type === 'tool_use') inputs.set(b.id as string, stringify(b.input))
+      if (b.type === 'tool_result') {
+        const input = inputs.get(b.tool_use_id as string) ?? ''
         const output = resultText(b.content)
-        calls.set(b.tool_use_id, { input, output, bytes: input.length + output.length })
+        calls.set(b.tool_use_id as string, { input, output, bytes: input.length + output.length })
       }
     }
   }

@@ -9,61 +9,62 @@ import type { UnitCall } from './units.ts'
 
 export type Ui = { Box: ElementConstructor<BoxProps>; Text: ElementConstructor<TextProps> }
 
-function marker(ui: Ui, isErrored: boolean) {
-  return isErrored ? <ui.Text color={ERROR_COLOR}>{MARK_FAILED}</ui.Text> : <ui.Text dimColor>{MARK_OK}</ui.Text>
-}
-
 /** `· <tool>  <subtitle>`: the call's name dim, its target in the subtitle color, cut at the row's end. */
-function header(ui: Ui, call: UnitCall, subtitle: string, key?: string) {
+function header({ Box, Text }: Ui, call: UnitCall, subtitle: string, key?: string) {
   return (
-    <ui.Box key={key} flexDirection="row">
-      {marker(ui, call.isErrored)}
-      <ui.Box flexShrink={1}>
-        <ui.Text wrap="truncate-end">
-          <ui.Text dimColor>{displayToolName(call.tool)}</ui.Text>
-          {subtitle ? <ui.Text color={SUBTITLE_COLOR}>{'  ' + subtitle}</ui.Text> : null}
-        </ui.Text>
-      </ui.Box>
-    </ui.Box>
+    <Box key={key} flexDirection="row">
+      {call.isErrored ? <Text color={ERROR_COLOR}>{MARK_FAILED}</Text> : <Text dimColor>{MARK_OK}</Text>}
+      <Box flexShrink={1}>
+        <Text wrap="truncate-end">
+          <Text dimColor>{displayToolName(call.tool)}</Text>
+          {subtitle ? <Text color={SUBTITLE_COLOR}>{'  ' + subtitle}</Text> : null}
+        </Text>
+      </Box>
+    </Box>
   )
 }
 
-function frame(ui: Ui, width: number | undefined, children: readonly JSX.Element[]): RenderElement {
+/** The header rows, then beside the elbow that joins them to the rows the caption's text (dim) and its second line. */
+function frame({ Box, Text }: Ui, width: number | undefined, headers: readonly JSX.Element[], text: string, second: JSX.Element): RenderElement {
   const size = width === undefined ? {} : { width }
   return (
-    <ui.Box flexDirection="column" {...size} paddingLeft={2} marginTop={1}>
-      {children}
-    </ui.Box>
+    <Box flexDirection="column" {...size} paddingLeft={2} marginTop={1}>
+      {[
+        ...headers,
+        <Box flexDirection="row">
+          <Text dimColor>{ELBOW}</Text>
+          <Box flexDirection="column" flexShrink={1}>
+            <Text dimColor wrap="wrap">{text}</Text>
+            {second}
+          </Box>
+        </Box>,
+      ]}
+    </Box>
   ) as RenderElement
 }
 
 export function drawCall(ui: Ui, call: UnitCall, caption: ToolCaption, width: number | undefined): RenderElement {
-  return frame(ui, width, [
-    header(ui, call, caption.subtitle),
-    <ui.Box flexDirection="row">
-      <ui.Text dimColor>{ELBOW}</ui.Text>
-      <ui.Box flexDirection="column" flexShrink={1}>
-        <ui.Text dimColor wrap="wrap">{caption.intention}</ui.Text>
-        <ui.Text wrap="wrap">
-          <ui.Text color={SIZE_COLOR}>{kb(caption.bytes)}</ui.Text>
-          <ui.Text dimColor>{' · ' + caption.result}</ui.Text>
-        </ui.Text>
-      </ui.Box>
-    </ui.Box>,
-  ])
+  return frame(
+    ui,
+    width,
+    [header(ui, call, caption.subtitle)],
+    caption.intention,
+    <ui.Text wrap="wrap">
+      <ui.Text color={SIZE_COLOR}>{kb(caption.bytes)}</ui.Text>
+      <ui.Text dimColor>{' · ' + caption.result}</ui.Text>
+    </ui.Text>,
+  )
 }
 
 export function drawRun(ui: Ui, calls: readonly UnitCall[], caption: RunCaption, width: number | undefined): RenderElement {
-  return frame(ui, width, [
-    ...calls.map((call, i) => header(ui, call, caption.subtitles[i] ?? '', String(i))),
-    <ui.Box flexDirection="row">
-      <ui.Text dimColor>{ELBOW}</ui.Text>
-      <ui.Box flexDirection="column" flexShrink={1}>
-        <ui.Text dimColor wrap="wrap">{caption.summary}</ui.Text>
-        <ui.Text color={SIZE_COLOR}>{runSize(calls.length, caption.bytes)}</ui.Text>
-      </ui.Box>
-    </ui.Box>,
-  ])
+  return frame(
+    ui,
+    width,
+    // A missing subtitle draws none, as a blank one does.
+    calls.map((call, i) => header(ui, call, caption.subtitles[i]!, String(i))),
+    caption.summary,
+    <ui.Text color={SIZE_COLOR}>{runSize(calls.length, caption.bytes)}</ui.Text>,
+  )
 }
 
 /** A captioned lone call's row already draws its result: the result block draws nothing. */

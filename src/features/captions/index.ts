@@ -1,54 +1,12 @@
 // Tool-call captions (wsflow spec §6): a finished tool row drawn as a short caption a second, cheap
 // model call wrote. Display only: the model reads the raw result, and the expanded view, a running
 // call and the live group draw raw. This file binds the core's edges to the port; nothing else.
-import type { Args, EventResult, Next } from 'claude-code'
-import type { Feature, FeatureContext } from '../../registry.ts'
+import type { Feature } from '../../registry.ts'
 import type { CaptionsPort as Port } from './bind.ts'
-import { createCaptions, settingsOf, type CaptionEdges, type Captions } from './core.ts'
+import { createCaptions, settingsOf } from './core.ts'
 import { drawCall, drawEmpty, drawRun } from './draw.tsx'
-import { STATUS } from './strings.ts'
+import { STATUS_COUNTS, STATUS_SETTINGS } from './strings.ts'
 import { groupUnit, isRun, toolUseUnit } from './units.ts'
-
-const edgesOf = (port: Port, ctx: FeatureContext): CaptionEdges => ({
-  messages: () => port.apiMessages(),
-  complete: (req) => port.complete(req),
-  redraw: () => port.redrawRenders(),
-  every: (ms, fn) => port.every(ms, fn),
-  log: (line) => ctx.log(line),
-})
-
-/** The row hooks never wait on the model: a unit with no caption draws raw and is queued. */
-function render(captions: Captions, port: Port, e: Args<'ui.render'>, next: Next<'ui.render'>): EventResult<'ui.render'> | Promise<EventResult<'ui.render'>> {
-  const columns = e.viewport?.columns
-  switch (e.component) {
-    case 'ToolGroup': {
-      const unit = groupUnit(e.props)
-      if (!unit) return next(e)
-      const lone = !isRun(unit) && captions.toolCaption(unit.key)
-      if (lone) return drawCall(port.elements(e), unit.calls[0]!, lone, columns)
-      const run = isRun(unit) && captions.runCaption(unit.key)
-      if (run) return drawRun(port.elements(e), unit.calls, run, columns)
-      captions.request(unit)
-      return next(e)
-    }
-    case 'ToolUse': {
-      const unit = toolUseUnit(e.props)
-      if (!unit) return next(e)
-      const caption = captions.toolCaption(unit.key)
-      if (caption) return drawCall(port.elements(e), unit.calls[0]!, caption, columns)
-      captions.request(unit)
-      return next(e)
-    }
-    case 'ToolResult': {
-      // Only a lone call's caption draws its result; an expanded or failed result draws raw.
-      const { props } = e
-      if (props.isExpanded || props.isErrored || !captions.toolCaption(props.tool_use_id)) return next(e)
-      return drawEmpty(port.elements(e))
-    }
-    default:
-      return next(e)
-  }
-}
 
 export function createCaptionsFeature(): Feature<Port> {
   // Per registration: a reload starts it over, and a drawn unit is asked once more.
@@ -60,8 +18,9 @@ export function createCaptionsFeature(): Feature<Port> {
   hooks: {
     'session.start': (port, e, next, ctx) => {
       const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
-      for (const problem of problems) ctx.log(problem)
-      captions.start(edgesOf(port, ctx), settings)
+      problems.forEach(ctx.log)
+      // The core's edges are the port's own (arrows over `$`, bind.ts) and the feature's debug line.
+      captions.start({ ...port, log: ctx.log }, settings)
       return next(e)
     },
     // Outside the rewrite hooks beneath, so what is captured is the result the lead reads.
@@ -79,12 +38,26 @@ export function createCaptionsFeature(): Feature<Port> {
       captions.end()
       return next(e)
     },
-    'ui.render': (port, e, next) => render(captions, port, e, next),
+    // The row hooks never wait on the model: a unit with no caption draws raw and is queued.
+    'ui.render': (port, e, next) => {
+      // Only a lone call's caption draws its result; an expanded or failed result draws raw.
+      if (e.component === 'ToolResult') return e.props.isExpanded || e.props.isErrored || !captions.toolCaption(e.props.tool_use_id) ? next(e) : drawEmpty(port.elements(e))
+      const unit = e.component === 'ToolGroup' ? groupUnit(e.props) : e.component === 'ToolUse' ? toolUseUnit(e.props) : undefined
+      if (!unit) return next(e)
+      // A ToolUse row, or a group of one, is a lone call: its key is the call's id.
+      const caption = isRun(unit) ? captions.runCaption(unit.key) : captions.toolCaption(unit.key)
+      if (!caption) {
+        captions.request(unit)
+        return next(e)
+      }
+      const ui = port.elements(e)
+      const columns = e.viewport?.columns
+      return 'summary' in caption ? drawRun(ui, unit.calls, caption, columns) : drawCall(ui, unit.calls[0]!, caption, columns)
+    },
   },
   status(_port, ctx) {
     const { settings, problems } = settingsOf(ctx.options, ctx.defaults)
-    const s = captions.stats()
-    return [STATUS.settings(settings.model, settings.contextTokens, settings.lang), STATUS.counts(s.lone, s.runs, s.queued, s.unanswered, s.calls), ...problems]
+    return [STATUS_SETTINGS(settings), STATUS_COUNTS(captions.stats()), ...problems]
   },
   }
 }

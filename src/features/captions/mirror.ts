@@ -19,10 +19,11 @@ export type Mirror = {
   readonly tokensPerChar: number
 }
 
-export const emptyMirror = (): Mirror => ({ blocks: [], consumed: 0, start: 0, generation: 0, tokensPerChar: INITIAL_TOKENS_PER_CHAR })
-
 /** A compaction (or a missed one) starts the mirror over; what it learned of the tokenizer stays. */
-export const resetMirror = (m: Mirror): Mirror => ({ ...m, blocks: [], consumed: 0, start: 0, generation: m.generation + 1 })
+export const resetMirror = (m: Pick<Mirror, 'generation' | 'tokensPerChar'>): Mirror => ({ ...m, blocks: [], consumed: 0, start: 0, generation: m.generation + 1 })
+
+/** A new mirror: a reset of none, with the cautious guess of the tokenizer. */
+export const emptyMirror = (): Mirror => resetMirror({ generation: -1, tokensPerChar: INITIAL_TOKENS_PER_CHAR })
 
 /**
  * Takes in the transcript: every message but the last is settled and appended once; the last can
@@ -31,7 +32,7 @@ export const resetMirror = (m: Mirror): Mirror => ({ ...m, blocks: [], consumed:
 export function absorb(m: Mirror, api: readonly ApiMessageLike[]): { mirror: Mirror; latest: string } {
   const base = api.length < m.consumed ? resetMirror(m) : m
   const settled = Math.max(api.length - 1, 0)
-  const fresh = api.slice(base.consumed, settled).map(serializeMessage).filter((b) => b !== '')
+  const fresh = api.slice(base.consumed, settled).map(serializeMessage).filter(Boolean)
   const last = api.at(-1)
   return {
     mirror: { ...base, blocks: [...base.blocks, ...fresh], consumed: Math.max(base.consumed, settled) },
@@ -45,7 +46,7 @@ export function movePivot(lengths: readonly number[], start: number, tokensPerCh
   if (kept <= PIVOT_HIGH * window) return start
   let at = start
   while (at < lengths.length - 1 && kept > PIVOT_LOW * window) {
-    kept -= (lengths[at] ?? 0) * tokensPerChar
+    kept -= lengths[at]! * tokensPerChar
     at++
   }
   return at
@@ -56,7 +57,7 @@ export function promptBlocks(m: Mirror, rules: string, latest: string, task: str
   const history = m.blocks.slice(m.start)
   return [
     { text: rules + '\n\n', cache: true },
-    ...(m.start > 0 ? [{ text: OMITTED_LINE + '\n\n' }] : []),
+    ...(m.start ? [{ text: OMITTED_LINE + '\n\n' }] : []),
     ...history.map((b, i): ModelTextBlock => (i === history.length - 1 ? { text: b + '\n\n', cache: true } : { text: b + '\n\n' })),
     { text: [latest && `${LATEST_HEADER}\n${latest}`, task].filter(Boolean).join('\n\n') },
   ]
@@ -66,5 +67,5 @@ export function promptBlocks(m: Mirror, rules: string, latest: string, task: str
 export function measuredTokensPerChar(usage: ModelUsage, prompt: readonly ModelTextBlock[]): number | undefined {
   const tokens = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
   const chars = prompt.reduce((n, b) => n + b.text.length, 0)
-  return tokens > 0 && chars > 0 ? tokens / chars : undefined
+  return tokens && chars ? tokens / chars : undefined
 }

@@ -14,24 +14,24 @@ export const isResolved = (call: Pick<DrawnCall, 'isRunning' | 'output'>): boole
 
 export const isRun = (unit: Unit): boolean => unit.calls.length > 1
 
-const unitCall = (call: DrawnCall & { tool_use_id: string }): UnitCall => ({
-  id: call.tool_use_id,
+/** A group's call ids are checked (groupUnit) before its unit is returned. */
+const unitCall = (call: DrawnCall): UnitCall => ({
+  id: call.tool_use_id as string,
   tool: call.tool,
   input: call.input,
   isErrored: call.isErrored || call.isInterrupted,
 })
 
 export function groupUnit(props: RenderPropsOf['ToolGroup']): Unit | undefined {
-  const { calls } = props
-  if (props.isExpanded || props.isActive || calls.length === 0) return undefined
+  const calls = props.calls.map(unitCall)
+  if (props.isExpanded || props.isActive || !calls.length) return undefined
   // Not calls only: other rows (recalled memory, hook timing) unless the reason is a failed call.
-  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored || c.isInterrupted)) return undefined
-  if (!calls.every((c): c is typeof c & { tool_use_id: string } => typeof c.tool_use_id === 'string' && isResolved(c))) return undefined
-  const unitCalls = calls.map(unitCall)
-  return { key: unitCalls.map((c) => c.id).join(','), calls: unitCalls }
+  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return undefined
+  if (!props.calls.every((c) => typeof c.tool_use_id === 'string' && isResolved(c))) return undefined
+  return { key: calls.map((c) => c.id).join(','), calls }
 }
 
+/** A ToolUse row is a group of one call. */
 export function toolUseUnit(props: RenderPropsOf['ToolUse']): Unit | undefined {
-  if (props.isExpanded || !isResolved(props)) return undefined
-  return { key: props.tool_use_id, calls: [unitCall(props)] }
+  return groupUnit({ calls: [props], isActive: false, isExpanded: props.isExpanded } as RenderPropsOf['ToolGroup'])
 }

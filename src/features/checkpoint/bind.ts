@@ -1,10 +1,11 @@
 // The checkpoint feature's `$` binder: what its notes, its band and its automatic checkpoint need
 // of the world. The compaction it asks for goes through the runtime (`ctx.compact`), not `$`.
 import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionUsage } from 'claude-code'
-import { bindFiles } from '../../lib/bind.ts'
+import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
+import type { RecallEdges } from './recall.ts'
 
-export type CheckpointPort = {
+export type CheckpointPort = RecallEdges & {
   readonly pkg: string
   /** The context fill; with `summary`, the harness's own threshold in `context.breakdown` too. */
   usage(breakdown?: 'summary'): Promise<SessionUsage>
@@ -36,6 +37,7 @@ export type CheckpointPort = {
    * session. Resolves `{ deny }` when refused.
    */
   announcePresence(sessionId: string): Promise<{ deny?: string }>
+  readonly registerTool: RegisterTool
 }
 
 export function bindCheckpoint($: EngineInterface): CheckpointPort {
@@ -67,5 +69,12 @@ export function bindCheckpoint($: EngineInterface): CheckpointPort {
       return { entrypoint, child }
     },
     announcePresence: async (sessionId) => (await $.env.set('SUPERHEROES_COMPACT_MOD', sessionId)) as { deny?: string },
+    registerTool: bindRegisterTool($),
+    // Measured: a subagent's call reads the main conversation's transcript too; empty where none is kept.
+    transcript: async () => {
+      const path = (await $.session.info()).transcriptPath
+      return { path, size: path ? (await $.fs.stat(path)).size : 0 }
+    },
+    readRange: (path, offset, length) => $.fs.read(path, { offset, length }),
   }
 }

@@ -45,3 +45,23 @@ export const NOTES_FOLDER = 'checkpoints'
 /** Store keys, one per session: the committed notes slot and the charter. */
 export const NOTES_KEY_PREFIX = 'notes:'
 export const CHARTER_KEY_PREFIX = 'charter:'
+// ---- recall (issue 22): the session's own transcript, searched where the engine keeps it ----
+/** The option that turns recall on or off within the feature (a picker, like a feature's switch). */
+export const RECALL_OPTION = 'recall'
+/** The tool's short name: the model calls it as `mcp__<pkg>__recall`. */
+export const RECALL_TOOL = 'recall'
+/** The longest query taken, in characters: a query is a few words or a phrase, never a pasted text. */
+export const RECALL_QUERY_MAX = 500
+/** Excerpts returned unless the call asks for another number, and the most it may ask for. */
+export const RECALL_LIMIT_DEFAULT = 6
+export const RECALL_LIMIT_MAX = 20
+/** The excerpts' text in all, in UTF-8 bytes: an answer that fits beside the work in the context. */
+export const RECALL_BUDGET_BYTES = 8 * 1024
+/**
+ * Bytes per `$.fs.read` of the transcript (the engine caps one at 4 MiB). Measured on 2.1.328, 200 MB
+ * read in order: 1 MiB ranges beat 4 MiB ones (a 4 MiB answer cost up to twice as much per byte) and
+ * 64 KiB ones (the per-call cost dominates); two reads in flight were slower than one (NOTES.md).
+ */
+export const RECALL_CHUNK_BYTES = 1024 * 1024
+/** Words too common to find anything by: a query of these alone is refused; mixed in, they are dropped. */
+export const STOP_WORDS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to too was we were what when where which who why will with would you your'.split(' '))

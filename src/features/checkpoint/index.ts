@@ -6,13 +6,16 @@ import { messageOf } from '../../lib/message.ts'
 import { removeSafely, writeSafely } from '../../lib/safe-write.ts'
 import { bandTree, type BandElements } from './band.ts'
 import type { CheckpointPort as Port } from './bind.ts'
-import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND } from './constants.ts'
+import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND, RECALL_OPTION, RECALL_TOOL } from './constants.ts'
 import { CheckpointSession, type Edges } from './session.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
 import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
 import { byteLength, Notes } from './notes.ts'
+import { recall } from './recall.ts'
 import { statusLines } from './status.ts'
-import { CHARTER_NONE, CHARTER_USAGE, charterSet, damagedStore } from './strings.ts'
+import {
+  CHARTER_NONE, CHARTER_USAGE, charterSet, damagedStore, RECALL_DESCRIPTION, RECALL_OFF, RECALL_SCHEMA, RECALL_USAGE, recallFailed,
+} from './strings.ts'
 
 /** What one registration of the feature holds (a reload starts it over; the store and files keep the rest). */
 type State = {
@@ -44,6 +47,8 @@ type State = {
    * entered so far. No checkpoint starts while one runs, nor on a fill read before one entered.
    */
   readonly compactions: { running: number; entered: number }
+  /** The recall tool's full name, once registered (the option `recall` on). */
+  recallTool?: string
 }
 
 function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
@@ -97,6 +102,7 @@ function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
     storeKeys: () => port.storeKeys(),
     storeDelete: (key) => port.storeDelete(key),
     now: () => port.now(),
+    recallTool: () => state.recallTool,
   }
 }
 
@@ -153,6 +159,9 @@ export function createCheckpointFeature(): Feature<Port> {
     compactions: { running: 0, entered: 0 },
   }
   const { sessions, lane, compactions } = state
+  /** A failure is the answer's to say: the model or the person reads why. */
+  const recallFor = (port: Port, { query, limit }: { query?: unknown; limit?: unknown }) =>
+    recall(port, String(query ?? ''), limit, state.recallTool!).catch((err) => recallFailed(messageOf(err)))
   const io = (port: Port, ctx: FeatureContext) => edgesOf(port, ctx, state)
   const sessionFor = (port: Port, ctx: FeatureContext) => sessionOf(port, ctx, state)
   const laneEdges = (port: Port, ctx: FeatureContext) => ({ after: port.after, log: ctx.log })
@@ -178,6 +187,9 @@ export function createCheckpointFeature(): Feature<Port> {
           await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`))
         })
         await announce(port, ctx, state, session.sessionId)
+        if (ctx.options[RECALL_OPTION] === 'on') {
+          state.recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false })
+        }
       } catch (err) {
         ctx.log(`session.start: ${messageOf(err)}`)
       }
@@ -283,6 +295,9 @@ export function createCheckpointFeature(): Feature<Port> {
       return next(e)
     },
 
+    // Served ahead of the permission check, as the levers are: it only reads the session's own transcript.
+    'tool.call': (port, e, next) => (e.tool === state.recallTool ? recallFor(port, e as { query?: unknown; limit?: unknown }).then((result) => ({ result })) : next(e)),
+
     'ui.render': async (port, e, next, ctx) => {
       // Drawn at every render: with no band up in any session, nothing is asked of the host.
       if (e.component !== 'AbovePrompt' || ![...sessions.values()].some((s) => s.band)) return next(e)
@@ -316,6 +331,10 @@ export function createCheckpointFeature(): Feature<Port> {
         const charter = await session.setCharter(edges, args, 'verb')
         return charterSet(charter.text.split('\n')[0] ?? '')
       },
+    },
+    recall: {
+      usage: RECALL_USAGE,
+      run: (port, args) => (state.recallTool ? recallFor(port, { query: args }) : RECALL_OFF),
     },
   },
 

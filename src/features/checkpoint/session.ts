@@ -48,6 +48,8 @@ export type Edges = NotesEdges & {
   after(ms: number, fn: () => Promise<void>): void
   /** Resolves after `ms` on the engine's clock, waiting for nothing else; never, where there is no clock. */
   sleep(ms: number): Promise<void>
+  /** The recall tool's name while it is registered: the steering tells the summarizer of it. */
+  recallTool(): string | undefined
 }
 
 /** A checkpoint in force; `compactionsAt` is `compactionsDone` when it started, to tell a compaction that landed meanwhile. */
@@ -126,7 +128,7 @@ export class CheckpointSession {
     const charter = await this.charter(io)
     const text = await notes.read(this.sessionId)
     if (text === undefined) throw new Error('the notes could not be read')
-    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner })
+    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() })
   }
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */

@@ -66,3 +66,36 @@ export const OWNER_HEADING = "## Owner's instructions"
 export const CHARTER_USAGE = 'charter [<text>]'
 export const charterSet = (firstLine: string) => `Charter set: ${firstLine}`
 export const CHARTER_NONE = 'No charter yet: set one with the charter verb; until then the session\'s first prompt stands in.'
+
+// ---- recall (issue 22) ----
+export const RECALL_DESCRIPTION =
+  "Search this session's own transcript (every turn since the session began, across compactions; not a conversation a /clear ended) for details a summary dropped: an exact error text, the file a decision was about, what the person said about a rule. " +
+  'Words match whole words in any case; "quoted words" match as an exact phrase. The best excerpts come back verbatim, with when and who (person, model, a tool\'s result), ranked by how many of the query\'s words they hold and how rare those are, the newest first among equals. ' +
+  'Read-only: it reads the transcript the engine keeps on this machine and changes nothing.'
+export const RECALL_SCHEMA = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: 'The words or "exact phrases" to look for, at most 500 characters.' },
+    limit: { type: 'integer', description: 'How many excerpts, from 1 to 20; 6 unless given (8 KiB of text in all).' },
+  },
+  required: ['query'],
+} as const
+export const RECALL_USAGE = 'recall <query>'
+export const RECALL_OFF = 'Recall is off in this package: set its option recall to on (with the checkpoint feature on).'
+export const RECALL_TOO_LONG = 'Recall refused: the query is over 500 characters. Ask for the few words, or the "exact phrase", the row would hold.'
+export const RECALL_ONLY_STOP_WORDS = 'Recall refused: the query holds only words too common to find anything by (the, of, is, ...). Name the thing itself: a file, the words of an error, a "quoted phrase".'
+export const recallFailed = (why: string) => `Recall failed: ${why}`
+/** The first line of every answer: a row holding it is recall's own, never found again. */
+export const RECALL_HEAD = "Recall, from this session's transcript:"
+/** How many rows were found and shown; a damaged row (a torn or hand-edited line) is skipped and counted. */
+export const recallHead = (shown: number, matched: number, damaged: number) =>
+  `${RECALL_HEAD} the best ${shown} of ${matched} matching rows; damaged rows skipped: ${damaged}.`
+export const recallRow = (at: unknown, who: string) => `--- ${at}, ${who}:`
+export const WHO_PERSON = 'the person'
+export const WHO_MODEL = 'the model'
+export const WHO_TOOL = "a tool's result"
+/** An image is named where it was, never inlined. */
+export const namedImage = (type: unknown) => `[an image (${type}), not shown]`
+/** Told to the summarizer of every compaction, so the summary can point at a detail instead of carrying it. */
+export const recallSteering = (tool: string) =>
+  `Details the summary leaves out are not lost: the tool ${tool} searches this session's whole transcript. Where you drop a detail (an exact error text, the file a decision was about, a rule the person gave), name its topic so it can be found again: "details: recall <topic>".`

@@ -2,8 +2,8 @@
 // config root and the session's own registry record are, the native send, the two ways mail is
 // put before the model (a prompt, a row), the rename that applies a minted key, the store, and the
 // clock. `$.env` names are literals (the loader's rule).
-import type { EngineInterface, ToolSpec } from 'claude-code'
-import { bindFiles } from '../../lib/bind.ts'
+import type { EngineInterface } from 'claude-code'
+import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { ListEntry } from './spool.ts'
 
@@ -26,7 +26,7 @@ export type MailboxPort = {
   homeFacts(): Promise<HomeFacts>
   /** `$.session.id()` read afresh (after a /clear the runtime's cached id may be read too soon). */
   sessionId(): Promise<string>
-  registerTool(spec: ToolSpec): Promise<string>
+  readonly registerTool: RegisterTool
   /** `$.session.send({ to, text })`. */
   send(to: string, text: string): Promise<unknown>
   /** `$.prompt.submit({ text })`: a turn of its own once the session is idle. */
@@ -71,7 +71,7 @@ export function bindMailbox($: EngineInterface): MailboxPort {
       }
     },
     sessionId: () => $.session.id(),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+    registerTool: bindRegisterTool($),
     send: (to, text) => $.session.send({ to, text }),
     submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: 'user', content: [{ type: 'text', text }] } }),

@@ -97,6 +97,8 @@ export const SLUG_FALLBACK = 'session'
 
 /** A mail id: 16 base32 characters (80 bits of the edge's randomness). */
 export const MAIL_ID_CHARS = 16
+/** A delivery's nonce (strings.batchHead): 8 base32 characters (40 bits), unguessable when a mail's text is written. */
+export const NONCE_CHARS = 8
 /** RFC 4648 base32, lower case: letters and 2-7, safe in file names on every file system. */
 export const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567'
 

@@ -8,14 +8,18 @@
 //  - a batch that can be neither submitted nor appended is recorded in the transcript (`keep`).
 // A spooled mail is done once its submit resolved or its row was appended; a live one once the
 // engine stored its row (a `session.append` on door `prompt`/`delivery`, origin peer, after `next`).
+// A live copy that differs from the mailbox's is taken at receive, and the mailbox's copy delivered
+// as spooled mail is (NOTES §10): every mail reaches the model as it was sent.
 import { messageOf } from '../../lib/message.ts'
 import { writeSafely, type SafeWriteEdges } from '../../lib/safe-write.ts'
 import { fitsBatch, formatBatch, type Delivery } from './batch.ts'
-import { findHeader } from './header.ts'
-import { folderOf } from './key.ts'
+import { NONCE_CHARS } from './constants.ts'
+import { findHeader, withHeader, type Header } from './header.ts'
+import { randomBase32 } from './ids.ts'
+import { folderOf, keyOfFolder } from './key.ts'
 import {
   candidatesOf, claimName, corruptName, doneName, droppedName, namesOf, oversize, ownerOf, parseBody, prunePlan, readListing, stateOf,
-  type Candidate, type ListEntry, type Listing, type PruneAction,
+  type Candidate, type ListEntry, type Listing, type MailFiles, type PruneAction,
 } from './spool.ts'
 import * as s from './strings.ts'
 
@@ -37,6 +41,8 @@ export type DeliveryEdges = FileEdges & {
   /** Runs `fn` after the calling hook has returned (off the hook's path). */
   after(fn: () => void): void
   now(): number
+  /** For each delivery's nonce. */
+  randomBytes(length: number): Uint8Array
 }
 
 /** A finished tool call, as `tool.call` sees it after `next(e)`. */
@@ -59,6 +65,8 @@ export type ScanReport = {
   dropped: number
   /** Never read, or set aside as corrupt, with why. */
   aside: { name: string; why: string }[]
+  /** Folders an earlier keel filed under another spelling of the key, read too (NOTES §9). */
+  older?: string[]
   error?: string
 }
 
@@ -106,29 +114,35 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   let duplicates = 0
   let lastDelivery: LastDelivery | undefined
   let lastScan: ScanReport | undefined
-  const chains = new Map<string, Promise<void>>()
+  const chains = new Map<string, Promise<unknown>>()
   let scanning: Promise<ScanReport | undefined> | undefined
   let rescan = false
 
-  const folderFor = (r: string, k: string) => `${r}/${folderOf(k)}`
   const log = (text: string) => edges?.log(text)
 
-  /** Runs `fn` off the hook's path, after any earlier work on the same mail. */
-  function schedule(id: string, fn: () => Promise<void>): void {
-    const run = () => {
-      const next = (chains.get(id) ?? Promise.resolve())
-        .then(fn)
-        .catch((err: unknown) => log(messageOf(err)))
-        .finally(() => {
+  /** Runs `fn` off the hook's path, after any earlier work on the same mail; resolves what it resolved (undefined: it failed, logged). */
+  function schedule<T>(id: string, fn: () => Promise<T>): Promise<T | undefined> {
+    return new Promise((resolve) =>
+      offPath(() => {
+        const next = (chains.get(id) ?? Promise.resolve()).then(fn).catch((err: unknown) => void log(messageOf(err)))
+        chains.set(id, next)
+        void next.then(resolve).finally(() => {
           if (chains.get(id) === next) chains.delete(id)
         })
-      chains.set(id, next)
-    }
+      }))
+  }
+
+  /** Runs `fn` after the calling hook has returned; at once where there is no scheduler (the work is small and fails soft). */
+  function offPath(fn: () => void): void {
     try {
-      edges!.after(run)
+      edges!.after(fn)
     } catch {
-      run() // no scheduler: the work is small and fails soft
+      fn()
     }
+  }
+
+  async function markAll(items: Held[]): Promise<void> {
+    for (const h of items) await markDone(h)
   }
 
   /** `undefined` when taken, else why not. */
@@ -181,9 +195,12 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     await e.move(h.path, `${h.folder}/${h.base}.json`).catch((err: unknown) => log(s.releaseFailedLine(h.path, messageOf(err))))
   }
 
+  /** The batch as one text, framed with a nonce made for this delivery. */
+  const batchText = (e: DeliveryEdges, items: Held[]) => formatBatch(pkg, items.map((h) => h.delivery!), randomBase32((n) => e.randomBytes(n), NONCE_CHARS))
+
   async function deliver(items: Held[]): Promise<void> {
     const e = edges!
-    const text = formatBatch(pkg, items.map((h) => h.delivery!))
+    const text = batchText(e, items)
     log(s.submittingLine(items.length))
     let via: LastDelivery['via'] = 'prompt'
     const submitWhy = await attempt(() => e.submit(text), 'drop')
@@ -199,7 +216,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     }
     lastDelivery = { at: e.now(), count: items.length, via }
     // Recorded in the transcript counts as done too: the person has it, and a redelivery would repeat it there.
-    for (const h of items) await markDone(h)
+    await markAll(items)
   }
 
   function offer(items: Held[]): void {
@@ -305,41 +322,58 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   /** The ids this load delivered, holds or set aside: never candidates, never pruned from under it. */
   const mine = () => new Set([...seen, ...held.keys(), ...asideIds.keys()])
 
-  async function scanOnce(): Promise<ScanReport | undefined> {
+  /**
+   * One look at the key's folders. `taking`: the retention period applied, what waits claimed (one
+   * batch), and handed to delivery; else only counted (the status), with this load's own queue apart.
+   */
+  async function survey(taking: boolean): Promise<ScanReport | undefined> {
     const e = edges
     const k = key
     const r = root
     if (!e || k === undefined || r === undefined) return undefined
-    const folder = folderFor(r, k)
     const at = e.now()
     const report: ScanReport = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
-    let listing: Listing
-    try {
-      const found = await listFolder(e, folder)
-      if (found === undefined) return (lastScan = report) // no mail was ever sent to this key
-      listing = found
-    } catch (err) {
-      report.error = messageOf(err)
-      log(s.listFailedLine(folder, report.error))
-      return (lastScan = report)
-    }
-    const commands = await e.hasCommands().catch(() => false)
-    const droppedIds = await prune(e, folder, prunePlan(listing, { now: at, retentionMs: config.retentionMs, commands, held: mine() }), commands)
-    doneIds = new Set(listing.mails.filter((f) => stateOf(f) === 'done').map((f) => f.id))
-    const work: ScanWork = { notYet: 0, aside: [], asideIds: new Set() }
+    const commands = taking && (await e.hasCommands().catch(() => false))
+    // The key's own folder, then any an earlier keel filed under another spelling of it (read in place, NOTES §9).
+    const own = folderOf(k)
+    const older = (await e.list(r).catch(() => [])).filter((x) => x.kind === 'dir' && !x.isLink && x.name !== own && folderOf(keyOfFolder(x.name) ?? '') === own).map((x) => x.name)
     const taken: Held[] = []
+    const waiting: MailFiles[] = []
+    const done = new Set<string>()
     let bytes = 0
-    for (const c of candidatesOf(listing, { owners, held: new Set([...mine(), ...droppedIds]), released, now: at })) {
-      if (!fitsBatch(taken.length, bytes, c.size)) break // the rest goes in the next batch
-      const h = await take(e, folder, k, c, commands, work)
-      if (!h) continue
-      taken.push(h)
-      bytes += c.size
+    for (const name of [own, ...older]) {
+      const folder = `${r}/${name}`
+      let listing: Listing | undefined
+      try {
+        listing = await listFolder(e, folder)
+      } catch (err) {
+        report.error = messageOf(err)
+        log(s.listFailedLine(folder, report.error))
+      }
+      if (listing === undefined) continue // no mail was ever sent to it, or unreadable
+      const droppedIds = taking ? await prune(e, folder, prunePlan(listing, { now: at, retentionMs: config.retentionMs, commands, held: mine() }), commands) : new Set<string>()
+      const work: ScanWork = { notYet: 0, aside: [], asideIds: new Set() }
+      for (const c of taking ? candidatesOf(listing, { owners, held: new Set([...mine(), ...droppedIds]), released, now: at }) : []) {
+        if (!fitsBatch(taken.length, bytes, c.size)) break // the rest goes in the next batch
+        // An older spelling's mail may have reached this session live under a keel that did not match it.
+        const h = await take(e, folder, k, { ...c, redelivered: c.redelivered || name !== own }, commands, work)
+        if (!h) continue
+        taken.push(h)
+        bytes += c.size
+      }
+      for (const f of listing.mails) if (stateOf(f) === 'done') done.add(f.id)
+      const gone = new Set([...mine(), ...droppedIds, ...work.asideIds])
+      waiting.push(...listing.mails.filter((f) => (stateOf(f) === 'waiting' || stateOf(f) === 'claimed') && !gone.has(f.id)))
+      report.notYet += work.notYet
+      report.dropped += droppedIds.size
+      report.aside.push(...asideOf(listing, work))
     }
-    const gone = new Set([...mine(), ...droppedIds, ...work.asideIds])
-    const still = listing.mails.filter((f) => (stateOf(f) === 'waiting' || stateOf(f) === 'claimed') && !gone.has(f.id))
-    Object.assign(report, { taken: taken.length, waiting: still.length, notYet: work.notYet, dropped: droppedIds.size, aside: asideOf(listing, work) })
-    if (still.length) report.oldestSentAt = still[0]!.sentAt
+    report.waiting = waiting.length
+    if (waiting.length) report.oldestSentAt = Math.min(...waiting.map((f) => f.sentAt))
+    if (older.length) report.older = older
+    if (!taking) return report
+    report.taken = taken.length
+    doneIds = done
     log(s.scanLine(k, report.taken, report.waiting, report.notYet))
     lastScan = report
     offer(taken)
@@ -396,12 +430,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       if (!queue.length || !edges) return
       const items = queue
       queue = []
-      const run = () => void deliver(items)
-      try {
-        edges.after(run)
-      } catch {
-        run()
-      }
+      offPath(() => void deliver(items))
     },
 
     /** After `next(e)` of a tool call, before its result returns: the queue as ONE row, at a model's main-thread call only. */
@@ -411,7 +440,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       const items = queue
       queue = []
       log(s.appendingLine(items.length))
-      const why = await attempt(() => e.append(formatBatch(pkg, items.map((h) => h.delivery!))), 'deny')
+      const why = await attempt(() => e.append(batchText(e, items)), 'deny')
       if (why !== undefined) {
         log(s.appendFailedLine(why))
         appendBlocked = true
@@ -419,20 +448,17 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
         return
       }
       lastDelivery = { at: e.now(), count: items.length, via: 'row' }
-      const mark = () => void (async () => { for (const h of items) await markDone(h) })()
-      try {
-        e.after(mark)
-      } catch {
-        mark()
-      }
+      offPath(() => void markAll(items))
     },
 
     /**
      * A live delivery (`session.receive`, origin peer): a copy of a mail this load already has is
-     * taken (`{ consumed }`, the model never sees it); a new one passes, and its spool copy is
-     * claimed off the path so no scan delivers it again. Anything without keel's header passes.
+     * taken (`{ consumed }`, the model never sees it). A new one's spool copy is claimed (after the
+     * start's work), so no scan delivers it again, and compared with what arrived: the same, it
+     * passes; altered on the way, it is taken and the spool's copy delivered instead. Anything
+     * without keel's header, or with no spool copy here, passes.
      */
-    receive(got: Received): { consumed: string } | undefined {
+    async receive(got: Received): Promise<{ consumed: string } | undefined> {
       if (got.agentId !== undefined || !edges) return undefined
       const h = findHeader(got.text)
       if (!h) return undefined
@@ -441,8 +467,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
         return { consumed: s.duplicateOf(pkg, h.id) }
       }
       seen.add(h.id)
-      schedule(h.id, () => claimLive(h.id))
-      return undefined
+      return schedule(h.id, () => verify(h, got.text))
     },
 
     /** The engine stored a live mail's row: it is delivered, and its spool copy is marked done. */
@@ -452,9 +477,8 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       if (!h) return
       seen.add(h.id)
       lastDelivery = { at: edges.now(), count: 1, via: 'live' }
-      schedule(h.id, async () => {
-        await claimLive(h.id)
-        const x = held.get(h.id)
+      void schedule(h.id, async () => {
+        const x = await claimLive(h.id)
         if (!x) return
         await markDone(x)
         log(s.liveDoneLine(h.id))
@@ -471,7 +495,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
         let report: ScanReport | undefined
         do {
           rescan = false
-          report = await scanOnce()
+          report = await survey(true)
         } while (rescan)
         return report
       })().finally(() => {
@@ -484,38 +508,18 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
      * What waits for the key now, read without taking anything (the status): mail no session took
      * yet or another session holds, and what is set aside; this load's own queue is `queued`.
      */
-    async peek(): Promise<ScanReport | undefined> {
-      const e = edges
-      const k = key
-      if (!e || k === undefined || root === undefined) return undefined
-      const folder = folderFor(root, k)
-      const report: ScanReport = { key: k, at: e.now(), taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
-      let listing: Listing | undefined
-      try {
-        listing = await listFolder(e, folder)
-      } catch (err) {
-        report.error = messageOf(err)
-        return report
-      }
-      if (listing === undefined) return report
-      const ours = mine()
-      const still = listing.mails.filter((f) => (stateOf(f) === 'waiting' || stateOf(f) === 'claimed') && !ours.has(f.id))
-      report.waiting = still.length
-      if (still.length) report.oldestSentAt = still[0]!.sentAt
-      report.aside = asideOf(listing, { notYet: 0, aside: [], asideIds: new Set() })
-      return report
-    },
+    peek: () => survey(false),
 
     /**
-     * The retention period applied to another key's folder (a key whose session may never start
-     * again, or the recipient of this session's sent mail): what nobody took in time is dropped, a
-     * delivered or corrupt mail removed. Fresh claims and this load's own mail are left alone.
-     * Resolves how many mails were dropped.
+     * The retention period applied to another key's folder, by its name (a key whose session may
+     * never start again, or the recipient of this session's sent mail): what nobody took in time is
+     * dropped, a delivered or corrupt mail removed. Fresh claims and this load's own mail are left
+     * alone. Resolves how many mails were dropped.
      */
-    async sweep(k: string): Promise<number> {
+    async sweep(name: string): Promise<number> {
       const e = edges
       if (!e || root === undefined) return 0
-      const folder = folderFor(root, k)
+      const folder = `${root}/${name}`
       let listing: Listing | undefined
       try {
         listing = await listFolder(e, folder)
@@ -534,19 +538,33 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     },
   }
 
-  async function claimLive(id: string): Promise<void> {
+  /** A live mail's copy in this key's mailbox, read and claimed as a scan takes one; undefined when not there (another holder's, or never kept). */
+  async function claimLive(id: string): Promise<Held | undefined> {
     const e = edges
-    if (!e || held.has(id) || key === undefined || root === undefined) return
-    const folder = folderFor(root, key)
+    if (!e || key === undefined || root === undefined) return undefined
+    if (held.has(id)) return held.get(id)
+    const folder = `${root}/${folderOf(key)}`
     let files
     try {
       files = readListing(await e.list(folder)).mails.find((f) => f.id === id)
     } catch (err) {
       log(s.listFailedLine(folder, messageOf(err)))
-      return
+      return undefined
     }
-    if (!files || stateOf(files) !== 'waiting') return // another holder's, or not in this key's mailbox
-    if (await claim(e, folder, { files, body: files.json!.name }, await e.hasCommands().catch(() => false))) log(s.liveClaimLine(id))
+    if (!files?.json || stateOf(files) !== 'waiting') return undefined
+    const h = await take(e, folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await e.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: new Set() })
+    seen.add(id) // a live mail stays seen even where its copy was not claimed
+    if (h) log(s.liveClaimLine(id))
+    return h
+  }
+
+  /** Measured (NOTES §10): the engine's live delivery does not carry every text unchanged. */
+  async function verify(h: Header, arrived: string): Promise<{ consumed: string } | undefined> {
+    const x = await claimLive(h.id)
+    const mail = x?.delivery?.mail
+    if (!mail || arrived.includes(withHeader(h.pkg, h.id, h.from, mail.text))) return undefined
+    offer([x!])
+    return { consumed: s.alteredOf(pkg, h.id) }
   }
 }
 

@@ -1,5 +1,5 @@
-// Random names: mail ids and a minted key's suffix, in lower-case base32 (safe in file names on
-// every file system, and case-insensitive ones cannot fold two of them together).
+// Random names: mail ids, a minted key's suffix and a delivery's nonce, in lower-case base32 (safe in
+// file names on every file system, and case-insensitive ones cannot fold two of them together).
 import { BASE32, MAIL_ID_CHARS } from './constants.ts'
 
 /** The first `chars` base32 characters of `bytes` (5 bits each); needs `ceil(chars * 5 / 8)` bytes. */
@@ -24,5 +24,8 @@ export const bytesFor = (chars: number) => Math.ceil((chars * 5) / 8)
 
 export const MAIL_ID_PATTERN = new RegExp(`^[a-z2-7]{${MAIL_ID_CHARS}}$`)
 
-/** A new mail id from the edge's randomness (`crypto.getRandomValues`). */
-export const newMailId = (randomBytes: (length: number) => Uint8Array) => base32Of(randomBytes(bytesFor(MAIL_ID_CHARS)), MAIL_ID_CHARS)
+/** `chars` base32 characters from the edge's randomness (`crypto.getRandomValues`). */
+export const randomBase32 = (randomBytes: (length: number) => Uint8Array, chars: number) => base32Of(randomBytes(bytesFor(chars)), chars)
+
+/** A new mail id. */
+export const newMailId = (randomBytes: (length: number) => Uint8Array) => randomBase32(randomBytes, MAIL_ID_CHARS)

@@ -14,7 +14,7 @@ import {
   SCAN_OPTION, SCAN_SECONDS_DEFAULT, SPOOL_NOTE, TOOL_NAME, type Naming,
 } from './constants.ts'
 import { createMailbox, type DeliveryEdges, type Mailbox, type ScanReport } from './delivery.ts'
-import { adoptRename, carryAcrossClear, folderOf, keyOfFolder, keyStoreName, renameApplied, settleKey, staleKeyEntries, type OwnName } from './key.ts'
+import { adoptRename, carryAcrossClear, escapeName, folderOf, keyOfFolder, keyStoreName, renameApplied, sameKey, settleKey, staleKeyEntries, type OwnName } from './key.ts'
 import { addToOutbox, outboxStoreName, parseOutbox, sentStateOf, settleOutbox, staleOutboxEntries, type OutboxRecord, type SettledOutbox } from './outbox.ts'
 import { parseMailArgs, sendMail } from './send.ts'
 import { ownNameFromListAgents, ownNameOf, parseSessionRecord, registryPathOf, spoolRootOf } from './sessions.ts'
@@ -45,12 +45,12 @@ function renamedTo(result: unknown): string | undefined {
   return typeof text === 'string' ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : undefined
 }
 
-/** Running sessions named `key`: this one and the peers ListAgents lists under that name. */
+/** Running sessions named `key` (in any spelling the engine takes for it): this one and the peers ListAgents lists under it. */
 function holdersIn(listing: unknown, key: string): number {
   const sections = (listing as { result?: { sections?: unknown } } | undefined)?.result?.sections
   if (!Array.isArray(sections)) return 1
   const rows = sections.flatMap((sec) => (Array.isArray((sec as { rows?: unknown })?.rows) ? ((sec as { rows: unknown[] }).rows) : []))
-  return 1 + rows.filter((r) => (r as { name?: unknown })?.name === key).length
+  return 1 + rows.filter((r) => sameKey(String((r as { name?: unknown })?.name), key)).length
 }
 
 /** What ListAgents answered as text (`text`, else the listing), for its first line. */
@@ -112,6 +112,7 @@ export function createMailboxFeature(): Feature<Port> {
       // Work the core moves off a hook's path waits for the start's work, then reads the clock.
       after: (fn) => void port.after(0, () => void ensureBegun(port, ctx).then(() => tick(port)).then(fn)),
       now: () => clock,
+      randomBytes: (n) => port.randomBytes(n),
     }
   }
 
@@ -164,18 +165,12 @@ export function createMailboxFeature(): Feature<Port> {
   function armIdle(port: Port, ctx: FeatureContext): void {
     const asked = idleAsks
     idleTimer = true
-    const run = () => {
+    later(port, ctx, async () => {
       idleTimer = false
       if (ended) return
       if (idleAsks !== asked) return armIdle(port, ctx)
-      if (!ctx.facts.isMainTurnRunning()) void scan(port, ctx).catch((err: unknown) => ctx.log(messageOf(err)))
-    }
-    try {
-      port.after(HEADLESS_IDLE_MS, run)
-    } catch {
-      idleTimer = false
-      run()
-    }
+      if (!ctx.facts.isMainTurnRunning()) await scan(port, ctx)
+    }, HEADLESS_IDLE_MS)
   }
 
   /** The spool's real root, made (with its note) when missing: the safe writer writes only inside a real folder. */
@@ -260,13 +255,13 @@ export function createMailboxFeature(): Feature<Port> {
     await settle(port, ctx, await ctx.facts.sessionId())
   }
 
-  /** After the start scan: the retention period over every other key's folder, and stale store entries. */
+  /** After the start scan: the retention period over every other key's folder (the key's own are scanned), and stale store entries. */
   async function cleanUp(port: Port, ctx: FeatureContext): Promise<void> {
     if (root !== undefined) {
       const own = box?.facts().key
       for (const entry of await port.list(root).catch(() => [])) {
         const k = entry.kind === 'dir' && !entry.isLink ? keyOfFolder(entry.name) : undefined
-        if (k !== undefined && k !== own) await box?.sweep(k)
+        if (k !== undefined && !sameKey(k, own)) await box?.sweep(entry.name)
       }
       // The key folders sweep their own; the spool's note was written beside these.
       await sweepTemps(port.files, root, root, () => clock)
@@ -326,12 +321,7 @@ export function createMailboxFeature(): Feature<Port> {
     if (!box || sessionId === undefined) return { deny: s.NOT_STARTED }
     if (root === undefined) return { deny: s.notKept(rootProblem ?? s.NO_CONFIG_ROOT) }
     const key = box.facts().key
-    const edges = {
-      ...port.files,
-      send: messaging ? (to: string, text: string) => port.send(to, text) : undefined,
-      now: () => clock,
-      randomBytes: (n: number) => port.randomBytes(n),
-    }
+    const edges = { ...edgesOf(port, ctx), send: messaging ? (to: string, text: string) => port.send(to, text) : undefined }
     const sent = await sendMail(edges, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input })
     if (!sent.ok) return { deny: sent.deny }
     ctx.log(s.sentLine(sent.mail.id, sent.mail.to, sent.outcome.kind))
@@ -349,9 +339,11 @@ export function createMailboxFeature(): Feature<Port> {
     const records = parseOutbox(await port.storeGet(name).catch(() => undefined))
     const listings = new Map<string, ReturnType<typeof readListing> | undefined>()
     for (const to of new Set(records.map((r) => r.to))) {
-      await box?.sweep(to)
-      const folder = `${root}/${folderOf(to)}`
-      listings.set(to, await port.list(folder).then(readListing, () => undefined))
+      await box?.sweep(folderOf(to))
+      // Mail sent before keys were folded waits under its spelling as given (NOTES §9).
+      const folders = [...new Set([folderOf(to), escapeName(to)])]
+      const entries = await Promise.all(folders.map((f) => port.list(`${root}/${f}`).catch(() => [])))
+      listings.set(to, readListing(entries.flat()))
     }
     const settled = settleOutbox(records, (r: OutboxRecord) => sentStateOf(r, listings.get(r.to), clock, config.retentionMs))
     if (persist && settled.keep.length !== records.length) await port.storeSet(name, settled.keep).catch(() => undefined)
@@ -443,9 +435,9 @@ export function createMailboxFeature(): Feature<Port> {
         },
       },
 
-      'session.receive': (_port, e, next) => {
+      'session.receive': async (_port, e, next) => {
         if (!box || e.origin.kind !== 'peer') return next(e)
-        return box.receive({ text: e.text, agentId: e.agentId }) ?? next(e)
+        return (await box.receive({ text: e.text, agentId: e.agentId })) ?? next(e)
       },
 
       // Matched in main.ts to rows of door prompt/delivery from a peer: a live mail's row, stored once `next` resolved.

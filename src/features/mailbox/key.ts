@@ -6,7 +6,7 @@
 // folder name (below) of at most 255 bytes. Anything else a session name may hold is allowed.
 import * as v from 'valibot'
 import { FOLDER_NAME_MAX, KEY_MAX_CHARS, KEY_STORE_PREFIX, KEY_STORE_TTL_MS, MINTED_SUFFIX_CHARS, SLUG_FALLBACK, SLUG_MAX_CHARS, type Naming } from './constants.ts'
-import { base32Of, bytesFor } from './ids.ts'
+import { randomBase32 } from './ids.ts'
 import { KEY_WHY, NO_KEY_WHY } from './strings.ts'
 
 export type KeyCheck = { ok: true; key: string } | { ok: false; why: string }
@@ -16,7 +16,7 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 export function checkKey(raw: unknown): KeyCheck {
   if (typeof raw !== 'string') return { ok: false, why: KEY_WHY.notText }
   const key = raw.trim()
-  if (!key) return { ok: false, why: KEY_WHY.empty }
+  if (!keyIdOf(key)) return { ok: false, why: KEY_WHY.empty }
   if (CONTROL.test(key)) return { ok: false, why: KEY_WHY.control }
   if (/[/\\]/.test(key)) return { ok: false, why: KEY_WHY.path }
   if (key.includes('..')) return { ok: false, why: KEY_WHY.dots }
@@ -26,21 +26,39 @@ export function checkKey(raw: unknown): KeyCheck {
 }
 
 /**
- * The key's folder name in the spool: every UTF-8 byte outside `a-z 0-9 _ -` as `%XX` (upper-case
- * hex). Reversible, ASCII only, never `.` or `..`, and no two keys give names that differ only in
- * case: `Keel` and `keel` stay apart on a case-insensitive file system (macOS), since an upper-case
- * letter is always escaped and a hex digit always follows `%`.
+ * A name as the engine tells session names apart (measured, NOTES §9: SendMessage reaches `Release
+ * Bot` as `release bot`, `RELEASE  BOT`, `release-bot`, its full-width form and with a zero-width space
+ * inside): compatibility forms folded (NFKC), control and format characters that are not white space
+ * dropped, case folded, and every run of white space one `-` (the engine's own function, as read). Names alike under it are one session to the engine, so one key.
+ * (The engine also reads `<…>` and look-alike brackets as `(…)`; keel does not fold those.)
  */
-export function folderOf(key: string): string {
+export const keyIdOf = (name: string) =>
+  name.normalize('NFKC').replace(/[\p{Cc}\p{Cf}\p{Cs}]/gu, (c) => (/\s/.test(c) ? c : '')).trim().toLowerCase().replace(/\s+/g, '-')
+export const sameKey = (a: string, b: string | undefined) => b !== undefined && keyIdOf(a) === keyIdOf(b)
+
+/**
+ * A text as a file name: every UTF-8 byte outside `a-z 0-9 _ -` as `%XX` (upper-case hex).
+ * Reversible, ASCII only, never `.` or `..`, and no two texts give names that differ only in case
+ * (an upper-case letter is always escaped, and a hex digit always follows `%`): safe on a
+ * case-insensitive file system (macOS).
+ */
+export function escapeName(text: string): string {
   let out = ''
-  for (const byte of new TextEncoder().encode(key)) {
+  for (const byte of new TextEncoder().encode(text)) {
     const c = String.fromCharCode(byte)
     out += /[a-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`
   }
   return out
 }
 
-/** The key a folder name stands for; undefined for a name `folderOf` would not have made. */
+/** The key's mailbox folder: its identity, escaped (`keel-B` is `keel-b`, `Release Bot` is `release-bot`). */
+export const folderOf = (key: string) => escapeName(keyIdOf(key))
+
+/**
+ * The spelling a folder name stands for: the key of a mailbox folder, or (where `folderOf` of it is
+ * another name) a spelling a keel before keys were folded filed mail under as it was given. Undefined
+ * for a name `escapeName` would not have made.
+ */
 export function keyOfFolder(name: string): string | undefined {
   if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return undefined
   let key: string
@@ -49,7 +67,7 @@ export function keyOfFolder(name: string): string | undefined {
   } catch {
     return undefined // not UTF-8
   }
-  return folderOf(key) === name ? key : undefined
+  return escapeName(key) === name ? key : undefined
 }
 
 // ---- Settling the session's own key ----
@@ -113,7 +131,7 @@ export function slugOf(cwd: string): string {
 
 /** `<dir slug>-<4 base32>`: unlike the engine's derived name, it survives resume once applied by /rename. */
 export const mintKey = (cwd: string, randomBytes: (length: number) => Uint8Array) =>
-  `${slugOf(cwd)}-${base32Of(randomBytes(bytesFor(MINTED_SUFFIX_CHARS)), MINTED_SUFFIX_CHARS)}`
+  `${slugOf(cwd)}-${randomBase32(randomBytes, MINTED_SUFFIX_CHARS)}`
 
 const entry = (sessionId: string, key: string, now: number): StoreWrite => ({ name: keyStoreName(sessionId), value: { key, at: now } })
 

@@ -4,7 +4,7 @@
 import * as v from 'valibot'
 import { DROPPED_KEPT_FACTOR, KEY_STORE_TTL_MS, OUTBOX_MAX_RECORDS, OUTBOX_STORE_PREFIX } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
-import { stateOf, type Listing } from './spool.ts'
+import { stateOf, type Listing, type MailState } from './spool.ts'
 
 export type OutboxRecord = { id: string; to: string; sentAt: number }
 
@@ -35,17 +35,11 @@ export type SentState = 'waiting' | 'delivered' | 'dropped' | 'aside' | 'missing
 export function sentStateOf(record: OutboxRecord, listing: Listing | undefined, now: number, retentionMs: number): SentState {
   const files = listing?.mails.find((f) => f.id === record.id)
   if (!files) return now - record.sentAt > retentionMs ? 'gone' : 'missing'
-  switch (stateOf(files)) {
-    case 'done':
-      return 'delivered'
-    case 'dropped':
-      return 'dropped'
-    case 'corrupt':
-      return 'aside'
-    default:
-      return 'waiting'
-  }
+  return SENT_STATE[stateOf(files)] ?? 'waiting'
 }
+
+/** A mail's state in its recipient's folder as its sender reads it; any other is still waiting. */
+const SENT_STATE: Partial<Record<MailState, SentState>> = { done: 'delivered', dropped: 'dropped', corrupt: 'aside' }
 
 export type SettledOutbox = {
   /** What to store back: only what still waits. A drop, an aside or a missing mail is reported once. */

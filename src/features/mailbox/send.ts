@@ -6,20 +6,22 @@ import { writeSafely, type SafeWriteEdges } from '../../lib/safe-write.ts'
 import { MAIL_TEXT_MAX_BYTES, MAIL_VERSION } from './constants.ts'
 import { withHeader } from './header.ts'
 import { newMailId } from './ids.ts'
-import { checkKey, folderOf } from './key.ts'
+import { checkKey, folderOf, sameKey } from './key.ts'
 import type { OutboxRecord } from './outbox.ts'
 import { mailFileText, mailName, utf8Bytes, type Mail } from './spool.ts'
 import * as s from './strings.ts'
 
 export type SendCheck = { ok: true; to: string; text: string } | { ok: false; deny: string }
 
-/** The input rules: `to` a key (not this session's own), `text` a non-blank string of at most 64 KiB of UTF-8. */
+/** The input rules: `to` a key (not this session's own, in any spelling), `text` a non-blank string of at most 64 KiB of UTF-8. */
 export function checkSend(input: { to?: unknown; text?: unknown }, ownKey: string | undefined): SendCheck {
   const to = checkKey(input.to)
   if (!to.ok) return { ok: false, deny: s.toRefused(to.why) }
-  if (to.key === ownKey) return { ok: false, deny: s.toSelf(to.key) }
+  if (sameKey(to.key, ownKey)) return { ok: false, deny: s.toSelf(to.key) }
   if (typeof input.text !== 'string') return { ok: false, deny: s.TEXT_NOT_TEXT }
   if (!input.text.trim()) return { ok: false, deny: s.TEXT_EMPTY }
+  // A lone surrogate has no UTF-8 form: measured, the model reads it as U+FFFD by either path.
+  if (/\p{Cs}/u.test(input.text)) return { ok: false, deny: s.TEXT_NOT_UTF8 }
   const bytes = utf8Bytes(input.text)
   if (bytes > MAIL_TEXT_MAX_BYTES) return { ok: false, deny: s.textTooLong(bytes) }
   return { ok: true, to: to.key, text: input.text }
@@ -55,12 +57,13 @@ export function classifySend(result: unknown): Outcome {
   return { kind: 'refused', reason: reason.trim() }
 }
 
-export function answerFor(outcome: Outcome, to: string, id: string): string {
+/** `folder`: the mailbox folder the mail is kept in (its config folder's spool). */
+export function answerFor(outcome: Outcome, to: string, id: string, folder: string): string {
   switch (outcome.kind) {
     case 'delivered':
       return s.delivered(to, id)
     case 'notRunning':
-      return s.keptNotRunning(to, id)
+      return s.keptNotRunning(to, folder, id)
     case 'twoHolders':
       return s.keptTwoHolders(to, outcome.refs, id)
     case 'refused':
@@ -116,7 +119,8 @@ export async function sendMail(e: SendEdges, req: SendRequest): Promise<SendResu
   } catch (err) {
     return { ok: false, deny: s.notKept(messageOf(err)) }
   }
-  const path = `${req.root}/${folderOf(mail.to)}/${mailName(mail)}`
+  const folder = `${req.root}/${folderOf(mail.to)}`
+  const path = `${folder}/${mailName(mail)}`
   // Never over an existing file (`expected: null`); in place only where nothing renames (then a reader's "not yet" rule covers the torn moment).
   const written = await writeSafely(e, { within: req.root, path, text: mailFileText(mail), expected: null, inPlace: true })
   if (!written.ok) return { ok: false, deny: s.notKept(written.reason) }
@@ -128,7 +132,7 @@ export async function sendMail(e: SendEdges, req: SendRequest): Promise<SendResu
       outcome = classifySend(err instanceof Error ? err : new Error(messageOf(err)))
     }
   }
-  const answer = answerFor(outcome, mail.to, mail.id)
+  const answer = answerFor(outcome, mail.to, mail.id, folder)
   if (outcome.kind === 'delivered') return { ok: true, answer, outcome, mail, path: written.path }
   return { ok: true, answer, outcome, mail, path: written.path, record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } }
 }

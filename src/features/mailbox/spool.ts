@@ -14,7 +14,7 @@ import * as v from 'valibot'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
 import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_FILE_MAX_BYTES, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
-import { checkKey, folderOf } from './key.ts'
+import { checkKey, escapeName, sameKey } from './key.ts'
 import { CORRUPT } from './strings.ts'
 
 export type Mail = { v: typeof MAIL_VERSION; id: string; from: string; to: string; sentAt: number; text: string }
@@ -35,8 +35,8 @@ export const mailFileText = (mail: Mail) => `${JSON.stringify(mail)}\n`
 
 export const baseOf = (sentAt: number, id: string) => `${String(sentAt).padStart(SENT_AT_DIGITS, '0')}-${id}`
 export const mailName = (mail: Pick<Mail, 'sentAt' | 'id'>) => `${baseOf(mail.sentAt, mail.id)}.json`
-/** The owner part of a claim name: the session id, encoded as a key's folder is. */
-export const ownerOf = (sessionId: string) => folderOf(sessionId)
+/** The owner part of a claim name: the session id, escaped as a folder name is. */
+export const ownerOf = (sessionId: string) => escapeName(sessionId)
 export const claimName = (base: string, owner: string, at: number) => `${base}.claimed-${owner}-${at}`
 export const doneName = (base: string) => `${base}.done`
 export const droppedName = (base: string) => `${base}.dropped`
@@ -157,7 +157,7 @@ export function parseBody(text: string, at: { key: string; base: string; mtimeMs
   if (!parsed.success) return { corrupt: CORRUPT.notMail(issueOf(parsed.issues[0])) }
   const mail = parsed.output
   if (baseOf(mail.sentAt, mail.id) !== at.base) return { corrupt: CORRUPT.misnamed }
-  if (mail.to !== at.key) return { corrupt: CORRUPT.misfiled(mail.to, at.key) }
+  if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) }
   const from = checkKey(mail.from)
   if (!from.ok || from.key !== mail.from) return { corrupt: CORRUPT.badFrom(from.ok ? 'has spaces around it' : from.why) }
   const bytes = utf8Bytes(mail.text)

@@ -47,6 +47,7 @@ export function statusLines(f: StatusFacts): string[] {
   for (const r of f.sent.missing) lines.push(s.sentMissingLine(r.id, r.to))
   lines.push(s.lastDeliveryLine(f.lastDelivery && { ...f.lastDelivery, via: s.VIA[f.lastDelivery.via] }))
   for (const a of f.scan?.aside ?? []) lines.push(s.keptAsideLine(a.name, a.why))
+  for (const folder of f.scan?.older ?? []) lines.push(s.olderSpellingLine(folder))
   lines.push(s.messagingLine(f.messaging), s.duplicatesLine(f.duplicates), s.scanEveryLine(f.scanSeconds))
   if (!f.commands) lines.push(s.NO_COMMANDS_LINE)
   return lines

@@ -8,7 +8,7 @@ import { messageOf } from '../../lib/message.ts'
 import type { ManualPort as Port } from './bind.ts'
 import { CLEAR_REASON, DEFAULT_MANUAL_FILE, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
 import { inspectManual, type ManualFs } from './file.ts'
-import { manualLocation } from './paths.ts'
+import { foldersUp, joinPath, manualLocation } from './paths.ts'
 import { createReads, type ReadEdges, type Reads } from './reads.ts'
 import { withSection } from './section.ts'
 import { createSnapshot, type Edges, type Snapshot } from './snapshot.ts'
@@ -19,13 +19,26 @@ import * as s from './strings.ts'
 const isMissing = (err: unknown) => /\bENOENT\b/.test(messageOf(err))
 
 /**
- * The project root the manual is found under (wsflow §1.4): the git repository's root, else the
- * nearest folder above the session's that holds the manual (`$.fs.ancestors`), else the session's
- * root (where the manual is then missing). Resolved at most once per reset.
+ * The top of the git working tree the session runs in. `$.session.repo().root` is the main
+ * checkout's for a linked worktree (measured), so the nearest folder from the session's root up
+ * that holds `.git` (a linked worktree's is a file) is the top; the repository's root when none is.
+ */
+async function workTree(port: Port, repo: string): Promise<string> {
+  for (const dir of foldersUp(await port.sessionRoot(), repo)) {
+    if (await port.stat(joinPath(dir, '.git')).catch(() => undefined)) return dir
+  }
+  return repo
+}
+
+/**
+ * The project root the manual is found under (wsflow §1.4): the git working tree's top (a linked
+ * worktree's own), else the nearest folder above the session's that holds the manual
+ * (`$.fs.ancestors`), else the session's root (where the manual is then missing). Resolved at most
+ * once per reset.
  */
 async function projectRoot(port: Port, file: string): Promise<string> {
   const repo = await port.repoRoot().catch(() => undefined)
-  if (repo) return repo
+  if (repo) return workTree(port, repo).catch(() => repo)
   const found = await port.ancestors(file).catch(() => [])
   return found[found.length - 1] ?? (await port.sessionRoot())
 }

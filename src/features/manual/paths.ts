@@ -40,6 +40,20 @@ export function folderOf(path: string): string {
   return cut === 0 || normal.slice(0, cut).endsWith(':') ? normal.slice(0, cut + 1) : normal.slice(0, cut)
 }
 
+/** `from` and each folder above it, nearest first, up to `stop` (left out) or the file system's root. */
+export function foldersUp(from: string, stop: string): string[] {
+  const end = normalizePath(stop)
+  const out: string[] = []
+  for (let dir = normalizePath(from); dir !== end && !out.includes(dir); dir = folderOf(dir)) out.push(dir)
+  return out
+}
+
+/** `name` (normalized, relative) under `folder`. */
+export const joinPath = (folder: string, name: string) => {
+  const base = normalizePath(folder)
+  return `${base.endsWith('/') ? base : `${base}/`}${name}`
+}
+
 export type ManualLocation = { readonly path: string; readonly display: string } | { readonly problem: string }
 
 /**
@@ -52,6 +66,5 @@ export function manualLocation(root: string, manualFile: unknown): ManualLocatio
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: s.locationAbsolute(spelled) }
   const display = normalizePath(spelled)
   if (display === '.' || display === '..' || display.startsWith('../')) return { problem: s.locationOutside(spelled) }
-  const base = normalizePath(root)
-  return { path: `${base.endsWith('/') ? base : `${base}/`}${display}`, display }
+  return { path: joinPath(root, display), display }
 }

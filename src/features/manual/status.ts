@@ -51,7 +51,7 @@ function promptLines(prompt: PromptView, now: Inspection | undefined): string[] 
     case 'copy': {
       const why = prompt.resumed ? s.resumedWhy(prompt.reason) : s.reasonWord(prompt.reason)
       if (prompt.hash === null) return [s.promptNoCopy(iso(prompt.at), why)]
-      const changed = !now?.found ? s.FILE_GONE : now.hash === prompt.hash ? s.FILE_SAME : s.FILE_CHANGED
+      const changed = !now ? s.FILE_GONE : !now.found ? (now.problem.kind === 'missing' ? s.FILE_DELETED : s.FILE_GONE) : now.hash === prompt.hash ? s.FILE_SAME : s.FILE_CHANGED
       return [s.promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed]
     }
   }
@@ -63,7 +63,7 @@ const isInert = ({ now, prompt }: StatusFacts) =>
 
 export function statusLines(facts: StatusFacts): string[] {
   if (facts.locationProblem !== undefined) return [s.statusLocation(facts.locationProblem)]
-  if (isInert(facts)) return [fileLine(facts.file, facts.now)]
+  if (isInert(facts)) return [s.statusFile(facts.file, s.NOT_A_MANUAL_PROJECT)]
   const { manual, repeat, tokensSaved } = facts.reads
   return [fileLine(facts.file, facts.now), ...promptLines(facts.prompt, facts.now), s.pointersLine(manual, repeat, tokensSaved)]
 }

@@ -45,7 +45,7 @@ export const locationOutside = (spelled: string) => `manualFile "${spelled}" cli
 export function problemText(problem: Problem): string {
   switch (problem.kind) {
     case 'missing':
-      return 'no such file (not a manual project: nothing is added and no read is touched)'
+      return 'no such file'
     case 'unreadable':
       return `unreadable (${problem.detail})`
     case 'outside':
@@ -63,6 +63,8 @@ export const sizeTooLarge = (bytes: number, cap: number) => `${bytes} bytes, ove
 export const sizeBinary = (bytes: number) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`
 export const sizeEmpty = (bytes: number) => `empty (${bytes} bytes)`
 export const STATUS_FILE_UNCHECKED = 'not looked at (see the debug log)'
+/** No file and no copy carried: the whole status of a project without a manual. */
+export const NOT_A_MANUAL_PROJECT = 'no such file (not a manual project: nothing is added and no read is touched)'
 
 /** Why the prompt's copy was taken, as the status names it. */
 export const reasonWord = (reason: string) => (reason === 'clear' ? '/clear' : reason)
@@ -78,6 +80,8 @@ export const promptEnded = (reason: string) => `system prompt: the session ended
 export const FILE_SAME = "file now: the same as the prompt's copy"
 export const FILE_CHANGED = "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)"
 export const FILE_GONE = "file now: not readable as the prompt's copy was (see the manual line)"
+/** The prompt section stays as it was taken until a refresh (the engine sends only the first compose after one). */
+export const FILE_DELETED = "file now: deleted; the prompt keeps its copy until the next compaction or /clear"
 export const pointersLine = (manual: number, repeat: number, tokens: number) =>
   `pointers: ${manual + repeat} reads answered with a pointer (${manual} of the manual, ${repeat} repeats), about ${tokens} tokens saved`
 

@@ -1,6 +1,7 @@
 // The reconnect lever's `$` binder: the command it runs, the tool list and connection state it
 // proves a reconnect by, the prompts it reports with.
-import type { EngineInterface, McpConnectResult, SessionUsage, ToolSpec } from 'claude-code'
+import type { EngineInterface, McpConnectResult, SessionUsage } from 'claude-code'
+import { bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 
 export type ReconnectPort = {
   readonly pkg: string
@@ -17,7 +18,7 @@ export type ReconnectPort = {
   now(): Promise<number>
   /** The context breakdown: the MCP servers the session lists, in their tool spelling. */
   usage(): Promise<SessionUsage>
-  registerTool(spec: ToolSpec): Promise<string>
+  readonly registerTool: RegisterTool
 }
 
 export function bindReconnect($: EngineInterface): ReconnectPort {
@@ -31,6 +32,6 @@ export function bindReconnect($: EngineInterface): ReconnectPort {
     after: (ms, fn) => void $.clock.after(ms, fn),
     now: () => $.clock.now(),
     usage: () => $.session.usage({ breakdown: 'summary' }),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+    registerTool: bindRegisterTool($),
   }
 }

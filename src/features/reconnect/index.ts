@@ -8,7 +8,7 @@ import { createReconnect, type ReconnectEdges } from './machine.ts'
 import {
   CONTINUE_PARAM, debugPrefix, HOOK_FAILED, NO_TARGET_EMPTY, notRegisteredLine, reconnectDescription,
   registeredLine, SERVER_PARAM, serversUnread, setupFailed, STATUS_NOT_STARTED, statusLast, statusNotRegistered,
-  seenPhrase, statusPending, statusRegistered,
+  seenPhrase, STALE_REPORT, statusPending, statusRegistered,
 } from './strings.ts'
 import { allowedServers, checkCall, describeAllowed, hasTarget, parseServerRule, realNames, serverOfTool, toolPrefix, withSeen, type Targets } from './targets.ts'
 
@@ -26,6 +26,7 @@ function edgesOf(port: Port, ctx: FeatureContext): ReconnectEdges {
     sleep: (ms) => new Promise<void>((resolve) => port.after(ms, resolve)),
     now: () => port.now(),
     mainTurns: () => ctx.facts.mainTurns(),
+    busy: () => ctx.facts.isMainTurnRunning(),
     log: (text) => ctx.log(text),
   }
 }
@@ -148,8 +149,11 @@ export function createReconnectFeature(): Feature<Port> {
         return next(e)
       },
 
-      'turn.complete': (_port, e, next) => {
-        reconnect.turnComplete(e.agentId, e.reason)
+      'turn.complete': async (port, e, next) => {
+        // A held report's submit must reach the engine while this hook runs, or it counts as a timer's
+        // and no hook of the package hears it (measured: a quick turn end settled first, 1 in 4): a
+        // round trip after it keeps the hook open until the engine has taken the submit.
+        if (reconnect.turnComplete(e.agentId, e.reason)) await port.now()
         return next(e)
       },
 
@@ -157,6 +161,10 @@ export function createReconnectFeature(): Feature<Port> {
         reconnect.end(e.reason)
         return next(e)
       },
+
+      // A report held to a turn's end enters here (its submit was made inside that hook); one that
+      // waited in the engine's queue behind a /clear or /resume is dropped before it acts.
+      'prompt.submit': (_port, e, next) => (reconnect.stale(e.text) ? { drop: STALE_REPORT } : next(e)),
     },
 
     status(port) {

@@ -6,9 +6,16 @@
 //
 // `/mcp reconnect` is refused from a hook the turn waits on, so the tool only records the request
 // and the step runs once the turn-ending hook has returned.
+//
+// A report is never submitted while a main turn runs: the engine would queue it behind anything typed
+// during that turn, a /clear included, and it would then enter the conversation the /clear began
+// (measured). It is held to that turn's end and submitted from its hook, so the package's own
+// `prompt.submit` hook hears it when it enters (a submit from a timer reaches none of the package's
+// hooks) and drops it there when the session ended first (wsflow §4.3: a request never acts in the
+// conversation after /clear or /resume).
 import { NOT_CONNECTED_READS, TOOLS_POLL_MS, TOOLS_WAIT_MS, UNLISTED } from './constants.ts'
 import {
-  connectionReadFailed, ENDED_DURING_STEP, endDropped, failureText, listReadFailed, notReconnectedLine, notScheduled, pollLine, promptNotSubmitted,
+  connectionReadFailed, ENDED_BEFORE_REPORT, ENDED_DURING_STEP, endDropped, failureText, listReadFailed, notReconnectedLine, notScheduled, pollLine, promptNotSubmitted,
   reasonCommandAnswered, reasonCommandFailed, reasonNotConnected, reasonUnlisted, REASON_TOOLS_ABSENT, reconnectedLine, reconnectResult, requestedLine,
   RESCHEDULED, stepFailed, successText, TURN_STARTED_DURING_STEP, type Failure,
 } from './strings.ts'
@@ -31,6 +38,8 @@ export type ReconnectEdges = {
   now(): Promise<number>
   /** Main-thread turns started so far (the session's facts): a turn that starts during the step cancels the resume. */
   mainTurns(): number
+  /** Whether a main-thread turn runs now (the session's facts): a report then waits for its end. */
+  busy(): boolean
   /** A debug-log line (the caller prefixes it). */
   log(text: string): void
 }
@@ -60,10 +69,30 @@ export function createReconnect(pkg: string) {
   let request: Request | undefined
   let generation = 0
   let last: string | undefined
+  /** A report waiting for the running main turn's end. */
+  let held: string | undefined
+  /** The last report submitted, and the generation it was made in: one entering after an end is dropped. */
+  let sent: { text: string; gen: number } | undefined
 
   function reset(): void {
     generation++
     request = undefined
+    held = undefined
+  }
+
+  /**
+   * Submits a report (never awaited); a drop or failure is told, unless the session ended meanwhile.
+   * The call is made at once, not from a later microtask: from a turn end's hook it must reach the
+   * engine before that hook settles, or it counts as a timer's (measured: then no hook of the package
+   * hears it).
+   */
+  function submit(e: ReconnectEdges, text: string): void {
+    const gen = generation
+    sent = { text, gen }
+    new Promise<{ drop?: string } | undefined>((resolve) => resolve(e.submit(text))).then(
+      (res) => { if (res?.drop && gen === generation) e.notice(promptNotSubmitted(pkg, `dropped: ${res.drop}`, text)) },
+      (err) => e.notice(promptNotSubmitted(pkg, String(err), text)),
+    )
   }
 
   /** Never throws: every failure is an outcome. */
@@ -150,12 +179,10 @@ export function createReconnect(pkg: string) {
       if (!r.resume) return
       if (e.mainTurns() !== startedAt) return e.log(TURN_STARTED_DURING_STEP)
     }
-    // A failure is always reported, whatever turn is running.
+    // A failure is always reported: now, or at the end of the main turn that runs.
     const text = failures.length ? failureText(pkg, failures, reconnected, r.resume) : successText(pkg, reconnected)
-    Promise.resolve().then(() => e.submit(text)).then(
-      (res) => { if (res?.drop) e.notice(promptNotSubmitted(pkg, `dropped: ${res.drop}`, text)) },
-      (err) => e.notice(promptNotSubmitted(pkg, String(err), text)),
-    )
+    if (e.busy()) held = text
+    else submit(e, text)
   }
 
   return {
@@ -178,11 +205,18 @@ export function createReconnect(pkg: string) {
     },
 
 
-    /** A main turn that ended other than aborted schedules the step; otherwise the request waits. */
-    turnComplete(agentId: string | undefined, reason: string): void {
+    /**
+     * A main turn's end (called inside its hook) submits a held report (answers whether it did); one
+     * that ended other than aborted schedules the step; otherwise the request waits.
+     */
+    turnComplete(agentId: string | undefined, reason: string): boolean {
       const e = edges
       const r = request
-      if (agentId !== undefined || reason === 'aborted' || !r || !e) return
+      const report = held
+      if (agentId !== undefined || !e) return false
+      held = undefined
+      if (report !== undefined) submit(e, report)
+      if (reason === 'aborted' || !r) return report !== undefined
       scheduleStep(
         r,
         (fn) => e.after(fn),
@@ -190,12 +224,24 @@ export function createReconnect(pkg: string) {
         () => e.log(RESCHEDULED),
         (err) => e.log(notScheduled(err)),
       )
+      return report !== undefined
     },
 
-    /** A session end drops a pending request, so nothing acts in the next conversation. */
+    /** A session end drops a pending request and a held report, so nothing acts in the next conversation. */
     end(reason: string): void {
       if (request) edges?.log(endDropped(reason))
+      if (held !== undefined) edges?.log(ENDED_BEFORE_REPORT)
       reset()
+    },
+
+    /**
+     * A prompt entering (`prompt.submit`): whether it is a report submitted before the session ended,
+     * which is dropped (the caller answers `{ drop }`); the debug log says so.
+     */
+    stale(text: string): boolean {
+      const isStale = sent?.text === text && sent.gen !== generation
+      if (isStale) edges?.log(ENDED_BEFORE_REPORT)
+      return isStale
     },
 
     pending(): { servers: readonly string[]; resume: boolean } | undefined {

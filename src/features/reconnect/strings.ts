@@ -74,6 +74,9 @@ export const RESCHEDULED = 'the scheduled reconnect step did not run; scheduling
 export const notScheduled = (err: unknown) => `the reconnect step was not scheduled (${String(err)}); retrying at the next turn end`
 export const stepFailed = (err: unknown) => `reconnect step failed: ${String(err)}`
 export const ENDED_DURING_STEP = 'the session ended during the reconnect step; its report is dropped'
+export const ENDED_BEFORE_REPORT = "the session ended before the reconnect report's turn began; the report is dropped"
+/** The reason a stale report is dropped with (shown to the person by the engine). */
+export const STALE_REPORT = 'an MCP reconnect report of the conversation before this one; dropped'
 export const TURN_STARTED_DURING_STEP = 'a turn started during the reconnect step; the resume prompt is not submitted'
 export const listReadFailed = (err: unknown) => `tool list read failed: ${String(err)}`
 export const connectionReadFailed = (err: unknown) => `connection read failed: ${String(err)}`

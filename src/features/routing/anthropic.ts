@@ -5,11 +5,11 @@
 import type { ModelUsage, TurnUsage } from 'claude-code'
 import { requestHeaders } from './auth.ts'
 import type { Route } from './config.ts'
+import { NO_REPLAY, type ReplayLookup } from './replay.ts'
 import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, REDIRECT_DROPPED_FIELDS, REDIRECT_KEPT_HEADERS } from './constants.ts'
-import { sampleOf } from './failure.ts'
-import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
-import { createStep, type Decoded, type StepChunk, type StepContext, type StepEnd, type StopReason } from './step.ts'
-import { identityLine } from './strings.ts'
+import { messageIn, sampleOf } from './failure.ts'
+import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
+import { createStep, type Decoded, type StepChunk, type StepContext, type StopReason } from './step.ts'
 import { asCount, asRecord, asText, isThinking, parseAnthropicRequest, textOf, type AnthropicMessage, type Block, type Json } from './wire.ts'
 
 /** A request as `http.fetch` carries it. */
@@ -21,30 +21,27 @@ export type EngineRequest = { readonly url: string; readonly headers: Readonly<R
  * dropped too. Only the version and framing headers are kept, so no engine header (`x-claude-code-*`,
  * `x-stainless-*`, the redacted credentials) reaches the provider.
  */
-export function redirectRequest(request: EngineRequest, route: Route, key: string | undefined, pkg: string): EngineRequest | undefined {
+export function redirectRequest(request: EngineRequest, route: Route, key: string | undefined, pkg: string, replay: ReplayLookup = NO_REPLAY): EngineRequest | undefined {
   const body = parseAnthropicRequest(request.body)
   if (!body) return undefined
-  const identity = identityLine(route.label, route.model, pkg)
-  let named = false
-  const rename = (text: string) => {
-    const renamed = renameModel(text, identity)
-    named ||= renamed.replaced
-    return renamed.text
-  }
+  const renamer = createRenamer(route, pkg)
+  const { rename } = renamer
   const renameBlock = (block: Block): Block => (block.type === 'text' ? { ...block, text: rename(textOf(block)) } : block)
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages)
   const messages = conversation.flatMap((m): AnthropicMessage[] => {
     if (m.role !== 'assistant') return [{ ...m, content: typeof m.content === 'string' ? rename(m.content) : m.content.map(renameBlock) }]
     if (typeof m.content === 'string') return [m]
     // Foreign thinking carries no signature the provider can check; replayed, it is refused (§1.1).
-    const content = m.content.filter((b) => !isThinking(b))
+    // The provider's own, kept when it made the step, goes back ahead of the step's content.
+    const own = replay(m.content.flatMap((b) => (b.type === 'tool_use' ? [String(b.id)] : [])))?.items ?? []
+    const content = [...(own as Block[]), ...m.content.filter((b) => !isThinking(b))]
     return content.length ? [{ ...m, content }] : []
   })
   const system = [...providerSystemBlocks(body.system), ...systemMessages].map(renameBlock)
   const rewritten: Json = {
     ...Object.fromEntries(Object.entries(body).filter(([field]) => !REDIRECT_DROPPED_FIELDS.includes(field))),
     model: route.model,
-    system: named ? system : [{ type: 'text', text: identity }, ...system],
+    system: renamer.named ? system : [{ type: 'text', text: renamer.identity }, ...system],
     messages,
     ...(route.maxOutput !== undefined ? { max_tokens: Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput) } : {}),
   }
@@ -138,6 +135,12 @@ function usageUpdate(usage: Json | undefined): Partial<ModelUsage> {
 /** Fed each SSE event's `data`, like the OpenAI decoder, and numbered by the same step rules. */
 export function createAnthropicDecoder(ctx: StepContext) {
   const step = createStep(ctx)
+  /** The provider's own thinking blocks, by index: sent back, signed, to it alone (RULES.md D11, replay.ts). */
+  const thinking = new Map<string, { type: string; thinking: string; signature: string }>()
+  const thought = (key: string, text: string, signature: string) => {
+    const block = thinking.get(key) ?? { type: 'thinking', thinking: '', signature: '' }
+    thinking.set(key, { ...block, thinking: block.thinking + text, signature: block.signature + signature })
+  }
   return {
     push(data: string): Decoded {
       let event: Json | undefined
@@ -154,6 +157,7 @@ export function createAnthropicDecoder(ctx: StepContext) {
           return { chunks: [] }
         case 'content_block_start': {
           const block = asRecord(event.content_block) ?? {}
+          if (block.type === 'thinking') thought(key, asText(block.thinking), asText(block.signature))
           if (block.type !== 'tool_use') return { chunks: [...step.text(asText(block.text)), ...step.thinking(asText(block.thinking))] }
           step.toolStart(key, asText(block.name))
           // A few compatible servers put the whole input here and send no deltas.
@@ -164,6 +168,7 @@ export function createAnthropicDecoder(ctx: StepContext) {
         case 'content_block_delta': {
           const delta = asRecord(event.delta) ?? {}
           if (delta.type === 'input_json_delta') step.toolArgs(key, asText(delta.partial_json))
+          if (delta.type === 'thinking_delta' || delta.type === 'signature_delta') thought(key, asText(delta.thinking), asText(delta.signature))
           return { chunks: [...step.text(asText(delta.type === 'text_delta' ? delta.text : '')), ...step.thinking(asText(delta.thinking))] }
         }
         case 'message_delta': {
@@ -172,14 +177,19 @@ export function createAnthropicDecoder(ctx: StepContext) {
           step.usage(usageUpdate(asRecord(event.usage)))
           return { chunks: [] }
         }
+        case 'message_stop':
+          step.ended()
+          return { chunks: [] }
         case 'error':
-          return { chunks: [], failure: { kind: 'stream-error', message: asText(asRecord(event.error)?.message) || JSON.stringify(event.error) } }
+          return { chunks: [], failure: { kind: 'stream-error', message: messageIn(event.error) || JSON.stringify(event.error) } }
         default:
-          // ping, content_block_stop, message_stop, and event types added later
+          // ping, content_block_stop, and event types added later
           return { chunks: [] }
       }
     },
-    finish: (): StepEnd => step.finish(),
-    fail: (text: string): StepEnd => step.fail(text),
+    finish() {
+      step.keep(undefined, [...thinking.values()].filter((b) => b.signature))
+      return step.finish()
+    },
   }
 }

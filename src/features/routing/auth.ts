@@ -28,7 +28,7 @@ export function keyFromOutput(text: string): { readonly key: string } | { readon
 
 /** The header a provider's API reads its key from. */
 export function authHeader(api: Api, key: string): readonly [string, string] {
-  return api === 'openai-chat' ? ['Authorization', `Bearer ${key}`] : ['x-api-key', key]
+  return api === 'anthropic-messages' ? ['x-api-key', key] : ['Authorization', `Bearer ${key}`]
 }
 
 /**

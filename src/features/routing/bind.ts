@@ -30,6 +30,8 @@ export type RoutingPort = {
   after(ms: number, fn: () => void): () => void
   now(): Promise<number>
   randomBytes(length: number): Uint8Array
+  /** A small GET's body (`$.http.fetch`, buffered); rejects on a status other than 2xx. */
+  fetchText(url: string): Promise<string>
   readonly files: SafeWriteEdges
   pluginDataDir(): Promise<string>
 }
@@ -78,6 +80,11 @@ export function bindRouting($: EngineInterface): RoutingPort {
     },
     now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
+    fetchText: async (url) => {
+      const r = await $.http.fetch(url, { method: 'GET' })
+      if (!r.ok) throw new Error(`${url} answered ${r.status}`)
+      return r.text
+    },
     files: bindFiles($),
     pluginDataDir: async () => {
       const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA

@@ -1,16 +1,17 @@
-// Capture (§2.2 source 2, the mutex variant, measured in NOTES §7): a routed step calls the engine's
-// `next`, so the engine builds its exact request (the loop's own system prompt, tools and schemas);
-// routing's `http.fetch` hook takes that request's body and answers the engine with a fake one-block
-// response the step drains unread. This pairs each waiting step with the request the engine sends
-// for it. Several loops can wait at once (main and its background agents): a request goes to the
-// waiter of its own loop, told by the `x-claude-code-agent-id` header a subagent's request carries.
-
-export type Captured = { readonly body: string; readonly headers: Readonly<Record<string, string>> }
+// Capture (§2.2 source 2, the mutex variant, measured in NOTES §7 and §11.1): a routed step calls the
+// engine's `next`, so the engine builds its exact request (the loop's own system prompt, tools and
+// schemas); routing's `http.fetch` hook takes that request, runs the provider's request for it, hands
+// the answer's pieces to the step through the step's relay, and answers the engine's request once
+// the provider's has ended. This pairs each waiting step with the request the engine sends for it.
+// Several loops can wait at once (main and its background agents): a request goes to the waiter of
+// its own loop, told by the `x-claude-code-agent-id` header a subagent's request carries.
+import type { StepRelay } from './relay.ts'
 
 type Waiter = {
   readonly model: string
   readonly agentId: string | undefined
-  readonly resolve: (captured: Captured) => void
+  readonly relay: StepRelay
+  readonly resolve: () => void
   readonly reject: (err: Error) => void
 }
 
@@ -25,11 +26,11 @@ export function createCaptures() {
   }
 
   return {
-    /** A step waits for the engine's request: `body` settles when `take` hands it over, or rejects on `cancel`. */
-    expect(model: string, agentId: string | undefined): { readonly captured: Promise<Captured>; cancel(why: Error): void } {
+    /** A step waits for the engine's request: `captured` settles when `take` hands its relay over, or rejects on `cancel`. */
+    expect(model: string, agentId: string | undefined, relay: StepRelay): { readonly captured: Promise<void>; cancel(why: Error): void } {
       let waiter!: Waiter
-      const captured = new Promise<Captured>((resolve, reject) => {
-        waiter = { model, agentId, resolve, reject }
+      const captured = new Promise<void>((resolve, reject) => {
+        waiter = { model, agentId, relay, resolve, reject }
       })
       captured.catch(() => undefined)
       waiters.push(waiter)
@@ -42,21 +43,21 @@ export function createCaptures() {
       }
     },
     /**
-     * An engine request naming `model`: handed to the waiting step of its loop, if one waits.
+     * An engine request naming `model`: the relay of the waiting step of its loop, if one waits.
      * Its loop: the agent its header names; a request without one is main's. A header the engine
      * redacted or spelled otherwise falls back to any waiter of the same kind, then of the model.
      */
-    take(model: string, headers: Readonly<Record<string, string>>, body: string): boolean {
+    take(model: string, headers: Readonly<Record<string, string>>): StepRelay | undefined {
       const agent = headerOf(headers, AGENT_HEADER)
       const ofModel = waiters.filter((w) => w.model === model)
       const waiter =
         ofModel.find((w) => (agent === undefined ? w.agentId === undefined : w.agentId === agent)) ??
         ofModel.find((w) => (agent === undefined) === (w.agentId === undefined)) ??
         ofModel[0]
-      if (!waiter) return false
+      if (!waiter) return undefined
       remove(waiter)
-      waiter.resolve({ body, headers })
-      return true
+      waiter.resolve()
+      return waiter.relay
     },
     get waiting(): number {
       return waiters.length

@@ -2,17 +2,19 @@
 // problem is named by its JSON path; a bad provider or alias is dropped with its error while the
 // valid rest still routes.
 import { is, isRecord, isString, listOf, NOT_AN_OBJECT, problemsOf, type Shape } from '../../lib/shape.ts'
+import { PRESETS } from './dialect.ts'
 import {
   ALIAS_PATTERN, CLAUDE_ALIASES, CLAUDE_ID_PREFIX, FRAMING_HEADERS, HEADER_NAME_PATTERN, LOOPBACK_HOSTS, LOOPBACK_V4_PATTERN,
   PROVIDER_ID_PATTERN,
 } from './constants.ts'
 import {
   API_VALUES, AUTH_FORMS, BAD_ALIAS, BAD_PROVIDER_ID, BASE_URL_EXTRAS, BASE_URL_FORM, BOOLEAN, BROKEN_PROVIDER, CLAUDE_ALIAS, CONFIG_EMPTY,
-  CONFIG_NOT_OBJECT, configError, configNotJson, EFFORT_MAP, ENV_NAME, HEADER_FRAMING, HEADER_NAME, HEADER_VALUE, jsonAt, NON_EMPTY_TEXT,
+  CONFIG_NOT_OBJECT, configError, configNotJson, EFFORT_MAP, ENV_NAME, PRESET_VALUES, HEADER_FRAMING, HEADER_NAME, HEADER_VALUE, jsonAt, NON_EMPTY_TEXT,
   PLAIN_HTTP, POSITIVE_TOKENS, UNKNOWN_PROVIDER, UNKNOWN_TOP_KEY,
 } from './strings.ts'
 
-export type Api = 'openai-chat' | 'anthropic-messages'
+export type Api = 'openai-chat' | 'openai-responses' | 'anthropic-messages'
+const APIS: readonly Api[] = ['openai-chat', 'openai-responses', 'anthropic-messages']
 export type Auth = 'none' | { readonly helper: readonly string[] } | { readonly env: string } | { readonly file: string }
 export type EffortLevel = 'low' | 'medium' | 'high' | 'xhigh' | 'max'
 
@@ -23,6 +25,8 @@ export type Provider = {
   readonly baseUrl: string
   readonly auth: Auth
   readonly headers: Readonly<Record<string, string>>
+  /** The preset the entry names (dialect.ts): its defaults filled in, its family's dialect followed. */
+  readonly preset?: string
 }
 
 export type ModelEntry = {
@@ -91,12 +95,17 @@ function authShape(auth: unknown) {
 const header = (value: unknown, name: string) =>
   !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL.test(value) ? undefined : HEADER_VALUE
 
-const PROVIDER_SHAPE: Shape = {
-  api: is((a) => a === 'openai-chat' || a === 'anthropic-messages', API_VALUES),
+const PROVIDER_FIELDS = {
+  'preset?': is((p) => isString(p) && Object.hasOwn(PRESETS, p), PRESET_VALUES(Object.keys(PRESETS))),
+  api: is((a) => APIS.includes(a), API_VALUES),
   baseUrl: BaseUrl,
   auth: authShape,
   'headers?': { '*': header },
 }
+const { api: API_FIELD, baseUrl: BASE_URL_FIELD, ...OTHER_PROVIDER_FIELDS } = PROVIDER_FIELDS
+/** A provider's fields; with a preset, its `api` and `baseUrl` may be left to the preset. */
+const providerShape = (entry: unknown) =>
+  isRecord(entry) && isString(entry.preset) && Object.hasOwn(PRESETS, entry.preset) ? { ...OTHER_PROVIDER_FIELDS, 'api?': API_FIELD, 'baseUrl?': BASE_URL_FIELD } : PROVIDER_FIELDS
 
 const EFFORT_SHAPE: Shape = { 'low?': Text, 'medium?': Text, 'high?': Text, 'xhigh?': Text, 'max?': Text }
 
@@ -156,16 +165,18 @@ export function readConfig(text: string | undefined): ConfigRead {
   const brokenProviders = new Set<string>()
   for (const [id, entry] of Object.entries(section('providers'))) {
     const path = `providers.${id}`
-    const problems = [...(PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)]), ...problemsOf(entry, PROVIDER_SHAPE, path)]
+    const problems = [...(PROVIDER_ID_PATTERN.test(id) ? [] : [configError(path, BAD_PROVIDER_ID)]), ...problemsOf(entry, providerShape, path)]
     if (problems.length) {
       errors.push(...problems)
       brokenProviders.add(id)
       continue
     }
-    const { api, baseUrl, auth, headers } = entry as Omit<Provider, 'id'>
+    // A field the entry spells wins over its preset's.
+    const given = entry as Omit<Provider, 'id'>
+    const { api, baseUrl, auth, headers, preset } = { ...(given.preset ? PRESETS[given.preset] : {}), ...given }
     const url = new URL(baseUrl)
     if (url.protocol === 'http:' && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP))
-    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ''), auth, headers: headers ?? {} }
+    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ''), auth, headers: headers ?? {}, ...(preset ? { preset } : {}) }
   }
 
   const models: Record<string, ModelEntry> = {}

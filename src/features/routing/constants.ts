@@ -18,6 +18,8 @@ export const KEY_CACHE_MS = 10 * 60_000
 export const HELPER_TIMEOUT_MS = 10_000
 /** The engine's own request reaches `http.fetch` in 15–67 ms; none within this means it never will (Bedrock, Vertex, a guard). */
 export const CAPTURE_TIMEOUT_MS = 5_000
+/** The status a routed failure that carries no provider status (curl, a stall, a broken stream) goes back to the engine with: a bad gateway. */
+export const GATEWAY_FAILED = 502
 
 /** The transport, absolute so a project's PATH cannot slip in another curl (§3.3); `-K -` reads the config from stdin. */
 export const CURL_PATH = '/usr/bin/curl'
@@ -32,6 +34,8 @@ export const MIN_SECRET_LENGTH = 8
 /** What a secret reads as in any text keel shows. */
 export const REDACTED = '[redacted]'
 
+/** The `$.store` key of a session's replay records (replay.ts), by its id. */
+export const REPLAY_KEY_PREFIX = 'route:replay:'
 /** The `$.store` key prefix of a provider's approval (§3.5). */
 export const TRUST_KEY_PREFIX = 'route:trust:'
 /** Minted tool-use ids: valid Anthropic ids, so the conversation survives a switch back to Claude. */
@@ -85,6 +89,8 @@ export const SAMPLE_CAP = 80
 
 /** The OpenAI-compatible path under a provider's documented base URL, which ends in its version (`…/v1`). */
 export const OPENAI_CHAT_PATH = '/chat/completions'
+/** The Responses API's path under the same base URL. */
+export const RESPONSES_PATH = '/responses'
 /** The Anthropic-compatible path under an `ANTHROPIC_BASE_URL`-style base (no version in it). */
 export const ANTHROPIC_MESSAGES_PATH = '/v1/messages'
 /** Sent when the engine's request names none; every Anthropic-compatible endpoint takes it. */
@@ -96,3 +102,6 @@ export const REDIRECT_DROPPED_FIELDS: readonly string[] = ['metadata', 'context_
 
 /** The name OpenAI's `response_format.json_schema` requires; the engine's format carries none. */
 export const STRUCTURED_OUTPUT_NAME = 'answer'
+
+/** Gemini's documented stand-in for the thought signature of a call its model did not make (RULES.md G2). */
+export const SKIP_SIGNATURE = { extra_content: { google: { thought_signature: 'skip_thought_signature_validator' } } }

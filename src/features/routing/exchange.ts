@@ -7,7 +7,10 @@ import { createAnthropicDecoder, redirectRequest } from './anthropic.ts'
 import type { Route } from './config.ts'
 import type { CurlRequest } from './curl.ts'
 import { estimateTokens } from './estimate.ts'
+import { dialectOf } from './dialect.ts'
 import { createOpenAiDecoder, openAiTarget, toOpenAiRequest } from './openai.ts'
+import { NO_REPLAY, type ReplayLookup } from './replay.ts'
+import { createResponsesDecoder, responsesTarget, toResponsesRequest } from './responses.ts'
 import type { StepContext } from './step.ts'
 import type { Decoder } from './transport.ts'
 import { parseAnthropicRequest, type AnthropicRequest } from './wire.ts'
@@ -29,6 +32,8 @@ export type ExchangeInput = {
   readonly body: string
   readonly key: string | undefined
   readonly mintId: () => string
+  /** What the route's earlier steps send back (replay.ts). */
+  readonly replay?: ReplayLookup
 }
 
 /** The provider's request, or undefined when the engine's body is no Messages request. */
@@ -37,16 +42,22 @@ export function exchangeFor(input: ExchangeInput): Exchange | undefined {
   if (!body) return undefined
   const ctx: StepContext = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) }
   const engineStreams = body.stream === true
-  if (input.route.provider.api === 'openai-chat') {
-    const target = openAiTarget(input.route.provider, input.key)
+  const { route } = input
+  const { api } = route.provider
+  if (api !== 'anthropic-messages') {
+    const dialect = dialectOf(route.provider, route.model)
+    const out = { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect }
+    const chat = api === 'openai-chat'
+    const target = (chat ? openAiTarget : responsesTarget)(route.provider, input.key)
+    const { request, toolName } = (chat ? toOpenAiRequest : toResponsesRequest)(body, out)
     return {
-      request: { url: target.url, headers: target.headers, body: JSON.stringify(toOpenAiRequest(body, input.route, input.pkg)) },
-      makeDecoder: () => createOpenAiDecoder(ctx),
+      request: { url: target.url, headers: target.headers, body: JSON.stringify(request) },
+      makeDecoder: () => (chat ? createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours) : createResponsesDecoder({ ...ctx, toolName })),
       engineStreams,
       body,
     }
   }
-  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, input.route, input.key, input.pkg)
+  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, input.key, input.pkg, input.replay)
   if (!redirected) return undefined
   // Always streamed from the provider: one decoder for every answer; a buffered one is encoded back.
   const streamed = { ...(JSON.parse(redirected.body) as Record<string, unknown>), stream: true }

@@ -1,13 +1,16 @@
 // Why a routed request failed, as plain data, and the one visible line each failure becomes (§4).
 import { MESSAGE_CAP, SAMPLE_CAP } from './constants.ts'
 import { curlReason } from './curl.ts'
-import { curlFailed, providerAnswered, stalled, stepFailed, streamError, unreadableStream } from './strings.ts'
+import { isRecord, isString } from '../../lib/shape.ts'
+import { curlFailed, modelTried, providerAnswered, stalled, stepFailed, streamError, unfinishedStream, unreadableStream } from './strings.ts'
 
 export type RouteFailure =
   /** A non-2xx answer, with its body. */
   | { readonly kind: 'status'; readonly status: number; readonly body: string }
   /** An error object inside a stream that had begun. */
   | { readonly kind: 'stream-error'; readonly message: string }
+  /** A stream that ended cleanly without a finish reason or its end marker: cut, not finished. */
+  | { readonly kind: 'unfinished' }
   /** A stream event that is not the JSON its format promises. */
   | { readonly kind: 'unreadable'; readonly sample: string }
   /** curl exited non-zero, with its stderr. */
@@ -20,16 +23,25 @@ export type RouteFailure =
 const firstLine = (text: string) => (text.split(/\r?\n/).find((line) => line.trim()) ?? '').trim()
 const capped = (text: string, cap: number) => (text.length > cap ? `${text.slice(0, cap)}…` : text)
 
-/** The message an error body carries: OpenAI and Anthropic both say `{error: {message}}`; else `{message}`, an HTML title, or the text. */
+/**
+ * The message in a parsed error body: `{error: {message}}` (OpenAI, Anthropic and most), Gemini's list
+ * of one such, `{message}` (Mistral, Cerebras, an older vLLM), Mistral's 422 `{message: {detail: [{loc,
+ * msg}]}}`, xAI's `{error: "<text>"}`; with what the model tried where a provider refused its call
+ * (Groq's `failed_generation`: RULES.md Q3).
+ */
+export function messageIn(value: unknown): string | undefined {
+  if (isString(value)) return value
+  if (Array.isArray(value)) return messageIn(value[0])
+  if (!isRecord(value)) return undefined
+  const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join('.')}: ${value.msg}` : undefined)
+  return isString(value.failed_generation) ? modelTried(text ?? '', value.failed_generation.replace(/\s+/g, ' ').trim()) : text
+}
+
+/** The message an error body carries (messageIn), an HTML page's title, or the text itself; its first line. */
 export function errorMessageOf(body: string): string {
-  let message = body
+  let message: string
   try {
-    const parsed: unknown = JSON.parse(body)
-    if (typeof parsed === 'object' && parsed !== null) {
-      const { error, message: top } = parsed as { error?: unknown; message?: unknown }
-      const inner = typeof error === 'object' && error !== null ? (error as { message?: unknown }).message : error
-      message = typeof inner === 'string' ? inner : typeof top === 'string' ? top : body
-    }
+    message = messageIn(JSON.parse(body)) ?? body
   } catch {
     message = /<title>([^<]*)<\/title>/i.exec(body)?.[1] ?? body
   }
@@ -51,6 +63,8 @@ export function failureText(pkg: string, route: FailureRoute, failure: RouteFail
         return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body))
       case 'stream-error':
         return stepFailed(pkg, label, streamError(provider, capped(firstLine(failure.message), MESSAGE_CAP)))
+      case 'unfinished':
+        return stepFailed(pkg, label, unfinishedStream(provider))
       case 'unreadable':
         return stepFailed(pkg, label, unreadableStream(provider, failure.sample))
       case 'curl':

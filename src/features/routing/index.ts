@@ -3,12 +3,13 @@
 // The route is the engine's own model name (§3.1): `/model <alias>`, `--model`, a settings default,
 // subagents and forks all carry it, and every step and request is routed by `e.model` alone.
 //
-// Hooks: `turn.step` captures the engine's exact request and streams the provider's answer, failing
-// closed (it answers its own failure and never lets what is beneath run); `http.fetch` hands the
-// captured request over, answers token counts and the `/model` probe locally, translates every other
-// alias request (compaction, side calls), and refuses on any failure; `command.run {model}` asks for
-// approval before the switch and sets the window; `turn.complete` and `prompt.submit` tell native
-// Claude which turns another model answered.
+// Hooks: `turn.step` has the engine build its exact request and streams the provider's answer,
+// failing closed (nothing beneath it answers an alias: a failure is the engine's own API error, or
+// its own line where keel never saw the request); `http.fetch` runs a captured request's provider
+// request and hands its answer to the step, answers token counts and the `/model` probe locally,
+// translates every other alias request (compaction, side calls), and refuses on any failure;
+// `command.run {model}` asks for approval before the switch and sets the window; `turn.complete` and
+// `prompt.submit` tell native Claude which turns another model answered.
 import type { Args, Chunk, EventResult, Next, StreamNext } from 'claude-code'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { configRootOf, keelHomeOf } from '../../lib/keel-home.ts'
@@ -17,25 +18,28 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, IDLE_TIMEOUT_MS } from './constants.ts'
+import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
-import { failureText, type RouteFailure } from './failure.ts'
+import { failureText } from './failure.ts'
 import { createToolIds } from './ids.ts'
 import { createKeys, type Keys } from './keys.ts'
 import type { RoutingPort as Port } from './bind.ts'
 import { redactorFor, secretsOf } from './redact.ts'
 import { createRouteTable, type RouteTable } from './routes.ts'
-import { createStep, type StepChunk } from './step.ts'
+import { createRelay, type StepRelay } from './relay.ts'
+import { createReplays, type Replays } from './replay.ts'
+import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
+import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
   CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
-  reloaded, ROUTE_USAGE, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  reloaded, ROUTE_USAGE, smallServerWindow, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
-import { sendRequest, type Outcome, type TransportEdges } from './transport.ts'
+import { sendRequest, type TransportEdges } from './transport.ts'
 import { bodyText, isMessagesPath, isProbe, isStructured, pathOf, sourceOfKey, summaryOf } from './requests.ts'
 
 /** The options of the routing feature (plugin.json, their one home). */
@@ -44,6 +48,8 @@ const CONFIG_FILE = 'routing.json'
 const MESSAGE_TYPE = 'text/event-stream'
 const JSON_TYPE = 'application/json'
 
+/** The answer the engine's own request for a routed step gets: a fake one, drained unread by the step. */
+const CAPTURED_ANSWER = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
 /** A local answer to an engine request: the least the engine takes (status, headers, text; NOTES §7). */
 const local = (type: string, text: string, status = 200): EventResult<'http.fetch'> => ({ value: { status, ok: status >= 200 && status < 300, headers: { 'content-type': type }, text } })
 
@@ -62,6 +68,7 @@ export function createRoutingFeature(): Feature<Port> {
   /** The last check that failed: status shows it until curl is checked again (the check itself is forgotten, so the next request asks again). */
   let curlFailed: Curl | undefined
   const captures = createCaptures()
+  let replays!: Replays
   /** Approvals seen this load, by fingerprint: the store is read once per provider. */
   const approved = new Set<string>()
   let mintId: (() => string) | undefined
@@ -137,13 +144,9 @@ export function createRoutingFeature(): Feature<Port> {
     return pending
   }
 
-  async function ready(port: Port, ctx: FeatureContext, route: Route, model: string): Promise<Ready> {
+  /** The provider approved, then curl and the key (the key command runs only for an approved provider). */
+  async function ready(port: Port, route: Route, model: string): Promise<Ready> {
     if (!(await isApproved(port, route.provider))) return { text: untrusted(port.pkg, route.provider.id, model) }
-    return prepared(port, route)
-  }
-
-  /** curl and the key, for an approved provider (the key command runs only for one). */
-  async function prepared(port: Port, route: Route): Promise<Ready> {
     const c = await curlOf(port)
     if ('problem' in c) return { text: stepFailed(port.pkg, route.label, c.problem) }
     const got = await keys!.keyFor(route.provider)
@@ -164,8 +167,6 @@ export function createRoutingFeature(): Feature<Port> {
 
   /** Sends one exchange: in file mode (curl before 7.82) the body goes through a file in the plugin data folder, blanked after. */
   async function* send(port: Port, ctx: FeatureContext, next: Parameters<typeof transportEdges>[1], route: Route, ok: Extract<Ready, { curl: unknown }>, exchange: NonNullable<ReturnType<typeof exchangeFor>>) {
-    const redact = redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()])
-    const failText = (failure: RouteFailure) => failureText(port.pkg, route, failure, redact)
     const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds])
     const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1000 : IDLE_TIMEOUT_MS
     let mode: BodyMode = { kind: 'json' }
@@ -180,7 +181,7 @@ export function createRoutingFeature(): Feature<Port> {
       mode = { kind: 'file', path: bodyFile.path }
     }
     try {
-      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder, failText })
+      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder })
     } finally {
       if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`))
     }
@@ -197,6 +198,12 @@ export function createRoutingFeature(): Feature<Port> {
   function noteFailure(text: string): void {
     counts.failures++
     lastFailure = text
+  }
+
+  /** An engine request refused with routing's line: the engine shows it as its own API error. */
+  function refuse(text: string): EventResult<'http.fetch'> {
+    noteFailure(text)
+    return { deny: text }
   }
 
   /** A step that fails before any output: its line, and a stop, so the turn ends visibly (§4). */
@@ -224,65 +231,38 @@ export function createRoutingFeature(): Feature<Port> {
   }
 
   /**
-   * The routed step (§3.2): capture the engine's request through `next`, then stream the provider's
-   * answer. The engine's fake response (answered by the http.fetch hook below) is read to its end and
-   * yielded by no one; nothing of it is recorded (measured, NOTES §7).
+   * The routed step (§3.2, NOTES §11.1): `next` makes the engine send its exact request, which the
+   * http.fetch hook below captures and answers with the provider's: the answer's chunks come through
+   * the relay as they arrive, and the engine's request is answered once the provider's has ended.
+   * Answered whole, the engine's response is drained unread (nothing of it is recorded: NOTES §7);
+   * failed, it is the engine's own API error, passed on as the engine would show and report it.
+   * While the engine's request is held, a read of it is pending: the step's waits cost no budget.
    */
   async function* step(port: Port, e: Args<'turn.step'>, next: StreamNext<'turn.step'>, ctx: FeatureContext): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'> | void> {
     const decision = table?.decide(e.model) ?? { kind: 'native' as const }
     if (e.agentId === undefined) showStatus(port, e.model)
     if (decision.kind === 'native') return yield* next(e)
-    if (decision.kind === 'fail') return yield* failStep(e, decision.text)
-    const { route } = decision
-    // An unapproved provider fails before the engine builds anything (one store read, then cached).
-    if (!(await isApproved(port, route.provider))) return yield* failStep(e, untrusted(port.pkg, route.provider.id, e.model))
-    // The capture starts at once, beside curl's check and the key: nothing leaves the machine until
-    // both are done, and the first step does not pay for them one after the other.
-    const wait = captures.expect(e.model, e.agentId)
+    const relay: StepRelay = createRelay()
+    const wait = captures.expect(e.model, e.agentId, relay)
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)))
     const beneath = next(e)
-    const drained = (async () => {
-      for (let r = await beneath.next(); !r.done; r = await beneath.next());
-    })()
-    const leave = (why: Error) => {
-      wait.cancel(why)
-      void beneath.return(undefined as never).catch(() => undefined)
-    }
-    let captured: Awaited<typeof wait.captured>
-    let ok: Ready
+    const answered = beneath.next()
     try {
-      ;[ok, captured] = await Promise.all([
-        prepared(port, route),
-        Promise.race([wait.captured, drained.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]),
-      ])
+      // A request answered before keel saw it (another plugin's hook, a Bedrock setup) is no capture.
+      await Promise.race([wait.captured, answered.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))])
     } catch (err) {
-      leave(err as Error)
-      return yield* failStep(e, stepFailed(port.pkg, route.label, err instanceof Error ? err.message : String(err)))
+      wait.cancel(err as Error)
+      void beneath.return(undefined as never).catch(() => undefined)
+      return yield* failStep(e, stepFailed(port.pkg, label(e.model), err instanceof Error ? err.message : String(err)))
     } finally {
       stopTimer()
     }
-    if ('text' in ok) {
-      leave(new Error(ok.text))
-      return yield* failStep(e, ok.text)
-    }
-    mintId ??= createToolIds((n) => port.randomBytes(n))
-    const exchange = exchangeFor({ pkg: port.pkg, route, url: '', headers: captured.headers, body: captured.body, key: ok.key, mintId })
-    if (!exchange) {
-      leave(new Error(CAPTURE_TIMED_OUT))
-      return yield* failStep(e, stepFailed(port.pkg, route.label, CAPTURE_TIMED_OUT))
-    }
-    counts.steps++
-    // The provider's request leaves now; the engine's local answer drains beside it (waiting for it
-    // first cost 55–130 ms to the first token: test/bench/FINDINGS.md).
-    const draining = drained.catch(() => undefined)
-    let out: Outcome
-    try {
-      out = yield* send(port, ctx, next, route, ok, exchange)
-    } finally {
-      await draining
-    }
-    if (out.failure) noteFailure(out.end.chunks.flatMap((c: StepChunk) => (c.kind === 'text' ? [c.text.trim()] : [])).pop() ?? '')
-    return { turnId: e.turnId, index: e.index, ...out.end.result }
+    let got = await relay.next()
+    for (; !got.done; got = await relay.next()) yield got.value
+    const result = got.value
+    let r = await answered
+    for (; !r.done; r = await beneath.next()) if (!result) yield r.value
+    return result ? { turnId: e.turnId, index: e.index, ...result } : r.value
   }
 
   /**
@@ -300,40 +280,47 @@ export function createRoutingFeature(): Feature<Port> {
     const summary = summaryOf(text)
     if (!summary || !table.owns(summary.model)) return next(e)
     const decision = table.decide(summary.model)
-    if (decision.kind === 'fail') return { deny: decision.text }
     if (decision.kind === 'native') return next(e)
     const headers = (e.init?.headers ?? {}) as Record<string, string>
-    if (path.endsWith('/count_tokens')) return local(JSON_TYPE, countTokensAnswer(text))
-    const answer = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
-    const meta = { id: `msg_keel_${port.pkg}`, model: summary.model }
-    if (!isProbe(summary) && !isStructured(summary) && captures.take(summary.model, headers, text)) {
-      return local(summary.stream ? MESSAGE_TYPE : JSON_TYPE, summary.stream ? encodeAnthropicSse(answer, meta) : encodeAnthropicMessage(answer, meta))
+    const counting = path.endsWith('/count_tokens')
+    // A routed step's own request (a loop's, streamed): its answer goes to the step as it comes.
+    const relay = counting || isProbe(summary) || isStructured(summary) ? undefined : captures.take(summary.model, headers)
+    let result: StepResult | undefined
+    try {
+      if (decision.kind === 'fail') return refuse(decision.text)
+      if (counting) return local(JSON_TYPE, countTokensAnswer(text))
+      const meta = { id: `msg_keel_${port.pkg}`, model: summary.model }
+      if (isProbe(summary)) return local(JSON_TYPE, encodeAnthropicMessage(CAPTURED_ANSWER, meta))
+      const { route } = decision
+      const ok = await ready(port, route, summary.model)
+      if ('text' in ok) return refuse(ok.text)
+      mintId ??= createToolIds((n) => port.randomBytes(n))
+      // What the route's earlier steps send back goes only to the provider and model that made them.
+      const session = await ctx.facts.sessionId()
+      const origin = `${route.provider.id} ${route.model}`
+      const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId, replay: await replays.lookup(session, origin) })
+      if (!exchange) return { deny: fetchDenied(port.pkg) }
+      counts[relay ? 'steps' : 'requests']++
+      const chunks: StepChunk[] = []
+      const gen = send(port, ctx, next, route, ok, exchange)
+      let r = await gen.next()
+      for (; !r.done; r = await gen.next()) relay ? relay.push(r.value) : chunks.push(r.value)
+      const out = r.value
+      if (out.failure) {
+        const line = failureText(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()]))
+        noteFailure(line)
+        // A local error status: the engine shows its message, reports the turn failed, and does not
+        // retry (measured, NOTES §7 and §11.1); the provider's own status where it sent one.
+        return local(JSON_TYPE, JSON.stringify({ type: 'error', error: { type: 'api_error', message: line } }), out.failure.kind === 'status' ? out.failure.status : GATEWAY_FAILED)
+      }
+      result = out.end.result
+      const kept = out.end.kept
+      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch((err) => ctx.log(`what ${route.label} sends back was not stored: ${String(err)}`))
+      const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks)
+      return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
+    } finally {
+      relay?.end(result)
     }
-    if (isProbe(summary)) return local(JSON_TYPE, encodeAnthropicMessage(answer, meta))
-
-    const { route } = decision
-    const ok = await ready(port, ctx, route, summary.model)
-    if ('text' in ok) {
-      noteFailure(ok.text)
-      return { deny: ok.text }
-    }
-    mintId ??= createToolIds((n) => port.randomBytes(n))
-    const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId })
-    if (!exchange) return { deny: fetchDenied(port.pkg) }
-    counts.requests++
-    const chunks: StepChunk[] = []
-    const gen = send(port, ctx, next, route, ok, exchange)
-    let r = await gen.next()
-    for (; !r.done; r = await gen.next()) chunks.push(r.value)
-    const out = r.value
-    if (out.failure) {
-      const line = failureText(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()]))
-      noteFailure(line)
-      // A local error status: the engine shows its message and does not retry (measured, NOTES §7).
-      return local(JSON_TYPE, JSON.stringify({ type: 'error', error: { type: 'api_error', message: line } }), 502)
-    }
-    const whole = collectAnswer(chunks)
-    return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
   }
 
   /**
@@ -366,12 +353,26 @@ export function createRoutingFeature(): Feature<Port> {
     await setWindow(port, ctx, route)
     const result = await next(e)
     showStatus(port, name)
-    const said = modelSwitched(route.label, route.model, port.pkg, route.context)
+    const said = modelSwitched(route.label, route.model, port.pkg, route.context) + (await localWindow(port, ctx, route))
     if (result && typeof result === 'object' && 'text' in result && typeof result.text === 'string') {
       return { ...result, text: said }
     }
     port.toast(`${said}; ${SAVED_AS_DEFAULT}`)
     return result
+  }
+
+  /** A local server whose loaded context is below the alias's `context` is named at the switch: the engine would compact too late. */
+  async function localWindow(port: Port, ctx: FeatureContext, route: Route): Promise<string> {
+    const family = familyOf(route.provider) ?? ''
+    const report = CONTEXT_REPORTS[family]
+    if (!report) return ''
+    try {
+      const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report[0]), route.model)
+      return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : ''
+    } catch (err) {
+      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`)
+      return ''
+    }
   }
 
   async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {
@@ -426,6 +427,7 @@ export function createRoutingFeature(): Feature<Port> {
     commands: ['model'],
     hooks: {
       'session.start': async (port, e, next, ctx) => {
+        replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
         keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: () => port.now() })
         await load(port, ctx)
         // A session that starts on an alias (`--model`, a settings default, a resume): the window first.

@@ -3,11 +3,13 @@
 import type { ModelUsage } from 'claude-code'
 import { requestHeaders } from './auth.ts'
 import type { EffortLevel, Provider, Route } from './config.ts'
-import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH, STRUCTURED_OUTPUT_NAME } from './constants.ts'
-import { sampleOf, type RouteFailure } from './failure.ts'
-import { providerSystemBlocks, renameModel, splitSystemMessages } from './prompt.ts'
+import { sentSchema, sentToolName, shortToolId, type Behaviour } from './dialect.ts'
+import type { ReplayLookup } from './replay.ts'
+import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH, SKIP_SIGNATURE, STRUCTURED_OUTPUT_NAME } from './constants.ts'
+import { messageIn, sampleOf, type RouteFailure } from './failure.ts'
+import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type StepContext, type StepEnd, type StopReason } from './step.ts'
-import { blockOmitted, identityLine, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
+import { blockOmitted, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
 import { asCount, asRecord, asText, blocksOf, isThinking, textOf, type AnthropicMessage, type AnthropicRequest, type Block, type Json } from './wire.ts'
 
 export type OpenAiPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
@@ -15,7 +17,7 @@ export type OpenAiToolCall = { readonly id: string; readonly type: 'function'; r
 export type OpenAiMessage =
   | { readonly role: 'system'; readonly content: string }
   | { readonly role: 'user'; readonly content: string | readonly OpenAiPart[] }
-  | { readonly role: 'assistant'; readonly content: string | null; readonly tool_calls?: readonly OpenAiToolCall[] }
+  | { readonly role: 'assistant'; readonly content: string | null; readonly tool_calls?: readonly OpenAiToolCall[]; readonly [kept: string]: unknown }
   | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
 export type OpenAiTool = { readonly type: 'function'; readonly function: { readonly name: string; readonly description?: string; readonly parameters: unknown } }
 export type OpenAiRequest = {
@@ -23,16 +25,27 @@ export type OpenAiRequest = {
   readonly messages: readonly OpenAiMessage[]
   readonly tools?: readonly OpenAiTool[]
   readonly max_tokens?: number
+  readonly max_completion_tokens?: number
   readonly reasoning_effort?: string
   /** The engine's structured output (`output_config.format`, its title call): OpenAI's JSON-schema form. */
   readonly response_format?: { readonly type: 'json_schema'; readonly json_schema: { readonly name: string; readonly schema: unknown } }
   readonly stream: true
-  readonly stream_options: { readonly include_usage: true }
+  readonly stream_options?: { readonly include_usage: true }
+}
+
+/** What a request is built for besides the engine's body: the route, its dialect, and what its earlier steps send back. */
+export type Outbound = {
+  readonly route: Route
+  readonly pkg: string
+  readonly behaviours: ReadonlySet<Behaviour>
+  /** The alias's effort names, else its family's (a preset's `effort`). */
+  readonly effort?: Readonly<Partial<Record<EffortLevel, string>>>
+  readonly replay: ReplayLookup
 }
 
 const joinText = (texts: readonly string[]) => texts.filter(Boolean).join(BLOCK_SEPARATOR)
 
-function imageUrl(block: Block): string | undefined {
+export function imageUrl(block: Block): string | undefined {
   const source = block.source as { type?: unknown; media_type?: unknown; data?: unknown; url?: unknown } | undefined
   if (source?.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') return `data:${source.media_type};base64,${source.data}`
   if (source?.type === 'url' && typeof source.url === 'string') return source.url
@@ -40,7 +53,7 @@ function imageUrl(block: Block): string | undefined {
 }
 
 /** A tool result's text: a tool message carries text only, so an image in it becomes a placeholder. */
-function toolResultText(block: Block): string {
+export function toolResultText(block: Block): string {
   const content = block.content
   const text =
     typeof content === 'string'
@@ -49,12 +62,26 @@ function toolResultText(block: Block): string {
   return block.is_error === true ? TOOL_ERROR_PREFIX + text : text
 }
 
-/** A user message: its tool results first, as `tool` messages, so each follows the assistant call it answers; then its own text and images. */
-function userMessages(message: AnthropicMessage, route: Route, rename: (text: string) => string): OpenAiMessage[] {
-  const tools: OpenAiMessage[] = []
+/** The system prompt as one text (the engine's blocks and system messages, cleaned and renamed); with the engine's Claude identity gone, a prompt that never named the model still says who answers. */
+export function systemTextOf(body: AnthropicRequest, systemMessages: readonly Block[], renamer: ReturnType<typeof createRenamer>): string {
+  const text = renamer.rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf)))
+  return renamer.named ? text : joinText([renamer.identity, text])
+}
+
+/** The id a call is sent under: the engine's, or Mistral's 9 characters made from it. */
+const callId = (id: unknown, out: Outbound) => (out.behaviours.has('shortToolIds') ? shortToolId(String(id)) : String(id))
+
+/**
+ * A user message: its tool results first, as `tool` messages, so each follows the assistant call it
+ * answers; then its own text and images (where no user message may follow a tool one, its text joins
+ * the last tool result).
+ */
+function userMessages(message: AnthropicMessage, out: Outbound, rename: (text: string) => string): OpenAiMessage[] {
+  const { route } = out
+  const tools: { role: 'tool'; tool_call_id: string; content: string }[] = []
   const parts: OpenAiPart[] = []
   for (const block of blocksOf(message.content)) {
-    if (block.type === 'tool_result') tools.push({ role: 'tool', tool_call_id: String(block.tool_use_id), content: toolResultText(block) })
+    if (block.type === 'tool_result') tools.push({ role: 'tool', tool_call_id: callId(block.tool_use_id, out), content: toolResultText(block) })
     else if (block.type === 'text') parts.push({ type: 'text', text: rename(textOf(block)) })
     else if (block.type === 'image') {
       const url = route.vision ? imageUrl(block) : undefined
@@ -64,58 +91,72 @@ function userMessages(message: AnthropicMessage, route: Route, rename: (text: st
   const kept = parts.filter((p) => p.type !== 'text' || p.text)
   if (!kept.length) return tools
   // Text alone stays a string: some compatible servers take no content parts.
-  const texts = kept.flatMap((p) => (p.type === 'text' ? [p.text] : []))
-  const content = texts.length === kept.length ? joinText(texts) : kept
+  const texts = kept.flatMap((p) => (p.type === 'text' ? [p.text] : [blockOmitted('image')]))
+  const last = tools.at(-1)
+  if (last && out.behaviours.has('toolTextFolded')) {
+    last.content = joinText([last.content, ...texts])
+    return tools
+  }
+  const content = kept.every((p) => p.type === 'text') ? joinText(texts) : kept
   return [...tools, { role: 'user', content }]
 }
 
-/** An assistant message: its text and its tool calls (ids kept); thinking and server-tool blocks are the engine's own record. */
-function assistantMessages(message: AnthropicMessage): OpenAiMessage[] {
+/**
+ * An assistant message: its text and its tool calls (ids kept), with what its step must send back when
+ * the same provider and model made it (replay.ts); thinking and server-tool blocks are the engine's own record.
+ */
+function assistantMessages(message: AnthropicMessage, out: Outbound): OpenAiMessage[] {
   const blocks = blocksOf(message.content)
   const text = joinText(blocks.filter((b) => b.type === 'text').map(textOf))
-  const calls: OpenAiToolCall[] = blocks
-    .filter((b) => b.type === 'tool_use')
-    .map((b) => ({ id: String(b.id), type: 'function', function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) } }))
+  const uses = blocks.filter((b) => b.type === 'tool_use')
+  const replay = out.replay(uses.map((b) => String(b.id)))
+  const calls: OpenAiToolCall[] = uses.map((b, i) => ({
+    id: callId(b.id, out),
+    type: 'function',
+    function: { name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) },
+    // Gemini's first call of a step needs a signature: one made elsewhere (another model's call) gets the placeholder.
+    ...(i === 0 && out.behaviours.has('skipSignature') ? SKIP_SIGNATURE : {}),
+    ...replay?.calls?.[String(b.id)],
+  }))
   if (!text && !calls.length) return []
-  return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}) }]
+  return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}), ...(out.behaviours.has('emptyReasoning') ? { reasoning_content: '' } : {}), ...replay?.fields }]
 }
 
 /**
- * The Chat Completions request for a captured engine request. `max_tokens` is sent only under the
- * alias's `maxOutput` (capped by the engine's own): the engine asks for Claude's output size, which
- * most other models refuse.
+ * The Chat Completions request for a captured engine request, and the engine's name of each tool by
+ * the name it was sent under. `max_tokens` is sent only under the alias's `maxOutput` (capped by the
+ * engine's own): the engine asks for Claude's output size, which most other models refuse.
  */
-export function toOpenAiRequest(body: AnthropicRequest, route: Route, pkg: string): OpenAiRequest {
-  const identity = identityLine(route.label, route.model, pkg)
-  let named = false
-  const rename = (text: string) => {
-    const renamed = renameModel(text, identity)
-    named ||= renamed.replaced
-    return renamed.text
-  }
+export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { request: OpenAiRequest; toolName: (sent: string) => string } {
+  const { route, behaviours } = out
+  const renamer = createRenamer(route, out.pkg)
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages)
-  const messages = conversation.flatMap((m) => (m.role === 'assistant' ? assistantMessages(m) : userMessages(m, route, rename)))
-  const systemText = rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf)))
-  // With the engine's Claude identity gone, a prompt that never named the model still says who answers.
-  const system = named ? systemText : joinText([identity, systemText])
+  const messages = conversation.flatMap((m) => (m.role === 'assistant' ? assistantMessages(m, out) : userMessages(m, out, renamer.rename)))
+  const system = systemTextOf(body, systemMessages, renamer)
+  const names = new Map<string, string>()
   const tools: OpenAiTool[] = (body.tools ?? [])
     .filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== undefined)
-    .map((t) => ({ type: 'function', function: { name: t.name, ...(typeof t.description === 'string' ? { description: t.description } : {}), parameters: t.input_schema } }))
+    .map((t) => {
+      const name = sentToolName(t.name)
+      names.set(name, t.name)
+      return { type: 'function', function: { name, ...(typeof t.description === 'string' ? { description: t.description } : {}), parameters: sentSchema(t.input_schema, behaviours.has('schemaSubset')) } }
+    })
   const level = body.output_config?.effort
-  const effort = typeof level === 'string' ? route.effort?.[level as EffortLevel] : undefined
+  const effort = typeof level === 'string' ? (route.effort ?? out.effort)?.[level as EffortLevel] : undefined
   const maxTokens = route.maxOutput === undefined ? undefined : Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput)
-  return {
+  const request: OpenAiRequest = {
     model: route.model,
     messages: [{ role: 'system', content: system }, ...messages],
     ...(tools.length ? { tools } : {}),
-    ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+    ...(maxTokens !== undefined ? { [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens } : {}),
     ...(effort !== undefined ? { reasoning_effort: effort } : {}),
     ...(body.output_config?.format?.type === 'json_schema' && body.output_config.format.schema !== undefined
       ? { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema: body.output_config.format.schema } } }
       : {}),
     stream: true,
-    stream_options: { include_usage: true },
+    ...(behaviours.has('noStreamOptions') ? {} : { stream_options: { include_usage: true } }),
   }
+  return { request, toolName: (sent) => names.get(sent) ?? sent }
 }
 
 /** Where the request goes and its headers (curl adds `Expect:`). */
@@ -137,63 +178,105 @@ const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
   content_filter: 'refusal',
 }
 
-/** Usage in the engine's names; cached tokens come as `prompt_tokens_details.cached_tokens` (OpenAI) or `prompt_cache_hit_tokens` (DeepSeek). */
-function usageOf(usage: Json): Partial<ModelUsage> {
+/**
+ * Usage in the engine's names; cached tokens come as `prompt_tokens_details.cached_tokens` (OpenAI) or
+ * `prompt_cache_hit_tokens` (DeepSeek); where `completion_tokens` leaves the reasoning out (xAI), it is added.
+ */
+function usageOf(usage: Json, reasoningApart: boolean): Partial<ModelUsage> {
   const prompt = asCount(usage.prompt_tokens) ?? 0
   const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0
-  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: asCount(usage.completion_tokens) ?? 0 }
+  const reasoning = reasoningApart ? asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0 : 0
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: (asCount(usage.completion_tokens) ?? 0) + reasoning }
 }
 
-const errorMessage = (error: unknown): string => asText(asRecord(error)?.message) || (typeof error === 'string' ? error : JSON.stringify(error))
+/**
+ * OpenRouter's `reasoning_details` from stream deltas: a detail continuing one of the same `index`
+ * extends its text fields; any other is a new one. Sent back unmodified and in order (RULES.md O1).
+ */
+function mergeDetails(details: Json[], more: unknown): void {
+  for (const raw of Array.isArray(more) ? more : []) {
+    const detail = asRecord(raw)
+    if (!detail) continue
+    const same = details.find((d) => d.index !== undefined && d.index === detail.index && d.type === detail.type)
+    if (!same) details.push({ ...detail })
+    else for (const field of ['text', 'summary', 'data']) if (typeof detail[field] === 'string') same[field] = asText(same[field]) + detail[field]
+  }
+}
+
+/** Content as parts (Magistral): its text parts as text, its thinking parts as thinking. */
+const partsOf = (content: unknown, kind: 'text' | 'thinking'): string =>
+  typeof content === 'string'
+    ? kind === 'text' ? content : ''
+    : (Array.isArray(content) ? content : []).map((part) => {
+        const p = asRecord(part)
+        return p?.type !== kind ? '' : kind === 'text' ? asText(p.text) : partsOf(p.thinking, 'text')
+      }).join('')
+
+/** An error object's message (failure.ts), or the object itself. */
+const errorMessage = (error: unknown): string => messageIn(error) || JSON.stringify(error)
 
 /**
  * The streaming decoder: fed each SSE event's `data` (`[DONE]` included), it returns the chunks to
- * yield now; `finish()` gives the held-back tool calls and the stop, `fail(text)` ends a broken stream.
+ * yield now; `finish()` gives the held-back tool calls and the stop (undefined: the stream never finished).
  */
-export function createOpenAiDecoder(ctx: StepContext) {
+export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Behaviour> = new Set()) {
   const step = createStep(ctx)
+  /** What the step sends back to the provider that made it (replay.ts): DeepSeek's reasoning text, OpenRouter's details. */
+  let reasoningContent = ''
+  const details: Json[] = []
   // A call's slot: the provider's index, unless a new id comes at an index already taken (Ollama
-  // numbers every parallel call 0, telling them apart by id alone).
-  const slots = new Map<number, { readonly key: string; id?: string }>()
+  // numbers every parallel call 0, telling them apart by id alone), or, with no index at all, a new
+  // name comes where a call was named already (gateways in front of Gemini send one whole call per
+  // chunk with neither index nor id: the array position is 0 for each).
+  const slots = new Map<number, { readonly key: string; id: string; named: boolean }>()
   let slotCount = 0
   let done = false
 
-  const slotFor = (index: number, id: string): string => {
-    const slot = slots.get(index)
-    if (slot && (!id || !slot.id || slot.id === id)) {
+  const slotFor = (index: number | undefined, position: number, id: string, name: string): string => {
+    const slot = slots.get(index ?? position)
+    if (slot && (id && slot.id ? slot.id === id : !(index === undefined && name && slot.named))) {
       slot.id ||= id
+      slot.named ||= name !== ''
       return slot.key
     }
-    const fresh = { key: String(slotCount++), id }
-    slots.set(index, fresh)
+    const fresh = { key: String(slotCount++), id, named: name !== '' }
+    slots.set(index ?? position, fresh)
     return fresh.key
   }
 
   /** One chunk (`delta`) or a whole completion (`message`): both carry the same fields. */
   function apply(chunk: Json, field: 'delta' | 'message'): Decoded {
     if (chunk.error !== undefined && chunk.error !== null) return { chunks: [], failure: { kind: 'stream-error', message: errorMessage(chunk.error) } }
+    // An older vLLM's error mid-stream has no `error` key: `{"object": "error", "message": …}`.
+    if (chunk.object === 'error') return { chunks: [], failure: { kind: 'stream-error', message: errorMessage(chunk) } }
     const usage = asRecord(chunk.usage)
-    if (usage) step.usage(usageOf(usage))
+    if (usage) step.usage(usageOf(usage, behaviours.has('reasoningInOutput')))
     const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : []
     const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0)
     if (!choice) return { chunks: [] }
     const delta = asRecord(choice[field]) ?? {}
+    reasoningContent += asText(delta.reasoning_content)
+    mergeDetails(details, delta.reasoning_details)
     const chunks = [
-      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning)),
-      ...step.text(asText(delta.content)),
+      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning) || partsOf(delta.content, 'thinking')),
+      ...step.text(partsOf(delta.content, 'text')),
       ...step.text(asText(delta.refusal)),
     ]
     const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : []
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {}
       const fn = asRecord(call.function) ?? {}
-      const key = slotFor(asCount(call.index) ?? position, asText(call.id))
-      step.toolStart(key, asText(fn.name))
+      const name = asText(fn.name)
+      const key = slotFor(asCount(call.index), position, asText(call.id), name)
+      step.toolStart(key, name)
+      // Gemini's thought signature rides on the call it belongs to, and goes back on it.
+      if (call.extra_content !== undefined) step.keepCall(key, { extra_content: call.extra_content })
       // A few servers send the arguments as an object rather than JSON text.
       step.toolArgs(key, typeof fn.arguments === 'string' ? fn.arguments : fn.arguments == null ? '' : JSON.stringify(fn.arguments))
     })
     const finish = asText(choice.finish_reason)
-    if (finish) step.stopReason(FINISH_REASONS[finish] ?? 'end_turn')
+    // A whole completion is finished whatever it says; a stream only once a reason or [DONE] came.
+    if (finish || field === 'message') step.stopReason(FINISH_REASONS[finish] ?? 'end_turn')
     return { chunks }
   }
 
@@ -213,22 +296,25 @@ export function createOpenAiDecoder(ctx: StepContext) {
       if (done) return { chunks: [] }
       if (data.trim() === '[DONE]') {
         done = true
+        step.ended()
         return { chunks: [] }
       }
       return parse(data, 'delta')
     },
     /** A whole `chat.completion` JSON: a provider that answers without streaming. */
     pushCompletion: (json: string): Decoded => parse(json, 'message'),
-    finish: (): StepEnd => step.finish(),
-    fail: (text: string): StepEnd => step.fail(text),
+    finish() {
+      step.keep({ ...(reasoningContent ? { reasoning_content: reasoningContent } : {}), ...(details.length ? { reasoning_details: details } : {}) })
+      return step.finish()
+    },
   }
 }
 
 /** A non-streaming answer decoded at once: the chunks a stream of it would have given, or its failure. */
-export function decodeOpenAiCompletion(json: string, ctx: StepContext): StepEnd | { readonly failure: RouteFailure } {
-  const decoder = createOpenAiDecoder(ctx)
+export function decodeOpenAiCompletion(json: string, ctx: StepContext, behaviours?: ReadonlySet<Behaviour>): StepEnd | { readonly failure: RouteFailure } {
+  const decoder = createOpenAiDecoder(ctx, behaviours)
   const { chunks, failure } = decoder.pushCompletion(json)
   if (failure) return { failure }
-  const end = decoder.finish()
-  return { chunks: [...chunks, ...end.chunks], result: end.result }
+  const end = decoder.finish()!
+  return { ...end, chunks: [...chunks, ...end.chunks] }
 }

@@ -3,6 +3,7 @@
 // prompt (a provider's messages are user and assistant only), and the reminder naming the engine's
 // model names the routed one instead.
 import { BILLING_HEADER_PREFIX, ENGINE_IDENTITY_LINES, POWERED_BY_PATTERN } from './constants.ts'
+import { identityLine } from './strings.ts'
 import { blocksOf, textOf, type AnthropicMessage, type AnthropicRequest, type Block } from './wire.ts'
 
 /**
@@ -31,12 +32,23 @@ export function splitSystemMessages(messages: readonly AnthropicMessage[]): { sy
   return { system, conversation }
 }
 
-/** Replaces the `You are powered by the model …` reminder with the routed identity; `replaced` says whether one was there. */
-export function renameModel(text: string, identity: string): { text: string; replaced: boolean } {
-  let replaced = false
-  const renamed = text.replace(POWERED_BY_PATTERN, () => {
-    replaced = true
-    return identity
-  })
-  return { text: renamed, replaced }
+/**
+ * The routed identity in place of the reminder naming the engine's model (`You are powered by the model …`)
+ * in every text it is given, and whether any text named it: a prompt that never did gets the identity
+ * ahead of its system text instead.
+ */
+export function createRenamer(route: { readonly label: string; readonly model: string }, pkg: string) {
+  const identity = identityLine(route.label, route.model, pkg)
+  let named = false
+  return {
+    identity,
+    rename: (text: string) =>
+      text.replace(POWERED_BY_PATTERN, () => {
+        named = true
+        return identity
+      }),
+    get named() {
+      return named
+    },
+  }
 }

@@ -3,11 +3,12 @@
 // key), each alias, main's model, this session's counts and last failure, and curl.
 import { keySource } from './auth.ts'
 import type { ConfigRead, Provider } from './config.ts'
+import { dialectOf, familyOf } from './dialect.ts'
 import type { KeyState } from './keys.ts'
 import { sourceOfKey } from './requests.ts'
 import {
   aliasLine, configErrorLine, configLoaded, configMissing, configUnreadable, configWarningLine, countsLine, curlLine, curlNotChecked,
-  curlProblemLine, lastFailureLine, mainLine, providerLine,
+  curlProblemLine, lastFailureLine, mainLine, presetLine, providerLine,
 } from './strings.ts'
 
 /** curl as the first routed request found it. */
@@ -34,9 +35,12 @@ export function routingStatus(f: RoutingStatusFacts): string[] {
     lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length))
     lines.push(...errors.map(configErrorLine), ...warnings.map(configWarningLine))
     for (const p of Object.values(config.providers)) {
-      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ''), f.keyState(p)))
+      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ''), f.keyState(p)), presetLine(p.preset, familyOf(p)))
     }
-    for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context))
+    for (const m of Object.values(config.models)) {
+      const provider = config.providers[m.providerId]
+      lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, provider ? [...dialectOf(provider, m.model).behaviours] : []))
+    }
   }
   if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo))
   lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures))

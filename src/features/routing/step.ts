@@ -8,17 +8,22 @@
 // JSON does not parse must yield no chunk at all (rule 5), so the check needs the whole text first.
 import type { ModelUsage, TurnStepChunk, TurnStepResult, TurnUsage } from 'claude-code'
 import type { RouteFailure } from './failure.ts'
-import { UNNAMED_TOOL, unreadableArguments } from './strings.ts'
+import type { Replay } from './replay.ts'
+import { CUT_OFF, textToolCall, UNNAMED_TOOL, unreadableArguments } from './strings.ts'
+import type { Json } from './wire.ts'
+import { isRecord } from '../../lib/shape.ts'
 
 export type StepChunk = Exclude<TurnStepChunk, { kind: 'engine' }>
 export type StopReason = TurnStepResult['stopReason']
 /** The step result without the fields the caller copies from the step's input (turnId, index). */
 export type StepResult = Pick<TurnStepResult, 'answer' | 'toolUses' | 'stopReason' | 'usage'>
-export type StepEnd = { readonly chunks: StepChunk[]; readonly result: StepResult }
+/** What a step must send back with its calls (replay.ts), by the ids the engine got; its origin is the caller's to add. */
+export type Kept = Omit<Replay, 'origin'> & { readonly ids: readonly string[] }
+export type StepEnd = { readonly chunks: StepChunk[]; readonly result: StepResult; readonly kept?: Kept }
 /** What one stream event gives: the chunks to yield now, and a failure that ends the stream. */
 export type Decoded = { readonly chunks: StepChunk[]; readonly failure?: RouteFailure }
-/** Both formats' decoders, fed each SSE event's `data`. */
-export type StreamDecoder = { push(data: string): Decoded; finish(): StepEnd; fail(text: string): StepEnd }
+/** Both formats' decoders, fed each SSE event's `data`; `finish()` is undefined for a stream that never said it was finished. */
+export type StreamDecoder = { push(data: string): Decoded; finish(): StepEnd | undefined }
 
 export type StepContext = {
   readonly pkg: string
@@ -32,12 +37,14 @@ export type StepContext = {
    * none, so the engine's context fill never drops to 0 on a failed or uncounted step.
    */
   readonly estimatedInput?: number
+  /** The engine's name for a tool by the name it was sent under (dialect.ts `sentToolName`); absent: the same. */
+  readonly toolName?: (sent: string) => string
 }
 
 const TEXT_INDEX = 0
 const THINKING_INDEX = 1
 
-type Call = { name?: string; readonly args: string[] }
+type Call = { name?: string; readonly args: string[]; kept?: Json }
 
 /** A JSON object, or undefined: a tool's input is an object, so anything else is as unreadable as broken text. */
 function parseObject(json: string): object | undefined {
@@ -49,15 +56,25 @@ function parseObject(json: string): object | undefined {
   }
 }
 
+/** A tool call printed as the whole answer: a JSON `{name, arguments}`, bare or in `<tool_call>` / `[TOOL_REQUEST]` tags; its name. */
+function printedCall(answer: string): string | undefined {
+  const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, '$2').trim()
+  const call = (body.startsWith('{') ? parseObject(body) : undefined) as Json | undefined
+  return call && typeof call.name === 'string' && isRecord(call.arguments ?? call.parameters) ? call.name : undefined
+}
+
 /** The separator a notice needs after the text so far: a blank line, unless the text is empty or ends a line. */
 const noticeGap = (answer: string) => (answer === '' ? '' : answer.endsWith('\n\n') ? '' : answer.endsWith('\n') ? '\n' : '\n\n')
 
 export function createStep(ctx: StepContext) {
   let answer = ''
   let thought = false
-  let reason: StopReason = null
+  /** Undefined until the provider said the answer was finished (a finish reason, or its end marker). */
+  let reason: StopReason | undefined
   let usage: Partial<ModelUsage> = {}
   const calls = new Map<string, Call>()
+  let keptFields: Json | undefined
+  let keptItems: unknown[] | undefined
 
   const textChunk = (text: string): StepChunk => {
     answer += text
@@ -95,33 +112,63 @@ export function createStep(ctx: StepContext) {
     toolArgs(key: string, piece: string) {
       if (piece) callAt(key).args.push(piece)
     },
+    /** What the step must send back: fields of its message, items ahead of its content, fields of one call. */
+    keep(fields: Json | undefined, items?: readonly unknown[]) {
+      if (fields && Object.keys(fields).length) keptFields = { ...keptFields, ...fields }
+      if (items?.length) keptItems = [...(keptItems ?? []), ...items]
+    },
+    keepCall(key: string, fields: Json) {
+      const call = callAt(key)
+      call.kept = { ...call.kept, ...fields }
+    },
     usage(update: Partial<ModelUsage>) {
       usage = { ...usage, ...update }
     },
     stopReason(stop: StopReason) {
       reason = stop
     },
-    /** The response is whole: each checked tool call, a notice for each unreadable one, and the stop. */
-    finish(): StepEnd {
+    /** The provider's end marker (`[DONE]`, `message_stop`): finished, whether or not a reason came. */
+    ended() {
+      reason ??= null
+    },
+    /**
+     * The response is whole: each checked tool call, a notice for each unreadable one, a notice for an
+     * answer the provider cut (its output limit, its filter), and the stop; undefined when the stream
+     * ended without saying it was finished, which is a cut, not an answer.
+     */
+    finish(): StepEnd | undefined {
+      if (reason === undefined) return undefined
       const chunks: StepChunk[] = []
       const toolUses: { name: string; input: unknown }[] = []
+      const keptCalls: Record<string, Json> = {}
       const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1
       for (const call of calls.values()) {
         const json = call.args.join('').trim() || '{}'
         const input = parseObject(json)
-        if (!call.name || !input) {
-          chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, call.name ?? UNNAMED_TOOL)))
+        const name = call.name && (ctx.toolName?.(call.name) ?? call.name)
+        if (!name || !input) {
+          chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, name || UNNAMED_TOOL)))
           continue
         }
         const index = base + toolUses.length
-        chunks.push({ kind: 'tool', index, id: ctx.mintId(), name: call.name }, { kind: 'input', index, json })
-        toolUses.push({ name: call.name, input })
+        const id = ctx.mintId()
+        if (call.kept) keptCalls[id] = call.kept
+        chunks.push({ kind: 'tool', index, id, name }, { kind: 'input', index, json })
+        toolUses.push({ name, input })
       }
+      // A model that printed a call as its answer (a weak local model): said, never run (RULES.md, text tool calls).
+      const printed = toolUses.length ? undefined : printedCall(answer)
+      if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)))
       // Only a call the engine received makes it run tools; a call that failed the check leaves plain text.
       const stopReason: StopReason = toolUses.length ? 'tool_use' : reason === 'tool_use' || reason === null ? 'end_turn' : reason
-      return end(chunks, toolUses, stopReason)
+      const cut = CUT_OFF[String(stopReason)]
+      if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)))
+      const ids = chunks.flatMap((c) => (c.kind === 'tool' ? [c.id] : []))
+      const hasCalls = Object.keys(keptCalls).length > 0
+      const kept = ids.length && (keptFields || keptItems || hasCalls) ? { ids, ...(keptFields && { fields: keptFields }), ...(hasCalls && { calls: keptCalls }), ...(keptItems && { items: keptItems }) } : undefined
+      return { ...end(chunks, toolUses, stopReason), ...(kept ? { kept } : {}) }
     },
-    /** The response broke off: the partial text stands, the failure line follows it, and no held-back tool call runs. */
+    /** A step answered with a line alone (keel's own failure, before any answer): the text so far, the line, and no held-back tool call. */
     fail(text: string): StepEnd {
       return end([notice(text)], [], 'end_turn')
     },

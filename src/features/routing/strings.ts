@@ -15,8 +15,15 @@ export const aliasBroken = (pkg: string, alias: string, configPath: string) =>
 export const untrusted = (pkg: string, provider: string, alias: string) =>
   `${pkg}: provider ${provider} is not approved; run /model ${alias} or /${pkg} route trust ${provider}`
 export const unreadableArguments = (pkg: string, label: string, tool: string) => `${pkg}: ${label} sent unreadable arguments for ${tool}`
+export const textToolCall = (pkg: string, label: string, tool: string) =>
+  `${pkg}: ${label} wrote a call of ${tool} as text instead of calling it, so it did not run (its model or server may not support tool calls)`
 /** What the bad-arguments text names when the call named no tool. */
 export const UNNAMED_TOOL = 'a tool it did not name'
+/** The line under an answer the provider stopped short, by the engine's stop reason (the engine says its own "exceeded the … output token maximum"). */
+export const CUT_OFF: Readonly<Record<string, (pkg: string, label: string) => string>> = {
+  max_tokens: (pkg, label) => `${pkg}: ${label}'s response hit its output token maximum and is cut off here (the alias's "maxOutput" in routing.json sets it)`,
+  refusal: (pkg, label) => `${pkg}: ${label}'s content filter stopped the response; it is cut off here`,
+}
 
 // ---- The reasons inside `stepFailed` ----
 export const keyFailed = (provider: string, why: string) => `the key for ${provider} could not be read: ${why}`
@@ -29,7 +36,8 @@ export const CURL_MISSING = (path: string) => `curl was not found at ${path} (se
 export const NO_RESPONSE = 'the provider closed the connection without an answer'
 export const curlStopped = (signal: string) => `curl was stopped by ${signal}`
 export const EMPTY_ANSWER = 'an empty answer'
-export const CUT_MID_WAY = 'the answer was cut off mid-way'
+export const unfinishedStream = (provider: string) => `${provider} ended the stream without finishing the answer (no finish reason, no end marker)`
+export const modelTried = (message: string, tried: string) => `${message} (the model wrote: ${tried})`
 export const streamError = (provider: string, message: string) => `${provider} sent an error: ${message}`
 export const unreadableStream = (provider: string, sample: string) => `${provider} sent a stream that is not JSON (${sample})`
 export const curlFailed = (code: number, reason: string, detail: string) => `curl exited ${code}: ${reason}${detail ? ` (${detail})` : ''}`
@@ -63,6 +71,8 @@ export const TRUST_ALLOW = 'Allow'
 export const TRUST_DENY = 'Deny'
 export const modelSwitched = (label: string, model: string, pkg: string, context: number) =>
   `main now answered by ${label} (${model}) through ${pkg}; window ${context}`
+export const smallServerWindow = (alias: string, context: number, server: string, reported: number) =>
+  `but ${server} reports ${reported} tokens of context for it: past that the server cuts the conversation before the engine compacts it (set ${alias}'s "context" to ${reported} in routing.json, or give the model more context on the server)`
 export const leaveNote = (turns: number, label: string, model: string, pkg: string) =>
   turns === 1
     ? `the previous assistant turn was answered by ${label} (${model}) through ${pkg}, not by you`
@@ -82,7 +92,8 @@ export const CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"provider
 export const jsonAt = (message: string, line: number, column: number) => `${message} (line ${line}, column ${column})`
 export const configError = (path: string, message: string) => `${path}: ${message}`
 export const UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers" and "models"'
-export const API_VALUES = 'must be "openai-chat" or "anthropic-messages"'
+export const API_VALUES = 'must be "openai-chat", "openai-responses" or "anthropic-messages"'
+export const PRESET_VALUES = (names: readonly string[]) => `must be one of ${names.join(', ')}`
 export const BASE_URL_FORM = 'must be an http:// or https:// URL'
 export const BASE_URL_EXTRAS = 'must have no user, password, query or fragment (a key goes in "auth")'
 export const AUTH_FORMS = 'must be "none", {"helper": ["command", "arg", …]}, {"env": "NAME"} or {"file": "path"}'
@@ -129,8 +140,10 @@ export const configErrorLine = (error: string) => `  error: ${error}`
 export const configWarningLine = (warning: string) => `  warning: ${warning}`
 export const providerLine = (id: string, api: string, baseUrl: string, approved: boolean, source: string, state: string) =>
   `provider ${id}: ${api} at ${baseUrl}; ${approved ? 'approved' : 'not approved'}; key ${source} (${state})`
-export const aliasLine = (alias: string, label: string, provider: string, model: string, context: number) =>
-  `alias ${alias}: ${label} = ${provider} ${model}, window ${context}`
+export const presetLine = (preset: string | undefined, family: string | undefined) =>
+  `  ${preset ? `preset ${preset}` : family ? `no preset; recognised as ${family} by its base URL` : 'no preset, and no known provider at this base URL: plain OpenAI or Anthropic format'}`
+export const aliasLine = (alias: string, label: string, provider: string, model: string, context: number, behaviours: readonly string[]) =>
+  `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(', ')}` : ''}`
 export const mainLine = (model: string, routedTo: string | undefined) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : ' (native)'}`
 export const countsLine = (steps: number, requests: number, failures: number) =>
   `this session: ${steps} routed step${steps === 1 ? '' : 's'}, ${requests} other routed request${requests === 1 ? '' : 's'}, ${failures} failed`

@@ -1,8 +1,9 @@
 // One routed request over curl (§3.3, measured in routing.md §2.3–2.4): a child per request, the
 // key and body in its standard input, its output read as it comes (the head, then the event stream
-// decoded into the engine's chunks). The engine ends the child when the step's dispatch ends (Esc,
-// an abort), so cancellation needs nothing here. What this adds: retries before any output, the
-// watchdog for a provider that stops sending, and one failure line for every way a request breaks.
+// decoded into the engine's chunks). The engine ends the child when the dispatch that started it
+// ends (Esc aborts the engine's request, and with it the http.fetch hook running this), so
+// cancellation needs nothing here. What this adds: retries before any output, the watchdog for a
+// provider that stops sending, and one typed failure for every way a request breaks.
 import { curlConfig, createCurlReader, retryAfterMs, retryPlan, type BodyMode, type CurlHead, type CurlRequest } from './curl.ts'
 import { sampleOf, type RouteFailure } from './failure.ts'
 import { createSseParser } from './sse.ts'
@@ -37,11 +38,10 @@ export type TransportOptions = {
   readonly idleMs: number
   /** A fresh decoder per attempt, so a retried request starts its answer over. */
   makeDecoder(): Decoder
-  /** The visible line for a failure (redacted). */
-  failText(failure: RouteFailure): string
 }
 
-export type Outcome = { readonly end: StepEnd; readonly failure?: RouteFailure; readonly retries: number }
+/** How the request ended: the whole answer, or the failure that ended it (its caller tells it: NOTES §11.1). */
+export type Outcome = ({ readonly end: StepEnd; readonly failure?: undefined } | { readonly failure: RouteFailure; readonly end?: undefined }) & { readonly retries: number }
 
 /** How many quiet ticks make a stall: the watchdog ticks at a quarter of the idle time, so it fires within 1.25x of it. */
 const STALL_TICKS = 4
@@ -61,7 +61,7 @@ const isJson = (head: CurlHead) => /\bjson\b/i.test(head.headers['content-type']
 /**
  * Sends the request and yields the answer's chunks as they come, the stop included; returns how it
  * ended. A failure before any output is retried when retryPlan allows it; any other ends the
- * answer with its line after the text so far, so a partial answer stands.
+ * stream where it broke (what was yielded stands) and is returned, not yielded.
  */
 export async function* sendRequest(edges: TransportEdges, request: CurlRequest, opts: TransportOptions): AsyncGenerator<StepChunk, Outcome> {
   for (let retries = 0; ; retries++) {
@@ -86,9 +86,7 @@ export async function* sendRequest(edges: TransportEdges, request: CurlRequest, 
       await edges.sleep(plan.delayMs)
       continue
     }
-    const end = decoder.fail(opts.failText(attempt.failure))
-    yield* end.chunks
-    return { end, failure: attempt.failure, retries }
+    return { failure: attempt.failure, retries }
   }
 }
 
@@ -196,5 +194,6 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
     if (decoded.failure) return { kind: 'failed', failure: decoded.failure }
   }
   if (!isJson(head) && events === 0) return { kind: 'failed', failure: { kind: 'unreadable', sample: sampleOf(opening) || EMPTY_ANSWER } }
-  return { kind: 'done', end: decoder.finish() }
+  const end = decoder.finish()
+  return end ? { kind: 'done', end } : { kind: 'failed', failure: { kind: 'unfinished' } }
 }

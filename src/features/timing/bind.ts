@@ -1,6 +1,6 @@
 // The timing feature's `$` binder: what its wake prompts and its lever need of the world.
-import type { EngineInterface, SessionUsage, ToolSpec } from 'claude-code'
-import { readWindowEnv } from '../../lib/bind.ts'
+import type { EngineInterface, SessionUsage } from 'claude-code'
+import { bindRegisterTool, readWindowEnv, type RegisterTool } from '../../lib/bind.ts'
 
 export type TimingPort = {
   readonly pkg: string
@@ -15,7 +15,7 @@ export type TimingPort = {
   /** The harness's window override as the running process holds it. */
   windowEnv(): Promise<string | undefined>
   /** Declares a tool the mod serves at tool.call; resolves its full name `mcp__<pkg>__<name>`. */
-  registerTool(spec: ToolSpec): Promise<string>
+  readonly registerTool: RegisterTool
 }
 
 export function bindTiming($: EngineInterface): TimingPort {
@@ -24,8 +24,8 @@ export function bindTiming($: EngineInterface): TimingPort {
     submitPrompt: (text) => $.prompt.submit({ text }),
     notice: (line) => $.ui.log(line),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
+    usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
     windowEnv: () => readWindowEnv($),
-    registerTool: async (spec) => (await $.tool.register(spec)).tool,
+    registerTool: bindRegisterTool($),
   }
 }

@@ -1,6 +1,5 @@
 // The timing feature's pure core (wsflow §3.3): the advisory grammar, the thresholds, the levels
 // and the latch, and the lever's input check.
-import { LEVER_SUBAGENT } from './strings.ts'
 
 /** When the advisory fires: a share of the harness's window, a token count, or the earlier of both. */
 export type AdvisorySpec = { readonly percent?: number; readonly tokens?: number }
@@ -13,27 +12,20 @@ const PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/
 const TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/
 
 const termOf = (term: string): AdvisorySpec | undefined =>
-  PERCENT_TERM.test(term) ? { percent: parseInt(term, 10) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith('k') ? 1_000 : 1_000_000)) } : undefined
+  PERCENT_TERM.test(term) ? { percent: parseInt(term) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith('k') ? 1_000 : 1_000_000)) } : undefined
 
 /** The advisory grammar: one term, or a percent and a token term joined by `|`; undefined otherwise. */
 export function parseAdvisory(value: unknown): AdvisorySpec | undefined {
   if (typeof value !== 'string') return undefined
-  const terms = value.split('|')
-  if (terms.length > 2) return undefined
-  let spec: AdvisorySpec = {}
-  for (const term of terms) {
-    const parsed = termOf(term)
-    if (!parsed) return undefined
-    const kind = parsed.percent !== undefined ? 'percent' : 'tokens'
-    if (spec[kind] !== undefined) return undefined
-    spec = { ...spec, ...parsed }
-  }
-  return spec
+  const terms = value.split('|').map(termOf)
+  // Each term sets its own key: two of one kind leave fewer keys than terms.
+  const spec: AdvisorySpec = Object.assign({}, ...terms)
+  return terms.length <= 2 && terms.every(Boolean) && Object.keys(spec).length === terms.length ? spec : undefined
 }
 
 export function describeAdvisory(spec: AdvisorySpec): string {
-  const parts = [spec.percent !== undefined ? `${spec.percent}%` : undefined, spec.tokens !== undefined ? `${spec.tokens} tokens` : undefined]
-  return parts.filter(Boolean).join(' or ')
+  // A percent is 1 to 100; a token count may round to 0.
+  return [spec.percent && `${spec.percent}%`, spec.tokens !== undefined && `${spec.tokens} tokens`].filter(Boolean).join(' or ')
 }
 
 /** The earlier of the two terms, in tokens of the compaction window. */
@@ -51,11 +43,11 @@ export type Thresholds = { readonly raw: number; readonly advisory: number; read
  * auto-compaction point; undefined (off) when auto-compaction is off or not past the advisory point.
  */
 export function thresholdsFor(w: HarnessWindow, spec: AdvisorySpec): Thresholds | undefined {
-  if (!w.isAutoCompactEnabled || w.autoCompactThreshold === undefined || !(w.rawMaxTokens > 0)) return undefined
   const raw = w.rawMaxTokens
   const advisory = advisoryTokens(spec, raw)
-  const hard = w.autoCompactThreshold
-  if (!(hard > advisory)) return undefined
+  const hard = w.autoCompactThreshold ?? 0
+  // No auto-compaction point (off, or absent: 0) past the advisory point, or no window.
+  if (!w.isAutoCompactEnabled || !(raw > 0) || !(hard > advisory)) return undefined
   const step = (hard - advisory) / 3
   return { raw, advisory, m1: advisory + step, m2: advisory + 2 * step, hard }
 }
@@ -87,10 +79,4 @@ export function percentOf(tokens: number, raw: number): number {
 
 export function thousands(tokens: number): string {
   return `${Math.round(tokens / 1000)}k`
-}
-
-/** The lever's input: the main session only, and only a literal `true` asks for the resume. */
-export function checkLeverCall(agentId: string | undefined, flag: unknown): { deny: string } | { resume: boolean } {
-  if (agentId !== undefined) return { deny: LEVER_SUBAGENT(agentId) }
-  return { resume: flag === true }
 }

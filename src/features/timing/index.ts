@@ -5,16 +5,16 @@ import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane, type Lane } from '../../lib/lane.ts'
 import { messageOf } from '../../lib/message.ts'
 import type { TimingPort as Port } from './bind.ts'
-import { DEFAULT_ADVISORY, describeAdvisory, parseAdvisory, type AdvisorySpec, type HarnessWindow } from './core.ts'
-import { createTiming, type Edges, type Timing, type Usage } from './machine.ts'
+import { DEFAULT_ADVISORY, describeAdvisory, parseAdvisory, type AdvisorySpec } from './core.ts'
+import { createTiming, type Timing, type Usage } from './machine.ts'
 import * as s from './strings.ts'
 
 
-/** The advisory option, read through its grammar; a bad value keeps the default and says why. */
+/** The advisory option (a string: the runtime checked its type), read through its grammar; a bad value keeps the default and says why. */
 export function advisoryOf(ctx: FeatureContext): { spec: AdvisorySpec; problem?: string } {
-  const raw = String(ctx.options[s.ADVISORY_OPTION] ?? '')
+  const raw = ctx.options[s.ADVISORY_OPTION] as string
   const spec = parseAdvisory(raw)
-  return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: s.ADVISORY_INVALID(raw, describeAdvisory(DEFAULT_ADVISORY)) }
+  return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: s.ADVISORY_INVALID(raw) }
 }
 
 /**
@@ -23,24 +23,7 @@ export function advisoryOf(ctx: FeatureContext): { spec: AdvisorySpec; problem?:
  */
 async function usageOf(port: Port, context: { tokens?: number; window: number }): Promise<Usage> {
   const override = await port.windowEnv().catch(() => undefined)
-  return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ''}` }
-}
-
-function edgesOf(port: Port, ctx: FeatureContext): Edges {
-  return {
-    submit: (text) => port.submitPrompt(text),
-    compact: () => ctx.compact(),
-    after: (fn) => port.after(0, fn),
-    delay: (ms, fn) => port.after(ms, fn),
-    log: (text) => ctx.log(text),
-    notice: (text) => port.notice(`${s.noticePrefixOf(port.pkg)}${text}`),
-    turnRunning: () => ctx.facts.isMainTurnRunning(),
-    readUsage: async () => usageOf(port, (await port.usage()).context),
-  }
-}
-
-async function readBreakdown(port: Port): Promise<HarnessWindow | undefined> {
-  return (await port.usage('summary')).context.breakdown
+  return { ...context, key: `${context.window}|${override ?? ''}` }
 }
 
 export function createTimingFeature(): Feature<Port> {
@@ -49,62 +32,66 @@ export function createTimingFeature(): Feature<Port> {
   let leverTool: string | undefined
   /** The observations, run off the measure hook's path in order; a landing and an end drain it first. */
   const lane: Lane = createLane()
-  /** The machine, made at the first hook that needs it (the package's name comes with the port). */
-  const machineFor = (port: Port): Timing => (timing ??= createTiming(port.pkg))
   return {
   name: 'timing',
   sessionActing: true,
+  // The machine is made and bound at session.start: the port and the context are one each per load,
+  // so the edges bound there serve every later hook.
   hooks: {
     'session.start': async (port, e, next, ctx) => {
       const { spec, problem } = advisoryOf(ctx)
-      const t = machineFor(port)
-      t.start(edgesOf(port, ctx), spec)
-      ctx.log(problem ?? s.ADVISORY_IN_FORCE(String(ctx.options[s.ADVISORY_OPTION]), describeAdvisory(spec)))
-      try {
-        leverTool = await port.registerTool({ name: s.TOOL_NAME, description: s.LEVER_DESCRIPTION, inputSchema: s.LEVER_SCHEMA, isDeferred: false })
-      } catch (err) {
-        leverTool = undefined
-        ctx.log(s.SETUP_FAILED(messageOf(err)))
-      }
+      // Made at the first start (the package's name comes with the port).
+      timing ??= createTiming(port.pkg)
+      // The machine's edges: the port's own (arrows over `$`, bind.ts) where they fit as they are.
+      timing.start(
+        {
+          submit: port.submitPrompt,
+          compact: ctx.compact,
+          after: (fn) => port.after(0, fn),
+          delay: port.after,
+          log: ctx.log,
+          notice: (text) => port.notice(s.noticePrefixOf(port.pkg) + text),
+          turnRunning: ctx.facts.isMainTurnRunning,
+          readUsage: async () => usageOf(port, (await port.usage()).context),
+        },
+        spec,
+      )
+      ctx.log(problem ?? s.ADVISORY_IN_FORCE(ctx.options[s.ADVISORY_OPTION] as string, describeAdvisory(spec)))
+      // A failed registration leaves the lever unregistered (a `/clear`'s start registers it afresh).
+      leverTool = await port.registerTool(s.LEVER_TOOL).catch((err: unknown) => void ctx.log(s.SETUP_FAILED(messageOf(err))))
       return next(e)
     },
-    'session.end': async (port, e, next, ctx) => {
+    'session.end': async (_port, e, next) => {
       await lane.drain()
-      timing?.bind(edgesOf(port, ctx))
       timing?.end(e.reason)
       return next(e)
     },
     // Observes only: the reads and a delivery run from the lane; a delivery reads the usage afresh
     // and waits while a main turn runs, whenever it comes.
     'session.measure': (port, e, next, ctx) => {
-      const t = timing
-      if (t) lane.defer({ after: port.after, log: ctx.log }, 'session.measure', async () => {
-        t.bind(edgesOf(port, ctx))
+      if (timing) lane.defer({ after: port.after, log: ctx.log }, 'session.measure', async () => {
         try {
-          await t.measure(await usageOf(port, e.context), () => readBreakdown(port))
+          await timing?.measure(await usageOf(port, e.context), async () => (await port.usage('summary')).context.breakdown)
         } catch (err) {
           ctx.log(s.BREAKDOWN_FAILED(messageOf(err)))
         }
       })
       return next(e)
     },
-    'turn.start': (port, e, next, ctx) => {
-      timing?.bind(edgesOf(port, ctx))
+    'turn.start': (_port, e, next) => {
       timing?.turnStarted(e.agentId)
       return next(e)
     },
-    'turn.complete': async (port, e, next, ctx) => {
+    'turn.complete': async (_port, e, next) => {
       // The facts mark the main turn ended once this chain settles; the machine asks at its own timer.
       const r = await next(e)
-      timing?.bind(edgesOf(port, ctx))
       timing?.turnComplete(e.agentId, e.reason)
       return r
     },
-    'session.compact': async (port, e, next, ctx) => {
+    'session.compact': async (_port, e, next) => {
       // An observation made before the compaction is taken before it, not after the landing.
       await lane.drain()
       const r = await next(e)
-      timing?.bind(edgesOf(port, ctx))
       timing?.compacted(e.trigger, e.agentId, r)
       return r
     },
@@ -112,24 +99,21 @@ export function createTimingFeature(): Feature<Port> {
     // refuses the call rather than leave it unanswered (the registry applies the policy).
     'tool.call': {
       onFailure: { deny: s.LEVER_FAILED },
-      run: (port, e, next, ctx) => {
-        if (leverTool === undefined || e.tool !== leverTool) return next(e)
-        const t = machineFor(port)
-        t.bind(edgesOf(port, ctx))
-        return t.lever(e.agentId, (e as { continue?: unknown }).continue)
-      },
+      // `e.tool` is a name: none matches before the lever is registered (at session.start, once the machine is made).
+      run: (_port, e, next) => (e.tool !== leverTool ? next(e) : timing!.lever(e.agentId, (e as { continue?: unknown }).continue)),
     },
   },
   status: (_port, ctx) => {
     const { spec, problem } = advisoryOf(ctx)
     const state = timing?.inspect()
-    const lines = [problem ? `advisory point: ${describeAdvisory(spec)} (${problem})` : `advisory point: ${describeAdvisory(spec)}`]
-    lines.push(state?.thresholds ? s.THRESHOLDS_LINE(state.thresholds) : 'thresholds: not read yet (read at the first turn end) or off')
-    if (state?.latch !== undefined) lines.push(`messages delivered up to level ${state.latch} of 3`)
-    lines.push(leverTool ? `${s.TOOL_NAME}: registered as ${leverTool}` : `${s.TOOL_NAME}: not registered`)
-    if (state?.requested) lines.push('a compaction request waits for the turn end')
-    if (state?.held) lines.push('a resume prompt is held in the continuation window')
-    return lines
+    return [
+      `advisory point: ${describeAdvisory(spec)}${problem ? ` (${problem})` : ''}`,
+      state?.thresholds ? s.THRESHOLDS_LINE(state.thresholds) : 'thresholds: not read yet (read at the first turn end) or off',
+      state?.latch !== undefined && `messages delivered up to level ${state.latch} of 3`,
+      `${s.TOOL_NAME}: ${leverTool ? `registered as ${leverTool}` : 'not registered'}`,
+      state?.requested && 'a compaction request waits for the turn end',
+      state?.held && 'a resume prompt is held in the continuation window',
+    ].filter(Boolean) as string[]
   },
   }
 }

@@ -1,7 +1,7 @@
 // The timing feature's state machine (wsflow §3.4): the threshold track (baseline, latch, crossing,
 // delivery with fresh usage) and the lever track (request, compact at the turn end, resume held for
 // the continuation window). Driven through edges; it never vetoes or preempts a compaction.
-import { checkLeverCall, DEFAULT_ADVISORY, levelAt, observe, thresholdsFor, type AdvisorySpec, type HarnessWindow, type Level, type Thresholds } from './core.ts'
+import { DEFAULT_ADVISORY, levelAt, observe, thresholdsFor, type AdvisorySpec, type HarnessWindow, type Level, type Thresholds } from './core.ts'
 import { messageOf } from '../../lib/message.ts'
 import * as s from './strings.ts'
 import { scheduleStep } from '../../lib/step.ts'
@@ -26,11 +26,13 @@ export type Edges = {
   readUsage(): Promise<Usage>
 }
 
-type Request = { resume: boolean; compact: boolean; scheduled?: number; rejectionNoted: boolean }
+/** `rejectionNoted`: a rejected compaction of this request was said in the transcript already. */
+type Request = { resume: boolean; compact: boolean; scheduled?: number; rejectionNoted?: boolean }
 
 export function createTiming(pkg: string) {
   const label = s.labelOf(pkg)
-  let edges: Edges | undefined
+  /** Bound by `start`, which comes first: the feature makes the machine at session.start and starts it there. */
+  let edges!: Edges
   let cached: { key: string; thresholds: Thresholds | undefined } | undefined
   let latch: Level | undefined
   let crossing: { tokens: number } | undefined
@@ -42,15 +44,6 @@ export function createTiming(pkg: string) {
   /** Bumped at start, end and every main landing: an observation that straddles one is dropped. */
   let generation = 0
 
-  function reset(): void {
-    generation++
-    cached = undefined
-    latch = undefined
-    crossing = undefined
-    request = undefined
-    held = undefined
-  }
-
   /** After a landing the next crossing delivers without a baseline step: the latch is 0, not undefined. */
   function landed(): void {
     generation++
@@ -59,30 +52,37 @@ export function createTiming(pkg: string) {
     crossing = undefined
   }
 
+  /** A session starts or ends: the conversation's state starts over. */
+  function reset(): void {
+    landed()
+    latch = undefined
+    request = undefined
+    held = undefined
+  }
+
   /**
-   * Not awaited: a lost resume is written to the transcript, a lost threshold message to the debug
-   * log; `onLost` runs for either, so a message the engine did not take can be sent again.
+   * Not awaited. A threshold message comes with `onLost`: lost, it is said in the debug log and
+   * `onLost` runs, so a message the engine did not take can be sent again; a lost resume prompt
+   * (no `onLost`) is written to the transcript, text and all.
    */
-  function submit(text: string, record: boolean, onLost?: () => void): void {
-    if (!edges) return
-    const e = edges
+  function submit(text: string, onLost?: () => void): void {
     const lost = (why: string) => {
-      if (record) e.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`)
-      else e.log(s.NOT_SUBMITTED(why))
-      onLost?.()
+      if (onLost) {
+        edges.log(s.NOT_SUBMITTED(why))
+        onLost()
+      } else edges.notice(`${s.NOT_SUBMITTED(why)}:\n${text}`)
     }
-    e.submit(text).then(
+    edges.submit(text).then(
       (r) => {
         const drop = (r as { drop?: unknown } | undefined)?.drop
-        if (drop !== undefined) lost(`dropped: ${String(drop)}`)
+        if (drop !== undefined) lost(`dropped: ${drop}`)
       },
       (err: unknown) => lost(messageOf(err)),
     )
   }
 
   async function deliver(): Promise<void> {
-    if (!edges || !crossing || delivering || !cached?.thresholds || request || held) return
-    const e = edges
+    if (!crossing || delivering || !cached?.thresholds || request || held) return
     const gen = generation
     const seen = cached
     const t = cached.thresholds
@@ -90,93 +90,78 @@ export function createTiming(pkg: string) {
     delivering = true
     let fresh: Usage
     try {
-      fresh = await e.readUsage()
+      fresh = await edges.readUsage()
     } catch (err) {
-      e.log(s.USAGE_NOT_READ(messageOf(err)))
+      edges.log(s.USAGE_NOT_READ(messageOf(err)))
       return
     } finally {
       delivering = false
     }
-    if (gen !== generation || cached !== seen || crossing !== crossed || request || held || e.turnRunning()) return
-    // Another compaction window since the observation: the thresholds are stale, the next observation re-reads them.
-    if (fresh.key !== seen.key) return
+    // The state moved on meanwhile (a landing or an end clears the cache, so `seen` is gone); or another
+    // compaction window since the observation: the thresholds are stale, the next observation re-reads them.
+    if (cached !== seen || crossing !== crossed || request || held || edges.turnRunning() || fresh.key !== seen.key) return
     const tokens = fresh.tokens ?? crossed.tokens
     const before = latch
     const step = observe(latch, levelAt(t, tokens), true)
     latch = step.latch
     crossing = undefined
     if (!step.deliver) return
-    e.log(s.DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window))
+    edges.log(s.DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window))
     // Measured: right after a turn the person stopped (Esc), the engine drops a submitted prompt. A
     // message the model never got must not count as delivered: the latch goes back and the
     // crossing stands, so the next main turn end delivers it (unless the state moved on meanwhile).
-    submit(s.deliveryText(label, step.deliver, t, tokens), false, () => {
-      if (gen !== generation || latch !== step.latch || crossing !== undefined) return
+    const text = step.deliver.kind === 'advisory' ? s.advisoryText(label, t, tokens) : s.milestoneText(label, step.deliver.which, t, tokens)
+    submit(text, () => {
+      if (gen !== generation || latch !== step.latch || crossing) return
       latch = before
       crossing = crossed
-      e.log(s.DELIVERY_RETRY)
+      edges.log(s.DELIVERY_RETRY)
     })
   }
 
+  /** The pending request is done without a compaction of its own (another one landed first): only its resume is left. */
   function finish(r: Request): void {
-    if (request === r) request = undefined
-    if (r.resume) submit(s.resumeText(label), true)
-  }
-
-  function hold(r: Request, text: string): void {
-    if (!edges) return
-    if (request === r) request = undefined
-    const h = { text }
-    held = h
-    try {
-      edges.delay(s.CONTINUATION_WINDOW_MS, () => {
-        if (held !== h) return
-        held = undefined
-        submit(h.text, true)
-      })
-    } catch (err) {
-      edges.log(s.WINDOW_NOT_STARTED(messageOf(err)))
-      held = undefined
-      submit(h.text, true)
-    }
+    request = undefined
+    if (r.resume) submit(s.resumeText(label))
   }
 
   async function runLever(r: Request): Promise<void> {
-    if (!edges || request !== r) return
+    if (request !== r) return
     if (!r.compact) return finish(r)
-    const e = edges
-    let res: { skip?: string }
+    let skip: string | undefined
     leverCompacting = true
     try {
-      res = await e.compact()
+      skip = (await edges.compact()).skip
     } catch (err) {
-      const line = s.REJECTED(messageOf(err))
-      if (r.rejectionNoted) e.log(line)
-      else e.notice(line)
+      // The first rejection is said in the transcript, a repeat in the debug log.
+      ;(r.rejectionNoted ? edges.log : edges.notice)(s.REJECTED(messageOf(err)))
       r.rejectionNoted = true
       return
     } finally {
       leverCompacting = false
     }
-    if (res.skip === undefined) landed()
+    if (skip === undefined) landed()
     if (request !== r) return
-    if (!r.resume) {
-      request = undefined
-      if (res.skip !== undefined) e.notice(s.VETOED_NO_RESUME(res.skip))
-    } else if (res.skip !== undefined) {
-      e.notice(s.VETOED_RESUME(res.skip))
-      hold(r, s.vetoedResumeText(label, res.skip))
-    } else {
-      hold(r, s.resumeText(label))
+    request = undefined
+    if (skip !== undefined) edges.notice(s.VETOED(skip, r.resume))
+    if (!r.resume) return
+    // The resume prompt is held for the continuation window: a turn that starts within it wins.
+    const h = { text: skip === undefined ? s.resumeText(label) : s.vetoedResumeText(label, skip) }
+    held = h
+    const release = () => {
+      if (held !== h) return
+      held = undefined
+      submit(h.text)
+    }
+    try {
+      edges.delay(s.CONTINUATION_WINDOW_MS, release)
+    } catch (err) {
+      edges.log(s.WINDOW_NOT_STARTED(messageOf(err)))
+      release()
     }
   }
 
   return {
-    /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
-    bind(current: Edges): void {
-      edges = current
-    },
-
     /** A session start: bind the edges, start the conversation state over, take the advisory point in force. */
     start(bound: Edges, spec: AdvisorySpec): void {
       edges = bound
@@ -185,17 +170,17 @@ export function createTiming(pkg: string) {
     },
 
     end(reason: string): void {
-      if (request) edges?.log(s.END_DROPPED_REQUEST(reason))
-      if (held) edges?.notice(`${s.NOT_SUBMITTED(`session.end ${reason}`)}:\n${held.text}`)
+      if (request) edges.log(s.END_DROPPED_REQUEST(reason))
+      if (held) edges.notice(`${s.NOT_SUBMITTED(`session.end ${reason}`)}:\n${held.text}`)
       reset()
     },
 
     /** Every session.measure: baseline or re-arm the latch, record a crossing, deliver when idle. */
     async measure(usage: Usage, readBreakdown: () => Promise<HarnessWindow | undefined>): Promise<void> {
-      if (usage.tokens === undefined || !edges) return
       const tokens = usage.tokens
+      if (tokens === undefined) return
       const gen = generation
-      if (!cached || cached.key !== usage.key) {
+      if (cached?.key !== usage.key) {
         const breakdown = await readBreakdown()
         if (gen !== generation || !breakdown) return
         cached = { key: usage.key, thresholds: thresholdsFor(breakdown, advisory) }
@@ -210,44 +195,43 @@ export function createTiming(pkg: string) {
       if (crossing && !edges.turnRunning()) await deliver()
     },
 
+    /** The lever's call: the main session only, and only a literal `true` asks for the resume. */
     lever(agentId: string | undefined, flag: unknown): { deny: string } | { result: string } {
-      const checked = checkLeverCall(agentId, flag)
-      if ('deny' in checked) return checked
+      if (agentId !== undefined) return { deny: s.LEVER_SUBAGENT(agentId) }
+      const resume = flag === true
       // The latest call wins: an unset flag clears an earlier true; the compact step is kept.
-      if (request) request.resume = checked.resume
-      else request = { resume: checked.resume, compact: true, rejectionNoted: false }
-      edges?.log(s.REQUESTED(checked.resume))
-      return { result: s.leverResult(checked.resume) }
+      request ??= { resume, compact: true }
+      request.resume = resume
+      edges.log(s.REQUESTED(resume))
+      return { result: resume ? s.LEVER_RESULT : s.LEVER_RESULT_NO_RESUME }
     },
 
     /** A main-thread turn that starts within the continuation window cancels the held resume. */
     turnStarted(agentId: string | undefined): void {
       if (agentId !== undefined || !held) return
       held = undefined
-      edges?.log(s.RESUME_CANCELLED)
+      edges.log(s.RESUME_CANCELLED)
     },
 
     turnComplete(agentId: string | undefined, reason: string): void {
-      if (!edges) return
-      const e = edges
-      const main = agentId === undefined
-      if (main && reason !== 'aborted' && crossing) {
+      // A main turn that ended by itself: an interrupted one leaves the request pending (the person is taking over).
+      if (agentId !== undefined || reason === 'aborted') return
+      if (crossing) {
         try {
-          e.after(() => void deliver().catch((err: unknown) => e.log(s.DELIVERY_FAILED(messageOf(err)))))
+          edges.after(() => void deliver().catch((err: unknown) => edges.log(s.DELIVERY_FAILED(messageOf(err)))))
         } catch (err) {
-          e.log(s.DELIVERY_NOT_SCHEDULED(messageOf(err)))
+          edges.log(s.DELIVERY_NOT_SCHEDULED(messageOf(err)))
         }
       }
-      // An interrupted turn leaves the request pending: the person is taking over.
-      if (!main || reason === 'aborted' || !request || leverCompacting) return
       const r = request
+      if (!r || leverCompacting) return
       if (!r.compact) return finish(r)
       scheduleStep(
         r,
-        (fn) => e.after(fn),
+        edges.after,
         () => void runLever(r),
-        () => e.log(s.STEP_NOT_RUN),
-        (err) => e.log(s.STEP_NOT_SCHEDULED(messageOf(err))),
+        () => edges.log(s.STEP_NOT_RUN),
+        (err) => edges.log(s.STEP_NOT_SCHEDULED(messageOf(err))),
       )
     },
 
@@ -257,13 +241,13 @@ export function createTiming(pkg: string) {
       landed()
       if (request?.compact) {
         request.compact = false
-        edges?.notice(s.LANDED_FIRST(trigger, request.resume))
+        edges.notice(s.LANDED_FIRST(trigger, request.resume))
       }
     },
 
     /** For the status lines and tests. */
     inspect() {
-      return { advisory, thresholds: cached?.thresholds, latch, crossing: crossing?.tokens, requested: request !== undefined, held: held !== undefined }
+      return { advisory, thresholds: cached?.thresholds, latch, crossing: crossing?.tokens, requested: !!request, held: !!held }
     },
   }
 }

@@ -50,19 +50,20 @@ const run = (ids: string[]): Unit => ({ key: ids.join(','), calls: ids.map((id) 
 const lastText = (req: ModelCompleteRequest) => (req.prompt as { text: string }[]).at(-1)!.text
 const unitsOf = (req: ModelCompleteRequest) => JSON.parse(/UNITS\n(.*)\n\n/.exec(lastText(req))![1]!) as { id: string; calls: { tool: string; input: string; output: string; failed: boolean }[] }[]
 
-test('settings: defaults, and a context size that is no positive integer reads as 200000', () => {
-  assert.equal(settingsOf({}, DEFAULTS).settings, SETTINGS)
-  assert.equal(settingsOf({}, DEFAULTS).problems, [])
-  for (const bad of [0, 1.5, '5000', -3]) {
-    const { settings, problems } = settingsOf({ captionsContextTokens: bad }, DEFAULTS)
+test('settings: defaults, and a context size below 1 reads as 200000', () => {
+  // As the runtime hands them: every field, each of its type (a fraction or a text took the default there).
+  assert.equal(settingsOf(DEFAULTS, DEFAULTS).settings, SETTINGS)
+  assert.equal(settingsOf(DEFAULTS, DEFAULTS).problems, [])
+  for (const bad of [0, -3]) {
+    const { settings, problems } = settingsOf({ ...DEFAULTS, captionsContextTokens: bad }, DEFAULTS)
     assert.is(settings.contextTokens, 200_000)
     assert.is(problems.length, 1)
     assert.match(problems[0]!, 'captionsContextTokens')
   }
-  assert.is(settingsOf({ captionsContextTokens: 50_000 }, DEFAULTS).settings.contextTokens, 50_000)
-  const named = settingsOf({ captionsModel: ' sonnet ', captionsStyle: 'terse', captionsLanguage: 'Korean' }, DEFAULTS).settings
+  assert.is(settingsOf({ ...DEFAULTS, captionsContextTokens: 50_000 }, DEFAULTS).settings.contextTokens, 50_000)
+  const named = settingsOf({ ...DEFAULTS, captionsModel: ' sonnet ', captionsStyle: 'terse', captionsLanguage: 'Korean' }, DEFAULTS).settings
   assert.equal(named, { model: 'sonnet', style: 'terse', contextTokens: 200_000, lang: 'Korean' })
-  assert.equal(settingsOf({ captionsModel: '', captionsStyle: ' ', captionsLanguage: '' }, DEFAULTS).settings, SETTINGS)
+  assert.equal(settingsOf({ ...DEFAULTS, captionsModel: '', captionsStyle: ' ', captionsLanguage: '' }, DEFAULTS).settings, SETTINGS)
 })
 
 test('start: logs the settings and redraws the rows drawn before it', () => {

@@ -30,14 +30,15 @@ async function started(reply: string) {
   captionsFeature = createCaptionsFeature()
   hooks = hooksOf(captionsFeature)
   const fake = fakePort('ws', {
-    apiMessages: async () => [],
+    messages: async () => [],
     complete: async (req: ModelCompleteRequest) => { requests.push(req); return { isAnswered: true, text: reply, usage: { input_tokens: 1, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 } } },
-    redrawRenders: () => void redraws++,
+    redraw: () => void redraws++,
     every: (_ms: number, fn: () => void) => { tick = fn; return () => {} },
     elements: () => UI,
   })
   const { port, lines } = fake
-  const ctx = fake.ctx(captionsFeature, { captions: true, captionsContextTokens: 1.5 }, { defaults: DEFAULTS })
+  // Every field, as the runtime hands them; a size below 1 passes its type check, and the feature names it.
+  const ctx = fake.ctx(captionsFeature, { ...DEFAULTS, captions: true, captionsContextTokens: 0 }, { defaults: DEFAULTS })
   await hooks['session.start']!(port, { cwd: '/w', surface: 'terminal', isInteractive: true }, fakeNext((e) => e), ctx)
   // Every edge here settles in microtasks: a few turns of the queue let a tick run to its end.
   const settle = async () => { for (let i = 0; i < 20; i++) await Promise.resolve() }

@@ -2,7 +2,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { composeInstructions } from '../../../src/features/checkpoint/compose.ts'
-import { CHARTER_HEADING, NOTES_HEADING, OWNER_HEADING, preamble } from '../../../src/features/checkpoint/strings.ts'
+import { CHARTER_HEADING, NOTES_HEADING, OWNER_HEADING, preamble, recallSteering } from '../../../src/features/checkpoint/strings.ts'
 
 test('all parts, in order, the owner text untrimmed', () => {
   const text = composeInstructions({ charter: 'Ship the parser', notes: 'Now: tests', notesPath: '/d/s.notes.a.md', owner: '  keep the tests  ' })
@@ -18,6 +18,13 @@ test('missing parts are left out; the preamble always stands', () => {
   const ownerOnly = composeInstructions({ charter: ' ', notes: '', notesPath: null, owner: 'focus' })
   assert.is(ownerOnly, `${preamble(null)}\n\n${OWNER_HEADING}\nfocus`)
   assert.not.ok(composeInstructions({ charter: 'c', notes: null, notesPath: null, owner: '   ' }).includes(OWNER_HEADING))
+})
+
+test('with recall registered, the summarizer is told of the tool, right after the preamble', () => {
+  const text = composeInstructions({ charter: 'c', notes: null, notesPath: null, owner: undefined, recall: 'mcp__superheroes__recall' })
+  assert.is(text, `${preamble(null)}\n\n${recallSteering('mcp__superheroes__recall')}\n\n${CHARTER_HEADING}\nc`)
+  assert.ok(text.includes('"details: recall <topic>"'))
+  assert.not.ok(composeInstructions({ charter: 'c', notes: null, notesPath: null, owner: undefined }).includes('recall'))
 })
 
 test.run()

@@ -45,6 +45,7 @@ export function fakeEdges(over: Partial<Edges> = {}) {
     redraw: () => void seen.redraws++,
     after: (ms, fn) => void timers.push({ at: world.now + ms, fn }),
     sleep: (ms) => new Promise((wake) => void sleeps.push({ ms, wake: () => wake() })),
+    recallTool: () => undefined,
     ...over,
   }
   /** Moves the clock on, running every timer that falls due, in order. */

@@ -8,7 +8,8 @@ import { createMailbox, type DeliveryEdges } from '../../../src/features/mailbox
 import { withHeader } from '../../../src/features/mailbox/header.ts'
 import { sentStateOf } from '../../../src/features/mailbox/outbox.ts'
 import { sendMail, type SendEdges } from '../../../src/features/mailbox/send.ts'
-import { folderOf } from '../../../src/features/mailbox/key.ts'
+import { escapeName, folderOf } from '../../../src/features/mailbox/key.ts'
+import { statusLines, type StatusFacts } from '../../../src/features/mailbox/status.ts'
 import { baseOf, claimName, mailFileText, mailName, ownerOf, readListing, type ListEntry, type Mail } from '../../../src/features/mailbox/spool.ts'
 import * as s from '../../../src/features/mailbox/strings.ts'
 import { fakeFiles } from '../fake-files.ts'
@@ -69,6 +70,12 @@ function spool(commands = true) {
 
 type Spool = ReturnType<typeof spool>
 
+/** Status facts around a scan report (status.ts is pure). */
+const STATUS: StatusFacts = {
+  pkg: 'ws', key: undefined, scan: undefined, queued: 0, sent: { keep: [], waiting: [], dropped: [], aside: [], missing: [] },
+  lastDelivery: undefined, duplicates: 0, messaging: true, holders: 1, commands: true, scanSeconds: 60,
+}
+let nonces = 0
 /** A session over a spool: its machine, its edges and what they recorded. */
 function session(sp: Spool, script: Script = {}, at: { sessionId?: string; key?: string } = {}) {
   const seen = { submits: [] as string[], appends: [] as string[], kept: [] as string[], logs: [] as string[] }
@@ -82,6 +89,7 @@ function session(sp: Spool, script: Script = {}, at: { sessionId?: string; key?:
     log: (text) => void seen.logs.push(text),
     after: (fn) => void queued.push(fn),
     now: sp.now,
+    randomBytes: (n) => new Uint8Array(n).fill(nonces++),
   }
   const box = createMailbox('ws', { retentionMs: RETENTION })
   box.start(edges, { root: ROOT, sessionId: at.sessionId ?? SID, key: 'key' in at ? at.key : KEY })
@@ -96,7 +104,13 @@ function session(sp: Spool, script: Script = {}, at: { sessionId?: string; key?:
       await settle()
     }
   }
-  return { box, edges, seen, queued, fire, settle }
+  /** A live copy at session.receive: the hook waits for the work it queues (the claim and the comparison). */
+  const receive = async (got: { text: string; agentId?: string }) => {
+    const verdict = box.receive(got)
+    await fire()
+    return verdict
+  }
+  return { box, edges, seen, queued, fire, settle, receive }
 }
 
 const live = (id: string, from = 'keel-A', text = `text of ${id}`) =>
@@ -112,7 +126,7 @@ test('idle: two mails in one scan go as ONE submit, oldest first, and are marked
   await b.settle()
   assert.is(b.seen.submits.length, 1)
   const text = b.seen.submits[0]!
-  assert.ok(text.startsWith('[ws mailbox] 2 mails for your mailbox key `keel-B`, oldest first.'))
+  assert.ok(text.startsWith('[ws mailbox] 2 mails for your mailbox key `keel-B`, oldest first,'))
   assert.ok(text.indexOf(`mail ${A} from keel-A`) < text.indexOf(`mail ${B} from keel-A`))
   assert.not.ok(text.includes(s.REDELIVERED))
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`, `${baseOf(T0 + 5, B)}.done`])
@@ -238,7 +252,7 @@ test('corrupt files are set aside and named, never delivered: unparsable and old
   sp.put({ id: A }, '{"v":1,"id":')
   sp.advance(HALF_WRITTEN_GRACE_MS + 1)
   sp.put({ id: B }, '{"hello":"world"}')
-  sp.put({ id: C, to: 'keel-b' })
+  sp.put({ id: C, to: 'keel-C' })
   // A mail for another key placed in this key's folder:
   const misfiled = { v: 1 as const, id: 'dddddddddddddddd', from: 'keel-A', to: 'other', sentAt: sp.now(), text: 'x' }
   sp.fs.files.set(`${DIR}/${mailName(misfiled)}`, mailFileText(misfiled))
@@ -258,8 +272,8 @@ test('corrupt files are set aside and named, never delivered: unparsable and old
   ])
   assert.is(report.waiting, 0)
   assert.ok(b.seen.logs.includes(s.setAsideLine(`${baseOf(tA, A)}.json`, s.CORRUPT.unparsable)))
-  // C was addressed to keel-b: its own folder, not this one.
-  assert.equal(sp.names(`${ROOT}/${folderOf('keel-b')}`), [mailName({ id: C, sentAt: tN })])
+  // C was addressed to keel-C: its own folder, not this one.
+  assert.equal(sp.names(`${ROOT}/${folderOf('keel-C')}`), [mailName({ id: C, sentAt: tN })])
   const again = (await b.box.scan())!
   assert.equal(again.aside.map((a) => a.why), [s.CORRUPT.stray, s.CORRUPT.unparsable, s.CORRUPT.notMail('v: Invalid key: Expected "v" but received undefined'), s.CORRUPT.misfiled('other', KEY), s.CORRUPT.tooLarge(MAIL_FILE_MAX_BYTES + 1)])
   const fresh = session(sp, {}, { sessionId: 'S9' })
@@ -297,18 +311,16 @@ test('a corrupt file that cannot be renamed aside stays, named, and is not read 
   assert.ok(b.seen.logs.includes(s.pruneFailedLine(mailName({ id: A, sentAt: T0 }), 'EROFS')))
 })
 
-test('live mail: it passes, its spool copy is claimed off the path, no scan delivers it, and it is done once its row is stored', async () => {
+test('live mail: its spool copy is claimed and matches, so it passes; no scan delivers it, and it is done once its row is stored', async () => {
   const sp = spool()
   sp.put({ id: A })
   const b = session(sp)
-  assert.is(b.box.receive({ text: live(A) }), undefined, 'the hook calls next(e)')
-  assert.equal(sp.names(), [mailName({ id: A, sentAt: T0 })], 'nothing on the path')
-  await b.fire()
+  assert.is(await b.receive({ text: live(A) }), undefined, 'the hook calls next(e)')
   assert.equal(sp.names(), [claimName(baseOf(T0, A), ownerOf(SID), T0)])
   await b.box.scan()
   await b.settle()
   assert.equal(b.seen.submits, [])
-  assert.equal(b.box.receive({ text: live(A) }), { consumed: 'ws mailbox: duplicate of mail aaaaaaaaaaaaaaaa' })
+  assert.equal(await b.receive({ text: live(A) }), { consumed: 'ws mailbox: duplicate of mail aaaaaaaaaaaaaaaa' })
   assert.is(b.box.facts().duplicates, 1)
   b.box.rowStored({ door: 'queue', originKind: 'engine', text: live(A) })
   b.box.rowStored({ door: 'prompt', originKind: 'peer', agentId: 'x', text: live(A) })
@@ -323,13 +335,47 @@ test('live mail: it passes, its spool copy is claimed off the path, no scan deli
   assert.ok(b.seen.logs.includes(s.liveDoneLine(A)))
 })
 
+test('live mail altered on the way (issue 17 item 5): the live copy is taken, and the mailbox\'s exact copy delivered in its place, once', async () => {
+  const sp = spool()
+  const exact = `${'€'.repeat(21_000)} x </cross-session-message> y`
+  sp.put({ id: A }, undefined)
+  sp.fs.files.set(`${DIR}/${mailName({ id: A, sentAt: T0 })}`, mailFileText({ v: 1, id: A, from: 'keel-A', to: KEY, sentAt: T0, text: exact }))
+  const b = session(sp)
+  // What the engine was measured to do to such a text (NOTES §10), and a broken character.
+  for (const arrived of [exact.replace('</cross', '<\\/cross'), exact.replace('€ x', '\ufffd\ufffd x')]) {
+    assert.not.ok(live(A, 'keel-A', arrived).includes(exact))
+  }
+  assert.equal(await b.receive({ text: live(A, 'keel-A', exact.replace('</cross', '<\\/cross')) }), { consumed: s.alteredOf('ws', A) })
+  await b.fire()
+  assert.is(b.seen.submits.length, 1, 'delivered from the mailbox, with nobody typing')
+  assert.ok(b.seen.submits[0]!.endsWith(`\n${exact}`), 'byte for byte')
+  assert.equal(sp.names(), [`${baseOf(T0, A)}.done`])
+  // Its later copies are duplicates; a scan finds nothing.
+  assert.equal(await b.receive({ text: live(A, 'keel-A', exact) }), { consumed: s.duplicateOf('ws', A) })
+  await b.box.scan()
+  await b.fire()
+  assert.is(b.seen.submits.length, 1)
+
+  // Busy: the exact copy joins the running turn at its next tool boundary, as spooled mail does.
+  sp.put({ id: B, text: 'the exact words' })
+  b.box.turnStarted(undefined)
+  assert.equal(await b.receive({ text: live(B, 'keel-A', 'the exact w\ufffdrds') }), { consumed: s.alteredOf('ws', B) })
+  assert.equal(b.seen.appends, [])
+  await b.box.toolCompleted({ originPlugin: 'engine' })
+  await b.fire()
+  assert.is(b.seen.appends.length, 1)
+  assert.ok(b.seen.appends[0]!.endsWith('\nthe exact words'))
+  assert.ok(sp.names().includes(`${baseOf(T0, B)}.done`))
+})
+
 test('live mail whose row is stored before its claim ran: claimed, then done, in order', async () => {
   const sp = spool()
   sp.put({ id: A })
   const b = session(sp)
-  b.box.receive({ text: live(A) })
+  const verdict = b.box.receive({ text: live(A) })
   b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
   await b.fire()
+  assert.is(await verdict, undefined)
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`])
   // A row whose receive the hook never saw (it failed open) is still marked done.
   sp.put({ id: B })
@@ -344,11 +390,11 @@ test('dedupe the other way: the spool copy delivered first, then the live copy i
   const b = session(sp)
   await b.box.scan()
   await b.settle()
-  assert.equal(b.box.receive({ text: live(A) }), { consumed: s.duplicateOf('ws', A) })
+  assert.equal(await b.receive({ text: live(A) }), { consumed: s.duplicateOf('ws', A) })
   // A fresh load that only saw the done file in its listing consumes it too.
   const c = session(sp, {}, { sessionId: 'S2' })
   await c.box.scan()
-  assert.equal(c.box.receive({ text: live(A) }), { consumed: s.duplicateOf('ws', A) })
+  assert.equal(await c.receive({ text: live(A) }), { consumed: s.duplicateOf('ws', A) })
 })
 
 test('a live copy that arrives while a scan is taking the same mail is a duplicate', async () => {
@@ -363,19 +409,18 @@ test('a live copy that arrives while a scan is taking the same mail is a duplica
   }
   await b.box.scan()
   await b.settle()
-  assert.equal(during, { consumed: s.duplicateOf('ws', A) })
+  assert.equal(await during, { consumed: s.duplicateOf('ws', A) })
   assert.is(b.seen.submits.length, 1)
 })
 
 test('what receive leaves alone: a subagent\'s delivery, text without keel\'s header, a machine not started', async () => {
   const sp = spool()
   const b = session(sp)
-  assert.is(b.box.receive({ text: live(A), agentId: 'sub' }), undefined)
-  assert.is(b.box.receive({ text: 'hello' }), undefined)
-  await b.fire()
+  assert.is(await b.receive({ text: live(A), agentId: 'sub' }), undefined)
+  assert.is(await b.receive({ text: 'hello' }), undefined)
   assert.is(b.queued.length, 0)
   const idle = createMailbox('ws', { retentionMs: RETENTION })
-  assert.is(idle.receive({ text: live(A) }), undefined)
+  assert.is(await idle.receive({ text: live(A) }), undefined)
   idle.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
   assert.is(await idle.scan(), undefined)
   await idle.toolCompleted({ originPlugin: 'engine' })
@@ -388,14 +433,40 @@ test('live mail with no spool copy (another holder took it, or mail to a name th
   const sp = spool()
   const b = session(sp)
   sp.fs.dirs.add(DIR)
-  b.box.receive({ text: live(A) })
+  assert.is(await b.receive({ text: live(A) }), undefined, 'nothing to compare with: the live copy passes')
   b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
   await b.fire()
   assert.equal(sp.names(), [])
   const noKey = session(sp, {}, { key: undefined })
-  noKey.box.receive({ text: live(B) })
-  await noKey.fire()
+  await noKey.receive({ text: live(B) })
   assert.equal(noKey.box.facts().holding, 0)
+})
+
+test('older spellings (issue 17 item 4): a folder an earlier keel made for another spelling of the key is read in place, never renamed; its mail is framed may-repeat; the status names it', async () => {
+  const sp = spool()
+  const put = (folder: string, m: Mail) => {
+    sp.fs.dirs.add(`${ROOT}/${folder}`)
+    sp.fs.files.set(`${ROOT}/${folder}/${mailName(m)}`, mailFileText(m))
+  }
+  sp.put({ id: A }) // a new sender: the key's folder
+  put(escapeName('keel-B'), { v: 1, id: B, from: 'keel-A', to: 'keel-B', sentAt: T0 + 1, text: 'kept for keel-B before the fold' })
+  put(escapeName('KEEL b'), { v: 1, id: C, from: 'keel-A', to: 'KEEL b', sentAt: T0 + 2, text: 'kept for KEEL b' })
+  put(escapeName('keel-Z'), { v: 1, id: 'dddddddddddddddd', from: 'keel-A', to: 'keel-Z', sentAt: T0, text: 'not ours' })
+  const b = session(sp)
+  const peek = (await b.box.peek())!
+  assert.is(peek.waiting, 3)
+  assert.equal(peek.older, [escapeName('KEEL b'), escapeName('keel-B')])
+  const report = (await b.box.scan())!
+  await b.settle()
+  assert.is(report.taken, 3)
+  const text = b.seen.submits[0]!
+  assert.ok(text.includes(`mail ${A} from keel-A, sent 2023-11-14T22:13:20.000Z #`), 'the key\'s own folder: not framed')
+  assert.ok(text.includes(`mail ${B} from keel-A, sent 2023-11-14T22:13:20.001Z ${s.REDELIVERED} #`))
+  assert.ok(text.includes(`mail ${C} from keel-A, sent 2023-11-14T22:13:20.002Z ${s.REDELIVERED} #`))
+  assert.not.ok(text.includes('not ours'))
+  assert.equal(sp.names(`${ROOT}/${escapeName('keel-B')}`), [`${baseOf(T0 + 1, B)}.done`], 'done where it was')
+  assert.equal(sp.names(`${ROOT}/${escapeName('KEEL b')}`), [`${baseOf(T0 + 2, C)}.done`])
+  assert.ok(statusLines({ ...STATUS, key: { key: KEY, source: 'user' }, scan: peek }).includes(s.olderSpellingLine(escapeName('KEEL b'))))
 })
 
 test('a crash after the claim and before done: the next start (same session id) redelivers it, framed "may repeat"', async () => {
@@ -410,7 +481,7 @@ test('a crash after the claim and before done: the next start (same session id) 
   await resumed.box.scan()
   await resumed.settle()
   assert.is(resumed.seen.submits.length, 1)
-  assert.ok(resumed.seen.submits[0]!.includes(`mail ${A} from keel-A, sent 2023-11-14T22:13:20.000Z ${s.REDELIVERED}:`))
+  assert.ok(resumed.seen.submits[0]!.includes(`mail ${A} from keel-A, sent 2023-11-14T22:13:20.000Z ${s.REDELIVERED} #`))
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`])
 })
 
@@ -672,7 +743,7 @@ test('scans do not overlap: a scan asked for during one runs once more after it'
   assert.is(first, second)
   assert.is(second, third)
   await first
-  assert.is(lists, 2)
+  assert.is(lists, 4, 'two scans, each listing the spool root (older spellings) and the key\'s folder')
 })
 
 test('an edge scheduler that refuses: the work runs at once', async () => {
@@ -682,8 +753,7 @@ test('an edge scheduler that refuses: the work runs at once', async () => {
   b.edges.after = () => {
     throw new Error('no lane')
   }
-  b.box.receive({ text: live(A) })
-  await b.settle()
+  assert.is(await b.box.receive({ text: live(A) }), undefined)
   assert.equal(sp.names(), [claimName(baseOf(T0, A), ownerOf(SID), T0)])
   b.box.turnStarted(undefined)
   sp.put({ id: B })
@@ -703,8 +773,7 @@ test('a failing live claim is logged, and the hook still passed', async () => {
   const b = session(sp)
   sp.fs.dirs.add(DIR)
   b.edges.list = () => Promise.reject(new Error('EIO'))
-  assert.is(b.box.receive({ text: live(A) }), undefined)
-  await b.fire()
+  assert.is(await b.receive({ text: live(A) }), undefined)
   assert.ok(b.seen.logs.includes(s.listFailedLine(DIR, 'EIO')))
   b.edges.list = () => {
     throw new Error('sync boom')
@@ -735,7 +804,7 @@ function sender(sp: Spool, receiver: () => ReturnType<typeof session> | undefine
       const r = receiver()
       if (!r) return { isDelivered: false, reason: `No agent named '${to}' is reachable.\nUse ListAgents to see everyone you can message.` }
       const wrapped = `<cross-session-message from="uds:/tmp/cc-socks/1.sock" from-name="keel-A" from-mode="prompting">\n${text}\n</cross-session-message>`
-      const taken = r.box.receive({ text: wrapped })
+      const taken = await r.receive({ text: wrapped })
       if (!taken) r.box.rowStored({ door: 'prompt', originKind: 'peer', text: `Another Claude session sent a message:\n${wrapped}` })
       return { isDelivered: true }
     },
@@ -751,13 +820,13 @@ test('the whole path, recipient down: kept, and delivered with nobody typing whe
   const send = sender(sp, () => b)
   const sent = await send('are you there?')
   assert.ok(sent.ok && sent.outcome.kind === 'notRunning')
-  assert.ok(sent.ok && sent.answer.startsWith('keel-B is not running; kept in its mailbox'))
+  assert.ok(sent.ok && sent.answer.startsWith(`keel-B is not running under this config folder: kept in ${DIR},`))
   sp.advance(60_000)
   b = session(sp)
   await b.box.scan()
   await b.settle()
   assert.is(b.seen.submits.length, 1)
-  assert.ok(b.seen.submits[0]!.includes('from keel-A, sent 2023-11-14T22:13:20.000Z:\nare you there?'))
+  assert.match(b.seen.submits[0]!, /from keel-A, sent 2023-11-14T22:13:20.000Z #[a-z2-7]{8}\nare you there\?$/)
   const record = sent.ok ? sent.record! : undefined
   assert.is(sentStateOf(record!, readListing(await sp.list(DIR)), sp.now(), RETENTION), 'delivered', "the sender's status sees it taken")
 })
@@ -828,9 +897,9 @@ test('sweep: another key\'s folder gets the retention period (untaken mail dropp
   sp.fs.files.set(claimed, sp.fs.files.get(`${other}/${mailName({ sentAt: T0, id: B })}`)!)
   sp.fs.files.delete(`${other}/${mailName({ sentAt: T0, id: B })}`)
   const b = session(sp)
-  assert.is(await b.box.sweep('keel-Z'), 1)
+  assert.is(await b.box.sweep(folderOf('keel-Z')), 1)
   assert.equal(sp.names(other), [`${baseOf(T0, A)}.dropped`, claimName(baseOf(T0, B), 'someone', sp.now()), mailName({ sentAt: T0 + RETENTION + 1, id: C })])
-  assert.is(await b.box.sweep('keel-Nobody'), 0, 'a folder that is not there')
+  assert.is(await b.box.sweep(folderOf('keel-Nobody')), 0, 'a folder that is not there')
 })
 
 test.run()

@@ -8,7 +8,7 @@ import { createMailboxFeature } from '../../../src/features/mailbox/index.ts'
 import { DAY_MS, HEADLESS_IDLE_MS, SPOOL_NOTE, TOOL_NAME } from '../../../src/features/mailbox/constants.ts'
 import { STALE_TEMP_MS } from '../../../src/lib/safe-write.ts'
 import { withHeader } from '../../../src/features/mailbox/header.ts'
-import { folderOf, keyStoreName } from '../../../src/features/mailbox/key.ts'
+import { escapeName, folderOf, keyStoreName } from '../../../src/features/mailbox/key.ts'
 import { outboxStoreName } from '../../../src/features/mailbox/outbox.ts'
 import { baseOf, mailFileText, mailName, type ListEntry, type Mail } from '../../../src/features/mailbox/spool.ts'
 import * as s from '../../../src/features/mailbox/strings.ts'
@@ -120,8 +120,12 @@ function setup(o: Setup = {}) {
       hooks['tool.call']!(fake.port, { tool: TOOL, tool_use_id: 'u1', ...input, ...(agentId ? { agentId } : {}) }, next(() => ({ result: 'native' })), ctx),
     otherTool: (agentId?: string, origin = 'engine') =>
       hooks['tool.call']!(fake.port, { tool: 'Bash', tool_use_id: 'u2', command: 'ls', ...(agentId ? { agentId } : {}) }, Object.assign(fakeNext(() => ({ result: 'listed' })), { origin: { plugin: origin, tier: 'core' } }), ctx),
-    receive: (text: string, agentId?: string) =>
-      hooks['session.receive']!(fake.port, { origin: { kind: 'peer' }, text, ...(agentId ? { agentId } : {}) }, next((e: { text: string }) => ({ text: e.text })), ctx),
+    /** The hook waits for the work it sets off (the claim and the comparison, after the start's work): the clock runs meanwhile. */
+    receive: async (text: string, agentId?: string) => {
+      const r = hooks['session.receive']!(fake.port, { origin: { kind: 'peer' }, text, ...(agentId ? { agentId } : {}) }, next((e: { text: string }) => ({ text: e.text })), ctx)
+      await run(0)
+      return r
+    },
     row: (text: string, door = 'prompt') =>
       hooks['session.append']!(fake.port, { door, origin: { kind: 'peer' }, uuid: 'r1', message: { type: 'user', role: 'user', isMeta: true, content: [{ type: 'text', text }] } }, next((e: { message: unknown }) => ({ message: e.message, uuid: 'r1' })), ctx),
     turnStart: (agentId?: string) => {
@@ -187,7 +191,7 @@ test('start, headless: waiting mail is taken once the session has been idle for 
   assert.equal(w.seen.submits, [], 'not at once')
   await w.run(HEADLESS_IDLE_MS)
   assert.is(w.seen.submits.length, 1)
-  assert.ok(w.seen.submits[0]!.startsWith('[ws mailbox] 2 mails for your mailbox key `keel-B`, oldest first.'))
+  assert.ok(w.seen.submits[0]!.startsWith('[ws mailbox] 2 mails for your mailbox key `keel-B`, oldest first,'))
   assert.equal(w.names('keel-B'), [`${baseOf(T0, ID[0])}.done`, `${baseOf(T0 + 1, ID[1])}.done`])
 })
 
@@ -247,7 +251,7 @@ test('mailbox_send: main thread only; bad input refused with the reason; kept ma
   assert.match(live.result, /^delivered to keel-C \(running\); mail [a-z2-7]{16}/)
   assert.ok(w.seen.sends[0]!.text.startsWith('[ws mail ') && w.seen.sends[0]!.text.endsWith(' from keel-B]\nhello C'))
   const kept = (await w.h.tool({ to: 'keel-D', text: 'hello D' })) as { result: string }
-  assert.match(kept.result, /^keel-D is not running; kept in its mailbox, delivered when it next starts/)
+  assert.match(kept.result, new RegExp(`^keel-D is not running under this config folder: kept in ${ROOT}/keel-d, delivered when it next starts under this config folder`))
   const outbox = w.store.get(outboxStoreName(SID)) as { to: string }[]
   assert.equal(outbox.map((r) => r.to), ['keel-D'])
   assert.is(w.names('keel-D').length, 1)
@@ -282,7 +286,7 @@ test('live mail: a second copy of a delivered mail is consumed; the stored row m
   const text = withHeader('ws', mail.id, 'keel-A', mail.text)
   assert.equal(await w.h.receive(text), { text }, 'the first copy passes to the engine')
   await w.run(0)
-  assert.ok(w.names('keel-B')[0]!.includes('.claimed-'), 'claimed off the path')
+  assert.ok(w.names('keel-B')[0]!.includes('.claimed-'), 'claimed')
   assert.equal(await w.h.receive(text), { consumed: s.duplicateOf('ws', mail.id) })
   await w.h.row(`Another Claude session sent a message:\n<cross-session-message from="uds:/s" from-name="keel-A">\n${text}\n</cross-session-message>`)
   await w.run(0)
@@ -374,7 +378,8 @@ test('retention: the sender\'s status drops its untaken mail once the period is 
 test('status: two holders of the key are warned of; the summary line; not started', async () => {
   const before = setup({ record: NAMED })
   assert.equal(await before.h.status(), [s.NOT_STARTED_LINE])
-  const w = setup({ record: NAMED, peers: ['keel-B', 'keel-C'] })
+  // Issue 17 item 4: a peer named `KEEL b` holds the name keel-B to the engine.
+  const w = setup({ record: NAMED, peers: ['KEEL b', 'keel-C'] })
   await w.h.start()
   w.put({ id: ID[0], to: 'keel-B' })
   const lines = (await w.h.verb('mailbox')).split('\n')
@@ -382,6 +387,22 @@ test('status: two holders of the key are warned of; the summary line; not starte
   assert.ok(lines.includes(s.waitingLine('keel-B', 1, T0)), lines.join('\n'))
   assert.ok(lines.includes(s.scanEveryLine(60)))
   assert.equal(await w.h.status(), ['mailbox: key keel-B, 1 waiting, 0 sent waiting, 1 problem (see /ws mailbox)'])
+})
+
+test('older spellings (issue 17 item 4): mail this session sent before keys were folded is found under its spelling; the clean-up sweeps other keys\' older folders, never the key\'s own', async () => {
+  const w = setup({ record: NAMED, store: { [outboxStoreName(SID)]: [{ id: ID[1], to: 'keel-C', sentAt: T0 }] } })
+  // As an earlier keel wrote them: keel-C's folder under its spelling, and an old one of keel-B's own.
+  const old = (folder: string, m: Mail) => {
+    w.fs.dirs.add(`${ROOT}/${folder}`)
+    w.fs.files.set(`${ROOT}/${folder}/${mailName(m)}`, mailFileText(m))
+  }
+  old(escapeName('keel-C'), { v: 1, id: ID[1], from: 'keel-B', to: 'keel-C', sentAt: T0, text: 'x' })
+  old(escapeName('keel-Gone'), { v: 1, id: ID[2], from: 'keel-B', to: 'keel-Gone', sentAt: T0 - 8 * DAY_MS, text: 'y' })
+  await w.h.start()
+  await w.run(HEADLESS_IDLE_MS)
+  const lines = (await w.h.verb('mailbox')).split('\n')
+  assert.ok(lines.includes('sent, still waiting: 1 to keel-C'), lines.join('\n'))
+  assert.equal([...w.fs.files.keys()].filter((p) => p.startsWith(`${ROOT}/${escapeName('keel-Gone')}/`)).map((p) => p.slice(p.lastIndexOf('/') + 1)), [`${baseOf(T0 - 8 * DAY_MS, ID[2])}.dropped`])
 })
 
 test('clean-up at start: other keys\' folders get the retention period; stale store entries go', async () => {

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert'
 import { KEY_STORE_TTL_MS } from '../../../src/features/mailbox/constants.ts'
 import { base32Of, bytesFor, MAIL_ID_PATTERN, newMailId } from '../../../src/features/mailbox/ids.ts'
 import {
-  adoptRename, carryAcrossClear, checkKey, folderOf, keyOfFolder, looksDerived, mintKey, renameApplied, settleKey, slugOf, staleKeyEntries, storedKeyOf,
+  adoptRename, carryAcrossClear, checkKey, escapeName, folderOf, keyIdOf, keyOfFolder, sameKey, looksDerived, mintKey, renameApplied, settleKey, slugOf, staleKeyEntries, storedKeyOf,
   type SettleInput,
 } from '../../../src/features/mailbox/key.ts'
 import {
@@ -49,22 +49,44 @@ test('checkKey: every bad input, with its reason', () => {
   assert.ok(checkKey('名'.repeat(28)).ok, '28 × 9 = 252 bytes fits')
 })
 
-test('folderOf: reversible, ASCII, never a dot name, and apart under case folding', () => {
-  assert.is(folderOf('keel-b_2'), 'keel-b_2')
-  assert.is(folderOf('Keel'), '%4Beel')
-  assert.is(folderOf('a.b c'), 'a%2Eb%20c')
-  assert.is(folderOf('名'), '%E5%90%8D')
-  for (const key of ['keel-B', 'Keel', 'keel', 'a.b c', 'Ünïcødé 名前', '%41', 'x'.repeat(64), '[ref]']) {
-    assert.is(keyOfFolder(folderOf(key)), key, key)
-    assert.ok(/^[A-Za-z0-9_%-]+$/.test(folderOf(key)))
+test('escapeName: reversible, ASCII, never a dot name, and apart under case folding', () => {
+  assert.is(escapeName('keel-b_2'), 'keel-b_2')
+  assert.is(escapeName('Keel'), '%4Beel')
+  assert.is(escapeName('a.b c'), 'a%2Eb%20c')
+  assert.is(escapeName('名'), '%E5%90%8D')
+  for (const text of ['keel-B', 'Keel', 'keel', 'a.b c', 'Ünïcødé 名前', '%41', 'x'.repeat(64), '[ref]']) {
+    assert.is(keyOfFolder(escapeName(text)), text, text)
+    assert.ok(/^[A-Za-z0-9_%-]+$/.test(escapeName(text)))
   }
-  assert.is.not(folderOf('Keel').toLowerCase(), folderOf('keel').toLowerCase())
-  assert.is.not(folderOf('J').toLowerCase(), folderOf('%4a').toLowerCase())
+  assert.is.not(escapeName('Keel').toLowerCase(), escapeName('keel').toLowerCase())
+  assert.is.not(escapeName('J').toLowerCase(), escapeName('%4a').toLowerCase())
 })
 
-test('keyOfFolder: only a name folderOf makes', () => {
+test('keyOfFolder: only a name escapeName makes', () => {
   for (const name of ['', 'A', '%4b', '%ZZ', '.', '..', '%FF', 'a b', '%2', 'a%2']) assert.is(keyOfFolder(name), undefined, name)
   assert.is(keyOfFolder('%61'), undefined, "'a' is never escaped")
+})
+
+test('keys (issue 17 item 4): one rule, the engine\'s (measured: SendMessage reaches `Release Bot` by each of these); one key, one folder', () => {
+  // Every spelling the engine delivered to a session named `Release Bot` (NOTES §9).
+  const spellings = ['Release Bot', 'release bot', 'RELEASE BOT', 'release-bot', 'Release  Bot', 'Release\tBot', 'Release \u200bBot', 'Ｒｅｌｅａｓｅ Ｂｏｔ']
+  for (const k of spellings) {
+    assert.is(keyIdOf(k), 'release-bot', JSON.stringify(k))
+    assert.is(folderOf(k), 'release-bot', JSON.stringify(k))
+    assert.ok(sameKey(k, 'Release Bot'), JSON.stringify(k))
+  }
+  // ... and the ones it refused ("No agent named … is reachable").
+  for (const k of ['Release\u200bBot', 'releasebot', 'release_bot']) assert.not.ok(sameKey(k, 'Release Bot'), JSON.stringify(k))
+  assert.is(keyIdOf('Release\ufeffBot'), 'release-bot', 'U+FEFF is white space to the engine, not dropped')
+  assert.not.ok(sameKey('a', undefined))
+  assert.is(folderOf('keel-B'), 'keel-b')
+  assert.is(folderOf('名前'), '%E5%90%8D%E5%89%8D')
+  // A folder an earlier keel made for a spelling: its key decodes; its own folder is now another.
+  assert.is(keyOfFolder('keel-%42'), 'keel-B')
+  assert.is(folderOf(keyOfFolder('keel-%42')!), 'keel-b')
+  // A name that is nothing once folded is no key (it would name the spool's root).
+  assert.equal(checkKey('\u200b'), { ok: false, why: KEY_WHY.empty })
+  assert.equal(checkKey(' \u00ad '), { ok: false, why: KEY_WHY.empty })
 })
 
 test('ids: base32 of random bytes; a mail id has 16 characters; too few bytes throw', () => {

@@ -22,6 +22,28 @@ test('checkSend: a key and a non-blank text of at most 64 KiB of UTF-8', () => {
   assert.equal(checkSend({ to: 'keel-B', text: 'é'.repeat(MAIL_TEXT_MAX_BYTES / 2) }, undefined).ok, true)
 })
 
+/** A text of exactly `bytes` bytes of UTF-8: characters of `unit` with ASCII filling the rest. */
+const textOf = (unit: string, bytes: number) => {
+  const w = new TextEncoder().encode(unit).length
+  return unit.repeat(Math.floor(bytes / w)) + 'x'.repeat(bytes % w)
+}
+
+test('checkSend (issue 17 item 5): 2-, 3- and 4-byte texts just under, at and just over the 64 KiB cap; the cap counts bytes, not characters', () => {
+  for (const unit of ['é', '€', '😀']) {
+    for (const bytes of [MAIL_TEXT_MAX_BYTES - 1, MAIL_TEXT_MAX_BYTES]) {
+      const text = textOf(unit, bytes)
+      assert.equal(checkSend({ to: 'keel-B', text }, undefined), { ok: true, to: 'keel-B', text }, `${unit} ${bytes}`)
+    }
+    // One character more: over the cap by the character's width, whatever the width.
+    const over = textOf(unit, MAIL_TEXT_MAX_BYTES - (MAIL_TEXT_MAX_BYTES % new TextEncoder().encode(unit).length)) + unit
+    assert.equal(checkSend({ to: 'keel-B', text: over }, undefined), { ok: false, deny: s.textTooLong(new TextEncoder().encode(over).length) }, `${unit} over`)
+  }
+  // A lone surrogate has no UTF-8 form (the model reads U+FFFD, measured): refused; a pair is a character.
+  assert.equal(checkSend({ to: 'keel-B', text: 'a\ud800b' }, undefined), { ok: false, deny: s.TEXT_NOT_UTF8 })
+  assert.equal(checkSend({ to: 'keel-B', text: 'a\udc00' }, undefined), { ok: false, deny: s.TEXT_NOT_UTF8 })
+  assert.ok(checkSend({ to: 'keel-B', text: 'a\ud83d\ude00' }, undefined).ok)
+})
+
 test('checkSend: every bad input', () => {
   const deny = (input: { to?: unknown; text?: unknown }, own?: string) => {
     const r = checkSend(input, own)
@@ -35,6 +57,9 @@ test('checkSend: every bad input', () => {
   assert.is(deny({ to: 'a\u0000b', text: 'x' }), s.toRefused(s.KEY_WHY.control))
   assert.is(deny({ to: 'x'.repeat(65), text: 'x' }), s.toRefused(s.KEY_WHY.long))
   assert.is(deny({ to: 'keel-A', text: 'x' }, 'keel-A'), s.toSelf('keel-A'))
+  // Issue 17 item 4: another spelling of one's own key is one's own key.
+  assert.is(deny({ to: 'KEEL a', text: 'x' }, 'keel-A'), s.toSelf('KEEL a'))
+  assert.is(deny({ to: '\u200b', text: 'x' }), s.toRefused(s.KEY_WHY.empty))
   assert.is(deny({ to: 'keel-B' }), s.TEXT_NOT_TEXT)
   assert.is(deny({ to: 'keel-B', text: 42 }), s.TEXT_NOT_TEXT)
   assert.is(deny({ to: 'keel-B', text: '' }), s.TEXT_EMPTY)
@@ -66,13 +91,15 @@ test('classifySend: the engine\'s texts (NOTES §3)', () => {
   assert.equal(classifySend(new Error('socket closed')), { kind: 'refused', reason: 'socket closed' })
 })
 
-test('answerFor: each outcome names the key and the mail', () => {
-  assert.is(answerFor({ kind: 'delivered' }, 'K', ID), `delivered to K (running); mail ${ID}, also kept in its mailbox until K has it`)
-  assert.is(answerFor({ kind: 'notRunning' }, 'K', ID), `K is not running; kept in its mailbox, delivered when it next starts (mail ${ID})`)
-  assert.is(answerFor({ kind: 'twoHolders', refs: ['a1', 'b2'] }, 'K', ID), `kept; K names two running sessions (refs a1, b2); the mail waits in K's mailbox and goes to whichever of them takes it first (mail ${ID})`)
-  assert.ok(answerFor({ kind: 'twoHolders', refs: [] }, 'K', ID).includes('(refs not given)'))
-  assert.is(answerFor({ kind: 'refused', reason: 'quiet' }, 'K', ID), `kept; native delivery refused: quiet (mail ${ID})`)
-  assert.is(answerFor({ kind: 'noMessaging' }, 'K', ID), s.keptNoMessaging('K', ID))
+test('answerFor: each outcome names the key and the mail; "not running" says where it is kept and that only this config folder reads it (issue 17 item 7)', () => {
+  const at = '/cfg/keel/mailbox/k'
+  assert.is(answerFor({ kind: 'delivered' }, 'K', ID, at), `delivered to K (running); mail ${ID}, also kept in its mailbox until K has it`)
+  assert.is(answerFor({ kind: 'notRunning' }, 'K', ID, at),
+    `K is not running under this config folder: kept in ${at}, delivered when it next starts under this config folder; a session under another CLAUDE_CONFIG_DIR never sees it (mail ${ID})`)
+  assert.is(answerFor({ kind: 'twoHolders', refs: ['a1', 'b2'] }, 'K', ID, at), `kept; K names two running sessions (refs a1, b2); the mail waits in K's mailbox and goes to whichever of them takes it first (mail ${ID})`)
+  assert.ok(answerFor({ kind: 'twoHolders', refs: [] }, 'K', ID, at).includes('(refs not given)'))
+  assert.is(answerFor({ kind: 'refused', reason: 'quiet' }, 'K', ID, at), `kept; native delivery refused: quiet (mail ${ID})`)
+  assert.is(answerFor({ kind: 'noMessaging' }, 'K', ID, at), s.keptNoMessaging('K', ID))
 })
 
 function sender(over: { send?: SendEdges['send'] | null; commands?: boolean } = {}) {
@@ -105,8 +132,8 @@ test('sendMail: the spool file first, atomically, then the native send with keel
   assert.is(r.path, path)
   assert.equal(r.mail, { v: 1, id: ID, from: 'keel-A', to: 'keel-B', sentAt: T, text: 'hello' })
   assert.equal(JSON.parse(w.fs.files.get(path)!), r.mail)
-  assert.equal(w.order, [`write ${ROOT}/keel-%42/.${T}-${ID}.json.keel-tok.tmp`, 'send keel-B'], 'written (temp + rename) before the send')
-  assert.ok(w.fs.log.includes(`move ${ROOT}/keel-%42/.${T}-${ID}.json.keel-tok.tmp -> ${path}`))
+  assert.equal(w.order, [`write ${ROOT}/keel-b/.${T}-${ID}.json.keel-tok.tmp`, 'send keel-B'], 'written (temp + rename) before the send')
+  assert.ok(w.fs.log.includes(`move ${ROOT}/keel-b/.${T}-${ID}.json.keel-tok.tmp -> ${path}`))
   assert.equal(w.sent, [{ to: 'keel-B', text: `[ws mail ${ID} from keel-A]\nhello` }])
   assert.equal(findHeader(w.sent[0]!.text), { pkg: 'ws', id: ID, from: 'keel-A' })
   assert.is(r.answer, s.delivered('keel-B', ID))
@@ -115,7 +142,7 @@ test('sendMail: the spool file first, atomically, then the native send with keel
 
 test('sendMail: a recipient not running, two holders, a refusal, a send that rejects, no native messaging: kept, and said so', async () => {
   const cases: [SendEdges['send'] | null, string][] = [
-    [async () => ({ isDelivered: false, reason: "No agent named 'keel-B' is reachable.\nUse ListAgents to see everyone you can message." }), s.keptNotRunning('keel-B', ID)],
+    [async () => ({ isDelivered: false, reason: "No agent named 'keel-B' is reachable.\nUse ListAgents to see everyone you can message." }), s.keptNotRunning('keel-B', `${ROOT}/keel-b`, ID)],
     [async () => ({ isDelivered: false, reason: "2 agents are named 'keel-B'. Re-send with the ref of the one you mean:\n  keel-B [aa11] — x\n  keel-B [bb22] — y" }), s.keptTwoHolders('keel-B', ['aa11', 'bb22'], ID)],
     [async () => ({ isDelivered: false, reason: 'Not sent: a plugin hook refused it (no).' }), s.keptRefused('Not sent: a plugin hook refused it (no).', ID)],
     [() => Promise.reject(new Error('EPIPE')), s.keptRefused('EPIPE', ID)],
@@ -151,9 +178,9 @@ test('sendMail: a spool that cannot be written (a full disk, an unreadable folde
   const u = await sendMail(unreadable.edges, unreadable.req({ to: 'keel-B', text: 'hi' }))
   assert.equal(u, { ok: false, deny: s.notKept(REFUSED.ownerMissing(ROOT)) })
   const linked = sender()
-  linked.fs.links.set(`${ROOT}/keel-%42`, '/elsewhere')
+  linked.fs.links.set(`${ROOT}/keel-b`, '/elsewhere')
   const l = await sendMail(linked.edges, linked.req({ to: 'keel-B', text: 'hi' }))
-  assert.equal(l, { ok: false, deny: s.notKept(REFUSED.link(`${ROOT}/keel-%42`)) })
+  assert.equal(l, { ok: false, deny: s.notKept(REFUSED.link(`${ROOT}/keel-b`)) })
   const broken = sender()
   broken.edges.randomBytes = () => new Uint8Array(1)
   const b = await sendMail(broken.edges, broken.req({ to: 'keel-B', text: 'hi' }))
@@ -165,9 +192,9 @@ test('sendMail where nothing renames: written in place, never over an existing f
   const w = sender({ commands: false })
   const r = await sendMail(w.edges, w.req({ to: 'keel-B', text: 'hi' }))
   assert.ok(r.ok)
-  assert.equal(w.order, [`write ${ROOT}/keel-%42/${T}-${ID}.json`, 'send keel-B'])
+  assert.equal(w.order, [`write ${ROOT}/keel-b/${T}-${ID}.json`, 'send keel-B'])
   const again = await sendMail(w.edges, w.req({ to: 'keel-B', text: 'other' }))
-  assert.equal(again, { ok: false, deny: s.notKept(REFUSED.changed(`${ROOT}/keel-%42/${T}-${ID}.json`)) }, 'the same id twice: the first stands')
+  assert.equal(again, { ok: false, deny: s.notKept(REFUSED.changed(`${ROOT}/keel-b/${T}-${ID}.json`)) }, 'the same id twice: the first stands')
 })
 
 const rec = (id: string, to = 'K', sentAt = T): OutboxRecord => ({ id, to, sentAt })

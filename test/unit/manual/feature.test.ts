@@ -143,6 +143,29 @@ test('the root: the repository\'s, else the nearest folder holding the manual, e
   assert.ok(c.calls.includes('root'))
 })
 
+// Issue 17 item 8: `$.session.repo().root` is the main checkout's in a linked worktree (measured).
+test('the root of a linked worktree is the worktree: the nearest folder up from the session\'s root holding .git', async () => {
+  const files = new Map([['/main/ai-docs/WORKFLOW.md', 'the main checkout\'s'], ['/wt/feature/ai-docs/WORKFLOW.md', MANUAL], ['/wt/feature/.git', 'gitdir: /main/.git/worktrees/feature']])
+  for (const root of ['/wt/feature', '/wt/feature/sub']) {
+    const w = world({ files, dirs: new Set(['/main', '/wt/feature', '/wt/feature/sub', '/wt/feature/ai-docs']), repo: '/main', root })
+    const { engine } = setup(w)
+    await engine.start()
+    assert.is(sectionOf(await engine.compose())!.text, `${HEADER}\n\n${MANUAL.trimEnd()}`, `from ${root}: the worktree's manual`)
+    assert.equal(w.calls.filter((c) => c.endsWith('/.git')), root === '/wt/feature' ? ['stat /wt/feature/.git'] : ['stat /wt/feature/sub/.git', 'stat /wt/feature/.git'])
+  }
+  // One nested in the main checkout (the engine's own worktrees live under .claude/worktrees/).
+  const nested = world({ files: new Map([['/main/ai-docs/WORKFLOW.md', 'the main checkout\'s'], ['/main/.claude/worktrees/x/ai-docs/WORKFLOW.md', MANUAL], ['/main/.claude/worktrees/x/.git', 'gitdir']]), repo: '/main', root: '/main/.claude/worktrees/x' })
+  const sn = setup(nested)
+  await sn.engine.start()
+  assert.is(sectionOf(await sn.engine.compose())!.text, `${HEADER}\n\n${MANUAL.trimEnd()}`)
+  // A subfolder of the main checkout: no .git below the repository's root, so its root.
+  const sub = world({ files: new Map([['/main/ai-docs/WORKFLOW.md', MANUAL]]), repo: '/main', root: '/main/src' })
+  const ss = setup(sub)
+  await ss.engine.start()
+  assert.ok(sectionOf(await ss.engine.compose()))
+  assert.equal(sub.calls.filter((c) => c.endsWith('/.git')), ['stat /main/src/.git'], 'no stat at or above the repository root')
+})
+
 test('resumed: rows at the start load the record; a failed rows read counts as resumed (collapses nothing without a record)', async () => {
   const w = world({ history: true })
   w.store.set('manual-snapshot:session-1', { hash: await contentHash(MANUAL), at: 5, reason: 'start', bytes: MANUAL.length })

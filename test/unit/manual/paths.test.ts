@@ -1,7 +1,7 @@
 // Paths as the manual compares them, and where the manualFile option puts the manual.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { folderOf, isUnder, manualLocation, normalizePath } from '../../../src/features/manual/paths.ts'
+import { folderOf, foldersUp, isUnder, joinPath, manualLocation, normalizePath } from '../../../src/features/manual/paths.ts'
 
 test('normalizePath: separators, dots, climbing', () => {
   const table: [string, string][] = [
@@ -48,6 +48,20 @@ test('manualLocation: the option joined to the root; absolute or climbing values
   assert.equal(manualLocation('/p', '../W.md'), { problem: 'manualFile "../W.md" climbs out of the project root' })
   assert.equal(manualLocation('/p', 'a/../..'), { problem: 'manualFile "a/../.." climbs out of the project root' })
   assert.equal(manualLocation('/p', '.'), { problem: 'manualFile "." climbs out of the project root' })
+})
+
+test('foldersUp: the folder and those above it, nearest first, up to the stop (left out) or the root', () => {
+  assert.equal(foldersUp('/main', '/main'), [], 'the stop itself: none')
+  assert.equal(foldersUp('/main/a/b', '/main/'), ['/main/a/b', '/main/a'])
+  assert.equal(foldersUp('/wt/feature/sub', '/main'), ['/wt/feature/sub', '/wt/feature', '/wt', '/'], 'a stop never met: up to the root')
+  assert.equal(foldersUp('C:\\wt\\x', 'D:/main'), ['C:/wt/x', 'C:/wt', 'C:/'])
+  assert.equal(foldersUp('a/b', '/main'), ['a/b', 'a', '.'])
+})
+
+test('joinPath', () => {
+  assert.is(joinPath('/wt/', '.git'), '/wt/.git')
+  assert.is(joinPath('/', '.git'), '/.git')
+  assert.is(joinPath('C:\\wt', 'ai-docs/WORKFLOW.md'), 'C:/wt/ai-docs/WORKFLOW.md')
 })
 
 test.run()

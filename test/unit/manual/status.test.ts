@@ -34,11 +34,14 @@ test('the file changed since the copy, or is gone, or was not looked at', () => 
   assert.is(statusLines(facts({ now: ok(H2, 99) }))[2], "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)")
   assert.is(statusLines(facts({ now: ok(H2, 99) }))[0], 'manual: ai-docs/WORKFLOW.md: 99 bytes')
   const gone = statusLines(facts({ now: { found: false, problem: { kind: 'missing' } } }))
+  // Issue 17 item 9: deleted while the prompt carries it, it is no "not a manual project".
   assert.equal(gone.slice(0, 3).concat(), [
-    'manual: ai-docs/WORKFLOW.md: no such file (not a manual project: nothing is added and no read is touched)',
+    'manual: ai-docs/WORKFLOW.md: no such file',
     'system prompt: carries the manual as it read at 2025-01-02T03:04:05.000Z (start), 1234 bytes, sha256 aaaaaaaaaaaa',
-    "file now: not readable as the prompt's copy was (see the manual line)",
+    "file now: deleted; the prompt keeps its copy until the next compaction or /clear",
   ])
+  const refused = statusLines(facts({ now: { found: false, problem: { kind: 'not-a-file', realPath: '/p/ai-docs/WORKFLOW.md' } } }))
+  assert.is(refused[2], "file now: not readable as the prompt's copy was (see the manual line)")
   const unlooked = statusLines(facts({ now: undefined }))
   assert.is(unlooked[0], 'manual: ai-docs/WORKFLOW.md: not looked at (see the debug log)')
   assert.is(unlooked[2], "file now: not readable as the prompt's copy was (see the manual line)")

@@ -163,6 +163,20 @@ test('session.end drops the pending request', async () => {
   assert.equal(h.seen.commands, [])
 })
 
+test('prompt.submit: the report entering after a session end is dropped; any other prompt, and the report in its own conversation, pass', async () => {
+  const h = await started('ws', '*')
+  const submit = (text: string) => hooks['prompt.submit']!(h.port, { text, origin: { kind: 'plugin', name: 'ws' }, wait: false } as never, next, ctxOn(h.port, 'ws', '*'))
+  await call(h, { tool: 'mcp__ws__request_mcp_reconnect', continue: true })
+  await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
+  await h.fire()
+  const report = h.seen.submitted[0]!
+  assert.equal(await submit(report), { passed: { text: report, origin: { kind: 'plugin', name: 'ws' }, wait: false } })
+  await hooks['session.end']!(h.port, { reason: 'clear', sessionId: 's' } as never, next, ctxOn(h.port, 'ws', '*'))
+  assert.equal(await submit(report), { drop: 'an MCP reconnect report of the conversation before this one; dropped' })
+  assert.ok(h.seen.logs.includes("ws mcp reconnect: the session ended before the reconnect report's turn began; the report is dropped"), h.seen.logs.join('\n'))
+  assert.ok('passed' in (await submit('hello')))
+})
+
 test('"*": a turn start notes the servers off its path, from the clock; one listed then is kept while down', async () => {
   const h = await started('ws', '*', { servers: [] })
   h.fake.servers.push('late')

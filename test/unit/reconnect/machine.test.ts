@@ -24,6 +24,7 @@ function harness(script: Script = {}) {
   const facts = createFacts()
   const edges: ReconnectEdges = {
     mainTurns: () => facts.mainTurns(),
+    busy: () => facts.isMainTurnRunning(),
     reconnect: (server) => { calls.reconnect.push(server); return script.reconnect ? script.reconnect(server) : Promise.resolve({}) },
     toolsListed: async () => (script.listed ?? (() => true))(++calls.listed),
     connection: async () => (script.connection ?? (() => ({ isConnected: true as const })))(++calls.connections),
@@ -247,6 +248,60 @@ test('a dropped or rejected prompt becomes a transcript notice (acceptance 15)',
     assert.is(h.calls.notices.length, 1)
     assert.ok(h.calls.notices[0]!.startsWith(`ws mcp reconnect: a prompt was not submitted (${why}):\n[ws mcp] The MCP server "s" did not come back`), h.calls.notices[0])
   }
+})
+
+// wsflow §4.3, issue 17 item 10: a report submitted while a main turn runs would wait in the engine's
+// queue behind a /clear typed during that turn and enter the conversation the /clear began.
+test('a report made while a main turn runs is held to that turn\'s end and submitted from its hook', async () => {
+  const h = harness({ reconnect: () => Promise.reject(new Error('nope')) })
+  h.machine.lever('s', true)
+  h.machine.turnComplete(undefined, 'answer')
+  h.facts.turnStarted(undefined) // the person's next turn starts before the step ends
+  await h.fire()
+  assert.equal(h.calls.submitted, [], 'not queued behind the running turn')
+  h.machine.turnComplete('agent-1', 'answer')
+  await h.settle()
+  assert.equal(h.calls.submitted, [], 'a subagent\'s turn end is not the main turn\'s')
+  assert.is(h.machine.turnComplete(undefined, 'aborted'), true, 'it tells the hook a report went (the hook then waits for the engine to take it)')
+  assert.is(h.calls.submitted.length, 1, 'the failure is reported at the main turn\'s end, aborted or not, inside its hook')
+  assert.is(h.machine.turnComplete(undefined, 'answer'), false)
+  assert.ok(h.calls.submitted[0]!.endsWith('Resume the interrupted work.'))
+  assert.is(h.machine.stale(h.calls.submitted[0]!), false, 'entering in its own conversation, it stands')
+})
+
+test('a report that enters after the session ended is stale (dropped); a held one is dropped at the end', async () => {
+  const h = harness({ reconnect: () => Promise.reject(new Error('nope')) })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  const report = h.calls.submitted[0]!
+  h.machine.end('clear')
+  assert.is(h.machine.stale(report), true)
+  assert.is(h.machine.stale('another prompt'), false)
+  assert.ok(h.calls.logs.includes("the session ended before the reconnect report's turn began; the report is dropped"))
+
+  const held = harness({ reconnect: () => Promise.reject(new Error('nope')) })
+  held.machine.lever('s', false)
+  held.machine.turnComplete(undefined, 'answer')
+  held.facts.turnStarted(undefined)
+  await held.fire()
+  held.machine.end('clear')
+  assert.ok(held.calls.logs.includes("the session ended before the reconnect report's turn began; the report is dropped"))
+  held.machine.turnComplete(undefined, 'answer')
+  await held.settle()
+  assert.equal(held.calls.submitted, [], 'nothing acts in the next conversation')
+})
+
+test('a report dropped after the session ended is no notice in the next conversation', async () => {
+  let drop: (v: { drop: string }) => void = () => {}
+  const h = harness({ reconnect: () => Promise.reject(new Error('nope')), submit: () => new Promise((r) => { drop = r }) })
+  h.machine.lever('s', false)
+  h.machine.turnComplete(undefined, 'answer')
+  await h.fire()
+  h.machine.end('clear')
+  drop({ drop: 'stale' })
+  await h.settle()
+  assert.equal(h.calls.notices, [])
 })
 
 test('two calls in one turn: one step, the latest continue wins (acceptance 16)', async () => {

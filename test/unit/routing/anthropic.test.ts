@@ -132,11 +132,11 @@ test('the decoder on a recorded stream (thinking, text, a tool call in pieces, C
 test('the decoder: an error event, a line that is not JSON, a whole input in the start block, an unknown stop reason', () => {
   const error = everySplit(createAnthropicDecoder, fixture('anthropic-error.txt'), same)
   assert.equal(error.failure, { kind: 'stream-error', message: 'Overloaded' })
-  assert.is(error.result.answer, 'Half\n\nFAILED: stream-error')
+  assert.equal([error.chunks.map((c) => (c.kind === 'text' ? c.text : c.kind)), error.result], [['Half'], undefined])
   const ev = (data: object) => `data: ${JSON.stringify(data)}\n\n`
   assert.equal(run(createAnthropicDecoder, ['data: {oops\n\n']).failure, { kind: 'unreadable', sample: '{oops' })
   assert.equal(run(createAnthropicDecoder, ['data: [1]\n\n']).failure, { kind: 'unreadable', sample: '[1]' })
-  assert.equal(run(createAnthropicDecoder, [ev({ type: 'error', error: 'plain' })]).failure, { kind: 'stream-error', message: '"plain"' })
+  assert.equal(run(createAnthropicDecoder, [ev({ type: 'error', error: 'plain' })]).failure, { kind: 'stream-error', message: 'plain' })
   const whole = run(createAnthropicDecoder, [
     ev({ type: 'content_block_start', index: 0, content_block: { type: 'tool_use', id: 't', name: 'Read', input: { file_path: '/a' } } }),
     ev({ type: 'content_block_start', content_block: { type: 'text', text: 'preset text' } }),
@@ -144,11 +144,31 @@ test('the decoder: an error event, a line that is not JSON, a whole input in the
     ev({ type: 'content_block_delta', index: 3, delta: { type: 'citations_delta', citation: {} } }),
     ev({ type: 'future_event' }),
   ])
-  assert.equal(whole.result.toolUses, [{ name: 'Read', input: { file_path: '/a' } }])
-  assert.is(whole.result.answer, 'preset text')
+  assert.equal(whole.result!.toolUses, [{ name: 'Read', input: { file_path: '/a' } }])
+  assert.is(whole.result!.answer, 'preset text')
   const stop = run(createAnthropicDecoder, [ev({ type: 'message_delta', delta: { stop_reason: 'max_tokens' }, usage: { output_tokens: 7 } })])
-  assert.equal([stop.result.stopReason, stop.result.usage?.output_tokens, stop.result.usage?.input_tokens], ['max_tokens', 7, 0])
-  assert.is(run(createAnthropicDecoder, [ev({ type: 'message_delta', delta: { stop_reason: 'something_new' } })]).result.stopReason, 'end_turn')
+  assert.equal([stop.result!.stopReason, stop.result!.usage?.output_tokens, stop.result!.usage?.input_tokens], ['max_tokens', 7, 0])
+  assert.match(stop.result!.answer, 'output token maximum', 'a cut answer says so')
+  assert.is(run(createAnthropicDecoder, [ev({ type: 'message_delta', delta: { stop_reason: 'something_new' } })]).result!.stopReason, 'end_turn')
+})
+
+test('the decoder: max_tokens and refusal say the answer is cut, once; a stream with neither a stop reason nor message_stop is cut, at every cut', () => {
+  const ev = (data: object) => `event: ${(data as { type: string }).type}\ndata: ${JSON.stringify(data)}\n\n`
+  const opening = [
+    ev({ type: 'message_start', message: { id: 'm', type: 'message', role: 'assistant', content: [], stop_reason: null, usage: { input_tokens: 3, output_tokens: 1 } } }),
+    ev({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+    ev({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Half é' } }),
+  ].join('')
+  for (const [reason, line] of [
+    ['max_tokens', 'keel: GPT-5\'s response hit its output token maximum and is cut off here (the alias\'s "maxOutput" in routing.json sets it)'],
+    ['refusal', 'keel: GPT-5\'s content filter stopped the response; it is cut off here'],
+  ] as const) {
+    const r = everySplit(createAnthropicDecoder, opening + ev({ type: 'content_block_stop', index: 0 }) + ev({ type: 'message_delta', delta: { stop_reason: reason }, usage: { output_tokens: 9 } }) + ev({ type: 'message_stop' }), same)
+    assert.equal([r.result!.answer, r.result!.stopReason, r.failure], [`Half é\n\n${line}`, reason, undefined], reason)
+  }
+  const cut = everySplit(createAnthropicDecoder, opening, same)
+  assert.equal([cut.failure, cut.chunks.map((c) => (c.kind === 'text' ? c.text : c.kind)), cut.result], [{ kind: 'unfinished' }, ['Half é'], undefined])
+  assert.is(run(createAnthropicDecoder, [opening + ev({ type: 'message_stop' })]).result!.stopReason, 'end_turn', 'message_stop alone finishes it')
 })
 
 /** The encoder sends the text in one piece and re-encodes the arguments: compare joined text and arguments as values. */

@@ -75,7 +75,7 @@ test('provider errors, each with its JSON path', () => {
   const cases: [unknown, string[]][] = [
     [5, ['providers.p: must be an object']],
     [{}, ['providers.p.api: missing', 'providers.p.baseUrl: missing', 'providers.p.auth: missing']],
-    [{ ...OPENAI, api: 'openai' }, ['providers.p.api: must be "openai-chat" or "anthropic-messages"']],
+    [{ ...OPENAI, api: 'openai' }, ['providers.p.api: must be "openai-chat", "openai-responses" or "anthropic-messages"']],
     [{ ...OPENAI, baseUrl: 'ftp://x.example' }, ['providers.p.baseUrl: must be an http:// or https:// URL']],
     [{ ...OPENAI, baseUrl: 'not a url' }, ['providers.p.baseUrl: must be an http:// or https:// URL']],
     [{ ...OPENAI, baseUrl: 7 }, ['providers.p.baseUrl: must be an http:// or https:// URL']],
@@ -153,7 +153,7 @@ test('mixed valid and invalid: each bad entry dropped with its error, the rest r
     },
   }))
   assert.equal(r.errors, [
-    'providers.bad.api: must be "openai-chat" or "anthropic-messages"',
+    'providers.bad.api: must be "openai-chat", "openai-responses" or "anthropic-messages"',
     'models.gpt-bad.provider: provider "bad" has errors, so this alias is off',
     `models.opus: "opus" is Claude's own model name; pick another alias`,
     'models.gpt-mini.context: must be a positive whole number of tokens',

@@ -63,6 +63,8 @@ export type World = {
   pluginData: string | undefined
   /** What happened, in order, where order matters (the window before the switch). */
   events: string[]
+  /** What `fetchText` finds, by URL (a local server's listing); any other URL rejects. */
+  web: Map<string, string>
 }
 
 export function defaultRun(argv: readonly string[]): Promise<RunResult> {
@@ -77,6 +79,7 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
   const w: World = {
     env: { configDir: CONFIG_DIR, home: '/home/me' },
     files: new Map([[CONFIG_PATH, JSON.stringify(CONFIG)]]),
+    web: new Map(),
     unreadable: new Set(),
     reads: [],
     main: 'claude-opus-5-5',
@@ -153,6 +156,12 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
     after: (ms: number, fn: () => void) => timer(w.afters, ms, fn),
     now: async () => w.clock,
     randomBytes: (length: number) => new Uint8Array(length).fill(0xab),
+    fetchText: async (url: string) => {
+      w.events.push(`fetch ${url}`)
+      const text = w.web.get(url)
+      if (text === undefined) throw new Error(`${url} answered 404`)
+      return text
+    },
     files: w.disk.edges,
     pluginDataDir: async () => {
       if (!w.pluginData) throw new Error('no plugin data folder')
@@ -238,13 +247,33 @@ export const stepHook = (r: Routing, e: unknown, beneath: (e: unknown) => AsyncG
 
 /** The engine's fake response to the captured request, as the step drains it (nothing of it may pass up). */
 export const ENGINE_RESULT = { turnId: 't1', index: 0, answer: '.', toolUses: [], stopReason: 'end_turn', usage: null }
+/** The engine's own API error for a refused request: one item of its stream (its error row), and no response. */
+export const ENGINE_ERROR = { kind: 'engine', ref: 7 }
+export const ENGINE_ERROR_RESULT = { turnId: 't1', index: 0, answer: '', toolUses: [], stopReason: null, usage: null }
 
-/** The engine beneath a routed step: it sends its own request for the loop through the feature's http.fetch, then streams the answer it got. */
+type FetchAnswer = { deny?: string; value?: { status: number; ok: boolean; headers: Record<string, string>; text: string } }
+
+/** The line an engine request was refused with: a deny's reason, or an error status's message (what the engine shows). */
+export function refusal(answer: unknown): string | undefined {
+  const a = answer as FetchAnswer
+  if (a.deny !== undefined) return a.deny
+  return a.value && a.value.status >= 400 ? JSON.parse(a.value.text).error.message : undefined
+}
+
+/**
+ * The engine beneath a routed step: it sends its own request for the loop through the feature's
+ * http.fetch, then streams the answer it got: the fake response, or, refused, its own API error.
+ */
 export function capturing(r: Routing, body: Record<string, unknown> = loopBody(), headers: Record<string, string> = {}) {
   const answers: unknown[] = []
   const reached: unknown[] = []
   async function* beneath(): AsyncGenerator<unknown, unknown> {
-    answers.push(await fetchHook(r, engineFetch(body, { headers }), reached))
+    const answer = await fetchHook(r, engineFetch(body, { headers }), reached)
+    answers.push(answer)
+    if (refusal(answer) !== undefined) {
+      yield ENGINE_ERROR
+      return ENGINE_ERROR_RESULT
+    }
     yield { kind: 'text', index: 0, text: '.' }
     return ENGINE_RESULT
   }

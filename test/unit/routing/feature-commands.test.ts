@@ -8,6 +8,7 @@ import { fakeNext } from '../fakes.ts'
 import { fakeChild, SSE_HEAD } from './fake-child.ts'
 import { approve, capturing, CONFIG, CONFIG_PATH, KEY, routingWorld, start, stepEvent, stepHook, type Routing, type World } from './fake-port.ts'
 import { fixture } from './fixtures/read.ts'
+import { OLLAMA_API_PS } from '../../fixtures/providers/ollama.ts'
 
 type CommandResult = { text?: string; ref?: string; passed?: unknown }
 
@@ -33,6 +34,19 @@ async function started(over: Partial<World> = {}) {
 }
 
 // ---- /model ----
+
+test('/model of an alias on a local server that reports less context than the alias says: the switch says so; a server that does not say, nothing', async () => {
+  const local = { providers: { ...CONFIG.providers, box: { preset: 'ollama', auth: 'none' } }, models: { ...CONFIG.models, qwen: { provider: 'box', model: 'qwen2.5-coder:14b', context: 128000 } } }
+  const r = await started({ files: new Map([[CONFIG_PATH, JSON.stringify(local)]]), web: new Map([['http://localhost:11434/api/ps', OLLAMA_API_PS]]) })
+  await approve(r.w, 'box')
+  const { result } = await command(r, 'model', 'qwen')
+  assert.match(String(result.text), /window 128000; but ollama reports \d+ tokens of context for it: past that the server cuts the conversation/)
+  assert.ok(r.w.events.includes('fetch http://localhost:11434/api/ps'))
+  const quiet = await started({ files: new Map([[CONFIG_PATH, JSON.stringify(local)]]) })
+  await approve(quiet.w, 'box')
+  assert.is((await command(quiet, 'model', 'qwen')).result.text, 'main now answered by qwen (qwen2.5-coder:14b) through klyth; window 128000')
+  assert.is((await command(r, 'model', 'gpt-5')).result.text, 'main now answered by GPT-5 (gpt-5-2025) through klyth; window 400000', 'a cloud provider is not asked')
+})
 
 test('/model of another command, or before session.start, passes through', async () => {
   const r = await started()
@@ -191,7 +205,9 @@ test('status: main routed or native or unknown, a store that fails reads as not 
   assert.equal(await status(r), [
     `config: ${CONFIG_PATH} (2 providers, 2 aliases)`,
     'provider example: openai-chat at https://api.example.com/v1; approved; key from $EXAMPLE_KEY (ok)',
+    '  no preset, and no known provider at this base URL: plain OpenAI or Anthropic format',
     'provider moon: anthropic-messages at https://api.moon.example/anthropic; not approved; key from the command /usr/bin/pass (not read yet)',
+    '  no preset, and no known provider at this base URL: plain OpenAI or Anthropic format',
     'alias gpt-5: GPT-5 = example gpt-5-2025, window 400000',
     'alias kimi: Kimi K2 = moon kimi-k2, window 128000',
     'main: gpt-5 (routed to GPT-5)',

@@ -125,12 +125,12 @@ test('a structured call (the title) is never taken as a step\'s capture: it is t
   assert.ok((await status(r)).includes('this session: 1 routed step, 1 other routed request, 0 failed'))
 })
 
-test('a failing side call is answered with a 502 error body naming why (redacted), and counted', async () => {
+test('a failing side call is answered with an error body naming why (redacted), under the provider\'s status, and counted', async () => {
   const r = await started()
   r.w.children.push(fakeChild().out(head(401, { 'content-type': 'application/json' }), `{"error":{"message":"Incorrect API key provided: ${KEY}"}}`).exit(0))
   const out = await fetch(r, engineFetch(loopBody()))
   const line = 'klyth: GPT-5 failed: example answered 401 Incorrect API key provided: [redacted]'
-  assert.equal(out, { value: { status: 502, ok: false, headers: { 'content-type': 'application/json' }, text: JSON.stringify({ type: 'error', error: { type: 'api_error', message: line } }) } })
+  assert.equal(out, { value: { status: 401, ok: false, headers: { 'content-type': 'application/json' }, text: JSON.stringify({ type: 'error', error: { type: 'api_error', message: line } }) } })
   const lines = await status(r)
   assert.ok(lines.includes('this session: 0 routed steps, 1 other routed request, 1 failed'), lines.join('\n'))
   assert.ok(lines.includes(`last failure: ${line}`))

@@ -13,15 +13,14 @@ import { fakeFiles } from '../fake-files.ts'
 import { STALE_TEMP_MS } from '../../../src/lib/safe-write.ts'
 import { fakeChild, head, SSE_HEAD } from './fake-child.ts'
 import {
-  approve, capturing, CONFIG, CONFIG_PATH, ENGINE_RESULT, KEY, loopBody, PLUGIN_DATA, routingWorld, start, stepEvent, stepHook, until, type Routing,
+  approve, capturing, CONFIG, CONFIG_PATH, ENGINE_ERROR, ENGINE_ERROR_RESULT, ENGINE_RESULT, KEY, loopBody, PLUGIN_DATA, refusal, routingWorld, start, stepEvent, stepHook, until, type Routing,
 } from './fake-port.ts'
-import { context, run } from './fixtures/harness.ts'
+import { run } from './fixtures/harness.ts'
 import { fixture } from './fixtures/read.ts'
 
 const TEXT = fixture('openai-text.txt')
 const EXPECTED = run(createOpenAiDecoder, [TEXT])
 const answerOf = (chunks: readonly unknown[]) => (chunks as StepChunk[]).map((c) => (c.kind === 'text' ? c.text : c.kind))
-const failedWith = (line: string) => createOpenAiDecoder(context()).fail(line).chunks.map((c) => (c.kind === 'stop' ? { ...c, usage: { ...c.usage, model: 'gpt-5' } } : c))
 const status = async (r: Routing) => (await r.feature.status!(r.port, r.ctx)) as string[]
 
 /** A started world with gpt-5's provider approved and one curl answer scripted. */
@@ -189,15 +188,15 @@ test('a subagent\'s step is paired by its agent header and leaves the status lin
   assert.equal(JSON.parse(answer.value.text).content, [{ type: 'text', text: '.' }])
 })
 
-test('untrusted: the untrusted line, nothing run, nothing spawned, the engine never asked', async () => {
+test('untrusted: the engine\'s request refused with the untrusted line, which the step passes on as the engine\'s own error; nothing run, nothing spawned', async () => {
   const r = routingWorld()
   await start(r)
   const calls: unknown[] = []
-  const out = await stepHook(r, stepEvent(), capturing(r).beneath, calls)
+  const engine = capturing(r)
+  const out = await stepHook(r, stepEvent(), engine.beneath, calls)
   const line = 'klyth: provider example is not approved; run /model gpt-5 or /klyth route trust example'
-  assert.equal(out.chunks, failedWith(line))
-  assert.equal(out.result, { turnId: 't1', index: 0, answer: line, toolUses: [], stopReason: 'end_turn', usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, model: 'gpt-5' } })
-  assert.equal([calls, r.w.spawned, r.w.runs], [[], [], []])
+  assert.equal([refusal(engine.answers[0]), out.chunks, out.result], [line, [ENGINE_ERROR], ENGINE_ERROR_RESULT])
+  assert.equal([calls.length, r.w.spawned, r.w.runs, engine.reached], [1, [], [], []])
   const lines = await status(r)
   assert.ok(lines.includes('this session: 0 routed steps, 0 other routed requests, 1 failed'), lines.join('\n'))
   assert.ok(lines.includes(`last failure: ${line}`))
@@ -206,10 +205,12 @@ test('untrusted: the untrusted line, nothing run, nothing spawned, the engine ne
 test('a key that cannot be read fails the step with why, never the key command\'s stderr (it may hold the key)', async () => {
   const r = await routed({ run: async (argv) => (argv[1] === '--version' ? { exitCode: 0, stdout: 'curl 8.5.0', stderr: '' } : { exitCode: 1, stdout: '', stderr: 'EXAMPLE_KEY: unset\n' }) })
   const calls: unknown[] = []
-  const out = await stepHook(r, stepEvent(), capturing(r).beneath, calls)
-  assert.equal(answerOf(out.chunks), ['klyth: GPT-5 failed: the key for example could not be read: /usr/bin/printenv exited 1 (run it yourself to see why)', 'stop'])
-  // The engine built its request beside the key's read (locally); nothing was sent anywhere.
-  assert.equal([calls.length, r.w.spawned], [1, []])
+  const engine = capturing(r)
+  const out = await stepHook(r, stepEvent(), engine.beneath, calls)
+  assert.is(refusal(engine.answers[0]), 'klyth: GPT-5 failed: the key for example could not be read: /usr/bin/printenv exited 1 (run it yourself to see why)')
+  assert.equal(out.chunks, [ENGINE_ERROR])
+  // The engine built its request (answered locally); nothing was sent anywhere.
+  assert.equal([calls.length, r.w.spawned, engine.reached], [1, [], []])
   assert.ok((await status(r)).includes('provider example: openai-chat at https://api.example.com/v1; approved; key from $EXAMPLE_KEY (failed: /usr/bin/printenv exited 1 (run it yourself to see why))'))
 })
 
@@ -224,10 +225,12 @@ test('curl missing or not curl fails the step; the check is made again at the ne
       return { exitCode: 0, stdout: 'curl 8.10.1 (x86_64-pc-linux-gnu)', stderr: '' }
     },
   }, { routingCurl: '/opt/curl/bin/curl' })
-  const first = await stepHook(r, stepEvent(), capturing(r).beneath)
-  assert.equal(answerOf(first.chunks), ['klyth: GPT-5 failed: curl was not found at /opt/curl/bin/curl (set the routingCurl option to its path)', 'stop'])
-  const second = await stepHook(r, stepEvent(), capturing(r).beneath)
-  assert.equal(answerOf(second.chunks), ['klyth: GPT-5 failed: /opt/curl/bin/curl --version did not print a curl version', 'stop'])
+  const first = capturing(r)
+  assert.equal((await stepHook(r, stepEvent(), first.beneath)).chunks, [ENGINE_ERROR])
+  assert.is(refusal(first.answers[0]), 'klyth: GPT-5 failed: curl was not found at /opt/curl/bin/curl (set the routingCurl option to its path)')
+  const second = capturing(r)
+  await stepHook(r, stepEvent(), second.beneath)
+  assert.is(refusal(second.answers[0]), 'klyth: GPT-5 failed: /opt/curl/bin/curl --version did not print a curl version')
   assert.ok((await status(r)).includes('curl: /opt/curl/bin/curl --version did not print a curl version'), 'status shows the last check\'s problem')
   r.w.children.push(fakeChild().out(SSE_HEAD, TEXT).exit(0))
   const third = await stepHook(r, stepEvent(), capturing(r).beneath)
@@ -271,25 +274,33 @@ test('an engine stream that ends, or breaks, without sending its request fails t
   assert.is((await status(r)).find((l) => l.startsWith('this session')), 'this session: 0 routed steps, 0 other routed requests, 2 failed')
 })
 
-test('an alias the config no longer has fails the step with its line, never reaching the engine', async () => {
+test('an alias the config no longer has: the engine\'s request refused with its line, never reaching the network', async () => {
   const r = await routed()
   r.w.files.set(CONFIG_PATH, JSON.stringify({ ...CONFIG, models: { kimi: CONFIG.models.kimi } }))
   await r.feature.verbs!.route!.run(r.port, 'reload', r.ctx)
-  const calls: unknown[] = []
-  const out = await stepHook(r, stepEvent(), capturing(r).beneath, calls)
-  assert.equal(answerOf(out.chunks), [`klyth: gpt-5 is not configured (${CONFIG_PATH}); use /model to pick another`, 'stop'])
-  assert.equal(calls, [])
+  const engine = capturing(r)
+  const out = await stepHook(r, stepEvent(), engine.beneath)
+  assert.equal([refusal(engine.answers[0]), out.chunks, engine.reached, r.w.spawned], [`klyth: gpt-5 is not configured (${CONFIG_PATH}); use /model to pick another`, [ENGINE_ERROR], [], []])
 })
 
-test('a provider failure after the capture: its line after the text so far, counted as the last failure', async () => {
+test('a provider failure: the engine\'s request answered with the provider\'s status and the line, the text so far standing, counted as the last failure', async () => {
   const r = await routed()
   r.w.children.push(fakeChild().out(head(401, { 'content-type': 'application/json' }), `{"error":{"message":"bad key ${KEY}"}}`).exit(0))
-  const out = await stepHook(r, stepEvent(), capturing(r).beneath)
+  const engine = capturing(r)
+  const out = await stepHook(r, stepEvent(), engine.beneath)
   const line = 'klyth: GPT-5 failed: example answered 401 bad key [redacted]'
-  assert.equal(answerOf(out.chunks), [line, 'stop'])
+  assert.equal([refusal(engine.answers[0]), (engine.answers[0] as { value: { status: number } }).value.status, out.chunks, out.result], [line, 401, [ENGINE_ERROR], ENGINE_ERROR_RESULT])
+  const events = TEXT.split('\n\n').map((e) => `${e}\n\n`)
+  r.w.children.push(fakeChild().out(SSE_HEAD, ...events.slice(0, 3)).err('curl: (18) transfer closed\n').exit(18))
+  const cut = capturing(r)
+  const partial = await stepHook(r, stepEvent(), cut.beneath)
+  assert.equal(answerOf(partial.chunks), ['Hello', ', wörld ', 'engine'], 'the text so far, then the engine\'s error')
+  assert.equal([refusal(cut.answers[0]), (cut.answers[0] as { value: { status: number } }).value.status], ['klyth: GPT-5 failed: curl exited 18: the connection closed before the answer was complete (curl: (18) transfer closed)', 502])
+  assert.equal(partial.result, ENGINE_ERROR_RESULT)
   const lines = await status(r)
-  assert.ok(lines.includes('this session: 1 routed step, 0 other routed requests, 1 failed'), lines.join('\n'))
-  assert.ok(lines.includes(`last failure: ${line}`), 'redacted: the key never shows')
+  assert.ok(lines.includes('this session: 2 routed steps, 0 other routed requests, 2 failed'), lines.join('\n'))
+  assert.ok(lines.includes('last failure: klyth: GPT-5 failed: curl exited 18: the connection closed before the answer was complete (curl: (18) transfer closed)'), lines.join('\n'))
+  assert.not.ok(lines.join('\n').includes(KEY), 'redacted: the key never shows')
   // The routingIdleSeconds option sets the watchdog.
   const idle = await routed({}, { routingIdleSeconds: 8 })
   idle.w.children.push(fakeChild().out(SSE_HEAD, TEXT).exit(0))
@@ -320,8 +331,9 @@ test('a key from a file is read through the port; a file that is not there fails
   assert.ok(r.w.reads.includes('/home/me/.disk-key'))
   r.w.files.delete('/home/me/.disk-key')
   await r.feature.verbs!.route!.run(r.port, 'reload', r.ctx)
-  const out = await stepHook(r, stepEvent('disk-1'), capturing(r, loopBody('disk-1')).beneath)
-  assert.equal(answerOf(out.chunks), ['klyth: disk-1 failed: the key for disk could not be read: /home/me/.disk-key could not be read (no such file)', 'stop'])
+  const engine = capturing(r, loopBody('disk-1'))
+  await stepHook(r, stepEvent('disk-1'), engine.beneath)
+  assert.is(refusal(engine.answers[0]), 'klyth: disk-1 failed: the key for disk could not be read: /home/me/.disk-key could not be read (no such file)')
 })
 
 test('an old curl (before 7.82): the body rides in a file in the plugin data folder, removed after the request', async () => {

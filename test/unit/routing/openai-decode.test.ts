@@ -4,7 +4,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createOpenAiDecoder, decodeOpenAiCompletion } from '../../../src/features/routing/openai.ts'
-import type { StepChunk } from '../../../src/features/routing/step.ts'
+import { createStep, type StepChunk } from '../../../src/features/routing/step.ts'
 import { context, everySplit, run, type Run } from './fixtures/harness.ts'
 import { fixture } from './fixtures/read.ts'
 
@@ -12,8 +12,9 @@ const usage = (input: number, cacheRead: number, output: number) => ({ input_tok
 const same = (a: Run, b: Run, what: string) => assert.equal(a, b, what)
 const decode = (text: string) => everySplit(createOpenAiDecoder, text, same)
 
-/** A stream of chunk objects, as a provider writes it. */
-const stream = (...chunks: readonly unknown[]) => chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('')
+/** Chunk objects as a provider writes them, with no end marker: `stream` adds the `[DONE]` a finished stream ends with. */
+const events = (...chunks: readonly unknown[]) => chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('')
+const stream = (...chunks: readonly unknown[]) => events(...chunks, '[DONE]')
 const delta = (d: object, finish: string | null = null) => ({ choices: [{ index: 0, delta: d, finish_reason: finish }] })
 const runOf = (text: string) => run(createOpenAiDecoder, [text])
 
@@ -38,8 +39,8 @@ test('two tool calls interleaved by index, arguments in pieces, CRLF and comment
     { kind: 'input', index: 2, json: '{"file_path": "/tmp/é 🚀.txt"}' },
     { kind: 'stop', stopReason: 'tool_use', usage: usage(234, 0, 56) },
   ])
-  assert.equal(r.result.toolUses, [{ name: 'Bash', input: { command: 'echo route-marker-42' } }, { name: 'Read', input: { file_path: '/tmp/é 🚀.txt' } }])
-  assert.is(r.result.stopReason, 'tool_use')
+  assert.equal(r.result!.toolUses, [{ name: 'Bash', input: { command: 'echo route-marker-42' } }, { name: 'Read', input: { file_path: '/tmp/é 🚀.txt' } }])
+  assert.is(r.result!.stopReason, 'tool_use')
 })
 
 test('reasoning_content and reasoning become thinking in block 1; usage on the finishing chunk; no [DONE] needed', () => {
@@ -51,7 +52,7 @@ test('reasoning_content and reasoning become thinking in block 1; usage on the f
     { kind: 'text', index: 0, text: 'Hi!' },
     { kind: 'stop', stopReason: 'end_turn', usage: usage(36, 64, 20) },
   ])
-  assert.is(r.result.answer, 'Hi!', 'thinking is no part of the answer')
+  assert.is(r.result!.answer, 'Hi!', 'thinking is no part of the answer')
 })
 
 test('unreadable arguments yield no tool chunk but a visible line; empty arguments are {}', () => {
@@ -65,18 +66,18 @@ test('unreadable arguments yield no tool chunk but a visible line; empty argumen
     { kind: 'input', index: 2, json: '{"file_path":"/etc/hosts"}' },
     { kind: 'stop', stopReason: 'tool_use', usage: usage(0, 0, 0) },
   ])
-  assert.equal(r.result.toolUses, [{ name: 'TodoList', input: {} }, { name: 'Read', input: { file_path: '/etc/hosts' } }])
-  assert.is(r.result.answer, 'Trying.\n\nkeel: GPT-5 sent unreadable arguments for Bash')
+  assert.equal(r.result!.toolUses, [{ name: 'TodoList', input: {} }, { name: 'Read', input: { file_path: '/etc/hosts' } }])
+  assert.is(r.result!.answer, 'Trying.\n\nkeel: GPT-5 sent unreadable arguments for Bash')
 })
 
-test('an error object in the stream and a data line that is not JSON are typed failures; the partial text stands', () => {
+test('an error object in the stream and a data line that is not JSON are typed failures; the partial text stands, no stop', () => {
   const error = decode(fixture('openai-error.txt'))
   assert.equal(error.failure, { kind: 'stream-error', message: 'Upstream overloaded\nplease retry' })
-  assert.equal(error.chunks.map((c) => (c.kind === 'text' ? c.text : c.kind)), ['Partial ', 'answer', '\n\nFAILED: stream-error', 'stop'])
-  assert.equal(error.result, { answer: 'Partial answer\n\nFAILED: stream-error', toolUses: [], stopReason: 'end_turn', usage: usage(0, 0, 0) })
+  assert.equal(error.chunks.map((c) => (c.kind === 'text' ? c.text : c.kind)), ['Partial ', 'answer'])
+  assert.is(error.result, undefined)
   const bad = decode(fixture('openai-not-json.txt'))
   assert.equal(bad.failure, { kind: 'unreadable', sample: '{"choices": [oops' })
-  assert.is(bad.result.answer, 'Before\n\nFAILED: unreadable')
+  assert.equal(bad.chunks.map((c) => (c.kind === 'text' ? c.text : c.kind)), ['Before'])
   assert.equal(runOf(stream('5')).failure, { kind: 'unreadable', sample: '5' }, 'JSON that is no object')
   assert.equal(runOf(stream({ error: 'quota exhausted' })).failure, { kind: 'stream-error', message: 'quota exhausted' })
   assert.equal(runOf(stream({ error: { code: 500 } })).failure, { kind: 'stream-error', message: '{"code":500}' })
@@ -84,7 +85,7 @@ test('an error object in the stream and a data line that is not JSON are typed f
 })
 
 test('finish reasons: the engine\'s names; tool_use exactly when a tool chunk went out', () => {
-  const stopOf = (finish: string | null, calls: object[] = []) => runOf(stream(delta({ content: 'x', ...(calls.length ? { tool_calls: calls } : {}) }, finish))).result.stopReason
+  const stopOf = (finish: string | null, calls: object[] = []) => runOf(stream(delta({ content: 'x', ...(calls.length ? { tool_calls: calls } : {}) }, finish))).result!.stopReason
   const call = { index: 0, id: 'c', function: { name: 'Bash', arguments: '{}' } }
   const broken = { index: 0, id: 'c', function: { name: 'Bash', arguments: '{' } }
   assert.equal(
@@ -100,17 +101,39 @@ test('tool slots: Ollama\'s reused index 0 told apart by id, a missing index by 
     delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'Read', arguments: '{"file_path":"1"}' } }] }),
     delta({ tool_calls: [{ index: 0, id: 'b', function: { name: 'Read', arguments: '{"file_path":"2"}' } }] }),
   ))
-  assert.equal(ollama.result.toolUses, [{ name: 'Read', input: { file_path: '1' } }, { name: 'Read', input: { file_path: '2' } }])
+  assert.equal(ollama.result!.toolUses, [{ name: 'Read', input: { file_path: '1' } }, { name: 'Read', input: { file_path: '2' } }])
   const noIndex = runOf(stream(delta({ tool_calls: [{ id: 'a', function: { name: 'A', arguments: '{}' } }, { id: 'b', function: { name: 'B', arguments: '{"x":1}' } }] })))
-  assert.equal(noIndex.result.toolUses, [{ name: 'A', input: {} }, { name: 'B', input: { x: 1 } }])
+  assert.equal(noIndex.result!.toolUses, [{ name: 'A', input: {} }, { name: 'B', input: { x: 1 } }])
   const repeated = runOf(stream(
     delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'Bash', arguments: '{"command":' } }] }),
     delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'Bash', arguments: '"ls"}' } }] }),
     delta({ tool_calls: [{ index: 0, function: { name: '', arguments: '' } }] }),
   ))
-  assert.equal(repeated.result.toolUses, [{ name: 'Bash', input: { command: 'ls' } }], 'a name repeated on every piece is not joined')
+  assert.equal(repeated.result!.toolUses, [{ name: 'Bash', input: { command: 'ls' } }], 'a name repeated on every piece is not joined')
   const late = runOf(stream(delta({ tool_calls: [{ index: 0, function: { arguments: '{}' } }] }), delta({ tool_calls: [{ index: 0, id: 'late', function: { name: 'Late' } }] })))
-  assert.equal(late.result.toolUses, [{ name: 'Late', input: {} }], 'an id first seen on a later piece is the same call')
+  assert.equal(late.result!.toolUses, [{ name: 'Late', input: {} }], 'an id first seen on a later piece is the same call')
+})
+
+test('calls with no index and an empty id, one per chunk (gateways in front of Gemini): a new name starts a new call, at every cut', () => {
+  const call = (name: string, args: string) => delta({ tool_calls: [{ id: '', type: 'function', function: { name, arguments: args } }] })
+  const args = (piece: string) => delta({ tool_calls: [{ function: { arguments: piece } }] })
+  const r = decode(stream(
+    call('Read', '{"file_path":"/tmp/a"}'),
+    call('Bash', '{"command":'),
+    args('"echo é"}'),
+    call('Read', '{"file_path":"/tmp/b"}'),
+    delta({}, 'tool_calls'),
+    '[DONE]',
+  ))
+  assert.equal(r.result!.toolUses, [{ name: 'Read', input: { file_path: '/tmp/a' } }, { name: 'Bash', input: { command: 'echo é' } }, { name: 'Read', input: { file_path: '/tmp/b' } }])
+  assert.equal(r.chunks.filter((c) => c.kind === 'tool').map((c) => c.index), [1, 2, 3])
+  assert.is(r.result!.answer, '', 'no unreadable-arguments line')
+  const sameId = runOf(stream(
+    delta({ tool_calls: [{ id: 'x', function: { name: 'Bash', arguments: '{"command":' } }] }),
+    delta({ tool_calls: [{ id: 'x', function: { name: 'Bash', arguments: '"ls"}' } }] }),
+    delta({}, 'tool_calls'),
+  ))
+  assert.equal(sameId.result!.toolUses, [{ name: 'Bash', input: { command: 'ls' } }], 'a name repeated under the same id is one call')
 })
 
 test('argument oddities: an object instead of text, an array, a call with no name, whitespace only', () => {
@@ -124,9 +147,9 @@ test('argument oddities: an object instead of text, an array, a call with no nam
       'not a call',
     ],
   }, 'tool_calls')))
-  assert.equal(r.result.toolUses, [{ name: 'Obj', input: { command: 'ls' } }, { name: 'Blank', input: {} }])
+  assert.equal(r.result!.toolUses, [{ name: 'Obj', input: { command: 'ls' } }, { name: 'Blank', input: {} }])
   assert.equal(r.chunks.filter((c) => c.kind === 'input').map((c) => (c as { json: string }).json), ['{"command":"ls"}', '{}'])
-  assert.is(r.result.answer, [
+  assert.is(r.result!.answer, [
     'keel: GPT-5 sent unreadable arguments for Arr',
     'keel: GPT-5 sent unreadable arguments for a tool it did not name',
     'keel: GPT-5 sent unreadable arguments for a tool it did not name',
@@ -145,20 +168,48 @@ test('other fields: refusal is text, other choices and empty deltas are ignored,
     '[DONE]',
     delta({ content: 'after done' }),
   ))
-  assert.equal(r.result, { answer: 'I cannot help with that.', toolUses: [], stopReason: 'refusal', usage: usage(12, 0, 3) })
+  assert.equal(r.result, { answer: "I cannot help with that.\n\nkeel: GPT-5's content filter stopped the response; it is cut off here", toolUses: [], stopReason: 'refusal', usage: usage(12, 0, 3) })
 })
 
-test('fail(): the notice spacing after text that ends a line, and with no text at all', () => {
+test('a cut answer says so once, under the text, and keeps the engine\'s stop reason: length, content_filter', () => {
+  for (const [finish, stopReason, line] of [
+    ['length', 'max_tokens', 'keel: GPT-5\'s response hit its output token maximum and is cut off here (the alias\'s "maxOutput" in routing.json sets it)'],
+    ['content_filter', 'refusal', 'keel: GPT-5\'s content filter stopped the response; it is cut off here'],
+  ] as const) {
+    const r = decode(stream(delta({ content: 'The first half' }), delta({}, finish), { choices: [], usage: { prompt_tokens: 5, completion_tokens: 9 } }))
+    assert.equal(r.chunks.map((c) => (c.kind === 'text' ? c.text : c.kind)), ['The first half', `\n\n${line}`, 'stop'], finish)
+    assert.equal(r.result, { answer: `The first half\n\n${line}`, toolUses: [], stopReason, usage: usage(5, 0, 9) })
+  }
+  const called = runOf(stream(delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'Bash', arguments: '{}' } }] }, 'length')))
+  assert.is(called.result!.stopReason, 'tool_use', 'a whole call still runs')
+  assert.is(called.result!.answer, '', 'and the call is no cut answer')
+})
+
+test('a stream that ends with neither a finish reason nor [DONE] is cut, not finished: a failure at every cut; either one alone finishes it', () => {
+  const cut = everySplit(createOpenAiDecoder, events(delta({ content: 'Half an ' }), delta({ content: 'answer' })), same)
+  assert.equal([cut.failure, cut.chunks.map((c) => c.kind), cut.result], [{ kind: 'unfinished' }, ['text', 'text'], undefined])
+  const held = runOf(events(delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'Bash', arguments: '{}' } }] })))
+  assert.equal([held.failure, held.chunks], [{ kind: 'unfinished' }, []], 'a call from a cut stream never goes out')
+  assert.is(runOf(events(delta({ content: 'x' }, 'stop'))).failure, undefined, 'a finish reason without [DONE]')
+  assert.is(runOf(events(delta({ content: 'x' }), '[DONE]')).failure, undefined, '[DONE] without a finish reason')
+  assert.equal(decodeOpenAiCompletion(JSON.stringify({ choices: [{ index: 0, message: { content: 'whole' } }] }), context()), {
+    chunks: [{ kind: 'text', index: 0, text: 'whole' }, { kind: 'stop', stopReason: 'end_turn', usage: usage(0, 0, 0) }],
+    result: { answer: 'whole', toolUses: [], stopReason: 'end_turn', usage: usage(0, 0, 0) },
+  }, 'a whole completion is finished whatever it says')
+})
+
+test('a step\'s own line (step.fail): the notice spacing after text that ends a line, and with no text at all; no held-back call runs', () => {
   const cases: [string, string][] = [['', 'X'], ['a', 'a\n\nX'], ['a\n', 'a\n\nX'], ['a\n\n', 'a\n\nX']]
   for (const [before, want] of cases) {
-    const decoder = createOpenAiDecoder(context())
-    if (before) decoder.push(JSON.stringify(delta({ content: before })))
-    const end = decoder.fail('X')
+    const step = createStep(context())
+    step.text(before)
+    const end = step.fail('X')
     assert.is(end.result.answer, want, JSON.stringify(before))
     assert.equal(end.chunks.at(-1), { kind: 'stop', stopReason: 'end_turn', usage: usage(0, 0, 0) })
   }
-  const held = createOpenAiDecoder(context())
-  held.push(JSON.stringify(delta({ tool_calls: [{ index: 0, id: 'a', function: { name: 'Bash', arguments: '{}' } }] })))
+  const held = createStep(context())
+  held.toolStart('0', 'Bash')
+  held.toolArgs('0', '{}')
   assert.equal(held.fail('X').result.toolUses, [], 'a held-back call never runs after a failure')
 })
 

@@ -4,9 +4,12 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Provider, Route } from '../../../src/features/routing/config.ts'
-import { openAiTarget, toOpenAiRequest, type OpenAiMessage } from '../../../src/features/routing/openai.ts'
+import { openAiTarget, toOpenAiRequest as buildRequest, type OpenAiMessage } from '../../../src/features/routing/openai.ts'
 import { parseAnthropicRequest, type AnthropicRequest } from '../../../src/features/routing/wire.ts'
 import { fixture } from './fixtures/read.ts'
+
+/** The request alone, for a route with no dialect and no step to send back. */
+const toOpenAiRequest = (b: AnthropicRequest, route: Route, pkg: string) => buildRequest(b, { route, pkg, behaviours: new Set(), replay: () => undefined }).request
 
 const PROVIDER: Provider = { id: 'example', api: 'openai-chat', baseUrl: 'https://api.example.com/v1', auth: 'none', headers: { 'X-Title': 'keel' } }
 const ROUTE: Route = { alias: 'gpt-5', label: 'GPT-5', model: 'gpt-5-2025', context: 400000, vision: false, provider: PROVIDER }

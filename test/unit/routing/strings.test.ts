@@ -5,19 +5,31 @@ import * as assert from 'uvu/assert'
 import { errorMessageOf, failureText, sampleOf, type RouteFailure } from '../../../src/features/routing/failure.ts'
 import { redactorFor } from '../../../src/features/routing/redact.ts'
 import * as S from '../../../src/features/routing/strings.ts'
+import { GEMINI_MISSING_THOUGHT_SIGNATURE } from '../../fixtures/providers/gemini.ts'
+import { GROQ_TOOL_USE_FAILED } from '../../fixtures/providers/groq.ts'
+import { MISTRAL_EXTRA_FORBIDDEN_STREAM_OPTIONS } from '../../fixtures/providers/mistral.ts'
+import { XAI_REASONING_EFFORT_UNSUPPORTED } from '../../fixtures/providers/xai.ts'
 
 test('errorMessageOf: OpenAI and Anthropic error objects, a top-level message, an HTML title, plain text; first line, capped', () => {
   assert.is(errorMessageOf('{"error":{"message":"Incorrect API key provided: sk-te****1234.","type":"invalid_request_error","code":"invalid_api_key"}}'), 'Incorrect API key provided: sk-te****1234.')
   assert.is(errorMessageOf('{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'), 'Overloaded')
   assert.is(errorMessageOf('{"error":"model not found"}'), 'model not found')
   assert.is(errorMessageOf('{"message":"Too many requests","status":429}'), 'Too many requests')
-  assert.is(errorMessageOf('{"detail":"nope"}'), '{"detail":"nope"}')
+  assert.is(errorMessageOf('{"detail":"nope"}'), 'nope')
+  assert.is(errorMessageOf('{"detail":5}'), '{"detail":5}')
   assert.is(errorMessageOf('{"error":{"message":"line one\\nline two"}}'), 'line one')
   assert.is(errorMessageOf('<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>nginx</body></html>'), '502 Bad Gateway')
   assert.is(errorMessageOf('\n\n  upstream connect error  \nmore'), 'upstream connect error')
   assert.is(errorMessageOf(''), '')
   assert.is(errorMessageOf('x'.repeat(400)), `${'x'.repeat(300)}…`)
   assert.is(sampleOf(`  ${'y'.repeat(100)}  `), `${'y'.repeat(80)}…`)
+})
+
+test('errorMessageOf: each provider\'s error body (test/fixtures/providers) reads as its message', () => {
+  assert.match(errorMessageOf(GEMINI_MISSING_THOUGHT_SIGNATURE.body), /^Function call is missing a thought_signature in functionCall parts\./, 'Gemini: a pretty-printed list')
+  assert.is(errorMessageOf(MISTRAL_EXTRA_FORBIDDEN_STREAM_OPTIONS.body), 'body.stream_options.include_usage: Extra inputs are not permitted', "Mistral's 422: pydantic's detail")
+  assert.is(errorMessageOf(XAI_REASONING_EFFORT_UNSUPPORTED.body), 'Model grok-4-latest does not support parameter reasoningEffort.', 'xAI: error as text')
+  assert.match(errorMessageOf(GROQ_TOOL_USE_FAILED.body), /^Failed to call a function\..* \(the model wrote: <function=brave_search>\{"query": "Hello!"\}<\/function>\)$/, "Groq: what the model tried")
 })
 
 const ROUTE = { label: 'GPT-5', provider: { id: 'example' } }

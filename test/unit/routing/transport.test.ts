@@ -66,7 +66,6 @@ const options = (w: World, over: Partial<TransportOptions> = {}): TransportOptio
     w.decoders++
     return createOpenAiDecoder(context())
   },
-  failText: (failure) => failureText('keel', ROUTE, failure, redactorFor([KEY])),
   ...over,
 })
 
@@ -87,8 +86,8 @@ async function send(children: FakeChild[], over: Partial<World> = {}, opts: Part
 }
 
 const texts = (chunks: readonly StepChunk[]) => chunks.map((c) => (c.kind === 'text' ? c.text : c.kind))
-/** The chunks of a failure line alone, as the decoder's `fail` gives them. */
-const failedWith = (line: string) => createOpenAiDecoder(context()).fail(line).chunks
+/** The line a failure is told with (index.ts tells it as the engine's error), redacted as there. */
+const lineOf = (outcome: Outcome) => outcome.failure && failureText('keel', ROUTE, outcome.failure, redactorFor([KEY]))
 
 test('a 2xx event stream, curl\'s output split at every point, one character at a time and at seeded points: the decoder\'s chunks, in order', async () => {
   const output = SSE_HEAD + TEXT
@@ -127,12 +126,12 @@ test('a last event without its blank line still counts when curl ends cleanly (s
   for (const ending of ['', '\n', '\r\n']) {
     const { chunks, outcome } = await send([fakeChild().out(SSE_HEAD, stream + ending).exit(0)])
     assert.equal(texts(chunks), ['Hello', ' tail', 'stop'], JSON.stringify(ending))
-    assert.equal([outcome.failure, outcome.end.result.answer], [undefined, 'Hello tail'])
+    assert.equal([outcome.failure, outcome.end?.result.answer], [undefined, 'Hello tail'])
   }
   const partial = await send([fakeChild().out(SSE_HEAD, `${event({ content: 'Hello' })}\n\ndata: {"choi`).exit(18)])
-  assert.equal(texts(partial.chunks), ['Hello', "\n\nkeel: GPT-5 failed: curl exited 18: the connection closed before the answer was complete", 'stop'])
+  assert.equal([texts(partial.chunks), lineOf(partial.outcome)], [['Hello'], 'keel: GPT-5 failed: curl exited 18: the connection closed before the answer was complete'])
   const broken = await send([fakeChild().out(SSE_HEAD, `${event({ content: 'Hello' })}\n\ndata: {"choi`).exit(0)])
-  assert.equal(texts(broken.chunks), ['Hello', '\n\nkeel: GPT-5 failed: example sent a stream that is not JSON ({"choi)', 'stop'])
+  assert.equal([texts(broken.chunks), lineOf(broken.outcome)], [['Hello'], 'keel: GPT-5 failed: example sent a stream that is not JSON ({"choi)'])
 })
 
 test('the body from a file for an old curl: the config names it', async () => {
@@ -151,10 +150,9 @@ test('non-2xx: the provider\'s message in one line (redacted), no retry for a 4x
   for (const [h, body, line] of cases) {
     const output = h + body
     const { chunks, outcome, w } = await send([fakeChild().out(...cutAt(output, [3, h.length - 1, h.length + 5])).exit(0)])
-    assert.equal(chunks, failedWith(line), line)
+    assert.equal([chunks, lineOf(outcome)], [[], line], line)
     assert.equal(outcome.failure, { kind: 'status', status: Number(h.slice(9, 12)), body })
-    assert.equal([outcome.retries, w.spawned.length, w.sleeps], [0, 1, []])
-    assert.equal(outcome.end.result, { answer: line, toolUses: [], stopReason: 'end_turn', usage: { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, model: 'gpt-5' } })
+    assert.equal([outcome.retries, w.spawned.length, w.sleeps, outcome.end], [0, 1, [], undefined])
   }
   const big = 'e'.repeat(20_000)
   const { outcome } = await send([fakeChild().out(head(400), big.slice(0, 9000), big.slice(9000)).exit(0)])
@@ -178,7 +176,7 @@ test('429 and 5xx before output: retried after retry-after (seconds or a date) o
 
   const r4 = await send([fakeChild().out(head(500), 'one').exit(0), fakeChild().out(head(502), 'two').exit(0), fakeChild().out(head(529), '{"error":{"message":"Overloaded"}}').exit(0)])
   assert.equal([r4.w.sleeps, r4.w.spawned.length, r4.outcome.retries], [[500, 1000], 3, 2], 'twice at most')
-  assert.equal(r4.chunks, failedWith('keel: GPT-5 failed: example answered 529 Overloaded'), 'the last attempt\'s line')
+  assert.equal([r4.chunks, lineOf(r4.outcome)], [[], 'keel: GPT-5 failed: example answered 529 Overloaded'], 'the last attempt\'s line')
   assert.equal(r4.outcome.failure, { kind: 'status', status: 529, body: '{"error":{"message":"Overloaded"}}' })
 
   const capped = await send([fakeChild().out(head(429, { 'retry-after': '60' })).exit(0), ok()])
@@ -203,13 +201,13 @@ test('curl exits 7 and 52 without an answer: retried; any other exit is its line
   assert.equal([r7.w.sleeps, r7.outcome.retries, r7.chunks], [[500, 1000], 2, EXPECTED.chunks])
   const r6 = await send([fakeChild().err('curl: (6) Could not resolve host: api.example.com\n').exit(6), fakeChild()])
   assert.equal(r6.w.spawned.length, 1)
-  assert.equal(r6.chunks, failedWith("keel: GPT-5 failed: curl exited 6: the provider's host name did not resolve (curl: (6) Could not resolve host: api.example.com)"))
+  assert.equal([r6.chunks, lineOf(r6.outcome)], [[], "keel: GPT-5 failed: curl exited 6: the provider's host name did not resolve (curl: (6) Could not resolve host: api.example.com)"])
   assert.equal(r6.outcome.failure, { kind: 'curl', code: 6, stderr: 'curl: (6) Could not resolve host: api.example.com\n' })
   const r7x3 = await send([7, 7, 7].map((code) => fakeChild().err(`curl: (7) refused ${KEY}\n`).exit(code)))
   assert.equal([r7x3.w.spawned.length, r7x3.outcome.retries], [3, 2])
-  assert.equal(r7x3.chunks, failedWith('keel: GPT-5 failed: curl exited 7: the provider could not be reached (curl: (7) refused [redacted])'), 'curl\'s stderr is redacted too')
+  assert.is(lineOf(r7x3.outcome), 'keel: GPT-5 failed: curl exited 7: the provider could not be reached (curl: (7) refused [redacted])', 'curl\'s stderr is redacted too')
   const empty = await send([fakeChild().exit(0)])
-  assert.equal(empty.chunks, failedWith('keel: GPT-5 failed: the provider closed the connection without an answer'))
+  assert.is(lineOf(empty.outcome), 'keel: GPT-5 failed: the provider closed the connection without an answer')
   assert.equal(empty.outcome.failure, { kind: 'other', reason: 'the provider closed the connection without an answer' })
   const signal = await send([fakeChild().exit(null)])
   assert.equal(signal.outcome.failure, { kind: 'other', reason: 'curl was stopped by SIGTERM' }, 'killed on a signal: says so')
@@ -220,18 +218,18 @@ test('curl exits 7 and 52 without an answer: retried; any other exit is its line
 test('a 2xx answer that holds no event (a proxy\'s login page, an empty body) is no answer: its opening is quoted, never a silent empty turn', async () => {
   const page = await send([fakeChild().out(head(200, { 'content-type': 'text/html' }) + '<html><title>Sign in</title></html>').exit(0)])
   assert.equal(page.outcome.failure, { kind: 'unreadable', sample: '<html><title>Sign in</title></html>' })
-  assert.equal(page.chunks, failedWith('keel: GPT-5 failed: example sent a stream that is not JSON (<html><title>Sign in</title></html>)'))
+  assert.equal([page.chunks, lineOf(page.outcome)], [[], 'keel: GPT-5 failed: example sent a stream that is not JSON (<html><title>Sign in</title></html>)'])
   const nothing = await send([fakeChild().out(SSE_HEAD).exit(0)])
   assert.equal(nothing.outcome.failure, { kind: 'unreadable', sample: 'an empty answer' })
 })
 
-test('a failure after output keeps the partial text and appends its line; it is never retried', async () => {
+test('a failure after output keeps the partial text as yielded, no stop after it, and returns the failure; it is never retried', async () => {
   const events = TEXT.split('\n\n').map((e) => `${e}\n\n`)
   const cut = await send([fakeChild().out(SSE_HEAD, ...events.slice(0, 3)).err('curl: (18) transfer closed with outstanding read data remaining\n').exit(18), fakeChild()])
-  assert.equal(texts(cut.chunks), ['Hello', ', wörld ', '\n\nkeel: GPT-5 failed: curl exited 18: the connection closed before the answer was complete (curl: (18) transfer closed with outstanding read data remaining)', 'stop'])
+  assert.equal(texts(cut.chunks), ['Hello', ', wörld '])
   assert.equal([cut.w.spawned.length, cut.outcome.retries], [1, 0])
   assert.equal(cut.outcome.failure, { kind: 'curl', code: 18, stderr: 'curl: (18) transfer closed with outstanding read data remaining\n' })
-  assert.is(cut.outcome.end.result.answer, 'Hello, wörld \n\nkeel: GPT-5 failed: curl exited 18: the connection closed before the answer was complete (curl: (18) transfer closed with outstanding read data remaining)')
+  assert.is(lineOf(cut.outcome), 'keel: GPT-5 failed: curl exited 18: the connection closed before the answer was complete (curl: (18) transfer closed with outstanding read data remaining)')
 
   const headOnly = await send([fakeChild().out(SSE_HEAD).exit(52), fakeChild()])
   assert.equal([headOnly.w.spawned.length, headOnly.outcome.failure?.kind], [1, 'curl'], 'an exit after a 2xx head is not retried, even 52')
@@ -239,16 +237,21 @@ test('a failure after output keeps the partial text and appends its line; it is 
   // An error event inside the stream: the child is let go at once, the rest never read.
   const child = fakeChild().out(SSE_HEAD, fixture('openai-error.txt'))
   const streamError = await send([child])
-  assert.equal(texts(streamError.chunks), ['Partial ', 'answer', '\n\nkeel: GPT-5 failed: example sent an error: Upstream overloaded', 'stop'])
+  assert.equal([texts(streamError.chunks), lineOf(streamError.outcome)], [['Partial ', 'answer'], 'keel: GPT-5 failed: example sent an error: Upstream overloaded'])
   assert.equal(streamError.outcome.failure, { kind: 'stream-error', message: 'Upstream overloaded\nplease retry' })
   assert.ok(child.left, 'the child is let go')
 
   const notJson = await send([fakeChild().out(SSE_HEAD + fixture('openai-not-json.txt')).exit(0)])
-  assert.equal(texts(notJson.chunks), ['Before', '\n\nkeel: GPT-5 failed: example sent a stream that is not JSON ({"choices": [oops)', 'stop'])
+  assert.equal([texts(notJson.chunks), lineOf(notJson.outcome)], [['Before'], 'keel: GPT-5 failed: example sent a stream that is not JSON ({"choices": [oops)'])
+
+  // A stream that ends cleanly with neither a finish reason nor [DONE]: cut, not finished.
+  const unfinished = await send([fakeChild().out(SSE_HEAD, ...events.slice(0, 3)).exit(0), fakeChild()])
+  assert.equal([texts(unfinished.chunks), unfinished.outcome.failure, unfinished.w.spawned.length], [['Hello', ', wörld '], { kind: 'unfinished' }, 1])
+  assert.is(lineOf(unfinished.outcome), 'keel: GPT-5 failed: example ended the stream without finishing the answer (no finish reason, no end marker)')
 
   // A later pull that rejects (the dispatch torn down mid-stream): the text so far stands with the reason.
   const torn = await send([fakeChild().out(SSE_HEAD, events[0]!, events[1]!).fail(new Error('the dispatch ended')), fakeChild()])
-  assert.equal(texts(torn.chunks), ['Hello', '\n\nkeel: GPT-5 failed: the dispatch ended', 'stop'])
+  assert.equal([texts(torn.chunks), lineOf(torn.outcome)], [['Hello'], 'keel: GPT-5 failed: the dispatch ended'])
   assert.equal([torn.w.spawned.length, torn.outcome.failure], [1, { kind: 'other', reason: 'the dispatch ended' }])
 })
 
@@ -272,14 +275,11 @@ test('the watchdog: a provider that stops sending for four quiet ticks (within 1
   await settle()
   assert.is(settled, false, 'the first tick saw the new piece: three quiet ones are no stall')
   tick()
-  const rest = await (async () => {
-    const first = await cutOff
-    const more = await drain(gen)
-    return { chunks: [first.value as StepChunk, ...more.chunks], outcome: more.outcome }
-  })()
-  assert.equal(texts(rest.chunks), ['\n\nkeel: GPT-5 stopped sending (no data for 1 s); the partial answer stands', 'stop'])
-  assert.equal(rest.outcome.failure, { kind: 'stall', idleMs: 1000 })
-  assert.is(rest.outcome.end.result.answer, 'Hello, wörld \n\nkeel: GPT-5 stopped sending (no data for 1 s); the partial answer stands')
+  const ended = await cutOff
+  assert.is(ended.done, true, 'nothing more is yielded')
+  const outcome = ended.value as Outcome
+  assert.equal(outcome.failure, { kind: 'stall', idleMs: 1000 })
+  assert.is(lineOf(outcome), 'keel: GPT-5 stopped sending (no data for 1 s); the partial answer stands')
   assert.ok(child.left, 'the stalled child is let go')
   assert.equal([w.timers[0]!.stopped, w.spawned.length], [true, 1], 'a stall is not retried')
 })
@@ -290,9 +290,10 @@ test('the watchdog before any byte: four quiet ticks; a tiny idle time still tic
   const first = gen.next()
   await settle()
   for (let i = 0; i < 4; i++) tick()
-  assert.equal((await first).value, { kind: 'text', index: 0, text: 'keel: GPT-5 stopped sending (no data for 0.002 s); the partial answer stands' })
-  const { outcome } = await drain(gen)
-  assert.equal(outcome.failure, { kind: 'stall', idleMs: 2 })
+  const { done, value } = await first
+  assert.is(done, true)
+  assert.equal((value as Outcome).failure, { kind: 'stall', idleMs: 2 })
+  assert.is(lineOf(value as Outcome), 'keel: GPT-5 stopped sending (no data for 0.002 s); the partial answer stands')
   assert.is(w.timers[0]!.ms, 1)
 })
 
@@ -313,13 +314,12 @@ test('a 2xx JSON answer (a provider that ignored stream: true) goes through push
   child.out(json.slice(100)).exit(0)
   const rest = await drain(gen)
   assert.equal([(await first).value, ...rest.chunks], expected.chunks)
-  assert.equal(rest.outcome, { end: { chunks: expected.chunks.slice(2), result: expected.result }, retries: 0 }, 'the end: the checked tool calls and the stop')
+  assert.equal(rest.outcome, { end: { chunks: expected.chunks.slice(2), result: expected.result, kept: expected.kept }, retries: 0 }, 'the end: the checked tool calls and the stop (and the reasoning the step sends back)')
 
   const broken = await send([fakeChild().out(h, '{"choices": [').exit(0)])
-  assert.equal(texts(broken.chunks), ['keel: GPT-5 failed: example sent a stream that is not JSON ({"choices": [)', 'stop'])
+  assert.equal([broken.chunks, lineOf(broken.outcome)], [[], 'keel: GPT-5 failed: example sent a stream that is not JSON ({"choices": [)'])
   const cut = await send([fakeChild().out(h, json).exit(56)])
-  assert.equal(texts(cut.chunks).slice(0, 2), ['thinking', 'Reading it.'])
-  assert.equal(texts(cut.chunks).slice(-2), ['\n\nkeel: GPT-5 failed: curl exited 56: the connection broke while the answer was arriving', 'stop'], 'the answer stands, the cut is said, and no held-back tool call runs')
+  assert.equal([texts(cut.chunks), lineOf(cut.outcome)], [['thinking', 'Reading it.'], 'keel: GPT-5 failed: curl exited 56: the connection broke while the answer was arriving'], 'the answer stands, the cut is said, and no held-back tool call goes out')
   // A decoder that reads streams only (anthropic): a JSON answer is unreadable, its start quoted.
   const message = `{"type":"message","content":[${' '.repeat(100)}]}`
   const anthropic = await send([fakeChild().out(h, message).exit(0)], {}, { makeDecoder: () => createAnthropicDecoder(context()) })
@@ -328,7 +328,7 @@ test('a 2xx JSON answer (a provider that ignored stream: true) goes through push
 
 test('a spawn whose first pull rejects (curl cannot start): its reason in one line, no retry', async () => {
   const r = await send([fakeChild().fail(new Error('spawn /usr/bin/curl ENOENT')), fakeChild()])
-  assert.equal(r.chunks, failedWith('keel: GPT-5 failed: spawn /usr/bin/curl ENOENT'))
+  assert.equal([r.chunks, lineOf(r.outcome)], [[], 'keel: GPT-5 failed: spawn /usr/bin/curl ENOENT'])
   assert.equal([r.outcome.failure, r.outcome.retries, r.w.spawned.length, r.w.decoders], [{ kind: 'other', reason: 'spawn /usr/bin/curl ENOENT' }, 0, 1, 1])
   assert.ok(r.w.timers[0]!.stopped)
   const odd = await send([fakeChild().fail('denied by a hook')])

@@ -1,8 +1,8 @@
 // The timing core (wsflow §3.3): the advisory grammar, thresholds, levels, the latch table, the lever check, the texts.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { advisoryTokens, checkLeverCall, describeAdvisory, levelAt, observe, parseAdvisory, percentOf, thousands, thresholdsFor } from '../../../src/features/timing/core.ts'
-import { advisoryText, deliveryText, labelOf, leverResult, LEVER_RESULT, LEVER_RESULT_NO_RESUME, milestoneText, resumeText, vetoedResumeText } from '../../../src/features/timing/strings.ts'
+import { advisoryTokens, describeAdvisory, levelAt, observe, parseAdvisory, percentOf, thousands, thresholdsFor } from '../../../src/features/timing/core.ts'
+import { advisoryText, labelOf, milestoneText, resumeText, vetoedResumeText } from '../../../src/features/timing/strings.ts'
 
 const W = { rawMaxTokens: 200000, autoCompactThreshold: 160000, isAutoCompactEnabled: true }
 const T = { raw: 200000, advisory: 100000, m1: 120000, m2: 140000, hard: 160000 }
@@ -66,12 +66,6 @@ test('formatting helpers', () => {
   assert.equal([percentOf(112000, 200000), thousands(112000), thousands(1499)], [56, '112k', '1k'])
 })
 
-test('checkLeverCall: main session only, a literal true only (acceptance 11)', () => {
-  assert.equal(checkLeverCall('A1', true), { deny: 'request_compaction compacts the main session only; called from subagent A1.' })
-  assert.equal([checkLeverCall(undefined, true), checkLeverCall(undefined, 'true'), checkLeverCall(undefined, undefined)], [{ resume: true }, { resume: false }, { resume: false }])
-  assert.equal([leverResult(true), leverResult(false)], [LEVER_RESULT, LEVER_RESULT_NO_RESUME])
-})
-
 test('the texts open with the package label and carry the figures (acceptance 4, 7)', () => {
   const a = advisoryText(LABEL, T, 112000)
   assert.ok(a.startsWith('[ws compaction] Context window at the end of the last turn: 56% (112k / 200k tokens) / 80% (automatic compaction point). This is past the advisory point (50%).'))
@@ -79,8 +73,6 @@ test('the texts open with the package label and carry the figures (acceptance 4,
   assert.ok(a.includes('look for a good moment to compact before 80%'))
   assert.ok(milestoneText(LABEL, 1, T, 125000).includes('Past 80%, Claude Code compacts automatically, mid-work if need be.'))
   assert.ok(milestoneText(LABEL, 2, T, 141000).includes('This is the last reading before automatic compaction.'))
-  assert.is(deliveryText(LABEL, { kind: 'milestone', which: 2 }, T, 141000), milestoneText(LABEL, 2, T, 141000))
-  assert.is(deliveryText(LABEL, { kind: 'advisory' }, T, 141000), advisoryText(LABEL, T, 141000))
   assert.is(resumeText(labelOf('keel')), '[keel compaction] Compaction landed; resume the work in progress from the summary and your durable records.')
   assert.is(vetoedResumeText(LABEL, 'policy'), '[ws compaction] Compaction did not run (policy); your context is unchanged. Resume the work in progress.')
 })

@@ -98,11 +98,12 @@ test('a failed registration, a failing breakdown read, and a throwing lever answ
 
   // A lever that throws is refused by its declared failure policy, which the registry applies.
   const t = setup()
-  await t.h['session.start']!(t.port, { cwd: '/w' } as never, fakeNext((e: { cwd: string }) => ({ cwd: e.cwd })), ctx())
   const broken = ctx('50%', )
   const throwing: FeatureContext = { ...broken, log: (line) => { if (line.startsWith('compaction requested')) throw new Error('log broke'); broken.log(line) } }
   const registry = new Registry([timingFeature], (line) => t.lines.push(line))
   registry.bind({ timing: t.port }, { timing: throwing })
+  // The machine's edges are bound at session.start, over the one context a load has.
+  await registry.dispatch('session.start', { cwd: '/w' } as never, fakeNext((e: { cwd: string }) => ({ cwd: e.cwd })))
   const denied = await registry.dispatch('tool.call', { tool: TOOL, tool_use_id: 'u1' } as never, fakeNext(() => ({ result: 'beneath' })))
   assert.equal(denied, { deny: 'request_compaction: the compaction request hook failed; see the debug log.' })
   assert.ok(t.lines.includes('timing: tool.call hook skipped (Error: log broke)'), t.lines.join('\n'))

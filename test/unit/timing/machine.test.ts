@@ -228,6 +228,12 @@ test('a failed usage read keeps the crossing; a turn that started meanwhile stop
   assert.equal(w.seen.submits, [], 'the main turn flag stands until its turn.complete clears it')
 })
 
+test('the lever: main session only, a literal true only (acceptance 11)', () => {
+  const w = world()
+  assert.equal(w.timing.lever('A1', true), { deny: 'request_compaction compacts the main session only; called from subagent A1.' })
+  assert.equal([w.timing.lever(undefined, true), w.timing.lever(undefined, 'true'), w.timing.lever(undefined, undefined)], [{ result: LEVER_RESULT }, { result: LEVER_RESULT_NO_RESUME }, { result: LEVER_RESULT_NO_RESUME }])
+})
+
 test('the lever: a subagent is refused; without continue nothing follows the landing (acceptance 11, 12)', async () => {
   const w = world()
   assert.equal(w.timing.lever('A1', true), { deny: 'request_compaction compacts the main session only; called from subagent A1.' })
