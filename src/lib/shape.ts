@@ -45,7 +45,7 @@ export function problemsOf(value: unknown, shape: Shape, path = '', key = ''): s
   return problems
 }
 
-export const fits = (value: unknown, shape: Shape): boolean => problemsOf(value, shape).length === 0
+export const fits = (value: unknown, shape: Shape): boolean => !problemsOf(value, shape).length
 
 /** A check from a test and the problem it names. */
 export const is = (test: (value: any, key: string) => boolean, problem: string): Check => (value, key) => (test(value, key) ? undefined : problem)

@@ -24,51 +24,64 @@ var RM = "/bin/rm";
 var LS = "/bin/ls";
 var CHMOD = "/bin/chmod";
 var COMMAND_TIMEOUT_MS = 1e4;
-async function hostRun($, argv) {
-  const r = await $.process.run(argv, { timeoutMs: COMMAND_TIMEOUT_MS });
-  if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0] ?? ""}`);
-  return r.stdout;
-}
 function modeOfListing(line) {
   const letters = /^.([-rwxsStT]{9})/.exec(line)?.[1];
   if (letters === void 0) throw new Error(`no mode in ${JSON.stringify(line.slice(0, 40))}`);
   return parseInt(letters.replace(/[^-ST]/g, "1").replace(/\D/g, "0"), 2);
 }
-async function runsCommands($) {
-  try {
-    await $.process.run([MV, "--version"], { timeoutMs: COMMAND_TIMEOUT_MS });
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function statOf($, path) {
-  try {
-    const s = await $.fs.stat(path, { resolve: true });
-    return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
-  } catch {
-    return void 0;
-  }
-}
-function bindFiles($) {
+function filesOver(host) {
   let commands;
+  async function run(argv) {
+    const r = await host.run(argv, COMMAND_TIMEOUT_MS);
+    if (r.exitCode !== 0) throw new Error(`${argv[0]} exited ${r.exitCode}: ${r.stderr.trim().split("\n")[0]}`);
+    return r.stdout;
+  }
+  async function runsCommands() {
+    try {
+      await host.run([MV, "--version"], COMMAND_TIMEOUT_MS);
+      return true;
+    } catch {
+      return false;
+    }
+  }
   return {
-    stat: (path) => statOf($, path),
-    read: (path) => $.fs.read(path),
-    write: (path, text) => $.fs.write(path, text),
-    hasCommands: () => commands ??= runsCommands($),
-    move: (from, to) => hostRun($, [MV, "-f", "--", from, to]),
-    remove: (path) => hostRun($, [RM, "-f", "--", path]),
-    mode: async (path) => modeOfListing(await hostRun($, [LS, "-ld", "--", path])),
-    chmod: (path, mode) => hostRun($, [CHMOD, "--", mode.toString(8), path]),
-    list: (folder) => $.fs.list(folder),
+    async stat(path) {
+      try {
+        const s = await host.stat(path);
+        return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
+      } catch {
+        return void 0;
+      }
+    },
+    hasCommands: () => commands ??= runsCommands(),
+    move: (from, to) => run([MV, "-f", "--", from, to]),
+    remove: (path) => run([RM, "-f", "--", path]),
+    mode: async (path) => modeOfListing(await run([LS, "-ld", "--", path])),
+    chmod: (path, mode) => run([CHMOD, "--", mode.toString(8), path]),
     token: () => crypto.randomUUID().replace(/-/g, "").slice(0, 12)
   };
 }
 
-// src/lib/tool.ts
+// src/lib/bind.ts
+function bindFiles($) {
+  return {
+    ...filesOver({ run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }), stat: (path) => $.fs.stat(path, { resolve: true }) }),
+    read: (path) => $.fs.read(path),
+    write: (path, text) => $.fs.write(path, text),
+    list: (folder) => $.fs.list(folder)
+  };
+}
 function bindRegisterTool($) {
   return async (spec) => (await $.tool.register(spec)).tool;
+}
+function readWindowEnv($) {
+  return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
+}
+function setWindowEnv($, value) {
+  return $.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", value);
+}
+async function readHomeDir($) {
+  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
 }
 
 // src/features/checkpoint/bind.ts
@@ -247,17 +260,6 @@ function bindRouting($) {
   };
 }
 
-// src/lib/harness-window.ts
-function readWindowEnv($) {
-  return $.env.get("CLAUDE_CODE_AUTO_COMPACT_WINDOW");
-}
-function setWindowEnv($, value) {
-  return $.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", value);
-}
-async function readHomeDir($) {
-  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
-}
-
 // src/features/timing/bind.ts
 function bindTiming($) {
   return {
@@ -354,7 +356,7 @@ function problemsOf(value, shape, path = "", key = "") {
   }
   return problems;
 }
-var fits = (value, shape) => problemsOf(value, shape).length === 0;
+var fits = (value, shape) => !problemsOf(value, shape).length;
 var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
 var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
 var isString = (value) => typeof value === "string";
@@ -780,17 +782,16 @@ function createLane() {
       try {
         await next.task();
       } catch (err) {
-        next.log(`${next.what}: ${messageOf(err)}`);
+        next.port.log(`${next.what}: ${messageOf(err)}`);
       }
     }
   }
   function run() {
-    running ??= runQueue().finally(() => running = void 0);
-    return running;
+    return running ??= runQueue().finally(() => running = void 0);
   }
   return {
     defer(port, what, task) {
-      queue.push({ what, task, log: (line) => port.log(line) });
+      queue.push({ what, task, port });
       try {
         port.after(0, () => void run());
       } catch (err) {
@@ -801,11 +802,13 @@ function createLane() {
     async drain() {
       while (running || queue.length) await run();
     },
-    idle: () => !running && queue.length === 0
+    idle: () => !running && !queue.length
   };
 }
 
 // src/lib/safe-write.ts
+var written = (path, atomic) => ({ ok: true, path, atomic });
+var notWritten = (reason) => ({ ok: false, reason });
 var REFUSED = {
   ownerMissing: (within) => `its folder ${within} cannot be resolved`,
   link: (path) => `${path} is a symbolic link, and keel writes only to a real path inside the folder it owns`,
@@ -828,9 +831,8 @@ async function resolveTarget(io, within, path) {
   const owner = trimSlash(within);
   const facts = await io.stat(owner).catch(() => void 0);
   if (!facts?.realPath || facts.kind !== "dir") return { refused: REFUSED.ownerMissing(owner) };
-  const rest = path.startsWith(owner + "/") ? path.slice(owner.length + 1) : void 0;
-  if (rest === void 0 || rest.split("/").some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
-  const parts = rest.split("/");
+  const parts = path.startsWith(owner + "/") ? path.slice(owner.length + 1).split("/") : [];
+  if (!parts.length || parts.some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
   let real = facts.realPath;
   let spelled = owner;
   for (const [i, part] of parts.entries()) {
@@ -849,22 +851,23 @@ async function current(io, target) {
   return await io.stat(target) === void 0 ? null : io.read(target);
 }
 async function writeSafely(io, req) {
+  const { path, text, expected } = req;
   let resolved;
   try {
-    resolved = await resolveTarget(io, req.within, req.path);
+    resolved = await resolveTarget(io, req.within, path);
   } catch (err) {
-    return { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) };
+    return notWritten(REFUSED.failed(path, messageOf(err)));
   }
-  if ("refused" in resolved) return { ok: false, reason: resolved.refused };
+  if ("refused" in resolved) return notWritten(resolved.refused);
   const target = resolved.target;
   if (!await io.hasCommands().catch(() => false)) {
-    if (!req.inPlace) return { ok: false, reason: REFUSED.noRename(req.path) };
+    if (!req.inPlace) return notWritten(REFUSED.noRename(path));
     try {
-      if (req.expected !== void 0 && await current(io, target) !== req.expected) return { ok: false, reason: REFUSED.changed(req.path) };
-      await io.write(target, req.text);
-      return await io.read(target) === req.text ? { ok: true, path: target, atomic: false } : { ok: false, reason: REFUSED.readBack(req.path) };
+      if (expected !== void 0 && await current(io, target) !== expected) return notWritten(REFUSED.changed(path));
+      await io.write(target, text);
+      return await io.read(target) === text ? written(target, false) : notWritten(REFUSED.readBack(path));
     } catch (err) {
-      return { ok: false, reason: `${req.path} could not be written (${messageOf(err)})` };
+      return notWritten(`${path} could not be written (${messageOf(err)})`);
     }
   }
   const slash = target.lastIndexOf("/");
@@ -872,17 +875,17 @@ async function writeSafely(io, req) {
   let outcome;
   try {
     const mode = await io.stat(target) ? await io.mode(target) : void 0;
-    if (mode !== void 0 && !(mode & OWNER_WRITE)) return { ok: false, reason: REFUSED.readOnly(req.path) };
-    await io.write(temp, req.text);
-    if (await io.read(temp) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) };
-    else if (req.expected !== void 0 && await current(io, target) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) };
+    if (mode !== void 0 && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(path));
+    await io.write(temp, text);
+    if (await io.read(temp) !== text) outcome = notWritten(REFUSED.readBack(path));
+    else if (expected !== void 0 && await current(io, target) !== expected) outcome = notWritten(REFUSED.changed(path));
     else {
       if (mode !== void 0 && mode !== NEW_FILE_MODE) await io.chmod(temp, mode);
       await io.move(temp, target);
-      return { ok: true, path: target, atomic: true };
+      return written(target, true);
     }
   } catch (err) {
-    outcome = { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) };
+    outcome = notWritten(REFUSED.failed(path, messageOf(err)));
   }
   await io.remove(temp).catch(() => void 0);
   return outcome;
@@ -890,14 +893,15 @@ async function writeSafely(io, req) {
 async function removeSafely(io, within, path) {
   try {
     const resolved = await resolveTarget(io, within, path);
-    if ("refused" in resolved) return { ok: false, reason: resolved.refused };
-    if (await io.stat(resolved.target) === void 0) return { ok: true, path: resolved.target, atomic: true };
+    if ("refused" in resolved) return notWritten(resolved.refused);
+    const { target } = resolved;
+    if (await io.stat(target) === void 0) return written(target, true);
     const removes = await io.hasCommands().catch(() => false);
-    if (removes) await io.remove(resolved.target);
-    else await io.write(resolved.target, "");
-    return { ok: true, path: resolved.target, atomic: removes };
+    if (removes) await io.remove(target);
+    else await io.write(target, "");
+    return written(target, removes);
   } catch (err) {
-    return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` };
+    return notWritten(`${path} could not be removed (${messageOf(err)})`);
   }
 }
 async function sweepTemps(io, within, folder, now) {
@@ -2732,10 +2736,12 @@ var KEEL_HOME_DIR = "keel";
 var PLUGIN_DATA_MARK = "/plugins/data/";
 var trimSlash2 = (path) => path.length > 1 ? path.replace(/\/+$/, "") : path;
 function configRootOf(env) {
-  if (env.configDir?.trim()) return trimSlash2(env.configDir.trim());
+  const configDir = env.configDir?.trim();
+  if (configDir) return trimSlash2(configDir);
   const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1;
   if (at > 0) return env.pluginData.slice(0, at);
-  return env.home?.trim() ? `${trimSlash2(env.home.trim())}/.claude` : void 0;
+  const home = env.home?.trim();
+  return home ? `${trimSlash2(home)}/.claude` : void 0;
 }
 var keelHomeOf = (configRoot) => `${configRoot}/${KEEL_HOME_DIR}`;
 
@@ -3548,8 +3554,8 @@ async function sendMail(e, req) {
   if (!from.ok) return denied(fromRefused(req.from, from.why));
   const mail = { v: MAIL_VERSION, id: newMailId(e.randomBytes), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text };
   const folder = `${req.root}/${folderOf2(mail.to)}`;
-  const written = await writeSafely(e, { within: req.root, path: `${folder}/${mailName(mail)}`, text: mailFileText(mail), expected: null, inPlace: true });
-  if (!written.ok) return denied(notKept(written.reason));
+  const written2 = await writeSafely(e, { within: req.root, path: `${folder}/${mailName(mail)}`, text: mailFileText(mail), expected: null, inPlace: true });
+  if (!written2.ok) return denied(notKept(written2.reason));
   let outcome = { kind: "noMessaging" };
   if (e.send) {
     try {
@@ -3559,7 +3565,7 @@ async function sendMail(e, req) {
     }
   }
   const kept = outcome.kind === "delivered" ? {} : { record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } };
-  return { ok: true, answer: answerFor(outcome, mail.to, mail.id, folder), outcome, mail, path: written.path, ...kept };
+  return { ok: true, answer: answerFor(outcome, mail.to, mail.id, folder), outcome, mail, path: written2.path, ...kept };
 }
 
 // src/features/mailbox/sessions.ts
@@ -5665,9 +5671,9 @@ function responsesTarget(provider, key) {
 function usageOf2(usage) {
   const details = asRecord(usage?.input_tokens_details);
   const cached = asCount(details?.cached_tokens) ?? 0;
-  const written = asCount(details?.cache_write_tokens) ?? 0;
+  const written2 = asCount(details?.cache_write_tokens) ?? 0;
   const reasoning = asCount(asRecord(usage?.output_tokens_details)?.reasoning_tokens) ?? 0;
-  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: asCount(usage?.output_tokens) ?? 0, reasoning_tokens: reasoning };
+  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written2), cache_read_input_tokens: cached, cache_creation_input_tokens: written2, output_tokens: asCount(usage?.output_tokens) ?? 0, reasoning_tokens: reasoning };
 }
 function createResponsesDecoder(ctx) {
   const step = createStep(ctx);
@@ -6280,7 +6286,7 @@ function createRoutingFeature() {
     const dir = usageDir;
     if (!dir) return;
     const path = `${dir}/${ledger.session}.json`;
-    writing = writing.then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) })).then((written) => written.ok || ctx.log(`usage not saved: ${written.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`));
+    writing = writing.then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) })).then((written2) => written2.ok || ctx.log(`usage not saved: ${written2.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`));
   }
   async function usageViews(port, ctx) {
     const mine = (await ledgerOf(port, ctx)).aliases;
@@ -6356,8 +6362,8 @@ function createRoutingFeature() {
       const within = await port.pluginDataDir();
       await sweepTemps(port.files, within, within, port.now);
       bodyFile = { within, path: `${within}/routing-request-${++bodies}.json` };
-      const written = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body });
-      if (!written.ok) throw new Error(written.reason);
+      const written2 = await writeSafely(port.files, { within, path: bodyFile.path, text: exchange.request.body });
+      if (!written2.ok) throw new Error(written2.reason);
       mode = { kind: "file", path: bodyFile.path };
     }
     try {
@@ -7411,46 +7417,8 @@ function parseClaim(raw, session) {
 function claimText(session, features) {
   return JSON.stringify({ session, features });
 }
-async function setClaimVariable($, pkg, value) {
-  let result;
-  switch (pkg) {
-    case "keel":
-      result = await $.env.set("KEEL_CLAIMS_KEEL", value);
-      break;
-    case "superheroes":
-      result = await $.env.set("KEEL_CLAIMS_SUPERHEROES", value);
-      break;
-    case "ws":
-      result = await $.env.set("KEEL_CLAIMS_WS", value);
-      break;
-    case "klyth":
-      result = await $.env.set("KEEL_CLAIMS_KLYTH", value);
-      break;
-  }
+function claimSettled(result) {
   if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`);
-}
-function publishClaims($, pkg, session, features) {
-  return setClaimVariable($, pkg, claimText(session, features));
-}
-function clearClaims($, pkg) {
-  return setClaimVariable($, pkg, void 0);
-}
-async function rawClaim($, pkg) {
-  switch (pkg) {
-    case "keel":
-      return $.env.get("KEEL_CLAIMS_KEEL");
-    case "superheroes":
-      return $.env.get("KEEL_CLAIMS_SUPERHEROES");
-    case "ws":
-      return $.env.get("KEEL_CLAIMS_WS");
-    case "klyth":
-      return $.env.get("KEEL_CLAIMS_KLYTH");
-    default:
-      return void 0;
-  }
-}
-function readRawClaims($, pkgs) {
-  return Promise.all(pkgs.map((pkg) => rawClaim($, pkg)));
 }
 function parseClaims(session, pkgs, raws) {
   return Object.fromEntries(pkgs.map((pkg, i) => [pkg, parseClaim(raws[i], session)]));
@@ -7464,15 +7432,28 @@ function bindRuntime($) {
     log: (line) => $.ui.log(line, { to: "debug" }),
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
-    publishClaims: (session, features) => publishClaims($, pkg, session, features),
-    readClaims: (pkgs) => readRawClaims($, pkgs),
-    clearClaims: () => clearClaims($, pkg),
+    publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
+    readClaims: () => Promise.all([$.env.get("KEEL_CLAIMS_KEEL"), $.env.get("KEEL_CLAIMS_SUPERHEROES"), $.env.get("KEEL_CLAIMS_WS"), $.env.get("KEEL_CLAIMS_KLYTH")]),
+    clearClaims: async () => claimSettled(await setClaims($, pkg, void 0)),
     compactSession: (instructions) => $.session.compact(instructions === void 0 ? void 0 : { instructions }),
     ownServer: async () => {
       const conn = await $.mcp.connect(pkg);
       return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : void 0;
     }
   };
+}
+async function setClaims($, pkg, value) {
+  switch (pkg) {
+    case "keel":
+      return $.env.set("KEEL_CLAIMS_KEEL", value);
+    case "superheroes":
+      return $.env.set("KEEL_CLAIMS_SUPERHEROES", value);
+    case "ws":
+      return $.env.set("KEEL_CLAIMS_WS", value);
+    case "klyth":
+      return $.env.set("KEEL_CLAIMS_KLYTH", value);
+  }
+  return void 0;
 }
 
 // src/runtime/activation.ts
@@ -7486,7 +7467,7 @@ function allFields(template) {
 }
 function activationOf(template, raw, pkg, feature, on) {
   if (!(feature in raw)) return { feature, carried: false, on: false, why: "not carried" };
-  const profileDefault = pkg === void 0 ? void 0 : template.packages[pkg]?.features[feature];
+  const profileDefault = template.packages[pkg]?.features[feature];
   return { feature, carried: true, on, why: profileDefault === on ? "profile" : "option" };
 }
 function ownerOf2(feature, claims) {
@@ -7496,17 +7477,14 @@ function ownerOf2(feature, claims) {
 // src/runtime/command.ts
 var STATUS_VERB = "status";
 function parseCommandArgs(args) {
-  const trimmed = args.trim();
-  const space = trimmed.search(/\s/);
-  if (space < 0) return { verb: trimmed.toLowerCase() || STATUS_VERB, rest: "" };
-  return { verb: trimmed.slice(0, space).toLowerCase(), rest: trimmed.slice(space + 1).trim() };
+  const [, verb = "", rest = ""] = /^(\S*)\s*([\s\S]*)$/.exec(args.trim());
+  return { verb: verb.toLowerCase() || STATUS_VERB, rest };
 }
 function unknownVerb(pkg, verb, usages) {
   return `/${pkg}: unknown verb "${verb}". Usage:
 ${usages.map((u) => `  /${pkg} ${u}`).join("\n")}`;
 }
 function stateOf2(row) {
-  if (!row.carried) return "not carried";
   if (!row.on) return `off (${row.why})`;
   if (row.yieldsTo) return `on (${row.why}), yields to ${row.yieldsTo}, which runs it in this session`;
   return `runs (${row.why})`;
@@ -7514,7 +7492,7 @@ function stateOf2(row) {
 function formatStatus(pkg, version, rows, problems) {
   const out = [`${pkg} ${version}`];
   const carried2 = rows.filter((r) => r.carried);
-  if (carried2.length === 0) out.push("No features are carried by this package.");
+  if (!carried2.length) out.push("No features are carried by this package.");
   for (const row of carried2) {
     out.push(`${row.feature}: ${stateOf2(row)}`);
     const options = Object.entries(row.options).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
@@ -7522,8 +7500,8 @@ function formatStatus(pkg, version, rows, problems) {
     if (row.skips) out.push(`  skipped hooks: ${row.skips}`);
     for (const line of row.lines) out.push(`  ${line}`);
   }
-  const totalSkips = rows.reduce((n, r) => n + r.skips, 0);
-  out.push(`Skipped hooks: ${totalSkips === 0 ? "none" : rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`).join(", ")}`);
+  const skipped2 = rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`);
+  out.push(`Skipped hooks: ${skipped2.join(", ") || "none"}`);
   for (const problem2 of problems) out.push(`Problem: ${problem2}`);
   return out.join("\n");
 }
@@ -7534,7 +7512,7 @@ function createRelay2(facts) {
   let reached;
   return {
     compact(feature, instructions, chain, engineCompact) {
-      running ??= (async () => {
+      return running ??= (async () => {
         const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
         const engine = ((steered) => {
           reached = { instructions: steered.instructions };
@@ -7549,7 +7527,6 @@ function createRelay2(facts) {
           facts.asking(void 0);
         }
       })();
-      return running;
     },
     isOwnReRaise(e) {
       return reached !== void 0 && e.trigger === "plugin" && e.agentId === void 0 && e.instructions === reached.instructions;
@@ -7580,10 +7557,7 @@ function createFacts() {
       }
       return id;
     },
-    ownServer() {
-      own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0);
-      return own;
-    },
+    ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e) {
@@ -7598,8 +7572,10 @@ function createFacts() {
       if (agentId === void 0) running = false;
     },
     sessionEnded(reason) {
-      if (reason === "clear" || reason === "resume") id = void 0;
       running = false;
+      const goesOn = reason === "clear" || reason === "resume";
+      if (goesOn) id = void 0;
+      return goesOn;
     },
     asking(feature) {
       askedBy = feature;
@@ -7611,11 +7587,14 @@ function createFacts() {
 var SWITCH_ON = "on";
 var SWITCH_OFF = "off";
 function problemOf(field, given) {
-  if (field.type === "switch") return given === SWITCH_ON || given === SWITCH_OFF ? void 0 : `is not ${SWITCH_ON} or ${SWITCH_OFF}`;
-  if (field.type === "boolean") return typeof given === "boolean" ? void 0 : "is not true or false";
-  if (field.type === "string") {
-    if (field.options) return field.options.includes(given) ? void 0 : `is not one of ${field.options.join(", ")}`;
-    return typeof given === "string" ? void 0 : "is not a text";
+  switch (field.type) {
+    case "switch":
+      return given === SWITCH_ON || given === SWITCH_OFF ? void 0 : `is not ${SWITCH_ON} or ${SWITCH_OFF}`;
+    case "boolean":
+      return typeof given === "boolean" ? void 0 : "is not true or false";
+    case "string":
+      if (field.options) return field.options.includes(given) ? void 0 : `is not one of ${field.options.join(", ")}`;
+      return typeof given === "string" ? void 0 : "is not a text";
   }
   if (typeof given !== "number" || !Number.isFinite(given)) return "is not a number";
   if (!Number.isInteger(given)) return "is not a whole number";
@@ -7623,48 +7602,39 @@ function problemOf(field, given) {
   if (field.max !== void 0 && given > field.max) return `is above ${field.max}`;
   return void 0;
 }
+var EMPTY = { number: 0, boolean: false, switch: false };
 function fallbackOf(field) {
-  if (field.default !== void 0) return field.default;
-  return field.type === "boolean" || field.type === "switch" ? false : field.type === "number" ? 0 : "";
+  return field.default ?? EMPTY[field.type] ?? "";
 }
 function parseOptions(fields, raw) {
   const values = {};
+  const defaults = {};
   const problems = [];
   for (const [key, field] of Object.entries(fields)) {
     const given = raw[key];
-    if (given === void 0) {
-      values[key] = fallbackOf(field);
-      continue;
-    }
-    const problem2 = problemOf(field, given);
-    if (problem2 === void 0) {
-      values[key] = field.type === "switch" ? given === SWITCH_ON : given;
-    } else {
-      values[key] = fallbackOf(field);
-      problems.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
-    }
+    const problem2 = given === void 0 ? void 0 : problemOf(field, given);
+    defaults[key] = fallbackOf(field);
+    values[key] = given === void 0 || problem2 !== void 0 ? defaults[key] : field.type === "switch" ? given === SWITCH_ON : given;
+    if (problem2 !== void 0) problems.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
   }
-  return { values, problems };
+  return { values, problems, defaults };
 }
 
 // src/registry.ts
 var isPlainObject2 = (r) => typeof r === "object" && r !== null;
-var isString2 = (v) => typeof v === "string";
 var RESULT_CHECKS = {
-  "session.compact": (r) => Array.isArray(r.messages) || isString2(r.skip),
-  "tool.call": (r) => "result" in r || isString2(r.deny) || "ref" in r,
+  "session.compact": (r) => Array.isArray(r.messages) || isString(r.skip),
+  "tool.call": (r) => "result" in r || isString(r.deny) || "ref" in r,
   "prompt.compose": (r) => Array.isArray(r.sections),
-  "http.fetch": (r) => isString2(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString2(r.value.text),
-  "agent.spawn": (r) => isString2(r.model) || isString2(r.deny),
-  "session.receive": (r) => isString2(r.text) || isString2(r.consumed),
+  "http.fetch": (r) => isString(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString(r.value.text),
+  "agent.spawn": (r) => isString(r.model) || isString(r.deny),
+  "session.receive": (r) => isString(r.text) || isString(r.consumed),
   "session.send": (r) => typeof r.isDelivered === "boolean",
-  "session.append": (r) => isPlainObject2(r.message) || isString2(r.deny),
-  "turn.step": (r) => isString2(r.turnId) && typeof r.index === "number"
+  "session.append": (r) => isPlainObject2(r.message) || isString(r.deny),
+  "turn.step": (r) => isString(r.turnId) && typeof r.index === "number"
 };
 function isSettledShape(event, result) {
-  if (!isPlainObject2(result)) return false;
-  const check = RESULT_CHECKS[event];
-  return check ? check(result) : true;
+  return isPlainObject2(result) && (RESULT_CHECKS[event]?.(result) ?? true);
 }
 var NEXT_TWICE = "next() called twice";
 var NO_ERROR = /* @__PURE__ */ Symbol("no error");
@@ -7698,7 +7668,7 @@ var Registry = class {
       chain = this.features.flatMap((feature) => {
         const spec = feature.hooks[event];
         if (spec === void 0 || leftOut?.has(feature.name)) return [];
-        return typeof spec === "function" ? [{ feature, run: spec, onFailure: "open" }] : [{ feature, ...spec }];
+        return [{ feature, onFailure: "open", ...typeof spec === "function" ? { run: spec } : spec }];
       });
       this.chains.set(event, chain);
     }
@@ -7707,44 +7677,41 @@ var Registry = class {
   dispatch(event, e, next, leftOut) {
     const chain = this.chainOf(event, leftOut);
     let fromEngine;
-    const engineNext = (input) => next(input).then(void 0, (err) => {
-      ;
-      (fromEngine ??= []).push(err);
-      throw err;
-    });
-    const fail = (i, entry, input, beneath, why) => {
-      this.noteSkip(entry.feature.name, event, why);
-      const policy = entry.onFailure;
-      const deny = policy === "open" || beneath !== void 0 ? void 0 : typeof policy.deny === "string" ? policy.deny : policy.deny(input, this.contexts[entry.feature.name]);
-      if (deny !== void 0) return Promise.resolve({ deny });
-      return beneath ?? step(i + 1, input);
-    };
     const step = (i, input) => {
       const entry = chain[i];
-      if (entry === void 0) return engineNext(input);
-      const { feature } = entry;
+      if (entry === void 0) {
+        return next(input).then(void 0, (err) => {
+          ;
+          (fromEngine ??= []).push(err);
+          throw err;
+        });
+      }
+      const { name } = entry.feature;
       let beneath;
-      const featureNext = ((rewritten) => {
+      const featureNext = withFacts(next, (rewritten) => {
         if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
         beneath = step(i + 1, rewritten);
         return beneath;
       });
-      featureNext.signal = next.signal;
-      featureNext.budget = next.budget;
-      featureNext.origin = next.origin;
+      const fail = (why) => {
+        this.noteSkip(name, event, why);
+        const deny = beneath === void 0 ? this.denyOf(entry, input) : void 0;
+        if (deny !== void 0) return Promise.resolve({ deny });
+        return beneath ?? step(i + 1, input);
+      };
       let answer;
       try {
-        answer = entry.run(this.ports[feature.name], input, featureNext, this.contexts[feature.name]);
+        answer = entry.run(this.ports[name], input, featureNext, this.contexts[name]);
       } catch (err) {
-        return fail(i, entry, input, beneath, describe(err));
+        return fail(describe(err));
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(i, entry, input, beneath, result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`);
-          if (this.failing.size) this.failing.delete(`${feature.name} ${event}`);
+          if (!isSettledShape(event, result)) return fail(wrongAnswer(result));
+          if (this.failing.size) this.failing.delete(`${name} ${event}`);
           return result;
         },
-        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry, input, beneath, describe(err))
+        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))
       );
     };
     return step(0, e);
@@ -7755,13 +7722,13 @@ var Registry = class {
     async function* step(i, input) {
       const entry = chain[i];
       if (entry === void 0) return yield* next(input);
-      const { feature } = entry;
+      const { name } = entry.feature;
       const policy = entry.onFailure;
-      const ctx = registry.contexts[feature.name];
+      const ctx = registry.contexts[name];
       let beneath;
       let beneathResult;
       let beneathError = NO_ERROR;
-      const featureNext = ((rewritten) => {
+      const featureNext = withFacts(next, (rewritten) => {
         if (beneath !== void 0) throw new Error(NEXT_TWICE);
         const inner = step(i + 1, rewritten);
         beneath = inner;
@@ -7771,14 +7738,11 @@ var Registry = class {
           beneathError = err;
         });
       });
-      featureNext.signal = next.signal;
-      featureNext.budget = next.budget;
-      featureNext.origin = next.origin;
       let body;
       let bodyDone = false;
       let failure;
       try {
-        body = entry.run(registry.ports[feature.name], input, featureNext, ctx);
+        body = entry.run(registry.ports[name], input, featureNext, ctx);
         for (; ; ) {
           const r = await body.next();
           if (!r.done) {
@@ -7787,12 +7751,12 @@ var Registry = class {
           }
           bodyDone = true;
           const result = r.value ?? beneathResult?.value;
-          if (result !== void 0 && isSettledShape(event, result)) {
-            if (registry.failing.size) registry.failing.delete(`${feature.name} ${event}`);
-            if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await beneath.return(void 0).catch(() => void 0);
+          if (isSettledShape(event, result)) {
+            if (registry.failing.size) registry.failing.delete(`${name} ${event}`);
+            if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await closeQuietly(beneath);
             return result;
           }
-          failure = result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
+          failure = wrongAnswer(result);
           break;
         }
       } catch (err) {
@@ -7801,13 +7765,13 @@ var Registry = class {
         failure = describe(err);
       } finally {
         if (!bodyDone) {
-          await body?.return(void 0).catch(() => void 0);
-          if (beneath !== void 0 && beneathResult === void 0) await beneath.return(void 0).catch(() => void 0);
+          await closeQuietly(body);
+          if (beneath !== void 0 && beneathResult === void 0) await closeQuietly(beneath);
         }
       }
-      registry.noteSkip(feature.name, event, failure);
+      registry.noteSkip(name, event, failure);
       if (policy !== "open") {
-        await beneath?.return(void 0).catch(() => void 0);
+        await closeQuietly(beneath);
         return yield* policy.answer({ message: failure, calledNext: beneath !== void 0 }, input, ctx);
       }
       if (beneath === void 0) return yield* step(i + 1, input);
@@ -7825,12 +7789,15 @@ var Registry = class {
   }
   denyFor(event, e, leftOut) {
     for (const entry of this.chainOf(event, leftOut)) {
-      const policy = entry.onFailure;
-      if (policy === "open") continue;
-      const deny = typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]);
+      const deny = this.denyOf(entry, e);
       if (deny !== void 0) return deny;
     }
     return void 0;
+  }
+  denyOf(entry, e) {
+    const policy = entry.onFailure;
+    if (policy === "open") return void 0;
+    return typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]);
   }
   noteSkip(feature, event, why) {
     this.skips.set(feature, (this.skips.get(feature) ?? 0) + 1);
@@ -7874,6 +7841,11 @@ function handOver2(inner, settled, onDone, onError) {
   };
   return held;
 }
+function withFacts(next, call) {
+  return Object.assign(call, { signal: next.signal, budget: next.budget, origin: next.origin });
+}
+var closeQuietly = (stream2) => stream2?.return(void 0).catch(() => void 0);
+var wrongAnswer = (result) => result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
 function describe(err) {
   return err instanceof Error ? `${err.name}: ${err.message}` : `threw ${preview(err)}`;
 }
@@ -7886,11 +7858,11 @@ function preview(value) {
 var COMMAND_DESCRIPTION = "What this package runs and why; its verbs.";
 function createRuntime(factories, template, raw) {
   const fields = allFields(template);
-  const { values: options, problems } = parseOptions(fields, raw);
-  const defaults = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fallbackOf(field)]));
+  const { values: options, problems, defaults } = parseOptions(fields, raw);
   const all = factories.map((make) => make());
-  const isOn = (f) => f.name in raw && options[f.name] === true;
+  const isOn = (f) => options[f.name] === true;
   let port;
+  let pkg = "";
   const log = (line) => port?.log(line);
   const registry = new Registry(all.filter(isOn), log);
   const facts = createFacts();
@@ -7913,35 +7885,26 @@ function createRuntime(factories, template, raw) {
       return fallback;
     }
   }
-  function compactFor(feature, instructions) {
-    const p = bound();
-    return relay.compact(feature, instructions, async (e, engine) => await registry.dispatch("session.compact", e, engine, yields ?? await yieldsOf()), p.compactSession);
-  }
-  const prefixOf = (feature) => {
-    const f = all.find((x) => x.name === feature);
-    return f?.logPrefix ? f.logPrefix(port?.pkg ?? "") : `${feature}: `;
-  };
   const contextOf = (feature) => {
-    const prefix = prefixOf(feature);
+    const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `;
     return {
-      pkg: port?.pkg ?? "",
+      pkg,
       options,
       defaults,
       facts,
       log: (line) => log(prefix + line),
-      compact: (instructions) => compactFor(feature, instructions)
+      compact: (instructions) => relay.compact(feature.name, instructions, async (e, engine) => await registry.dispatch("session.compact", e, engine, yields ?? await yieldsOf()), bound().compactSession)
     };
   };
   async function readAllClaims() {
     if (!actingOn.length) return {};
     return guarded("reading the packages' claims", {}, async () => {
-      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims(CLAIMING_PACKAGES)]);
+      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims()]);
       return parseClaims(session, CLAIMING_PACKAGES, raws);
     });
   }
   function yieldsFrom(claims) {
-    const pkg = bound().pkg;
-    const others = Object.fromEntries(Object.entries(claims).filter(([p]) => p !== pkg));
+    const others = { ...claims, [pkg]: void 0 };
     const found = /* @__PURE__ */ new Map();
     for (const feature of actingOn) {
       const owner = ownerOf2(feature, others);
@@ -7952,8 +7915,7 @@ function createRuntime(factories, template, raw) {
     return found;
   }
   async function yieldsOf() {
-    yields ??= yieldsFrom(await readAllClaims());
-    return yields;
+    return yields ??= yieldsFrom(await readAllClaims());
   }
   async function publish() {
     try {
@@ -7972,32 +7934,28 @@ function createRuntime(factories, template, raw) {
     restamp = false;
     if (!actingOn.length) {
       await guarded("clearing claims", void 0, () => bound().clearClaims());
-      yields = /* @__PURE__ */ new Map();
-      return yields;
+      return yields = /* @__PURE__ */ new Map();
     }
     const claims = await readAllClaims();
     yields = yieldsFrom(claims);
     owned = actingOn.filter((feature) => !yields.has(feature));
-    const published = claims[bound().pkg] ?? [];
+    const published = claims[pkg] ?? [];
     if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish();
     return yields;
   }
   function usages() {
-    const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage));
-    return [STATUS_VERB, ...verbs];
+    return [STATUS_VERB, ...registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))];
   }
   async function registerCommand() {
     const p = bound();
     await guarded("registering the package command", void 0, async () => {
-      await p.registerCommand({ name: p.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
+      await p.registerCommand({ name: pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
     });
   }
   function noteBefore(event, e) {
     if (event === "turn.start") facts.turnStarted(e.agentId);
     else if (event === "session.end") {
-      const reason = e.reason;
-      facts.sessionEnded(reason);
-      if (reason === "clear" || reason === "resume") restamp = owned.length > 0;
+      if (facts.sessionEnded(e.reason)) restamp = owned.length > 0;
     } else if (restamp) {
       restamp = false;
       void publish();
@@ -8020,46 +7978,47 @@ function createRuntime(factories, template, raw) {
     }
   }
   async function* stream2(event, e, next) {
-    const yielded = yields ?? await yieldsOf();
-    return yield* registry.stream(event, e, next, yielded);
+    if (next.error) {
+      const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields);
+      return yield* answer ?? next(e);
+    }
+    return yield* registry.stream(event, e, next, yields ?? await yieldsOf());
   }
-  async function* streamFailed2(event, e, next, message) {
+  function failedAtEngine(event, next) {
+    const message = String(next.error?.message ?? "failed");
     log(`keel: ${event} failed at the engine (${message})`);
-    const answer = registry.answerFor(event, e, { message, calledNext: true }, yields);
-    if (answer) return yield* answer;
-    return yield* next(e);
+    return message;
   }
-  async function guardFailed2(event, e, next, message) {
-    log(`keel: ${event} failed at the engine (${message})`);
+  async function guardFailed2(event, e, next) {
+    failedAtEngine(event, next);
     const deny = registry.denyFor(event, e, yields);
     return deny === void 0 ? next(e) : { deny };
   }
   async function statusText() {
-    const p = bound();
     const yielded = await yieldsOf();
     const rows = [];
     for (const f of all) {
-      const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {});
-      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[f.name], contextOf(f.name))) : [];
+      const { name } = f;
+      const fieldKeys = Object.keys(template.features[name]?.userConfig ?? {});
+      const lines = isOn(f) && f.status ? await guarded(`${name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[name], contextOf(f))) : [];
       rows.push({
-        ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
-        yieldsTo: yielded.get(f.name),
+        ...activationOf(template, raw, pkg, name, isOn(f)),
+        yieldsTo: yielded.get(name),
         options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
-        skips: registry.skips.get(f.name) ?? 0,
+        skips: registry.skips.get(name) ?? 0,
         lines
       });
     }
-    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems);
+    return formatStatus(pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems);
   }
   async function command(e, next) {
-    const p = bound();
-    if (e.command !== p.pkg) return next(e);
+    if (e.command !== pkg) return next(e);
     const { verb, rest } = parseCommandArgs(e.args);
     if (verb === STATUS_VERB) return { text: await statusText() };
     const owner = registry.features.find((f) => f.verbs?.[verb]);
     const handler = owner?.verbs?.[verb];
-    if (!owner || !handler) return { text: unknownVerb(p.pkg, verb, usages()) };
-    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner.name)));
+    if (!handler) return { text: unknownVerb(pkg, verb, usages()) };
+    const text = await guarded(`/${pkg} ${verb}`, `/${pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner)));
     return { text };
   }
   let featurePorts = {};
@@ -8070,16 +8029,16 @@ function createRuntime(factories, template, raw) {
     engineCommands,
     bind(runtimePort, ports) {
       port = runtimePort;
+      pkg = runtimePort.pkg;
       featurePorts = ports;
-      facts.bind({ sessionId: runtimePort.sessionId, ownServer: runtimePort.ownServer });
-      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f.name)])));
+      facts.bind(runtimePort);
+      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f)])));
     },
     get isBound() {
       return port !== void 0;
     },
     dispatch: dispatch2,
     stream: stream2,
-    streamFailed: streamFailed2,
     guardFailed: guardFailed2,
     command
   };
@@ -8091,49 +8050,38 @@ function bindLoad($) {
   if (!runtime.isBound) runtime.bind(bindRuntime($), bindFeatures($));
   return runtime;
 }
-function dispatch(event, $, e, next) {
-  return bindLoad($).dispatch(event, e, next);
+function dispatch($, e, next) {
+  return bindLoad($).dispatch(next.event, e, next);
 }
-function stream(event, $, e, next) {
-  return bindLoad($).stream(event, e, next);
+async function* stream($, e, next) {
+  return yield* bindLoad($).stream("turn.step", e, next);
 }
-function streamFailed(event, $, e, next) {
-  return bindLoad($).streamFailed(event, e, next, String(next.error?.message ?? "failed"));
-}
-function guardFailed(event, $, e, next) {
-  return bindLoad($).guardFailed(event, e, next, String(next.error?.message ?? "failed"));
+function guardFailed($, e, next) {
+  return bindLoad($).guardFailed("http.fetch", e, next);
 }
 function packageCommand($, e, next) {
   return bindLoad($).command(e, next);
 }
 export function register(on, options) {
   runtime = createRuntime(FEATURES, plugin_default, options);
-  const rt = runtime;
-  on("session.start", ($, e, next) => dispatch("session.start", $, e, next));
-  on("command.run", { command: ["keel", "superheroes", "ws", "klyth"] }, ($, e, next) => packageCommand($, e, next));
-  if (rt.engineCommands.length) on("command.run", { command: ["model", "rename"] }, ($, e, next) => dispatch("command.run", $, e, next));
-  if (rt.hooks("session.end")) on("session.end", ($, e, next) => dispatch("session.end", $, e, next));
-  if (rt.hooks("session.compact")) on("session.compact", ($, e, next) => dispatch("session.compact", $, e, next));
-  if (rt.hooks("session.measure")) on("session.measure", ($, e, next) => dispatch("session.measure", $, e, next));
-  if (rt.hooks("session.append")) on("session.append", { door: ["prompt", "delivery"], origin: { kind: "peer" } }, ($, e, next) => dispatch("session.append", $, e, next));
-  if (rt.hooks("session.receive")) on("session.receive", { origin: { kind: "peer" } }, ($, e, next) => dispatch("session.receive", $, e, next));
-  if (rt.hooks("session.send")) on("session.send", ($, e, next) => dispatch("session.send", $, e, next));
-  if (rt.hooks("turn.start")) on("turn.start", ($, e, next) => dispatch("turn.start", $, e, next));
-  if (rt.hooks("turn.step")) {
-    on("turn.step", async function* ($, e, next) {
-      return yield* stream("turn.step", $, e, next);
-    }).catch(async function* ($, e, next) {
-      return yield* streamFailed("turn.step", $, e, next);
-    });
-  }
-  if (rt.hooks("turn.complete")) on("turn.complete", ($, e, next) => dispatch("turn.complete", $, e, next));
-  if (rt.hooks("prompt.submit")) on("prompt.submit", ($, e, next) => dispatch("prompt.submit", $, e, next));
-  if (rt.hooks("prompt.compose")) on("prompt.compose", ($, e, next) => dispatch("prompt.compose", $, e, next));
-  if (rt.hooks("tool.call")) on("tool.call", ($, e, next) => dispatch("tool.call", $, e, next));
-  if (rt.hooks("tool.describe")) on("tool.describe", { provider: { tier: ["prepend", "user", "append"] } }, ($, e, next) => dispatch("tool.describe", $, e, next));
-  if (rt.hooks("ui.render")) on("ui.render", ($, e, next) => dispatch("ui.render", $, e, next));
-  if (rt.hooks("http.fetch")) {
-    on("http.fetch", ($, e, next) => dispatch("http.fetch", $, e, next)).catch(($, e, next) => guardFailed("http.fetch", $, e, next));
-  }
-  if (rt.hooks("agent.spawn")) on("agent.spawn", ($, e, next) => dispatch("agent.spawn", $, e, next));
+  const hooks = runtime.hooks;
+  on("session.start", dispatch);
+  on("command.run", { command: ["keel", "superheroes", "ws", "klyth"] }, packageCommand);
+  if (runtime.engineCommands.length) on("command.run", { command: ["model", "rename"] }, dispatch);
+  if (hooks("session.end")) on("session.end", dispatch);
+  if (hooks("session.compact")) on("session.compact", dispatch);
+  if (hooks("session.measure")) on("session.measure", dispatch);
+  if (hooks("session.append")) on("session.append", { door: ["prompt", "delivery"], origin: { kind: "peer" } }, dispatch);
+  if (hooks("session.receive")) on("session.receive", { origin: { kind: "peer" } }, dispatch);
+  if (hooks("session.send")) on("session.send", dispatch);
+  if (hooks("turn.start")) on("turn.start", dispatch);
+  if (hooks("turn.step")) on("turn.step", stream).catch(stream);
+  if (hooks("turn.complete")) on("turn.complete", dispatch);
+  if (hooks("prompt.submit")) on("prompt.submit", dispatch);
+  if (hooks("prompt.compose")) on("prompt.compose", dispatch);
+  if (hooks("tool.call")) on("tool.call", dispatch);
+  if (hooks("tool.describe")) on("tool.describe", { provider: { tier: ["prepend", "user", "append"] } }, dispatch);
+  if (hooks("ui.render")) on("ui.render", dispatch);
+  if (hooks("http.fetch")) on("http.fetch", dispatch).catch(guardFailed);
+  if (hooks("agent.spawn")) on("agent.spawn", dispatch);
 }

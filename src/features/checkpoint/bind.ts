@@ -1,10 +1,9 @@
 // The checkpoint feature's `$` binder: what its notes, its band and its automatic checkpoint need
 // of the world. The compaction it asks for goes through the runtime (`ctx.compact`), not `$`.
 import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionUsage } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
+import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { RecallEdges } from './recall.ts'
-import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 
 export type CheckpointPort = RecallEdges & {
   readonly pkg: string

@@ -3,9 +3,8 @@
 // put before the model (a prompt, a row), the rename that applies a minted key, the store, and the
 // clock. `$.env` names are literals (the loader's rule).
 import type { EngineInterface } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
+import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
-import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 
 /** What names the config root and this session's registry record, read once a start. */
 export type HomeFacts = {

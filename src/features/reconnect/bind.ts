@@ -1,7 +1,7 @@
 // The reconnect lever's `$` binder: the command it runs, the tool list and connection state it
 // proves a reconnect by, the prompts it reports with.
 import type { EngineInterface, McpConnectResult, SessionUsage } from 'claude-code'
-import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
+import { bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 
 export type ReconnectPort = {
   readonly pkg: string

@@ -1,7 +1,6 @@
 // The window feature's `$` binder: what it reads and writes of the world, as plain closures.
 import type { EngineInterface, SessionUsage } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
-import { readHomeDir, readWindowEnv, setWindowEnv } from '../../lib/harness-window.ts'
+import { bindFiles, readHomeDir, readWindowEnv, setWindowEnv } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 
 export type WindowPort = {
