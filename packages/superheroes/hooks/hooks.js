@@ -75,16 +75,17 @@ function bindRegisterTool($) {
 function bindCheckpoint($) {
   return {
     pkg: $.plugin.name,
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
+    usage: async () => (await $.session.usage({ breakdown: "summary" })).context,
+    fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
-    submitPrompt: (text) => $.prompt.submit({ text }),
+    submit: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
-    redrawRenders: () => $.ui.invalidate("ui.render"),
+    redraw: () => $.ui.invalidate("ui.render"),
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    readFile: (path) => $.fs.read(path),
+    read: (path) => $.fs.read(path),
     files: bindFiles($),
     listDir: (path) => $.fs.list(path),
     storeGet: (key) => $.store.get(key),
@@ -335,6 +336,7 @@ var ERROR_COLOR = "error";
 
 // src/lib/message.ts
 var messageOf = (err) => err instanceof Error ? err.message : String(err);
+var logFailure = (sink, what, err) => sink.log(`${what}: ${messageOf(err)}`);
 
 // src/features/captions/strings.ts
 var MARK_OK = "\xB7 ";
@@ -1060,21 +1062,19 @@ function bandTree(els, mode, onNow, onSnooze) {
 }
 
 // src/features/checkpoint/decide.ts
-function settingsFrom(options) {
-  const { autoCheckpointTokens: thresholdTokens, autoCheckpointAllowance: allowanceTokens, autoCheckpointMode: mode } = options;
-  if (typeof thresholdTokens !== "number" || !Number.isFinite(thresholdTokens)) return null;
-  if (typeof allowanceTokens !== "number" || !Number.isFinite(allowanceTokens)) return null;
-  if (typeof mode !== "string" || mode === "") return null;
-  return { thresholdTokens, allowanceTokens, mode };
-}
+var settingsFrom = (options) => ({
+  thresholdTokens: options.autoCheckpointTokens,
+  allowanceTokens: options.autoCheckpointAllowance,
+  mode: options.autoCheckpointMode
+});
 function triggerOf(settings, bd) {
-  const harness = bd?.isAutoCompactEnabled === true && bd.autoCompactThreshold !== void 0 && Number.isFinite(bd.autoCompactThreshold) ? bd.autoCompactThreshold - settings.allowanceTokens : Infinity;
+  const harness = bd?.isAutoCompactEnabled === true && Number.isFinite(bd.autoCompactThreshold) ? bd.autoCompactThreshold - settings.allowanceTokens : Infinity;
   const below = Math.min(settings.thresholdTokens, harness);
   if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: "floor" };
   return { tokens: below, source: harness < settings.thresholdTokens ? "harness" : "threshold" };
 }
 function isDesktopStarted(entrypoint, child) {
-  return typeof entrypoint === "string" && DESKTOP_ENTRYPOINTS.includes(entrypoint) && (child === void 0 || child === "");
+  return DESKTOP_ENTRYPOINTS.includes(entrypoint) && !child;
 }
 function isAttended(isInteractive, desktopStarted, surfaces) {
   return isInteractive || desktopStarted || Array.isArray(surfaces) && surfaces.includes(DESKTOP_SURFACE);
@@ -1093,9 +1093,9 @@ function decide({ tokens, trigger, mode, isIdle, isAttended: attended, isRunning
   if (tokens < snoozedUntil) return band("snoozed");
   return { showBand: true, fire: true, reason: "fire" };
 }
+var sideKey = (reason, tokens, trigger) => `${reason}:${tokens >= trigger ? "past" : "near"}`;
 function skipKey(decision, tokens, trigger) {
-  if (decision.fire || tokens < trigger - HEADS_UP_TOKENS) return null;
-  return `${decision.reason}:${tokens >= trigger ? "past" : "near"}`;
+  return decision.fire || tokens < trigger - HEADS_UP_TOKENS ? null : sideKey(decision.reason, tokens, trigger);
 }
 var snooze = (tokens) => tokens + SNOOZE_STEP_TOKENS;
 function rearmAt(fill, harnessAt) {
@@ -1288,12 +1288,22 @@ function isCharter(value) {
   const c = value;
   return typeof c === "object" && c !== null && typeof c.text === "string" && (c.source === "verb" || c.source === "first prompt");
 }
+function recordOf(text) {
+  try {
+    const r = JSON.parse(text ?? "");
+    return r && typeof r.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
+  } catch {
+    return null;
+  }
+}
 var SessionRecords = class {
   constructor(sessionId) {
     this.sessionId = sessionId;
   }
   sessionId;
   isTouched = false;
+  lastSkip = null;
+  lastRecorded = null;
   charterKnown;
   storeWork = Promise.resolve();
   async charter(io) {
@@ -1318,67 +1328,45 @@ var SessionRecords = class {
       await new Notes(io).touch(this.sessionId, now);
       const charter = await this.charter(io);
       if (charter !== null) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
-    }).catch((err) => io.log(`touch: ${messageOf(err)}`));
+    }).catch((err) => logFailure(io, "touch", err));
   }
   serial(work) {
     const run = this.storeWork.then(work);
     this.storeWork = run.catch(() => void 0);
     return run;
   }
-};
-
-// src/features/checkpoint/skips.ts
-function recordOf(text) {
-  try {
-    const r = JSON.parse(text ?? "");
-    return r && typeof r.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
-  } catch {
-    return null;
-  }
-}
-var SkipRecords = class {
-  constructor(sessionId) {
-    this.sessionId = sessionId;
-  }
-  sessionId;
-  lastKey = null;
-  lastWritten = null;
-  async record(io, decision, tokens, trigger, facts) {
+  async recordSkip(io, decision, tokens, trigger, facts) {
     const key = skipKey(decision, tokens, trigger);
-    if (key === null) {
-      this.lastKey = null;
+    if (key === null || key === this.lastSkip) {
+      this.lastSkip = key;
       return;
     }
-    if (key === this.lastKey) return;
     try {
       const at = new Date(await io.now()).toISOString();
       const record = { at, reason: decision.reason, tokens, trigger, ...facts };
       await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
-      this.lastKey = key;
-      this.lastWritten = { key, at };
+      this.lastSkip = key;
+      this.lastRecorded = { key, at };
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
     } catch (err) {
-      io.log(`skip record: ${messageOf(err)}`);
+      logFailure(io, "skip record", err);
     }
   }
-  async last(io) {
-    if (this.lastWritten) return this.lastWritten;
+  async lastSkipRecord(io) {
+    if (this.lastRecorded) return this.lastRecorded;
     const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
     const record = recordOf(text);
-    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? "past" : "near"}`, at: record.at };
+    return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
   }
 };
 
 // src/features/checkpoint/session.ts
-var CheckpointSession = class {
+var CheckpointSession = class extends SessionRecords {
   constructor(sessionId, command, fences) {
-    this.sessionId = sessionId;
+    super(sessionId);
     this.command = command;
     this.fences = fences;
-    this.records = new SessionRecords(sessionId);
-    this.skips = new SkipRecords(sessionId);
   }
-  sessionId;
   command;
   fences;
   isInteractive = false;
@@ -1393,26 +1381,6 @@ var CheckpointSession = class {
   isStarting = false;
   isResumePending = false;
   own;
-  records;
-  skips;
-  charter(io) {
-    return this.records.charter(io);
-  }
-  setCharter(io, text, source) {
-    return this.records.setCharter(io, text, source);
-  }
-  touch(io) {
-    return this.records.touch(io);
-  }
-  get lastSkip() {
-    return this.skips.lastKey;
-  }
-  get lastRecorded() {
-    return this.skips.lastWritten;
-  }
-  lastSkipRecord(io) {
-    return this.skips.last(io);
-  }
   async instructions(io, owner) {
     await this.touch(io);
     const notes = new Notes(io);
@@ -1430,37 +1398,35 @@ var CheckpointSession = class {
   }
   compacted(io, trigger, isOwn = false) {
     if (trigger === "precompute") return;
-    this.compactionsDone += 1;
-    this.snoozeUntil = null;
-    this.setBand(io, false);
-    this.rearmAfterCompact = true;
-    if (this.checkpoint?.compacting) this.checkpoint = null;
-    if (resumesAfter(trigger, isOwn)) this.submitResume(io);
+    try {
+      this.compactionsDone += 1;
+      this.snoozeUntil = null;
+      this.setBand(io, false);
+      this.rearmAfterCompact = true;
+      if (this.checkpoint?.compacting) this.checkpoint = null;
+      if (resumesAfter(trigger, isOwn)) void this.submitResume(io);
+    } catch (err) {
+      logFailure(io, "session.compact state", err);
+    }
   }
   ended(io) {
     this.checkpoint = null;
     this.setBand(io, false);
   }
-  compactedOwn(io) {
-    try {
-      this.compacted(io, "plugin", true);
-    } catch (err) {
-      io.log(`session.compact state: ${messageOf(err)}`);
-    }
-  }
-  submitResume(io) {
+  async submitResume(io) {
     if (this.isResumePending) return;
     this.isResumePending = true;
     try {
-      io.submit(RESUME_PROMPT).catch((err) => io.log(`resume prompt: ${messageOf(err)}`)).finally(() => this.isResumePending = false);
+      await io.submit(RESUME_PROMPT);
     } catch (err) {
+      logFailure(io, "resume prompt", err);
+    } finally {
       this.isResumePending = false;
-      io.log(`resume prompt: ${messageOf(err)}`);
     }
   }
   async turnStarted(io, turnId, text) {
     this.activeTurn = turnId;
-    if (!this.records.isTouched) await this.touch(io);
+    if (!this.isTouched) await this.touch(io);
     const running = this.running(await io.now());
     if (running !== null && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId };
@@ -1481,7 +1447,7 @@ var CheckpointSession = class {
       let givenUp = false;
       try {
         await Promise.race([
-          this.records.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          this.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
           io.sleep(SAVE_BOUND_MS).then(() => {
             givenUp = true;
             throw new Error(ERR_SAVE_HELD);
@@ -1489,12 +1455,12 @@ var CheckpointSession = class {
         ]);
         saved = block;
         io.toast(NOTES_SAVED);
+        await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
       } catch (err) {
-        io.log(`save: ${messageOf(err)}`);
+        logFailure(io, "save", err);
         warning = notSaved(err);
         io.toast(warning);
       }
-      if (saved !== void 0) await new Notes(io).evict(this.sessionId).catch((err) => io.log(`notes eviction: ${messageOf(err)}`));
     }
     try {
       await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved);
@@ -1511,7 +1477,6 @@ var CheckpointSession = class {
     return null;
   }
   async evaluate(io, settings, measured, reading = io.usage()) {
-    if (settings === null) return this.setBand(io, false);
     const since = io.compactions().entered;
     const { tokens: read, breakdown } = await reading;
     const tokens = read ?? measured;
@@ -1519,14 +1484,13 @@ var CheckpointSession = class {
     const now = await io.now();
     const surfaces = await io.surfaces().then(
       (s) => Array.isArray(s) ? s : null,
-      (err) => (io.log(`surfaces: ${messageOf(err)}`), null)
+      (err) => (logFailure(io, "surfaces", err), null)
     );
     if (!this.mayStart(io, since)) return;
     const trigger = triggerOf(settings, breakdown);
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
-    let snoozed = this.snoozeUntil;
     if (this.rearmAfterCompact) {
-      snoozed = this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown);
+      this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown);
       this.rearmAfterCompact = false;
     }
     const isRunning = this.running(now) !== null;
@@ -1537,11 +1501,11 @@ var CheckpointSession = class {
       isIdle: this.activeTurn === null,
       isAttended: isAttended(this.isInteractive, this.isDesktopStarted, surfaces),
       isRunning,
-      snoozeUntilTokens: snoozed
+      snoozeUntilTokens: this.snoozeUntil
     });
     this.setBand(io, decision.showBand);
     if (decision.fire) await this.start(io, false, since);
-    await this.recordSkip(io, decision, tokens, trigger.tokens, surfaces);
+    await this.recordSkip(io, decision, tokens, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
   }
   async start(io, isNow, since = io.compactions().entered) {
     if (this.isStarting) return;
@@ -1570,17 +1534,16 @@ var CheckpointSession = class {
       this.snoozeUntil = snooze(await io.fill() ?? 0);
       this.setBand(io, false);
     } catch (err) {
-      io.log(`snooze: ${messageOf(err)}`);
+      logFailure(io, "snooze", err);
     }
   }
   async finish(io, settings, saveFailed, isAborted, turnId, saved) {
     const value = this.checkpoint;
     if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return;
-    if (isAborted) return this.endWithoutCompacting(io, settings, value.fill, CHECKPOINT_CANCELLED);
-    if (this.compactionsDone !== value.compactionsAt) return this.endWithoutCompacting(io, settings, value.fill, skipped(WHY_COMPACTED));
-    const notesAfter = saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
-    const why = saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter ?? null) ? null : WHY_UNCHANGED;
-    if (why !== null) return this.endWithoutCompacting(io, settings, value.fill, skipped(why));
+    const isCompacted = this.compactionsDone !== value.compactionsAt;
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
+    const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
+    if (isAborted || why !== null) return this.endWithoutCompacting(io, settings, value.fill, isAborted ? CHECKPOINT_CANCELLED : skipped(why));
     this.checkpoint = { ...value, compacting: true };
     this.compactSoon(io, settings, value.startedAt, false);
   }
@@ -1590,7 +1553,6 @@ var CheckpointSession = class {
       if (!pending?.compacting || pending.startedAt !== startedAt) return;
       let isLast = isRetry;
       let skipReason = "";
-      let didFail = false;
       try {
         const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null;
         if (waitsFor !== null) {
@@ -1598,9 +1560,9 @@ var CheckpointSession = class {
           isLast = true;
           throw new Error(waitsFor);
         }
+        const before = this.compactionsDone;
         if (this.isInteractive) {
-          const before = this.compactionsDone;
-          const steering = await this.instructions(io, void 0).catch((err) => void io.log(`session.compact: ${messageOf(err)}`));
+          const steering = await this.instructions(io, void 0).catch((err) => void logFailure(io, "session.compact", err));
           if (this.checkpoint !== pending) return;
           this.own = { steering };
           try {
@@ -1609,25 +1571,24 @@ var CheckpointSession = class {
               skipReason = ` (${res.skip})`;
               throw new Error(res.skip);
             }
-            if (this.compactionsDone === before) this.compactedOwn(io);
+            if (this.compactionsDone === before) this.compacted(io, "plugin", true);
           } finally {
             this.own = void 0;
           }
         } else {
-          const before = this.compactionsDone;
           await io.compactCommand();
           if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
         }
       } catch (err) {
         if (!isLast) return this.compactSoon(io, settings, startedAt, true);
-        io.log(`compact: ${messageOf(err)}`);
+        logFailure(io, "compact", err);
         io.toast(COULD_NOT_COMPACT + skipReason);
-        didFail = true;
+        const fill = this.checkpoint?.fill;
+        this.checkpoint = null;
+        return this.rearmFromEnd(io, settings, fill);
       }
-      const value = this.checkpoint;
       this.checkpoint = null;
-      if (didFail) await this.rearmFromEnd(io, settings, value?.fill);
-      else io.toast(CHECKPOINTED);
+      io.toast(CHECKPOINTED);
     });
   }
   async endWithoutCompacting(io, settings, startFill, text) {
@@ -1639,7 +1600,7 @@ var CheckpointSession = class {
     let until = typeof startFill === "number" ? snooze(startFill) : void 0;
     try {
       const { tokens, breakdown } = await io.usage();
-      if (tokens !== void 0) until = rearmTo(tokens, settings === null ? 0 : triggerOf(settings, breakdown).tokens, breakdown);
+      if (tokens !== void 0) until = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown);
     } catch {
     }
     if (until !== void 0) this.snoozeUntil = until;
@@ -1649,7 +1610,7 @@ var CheckpointSession = class {
     return running === 0 && entered === since;
   }
   abandon(io, err) {
-    io.log(`checkpoint: ${messageOf(err)}`);
+    logFailure(io, "checkpoint", err);
     this.checkpoint = null;
     io.toast(CHECKPOINT_FAILED);
   }
@@ -1657,9 +1618,6 @@ var CheckpointSession = class {
     if (this.band === band2) return;
     this.band = band2;
     io.redraw();
-  }
-  recordSkip(io, decision, tokens, trigger, surfaces) {
-    return this.skips.record(io, decision, tokens, trigger, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
   }
 };
 
@@ -1766,7 +1724,6 @@ function notesLine({ notes, folder }) {
   return `notes: ${notes.bytes} bytes in ${notes.path}`;
 }
 function triggerLine({ settings, trigger, fill, attended }) {
-  if (settings === null) return "automatic checkpoint: off (its settings are missing or invalid)";
   if (settings.mode === OFF_MODE) return "automatic checkpoint: off (autoCheckpointMode is off)";
   const where = attended ? "" : "; this session is not attended (no terminal or desktop app), so it never runs here";
   if (trigger === null) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`;
@@ -1780,7 +1737,6 @@ function statusLines(facts) {
 
 // src/features/checkpoint/index.ts
 function edgesOf2(port, ctx, state) {
-  const log = ctx.log;
   const { lane, compactions } = state;
   const dataDirOf = () => {
     state.dataDir ??= port.pluginDataDir().catch((err) => {
@@ -1790,21 +1746,13 @@ function edgesOf2(port, ctx, state) {
     return state.dataDir;
   };
   return {
-    log,
-    toast: (text) => port.toast(text),
-    usage: async () => {
-      const { context } = await port.usage("summary");
-      return { tokens: context.tokens, breakdown: context.breakdown };
-    },
-    fill: async () => (await port.usage()).context.tokens,
-    surfaces: () => port.surfaces(),
+    ...port,
+    log: ctx.log,
     runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: (instructions) => ctx.compact(instructions),
+    compact: ctx.compact,
     compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
     compactions: () => ({ ...compactions }),
-    submit: (text) => port.submitPrompt(text),
-    redraw: () => port.redrawRenders(),
-    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
+    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, "compact state", err))),
     sleep: (ms) => new Promise((resolve) => {
       try {
         port.after(ms, resolve);
@@ -1812,7 +1760,6 @@ function edgesOf2(port, ctx, state) {
       }
     }),
     dataDir: dataDirOf,
-    read: (path) => port.readFile(path),
     write: async (path, text) => {
       const done = await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true });
       if (!done.ok) throw new Error(done.reason);
@@ -1822,11 +1769,6 @@ function edgesOf2(port, ctx, state) {
       if (!done.ok) throw new Error(done.reason);
     },
     list: async (folder) => (await port.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
-    storeGet: (key) => port.storeGet(key),
-    storeSet: (key, value) => port.storeSet(key, value),
-    storeKeys: () => port.storeKeys(),
-    storeDelete: (key) => port.storeDelete(key),
-    now: () => port.now(),
     recallTool: () => state.recallTool
   };
 }
@@ -1865,7 +1807,7 @@ async function statusOf(port, ctx, state) {
     fill,
     attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
     lastSkip: await session.lastSkipRecord(io),
-    store: await io.storeKeys().then(() => void 0, (err) => damagedStore(err))
+    store: await io.storeKeys().then(() => void 0, damagedStore)
   });
 }
 function createCheckpointFeature() {
@@ -1894,21 +1836,21 @@ function createCheckpointFeature() {
             const { entrypoint, child } = await port.desktopSignal();
             state.process.isDesktopStarted = isDesktopStarted(entrypoint, child);
           } catch (err) {
-            ctx.log(`session.start desktop signal: ${messageOf(err)}`);
+            logFailure(ctx, "session.start desktop signal", err);
             state.process.isDesktopStarted = false;
           }
           const session = state.current = Object.assign(await sessionFor(port, ctx), state.process);
           lane.defer(laneEdges(port, ctx), "session.start", async () => {
             const edges = io(port, ctx);
             await session.touch(edges);
-            await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`));
+            await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
           });
           await announce(port, ctx, state, session.sessionId);
           if (ctx.options[RECALL_OPTION] === "on") {
             state.recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false });
           }
         } catch (err) {
-          ctx.log(`session.start: ${messageOf(err)}`);
+          logFailure(ctx, "session.start", err);
         }
         return next(e);
       },
@@ -1927,16 +1869,10 @@ function createCheckpointFeature() {
             isOwn = session.isOwn(e.trigger, e.instructions);
             steered = { ...e, instructions: await session.steer(edges, e.instructions) };
           } catch (err) {
-            ctx.log(`session.compact: ${messageOf(err)}`);
+            logFailure(ctx, "session.compact", err);
           }
           const result = await next(steered);
-          if (session && typeof result.skip !== "string") {
-            try {
-              session.compacted(edges, e.trigger, isOwn);
-            } catch (err) {
-              ctx.log(`session.compact state: ${messageOf(err)}`);
-            }
-          }
+          if (session && typeof result.skip !== "string") session.compacted(edges, e.trigger, isOwn);
           return result;
         } finally {
           compactions.running -= 1;
@@ -1966,7 +1902,7 @@ function createCheckpointFeature() {
           await lane.drain();
           warning = await turnCompleted();
         } catch (err) {
-          ctx.log(`turn.complete: ${messageOf(err)}`);
+          logFailure(ctx, "turn.complete", err);
         }
         return warning === null ? result : { ...result, text: warning };
       },
@@ -1998,13 +1934,13 @@ function createCheckpointFeature() {
           const edges = io(port, ctx);
           const tree = bandTree(
             port.elements(e),
-            settingsFrom(ctx.options)?.mode,
+            settingsFrom(ctx.options).mode,
             () => void lane.drain().then(() => session.start(edges, true)),
             () => void session.snoozeNow(edges)
           );
           return tree;
         } catch (err) {
-          ctx.log(`ui.render: ${messageOf(err)}`);
+          logFailure(ctx, "ui.render", err);
           return next(e);
         }
       }

@@ -1,26 +1,30 @@
 // The checkpoint feature's `$` binder: what its notes, its band and its automatic checkpoint need
 // of the world. The compaction it asks for goes through the runtime (`ctx.compact`), not `$`.
-import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionUsage } from 'claude-code'
+import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionContextUsage } from 'claude-code'
 import { bindFiles } from '../../lib/files.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { RecallEdges } from './recall.ts'
 import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 
+/** The port: named as the checkpoint's edges name what it needs (session.ts), so the feature hands most of it on as it is. */
 export type CheckpointPort = RecallEdges & {
   readonly pkg: string
-  /** The context fill; with `summary`, the harness's own threshold in `context.breakdown` too. */
-  usage(breakdown?: 'summary'): Promise<SessionUsage>
+  /** The context window, read with the `summary` breakdown: the fill and the harness's own threshold. */
+  usage(): Promise<SessionContextUsage>
+  /** The fill alone: the plain usage read, which costs nothing. */
+  fill(): Promise<number | undefined>
   /** The surfaces drawing the session (`desktop` among them when the app is attached). */
   surfaces(): Promise<readonly string[]>
   /** Queues a slash command (`$.command.run`); settles with its turn. */
   runCommand(command: string, args: string): Promise<unknown>
-  submitPrompt(text: string): Promise<unknown>
+  submit(text: string): Promise<unknown>
   toast(text: string): void
-  redrawRenders(): void
+  /** Draws the renders again (`ui.render`). */
+  redraw(): void
   elements(e: RenderInput): Elements[RenderSurface]
   now(): Promise<number>
   after(ms: number, fn: () => void): void
-  readFile(path: string): Promise<string>
+  read(path: string): Promise<string>
   readonly files: SafeWriteEdges
   listDir(path: string): Promise<readonly { name: string; mtimeMs: number }[]>
   storeGet(key: string): Promise<unknown>
@@ -44,16 +48,17 @@ export type CheckpointPort = RecallEdges & {
 export function bindCheckpoint($: EngineInterface): CheckpointPort {
   return {
     pkg: $.plugin.name,
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
+    usage: async () => (await $.session.usage({ breakdown: 'summary' })).context,
+    fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
-    submitPrompt: (text) => $.prompt.submit({ text }),
+    submit: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
-    redrawRenders: () => $.ui.invalidate('ui.render'),
+    redraw: () => $.ui.invalidate('ui.render'),
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    readFile: (path) => $.fs.read(path),
+    read: (path) => $.fs.read(path),
     files: bindFiles($),
     listDir: (path) => $.fs.list(path),
     storeGet: (key) => $.store.get(key),

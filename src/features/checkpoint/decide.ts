@@ -10,24 +10,22 @@ export type Settings = { thresholdTokens: number; allowanceTokens: number; mode:
 export type Breakdown = { autoCompactThreshold?: number; isAutoCompactEnabled?: boolean }
 
 /**
- * The feature's settings from the package's options, or null (fail safe: no band, no automatic run)
- * when one is missing or of the wrong kind. The options arrive checked against their fields, bounds
- * and picker included, so this only guards against a manifest that lost a field.
+ * The feature's settings from the package's options. The runtime hands every field in, checked
+ * against its rule (src/runtime/options.ts: a whole number within its bounds, a value of its
+ * picker; a bad or missing one is its default), so nothing is checked again here.
  */
-export function settingsFrom(options: Options): Settings | null {
-  const { autoCheckpointTokens: thresholdTokens, autoCheckpointAllowance: allowanceTokens, autoCheckpointMode: mode } = options
-  if (typeof thresholdTokens !== 'number' || !Number.isFinite(thresholdTokens)) return null
-  if (typeof allowanceTokens !== 'number' || !Number.isFinite(allowanceTokens)) return null
-  if (typeof mode !== 'string' || mode === '') return null
-  return { thresholdTokens, allowanceTokens, mode }
-}
+export const settingsFrom = (options: Options): Settings => ({
+  thresholdTokens: options.autoCheckpointTokens as number,
+  allowanceTokens: options.autoCheckpointAllowance as number,
+  mode: options.autoCheckpointMode as string,
+})
 
 /** Why the trigger has the value it has: the owner's threshold, the harness's less the allowance, or the floor. */
 export type TriggerSource = 'threshold' | 'harness' | 'floor'
 
 export function triggerOf(settings: Settings, bd: Breakdown | undefined): { tokens: number; source: TriggerSource } {
-  const harness = bd?.isAutoCompactEnabled === true && bd.autoCompactThreshold !== undefined && Number.isFinite(bd.autoCompactThreshold)
-    ? bd.autoCompactThreshold - settings.allowanceTokens
+  const harness = bd?.isAutoCompactEnabled === true && Number.isFinite(bd.autoCompactThreshold)
+    ? bd.autoCompactThreshold! - settings.allowanceTokens
     : Infinity
   const below = Math.min(settings.thresholdTokens, harness)
   if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: 'floor' }
@@ -36,7 +34,7 @@ export function triggerOf(settings: Settings, bd: Breakdown | undefined): { toke
 
 /** The desktop app started this session, and it is not a `-p` builder a launcher spawned. */
 export function isDesktopStarted(entrypoint: string | undefined, child: string | undefined): boolean {
-  return typeof entrypoint === 'string' && DESKTOP_ENTRYPOINTS.includes(entrypoint) && (child === undefined || child === '')
+  return DESKTOP_ENTRYPOINTS.includes(entrypoint!) && !child
 }
 
 export function isAttended(isInteractive: boolean, desktopStarted: boolean, surfaces: readonly string[] | null): boolean {
@@ -76,10 +74,12 @@ export function decide({ tokens, trigger, mode, isIdle, isAttended: attended, is
   return { showBand: true, fire: true, reason: 'fire' }
 }
 
-/** The key a skip record is written under, once per change: reason and side of the trigger. */
+/** A skip record's key: its reason and its side of the trigger. */
+export const sideKey = (reason: string, tokens: number, trigger: number) => `${reason}:${tokens >= trigger ? 'past' : 'near'}`
+
+/** The key a skip record is written under, once per change: none when the checkpoint fires, or below the band's reach. */
 export function skipKey(decision: Decision, tokens: number, trigger: number): string | null {
-  if (decision.fire || tokens < trigger - HEADS_UP_TOKENS) return null
-  return `${decision.reason}:${tokens >= trigger ? 'past' : 'near'}`
+  return decision.fire || tokens < trigger - HEADS_UP_TOKENS ? null : sideKey(decision.reason, tokens, trigger)
 }
 
 export const snooze = (tokens: number) => tokens + SNOOZE_STEP_TOKENS

@@ -2,7 +2,7 @@
 // edges. Every hook fails open: a failure is logged and the event goes on as it came.
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane, type Lane } from '../../lib/lane.ts'
-import { messageOf } from '../../lib/message.ts'
+import { logFailure, messageOf } from '../../lib/message.ts'
 import { removeSafely, writeSafely } from '../../lib/safe-write.ts'
 import { bandTree, type BandElements } from './band.ts'
 import type { CheckpointPort as Port } from './bind.ts'
@@ -52,7 +52,6 @@ type State = {
 }
 
 function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
-  const log = ctx.log
   const { lane, compactions } = state
   const dataDirOf = () => {
     // A failed read is not kept: the next call asks again.
@@ -63,21 +62,14 @@ function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
     return state.dataDir
   }
   return {
-    log,
-    toast: (text) => port.toast(text),
-    usage: async () => {
-      const { context } = await port.usage('summary')
-      return { tokens: context.tokens, breakdown: context.breakdown }
-    },
-    fill: async () => (await port.usage()).context.tokens,
-    surfaces: () => port.surfaces(),
+    // The store, the clock, the usage reads, toasts, prompts and reads: the port's own, as they are.
+    ...port,
+    log: ctx.log,
     runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: (instructions) => ctx.compact(instructions),
+    compact: ctx.compact,
     compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
     compactions: () => ({ ...compactions }),
-    submit: (text) => port.submitPrompt(text),
-    redraw: () => port.redrawRenders(),
-    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
+    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, 'compact state', err))),
     sleep: (ms) => new Promise((resolve) => {
       try {
         port.after(ms, resolve)
@@ -86,7 +78,6 @@ function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
       }
     }),
     dataDir: dataDirOf,
-    read: (path) => port.readFile(path),
     // The data folder is the one folder these writes may land in: never through a link out of it.
     write: async (path, text) => {
       const done = await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })
@@ -97,11 +88,6 @@ function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
       if (!done.ok) throw new Error(done.reason)
     },
     list: async (folder) => (await port.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
-    storeGet: (key) => port.storeGet(key),
-    storeSet: (key, value) => port.storeSet(key, value),
-    storeKeys: () => port.storeKeys(),
-    storeDelete: (key) => port.storeDelete(key),
-    now: () => port.now(),
     recallTool: () => state.recallTool,
   }
 }
@@ -144,7 +130,7 @@ async function statusOf(port: Port, ctx: FeatureContext, state: State): Promise<
     fill,
     attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
     lastSkip: await session.lastSkipRecord(io),
-    store: await io.storeKeys().then(() => undefined, (err: unknown) => damagedStore(err)),
+    store: await io.storeKeys().then(() => undefined, damagedStore),
   })
 }
 
@@ -176,7 +162,7 @@ export function createCheckpointFeature(): Feature<Port> {
           const { entrypoint, child } = await port.desktopSignal()
           state.process.isDesktopStarted = isDesktopStarted(entrypoint, child)
         } catch (err) {
-          ctx.log(`session.start desktop signal: ${messageOf(err)}`)
+          logFailure(ctx, 'session.start desktop signal', err)
           state.process.isDesktopStarted = false
         }
         const session = (state.current = Object.assign(await sessionFor(port, ctx), state.process))
@@ -184,14 +170,14 @@ export function createCheckpointFeature(): Feature<Port> {
         lane.defer(laneEdges(port, ctx), 'session.start', async () => {
           const edges = io(port, ctx)
           await session.touch(edges)
-          await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`))
+          await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, 'sweep', err))
         })
         await announce(port, ctx, state, session.sessionId)
         if (ctx.options[RECALL_OPTION] === 'on') {
           state.recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false })
         }
       } catch (err) {
-        ctx.log(`session.start: ${messageOf(err)}`)
+        logFailure(ctx, 'session.start', err)
       }
       return next(e)
     },
@@ -214,16 +200,10 @@ export function createCheckpointFeature(): Feature<Port> {
           steered = { ...e, instructions: await session.steer(edges, e.instructions) }
         } catch (err) {
           // The compaction goes on with the owner's own text.
-          ctx.log(`session.compact: ${messageOf(err)}`)
+          logFailure(ctx, 'session.compact', err)
         }
         const result = await next(steered)
-        if (session && typeof result.skip !== 'string') {
-          try {
-            session.compacted(edges, e.trigger, isOwn)
-          } catch (err) {
-            ctx.log(`session.compact state: ${messageOf(err)}`)
-          }
-        }
+        if (session && typeof result.skip !== 'string') session.compacted(edges, e.trigger, isOwn)
         return result
       } finally {
         compactions.running -= 1
@@ -262,7 +242,7 @@ export function createCheckpointFeature(): Feature<Port> {
         await lane.drain()
         warning = await turnCompleted()
       } catch (err) {
-        ctx.log(`turn.complete: ${messageOf(err)}`)
+        logFailure(ctx, 'turn.complete', err)
       }
       // Headless output shows no toast: the failed save is said beneath the answer too. The engine
       // shows a changed text as a capped note of its own under the answer (measured), so the line
@@ -308,14 +288,14 @@ export function createCheckpointFeature(): Feature<Port> {
         const edges = io(port, ctx)
         const tree = bandTree(
           port.elements(e) as unknown as BandElements,
-          settingsFrom(ctx.options)?.mode,
+          settingsFrom(ctx.options).mode,
           // Now waits for a turn start still in the lane: a running turn makes it wait.
           () => void lane.drain().then(() => session.start(edges, true)),
           () => void session.snoozeNow(edges),
         )
         return tree as Awaited<ReturnType<typeof next>>
       } catch (err) {
-        ctx.log(`ui.render: ${messageOf(err)}`)
+        logFailure(ctx, 'ui.render', err)
         return next(e)
       }
     },

@@ -11,7 +11,7 @@ export type StatusFacts = {
   /** The committed notes' size and file; null when none were saved, undefined when unreadable. */
   notes: { bytes: number; path: string } | null | undefined
   folder: string | undefined
-  settings: Settings | null
+  settings: Settings
   trigger: { tokens: number; source: TriggerSource; harnessAt?: number } | null
   fill: number | undefined
   attended: boolean
@@ -39,7 +39,6 @@ function notesLine({ notes, folder }: StatusFacts): string {
 }
 
 function triggerLine({ settings, trigger, fill, attended }: StatusFacts): string {
-  if (settings === null) return 'automatic checkpoint: off (its settings are missing or invalid)'
   if (settings.mode === OFF_MODE) return 'automatic checkpoint: off (autoCheckpointMode is off)'
   const where = attended ? '' : '; this session is not attended (no terminal or desktop app), so it never runs here'
   if (trigger === null) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`
