@@ -852,6 +852,9 @@ function createLane() {
 }
 
 // src/lib/safe-write.ts
+function orThrow(outcome) {
+  if (!outcome.ok) throw new Error(outcome.reason);
+}
 var REFUSED = {
   ownerMissing: (within) => `its folder ${within} cannot be resolved`,
   link: (path) => `${path} is a symbolic link, and keel writes only to a real path inside the folder it owns`,
@@ -975,6 +978,8 @@ var SAVE_BOUND_MS = 3e4;
 var SESSIONS_KEPT = 50;
 var CHARTER_CAP_CHARS = 16e3;
 var NOTES_FOLDER = "checkpoints";
+var STABLE_ENDING = ".notes.md";
+var SKIP_ENDING = ".skip";
 var NOTES_KEY_PREFIX = "notes:";
 var CHARTER_KEY_PREFIX = "charter:";
 var RECALL_OPTION = "recall";
@@ -1115,21 +1120,18 @@ function resumesAfter(trigger, isOwn) {
 
 // src/features/checkpoint/compose.ts
 function composeInstructions({ charter, notes, notesPath, owner, recall: recall2 }) {
-  const parts = [preamble(notesPath)];
-  if (recall2) parts.push(recallSteering(recall2));
-  if (charter?.trim()) parts.push(`${CHARTER_HEADING}
-${charter}`);
-  if (notes?.trim()) parts.push(`${NOTES_HEADING}
-${notes}`);
-  if (owner?.trim()) parts.push(`${OWNER_HEADING}
-${owner}`);
-  return parts.join("\n\n");
+  const sections = [[CHARTER_HEADING, charter], [NOTES_HEADING, notes], [OWNER_HEADING, owner]];
+  return [
+    preamble(notesPath),
+    ...recall2 ? [recallSteering(recall2)] : [],
+    ...sections.filter(([, text]) => text?.trim()).map(([heading, text]) => `${heading}
+${text}`)
+  ].join("\n\n");
 }
 
 // src/features/checkpoint/fence.ts
 var OPEN = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/;
-var CLOSE_TICKS = /^ {0,3}(`{3,})[ \t]*$/;
-var CLOSE_TILDES = /^ {0,3}(~{3,})[ \t]*$/;
+var CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 var fenceInfo = (pkg) => `${pkg}-checkpoint`;
 var BUNDLE_FENCES = Object.keys(plugin_default.packages).map(fenceInfo);
 function extractCheckpointBlock(text, infos) {
@@ -1138,24 +1140,17 @@ function extractCheckpointBlock(text, infos) {
   for (let i = 0; i < lines.length; i++) {
     const open = OPEN.exec(lines[i]);
     if (!open) continue;
-    const isTilde = open[3] !== void 0;
-    const width = (open[1] ?? open[3]).length;
-    const close = isTilde ? CLOSE_TILDES : CLOSE_TICKS;
-    const body2 = [];
-    let isClosed = false;
-    for (i = i + 1; i < lines.length; i++) {
-      const closer = close.exec(lines[i]);
-      if (closer && closer[1].length >= width) {
-        isClosed = true;
-        break;
-      }
-      body2.push(lines[i]);
+    const fence = open[1] ?? open[3];
+    const start = i;
+    while (++i < lines.length) {
+      const closer = CLOSE.exec(lines[i])?.[1];
+      if (closer?.[0] === fence[0] && closer.length >= fence.length) break;
     }
-    if (!isTilde && infos.includes(open[2].trim())) last = { body: body2, isClosed, end: i };
+    if (infos.includes(open[2]?.trim())) last = { start, end: i };
   }
-  if (last === null || !last.isClosed) return null;
+  if (last === null || last.end === lines.length) return null;
   if (lines.slice(last.end + 1).some((line) => line.trim() !== "")) return null;
-  const body = last.body.join("\n");
+  const body = lines.slice(last.start + 1, last.end).join("\n");
   return body.trim() === "" ? null : body;
 }
 
@@ -1175,13 +1170,13 @@ function isPointer(value) {
 var byteLength = (text) => new TextEncoder().encode(text).length;
 var savedAtOf = (value) => {
   const at = value?.savedAt;
-  return typeof at === "number" && Number.isFinite(at) ? at : 0;
+  return Number.isFinite(at) ? at : 0;
 };
 async function staleKeys(edges, prefix, kept, current2) {
   const keys = (await edges.storeKeys()).filter((k) => k.startsWith(prefix));
   if (keys.length <= kept) return [];
   const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current2 ? Infinity : savedAtOf(await edges.storeGet(key)) })));
-  dated.sort((a, b) => a.at === b.at ? b.order - a.order : b.at > a.at ? 1 : -1);
+  dated.sort((a, b) => b.at - a.at || b.order - a.order);
   return dated.slice(kept).map((d) => d.key);
 }
 var Notes = class {
@@ -1192,14 +1187,8 @@ var Notes = class {
   async folder() {
     return `${await this.edges.dataDir()}/${NOTES_FOLDER}`;
   }
-  async slotPath(sessionId, slot) {
-    return `${await this.folder()}/${sessionId}.notes.${slot}.md`;
-  }
-  async stablePath(sessionId) {
-    return `${await this.folder()}/${sessionId}.notes.md`;
-  }
-  async skipPath(sessionId) {
-    return `${await this.folder()}/${sessionId}.skip`;
+  async fileOf(sessionId, ending) {
+    return `${await this.folder()}/${sessionId}${ending}`;
   }
   async pointer(sessionId) {
     const value = await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId);
@@ -1208,16 +1197,16 @@ var Notes = class {
   async path(sessionId) {
     const pointer = await this.pointer(sessionId);
     if (!pointer) return null;
-    const slot = await this.slotPath(sessionId, pointer.slot);
+    const slot = await this.fileOf(sessionId, `.notes.${pointer.slot}.md`);
     const committed = await this.read(sessionId);
     if (typeof committed !== "string") return slot;
-    const stable = await this.stablePath(sessionId);
+    const stable = await this.fileOf(sessionId, STABLE_ENDING);
     if (await this.edges.read(stable).catch(() => void 0) === committed) return stable;
     return await this.publish(sessionId, committed) ? stable : slot;
   }
   async publish(sessionId, text) {
     try {
-      const stable = await this.stablePath(sessionId);
+      const stable = await this.fileOf(sessionId, STABLE_ENDING);
       await this.edges.write(stable, text);
       return await this.edges.read(stable) === text;
     } catch {
@@ -1228,7 +1217,7 @@ var Notes = class {
     try {
       const pointer = await this.pointer(sessionId);
       if (!pointer) return null;
-      const text = await this.edges.read(await this.slotPath(sessionId, pointer.slot));
+      const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`));
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : void 0;
     } catch {
       return void 0;
@@ -1238,7 +1227,7 @@ var Notes = class {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
     const committed = await this.pointer(sessionId);
     const slot = committed?.slot === "a" ? "b" : "a";
-    const path = await this.slotPath(sessionId, slot);
+    const path = await this.fileOf(sessionId, `.notes.${slot}.md`);
     await this.edges.write(path, body);
     if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
     if (givenUp()) throw new Error(ERR_SAVE_HELD);
@@ -1252,15 +1241,15 @@ var Notes = class {
     if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at });
   }
   async evict(current2) {
-    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
-    for (const sessionId of evicted) await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId);
+    const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2);
+    for (const key of evicted) await this.edges.storeDelete(key);
     await this.sweep(current2);
-    return evicted;
+    return evicted.map((k) => k.slice(NOTES_KEY_PREFIX.length));
   }
   async sweep(current2) {
     const folder = await this.folder();
     const entries = await this.edges.list(folder);
-    const pointed = new Set((await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length)));
+    const pointed = (await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
     const now = await this.edges.now();
     const newest = /* @__PURE__ */ new Map();
     for (const entry2 of entries) {
@@ -1268,12 +1257,11 @@ var Notes = class {
       if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry2.mtimeMs));
     }
     const kept = /* @__PURE__ */ new Set([current2, ...pointed]);
-    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0));
+    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => newest.get(b) - newest.get(a));
     for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id);
     const gone = entries.filter((e) => {
-      if (TEMP_PATTERN.test(e.name)) return isStaleTemp(e, now);
       const id = sessionOfFile(e.name);
-      return id !== void 0 && !kept.has(id);
+      return isStaleTemp(e, now) || id !== void 0 && !kept.has(id);
     });
     for (const entry2 of gone) await this.edges.remove(`${folder}/${entry2.name}`);
     return gone.map((e) => e.name);
@@ -1344,7 +1332,7 @@ var SessionRecords = class {
     try {
       const at = new Date(await io.now()).toISOString();
       const record = { at, reason: decision.reason, tokens, trigger, ...facts };
-      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
+      await io.write(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
       this.lastSkip = key;
       this.lastRecorded = { key, at };
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`);
@@ -1354,7 +1342,7 @@ var SessionRecords = class {
   }
   async lastSkipRecord(io) {
     if (this.lastRecorded) return this.lastRecorded;
-    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
+    const text = await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => void 0);
     const record = recordOf(text);
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
   }
@@ -1387,7 +1375,7 @@ var CheckpointSession = class extends SessionRecords {
     const charter = await this.charter(io);
     const text = await notes.read(this.sessionId);
     if (text === void 0) throw new Error("the notes could not be read");
-    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
+    return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
   }
   async steer(io, owner) {
     if (owner !== void 0 && owner === this.own?.steering) return owner;
@@ -1736,118 +1724,80 @@ function statusLines(facts) {
 }
 
 // src/features/checkpoint/index.ts
-function edgesOf2(port, ctx, state) {
-  const { lane, compactions } = state;
-  const dataDirOf = () => {
-    state.dataDir ??= port.pluginDataDir().catch((err) => {
-      state.dataDir = void 0;
-      throw err;
-    });
-    return state.dataDir;
-  };
-  return {
-    ...port,
-    log: ctx.log,
-    runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: ctx.compact,
-    compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
-    compactions: () => ({ ...compactions }),
-    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, "compact state", err))),
-    sleep: (ms) => new Promise((resolve) => {
-      try {
-        port.after(ms, resolve);
-      } catch {
-      }
-    }),
-    dataDir: dataDirOf,
-    write: async (path, text) => {
-      const done = await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true });
-      if (!done.ok) throw new Error(done.reason);
-    },
-    remove: async (path) => {
-      const done = await removeSafely(port.files, await dataDirOf(), path);
-      if (!done.ok) throw new Error(done.reason);
-    },
-    list: async (folder) => (await port.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
-    recallTool: () => state.recallTool
-  };
-}
-async function sessionOf(port, ctx, state) {
-  const id = await ctx.facts.sessionId();
-  let session = state.sessions.get(id);
-  if (!session) {
-    session = Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), state.process);
-    state.sessions.set(id, session);
-  }
-  return session;
-}
-async function announce(port, ctx, state, sessionId) {
-  state.announcedFor = sessionId;
-  const result = await port.announcePresence(sessionId);
-  if (typeof result?.deny === "string") ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
-}
-async function statusOf(port, ctx, state) {
-  const session = await sessionOf(port, ctx, state);
-  const io = edgesOf2(port, ctx, state);
-  const notes = new Notes(io);
-  const settings = settingsFrom(ctx.options);
-  const charter = await session.charter(io).catch(() => void 0);
-  const folder = await notes.folder().catch(() => void 0);
-  const text = await notes.read(session.sessionId);
-  const path = await notes.path(session.sessionId).catch(() => null);
-  const fill = await io.fill().catch(() => void 0);
-  const surfaces = await io.surfaces().catch(() => null);
-  return statusLines({
-    pkg: port.pkg,
-    charter,
-    notes: typeof text === "string" && path !== null ? { bytes: byteLength(text), path } : text === null ? null : void 0,
-    folder,
-    settings,
-    trigger: session.lastTrigger,
-    fill,
-    attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
-    lastSkip: await session.lastSkipRecord(io),
-    store: await io.storeKeys().then(() => void 0, damagedStore)
-  });
-}
 function createCheckpointFeature() {
-  const state = {
-    sessions: /* @__PURE__ */ new Map(),
-    process: { isInteractive: false, isDesktopStarted: false },
-    announcedFor: void 0,
-    dataDir: void 0,
-    lane: createLane(),
-    current: void 0,
-    compactions: { running: 0, entered: 0 }
-  };
-  const { sessions, lane, compactions } = state;
-  const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, state.recallTool).catch((err) => recallFailed(messageOf(err)));
-  const io = (port, ctx) => edgesOf2(port, ctx, state);
-  const sessionFor = (port, ctx) => sessionOf(port, ctx, state);
-  const laneEdges = (port, ctx) => ({ after: port.after, log: ctx.log });
+  const sessions = /* @__PURE__ */ new Map();
+  const processFacts = { isInteractive: false, isDesktopStarted: false };
+  let announcedFor;
+  let dataDir;
+  const lane = createLane();
+  let current2;
+  const compactions = { running: 0, entered: 0 };
+  let recallTool;
+  function edgesOf4(port, ctx) {
+    const dataDirOf = () => {
+      dataDir ??= port.pluginDataDir().catch((err) => {
+        dataDir = void 0;
+        throw err;
+      });
+      return dataDir;
+    };
+    return {
+      ...port,
+      log: ctx.log,
+      runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
+      compact: ctx.compact,
+      compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
+      compactions: () => ({ ...compactions }),
+      after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, "compact state", err))),
+      sleep: (ms) => new Promise((resolve) => {
+        try {
+          port.after(ms, resolve);
+        } catch {
+        }
+      }),
+      dataDir: dataDirOf,
+      write: async (path, text) => orThrow(await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })),
+      remove: async (path) => orThrow(await removeSafely(port.files, await dataDirOf(), path)),
+      list: (folder) => port.listDir(folder).catch(() => []),
+      recallTool: () => recallTool
+    };
+  }
+  async function sessionOf(port, ctx) {
+    const id = await ctx.facts.sessionId();
+    const session = sessions.get(id) ?? Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts);
+    sessions.set(id, session);
+    return session;
+  }
+  async function announce(port, ctx, sessionId) {
+    announcedFor = sessionId;
+    const result = await port.announcePresence(sessionId);
+    if (typeof result?.deny === "string") ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
+  }
+  const defer = (port, ctx, what, task) => lane.defer({ after: port.after, log: ctx.log }, what, task);
+  const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, recallTool).catch((err) => recallFailed(messageOf(err)));
   return {
     name: "checkpoint",
     sessionActing: true,
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         try {
-          state.process.isInteractive = e.isInteractive;
+          processFacts.isInteractive = e.isInteractive;
           try {
             const { entrypoint, child } = await port.desktopSignal();
-            state.process.isDesktopStarted = isDesktopStarted(entrypoint, child);
+            processFacts.isDesktopStarted = isDesktopStarted(entrypoint, child);
           } catch (err) {
             logFailure(ctx, "session.start desktop signal", err);
-            state.process.isDesktopStarted = false;
+            processFacts.isDesktopStarted = false;
           }
-          const session = state.current = Object.assign(await sessionFor(port, ctx), state.process);
-          lane.defer(laneEdges(port, ctx), "session.start", async () => {
-            const edges = io(port, ctx);
+          const session = current2 = Object.assign(await sessionOf(port, ctx), processFacts);
+          defer(port, ctx, "session.start", async () => {
+            const edges = edgesOf4(port, ctx);
             await session.touch(edges);
             await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
           });
-          await announce(port, ctx, state, session.sessionId);
+          await announce(port, ctx, session.sessionId);
           if (ctx.options[RECALL_OPTION] === "on") {
-            state.recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false });
+            recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false });
           }
         } catch (err) {
           logFailure(ctx, "session.start", err);
@@ -1859,13 +1809,13 @@ function createCheckpointFeature() {
         compactions.running += 1;
         compactions.entered += 1;
         try {
-          const edges = io(port, ctx);
+          const edges = edgesOf4(port, ctx);
           let session;
           let isOwn = false;
           let steered = e;
           try {
             await lane.drain();
-            session = await sessionFor(port, ctx);
+            session = await sessionOf(port, ctx);
             isOwn = session.isOwn(e.trigger, e.instructions);
             steered = { ...e, instructions: await session.steer(edges, e.instructions) };
           } catch (err) {
@@ -1880,65 +1830,55 @@ function createCheckpointFeature() {
       },
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === void 0) {
-          if (state.current) state.current.activeTurn = e.turnId;
-          lane.defer(laneEdges(port, ctx), "turn.start", async () => {
-            const session = state.current = await sessionFor(port, ctx);
-            if (state.announcedFor !== session.sessionId) await announce(port, ctx, state, session.sessionId);
-            await session.turnStarted(io(port, ctx), e.turnId, e.text);
+          if (current2) current2.activeTurn = e.turnId;
+          defer(port, ctx, "turn.start", async () => {
+            const session = current2 = await sessionOf(port, ctx);
+            if (announcedFor !== session.sessionId) await announce(port, ctx, session.sessionId);
+            await session.turnStarted(edgesOf4(port, ctx), e.turnId, e.text);
           });
         }
         return next(e);
       },
       "turn.complete": async (port, e, next, ctx) => {
         if (e.agentId !== void 0) return next(e);
-        const turnCompleted = async () => (await sessionFor(port, ctx)).turnCompleted(io(port, ctx), settingsFrom(ctx.options), e);
+        const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf4(port, ctx), settingsFrom(ctx.options), e);
         if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
-          if (!(lane.idle() && state.current?.endQuietTurn(e.turnId))) lane.defer(laneEdges(port, ctx), "turn.complete", turnCompleted);
+          if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) defer(port, ctx, "turn.complete", turnCompleted);
           return next(e);
         }
         const result = await next(e);
-        let warning = null;
-        try {
-          await lane.drain();
-          warning = await turnCompleted();
-        } catch (err) {
-          logFailure(ctx, "turn.complete", err);
-        }
+        const warning = await lane.drain().then(turnCompleted).catch((err) => (logFailure(ctx, "turn.complete", err), null));
         return warning === null ? result : { ...result, text: warning };
       },
       "session.measure": (port, e, next, ctx) => {
         const measured = e.context.tokens;
-        const edges = io(port, ctx);
+        const edges = edgesOf4(port, ctx);
         const reading = edges.usage();
         reading.catch(() => void 0);
-        lane.defer(laneEdges(port, ctx), "session.measure", async () => (await sessionFor(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
+        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
         return next(e);
       },
       "session.end": async (port, e, next, ctx) => {
         await lane.drain();
         const ending = sessions.get(e.sessionId);
-        if (ending) {
-          ending.ended(io(port, ctx));
-          sessions.delete(e.sessionId);
-        }
-        if (state.current === ending) state.current = void 0;
+        ending?.ended(edgesOf4(port, ctx));
+        sessions.delete(e.sessionId);
+        if (current2 === ending) current2 = void 0;
         return next(e);
       },
-      "tool.call": (port, e, next) => e.tool === state.recallTool ? recallFor(port, e).then((result) => ({ result })) : next(e),
+      "tool.call": (port, e, next) => e.tool === recallTool ? recallFor(port, e).then((result) => ({ result })) : next(e),
       "ui.render": async (port, e, next, ctx) => {
         if (e.component !== "AbovePrompt" || ![...sessions.values()].some((s) => s.band)) return next(e);
         try {
-          const session = await sessionFor(port, ctx);
-          const props = e.props;
-          if (!session.band || props.hasSurvey) return next(e);
-          const edges = io(port, ctx);
-          const tree = bandTree(
+          const session = await sessionOf(port, ctx);
+          if (!session.band || e.props.hasSurvey) return next(e);
+          const edges = edgesOf4(port, ctx);
+          return bandTree(
             port.elements(e),
             settingsFrom(ctx.options).mode,
             () => void lane.drain().then(() => session.start(edges, true)),
             () => void session.snoozeNow(edges)
           );
-          return tree;
         } catch (err) {
           logFailure(ctx, "ui.render", err);
           return next(e);
@@ -1949,19 +1889,39 @@ function createCheckpointFeature() {
       charter: {
         usage: CHARTER_USAGE,
         async run(port, args, ctx) {
-          const session = await sessionFor(port, ctx);
-          const edges = io(port, ctx);
+          const session = await sessionOf(port, ctx);
+          const edges = edgesOf4(port, ctx);
           if (args === "") return (await session.charter(edges))?.text ?? CHARTER_NONE;
           const charter = await session.setCharter(edges, args, "verb");
-          return charterSet(charter.text.split("\n")[0] ?? "");
+          return charterSet(charter.text.split("\n")[0]);
         }
       },
       recall: {
         usage: RECALL_USAGE,
-        run: (port, args) => state.recallTool ? recallFor(port, { query: args }) : RECALL_OFF
+        run: (port, args) => recallTool ? recallFor(port, { query: args }) : RECALL_OFF
       }
     },
-    status: (port, ctx) => statusOf(port, ctx, state)
+    async status(port, ctx) {
+      const session = await sessionOf(port, ctx);
+      const io = edgesOf4(port, ctx);
+      const notes = new Notes(io);
+      const charter = await session.charter(io).catch(() => void 0);
+      const folder = await notes.folder().catch(() => void 0);
+      const text = await notes.read(session.sessionId);
+      const path = await notes.path(session.sessionId).catch(() => null);
+      return statusLines({
+        pkg: port.pkg,
+        charter,
+        notes: typeof text === "string" && path !== null ? { bytes: byteLength(text), path } : text === null ? null : void 0,
+        folder,
+        settings: settingsFrom(ctx.options),
+        trigger: session.lastTrigger,
+        fill: await io.fill().catch(() => void 0),
+        attended: isAttended(session.isInteractive, session.isDesktopStarted, await io.surfaces().catch(() => null)),
+        lastSkip: await session.lastSkipRecord(io),
+        store: await io.storeKeys().then(() => void 0, damagedStore)
+      });
+    }
   };
 }
 
@@ -4188,7 +4148,7 @@ function createMailboxFeature() {
   const tick = async (port) => {
     clock = await port.now().catch(() => clock);
   };
-  function edgesOf5(port, ctx) {
+  function edgesOf4(port, ctx) {
     return {
       ...port.files,
       list: (folder) => port.list(folder),
@@ -4295,7 +4255,7 @@ function createMailboxFeature() {
       keyFacts = { key: plan.key, source: plan.source, ...renameProblem === void 0 ? {} : { renameProblem } };
       ctx.log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
     }
-    box.start(edgesOf5(port, ctx), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
+    box.start(edgesOf4(port, ctx), { root: root ?? "", sessionId: id, key: root === void 0 ? void 0 : plan.key });
     if (ctx.facts.isMainTurnRunning()) box.turnStarted(void 0);
     stopIdleScan?.();
     stopIdleScan = void 0;
@@ -4452,7 +4412,7 @@ function createMailboxFeature() {
         work = void 0;
         settled = false;
         cleaned = false;
-        box.bind(edgesOf5(port, ctx));
+        box.bind(edgesOf4(port, ctx));
         try {
           tool = await port.registerTool({ name: TOOL_NAME, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
         } catch (err) {
@@ -4846,7 +4806,7 @@ function realNames(listed, known) {
 
 // src/features/reconnect/index.ts
 var OPTION2 = "reconnectServers";
-function edgesOf3(port, ctx) {
+function edgesOf2(port, ctx) {
   return {
     reconnect: async (server) => await port.runCommand(MCP_COMMAND, `reconnect ${server}`),
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
@@ -4909,7 +4869,7 @@ function createReconnectFeature() {
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         reconnect = createReconnect(port.pkg);
-        reconnect.start(edgesOf3(port, ctx));
+        reconnect.start(edgesOf2(port, ctx));
         known = [];
         targets = void 0;
         tool = void 0;
@@ -7296,7 +7256,7 @@ async function usageOf2(port, context) {
   const override = await port.windowEnv().catch(() => void 0);
   return { tokens: context.tokens, window: context.window, key: `${context.window}|${override ?? ""}` };
 }
-function edgesOf4(port, ctx) {
+function edgesOf3(port, ctx) {
   return {
     submit: (text) => port.submitPrompt(text),
     compact: () => ctx.compact(),
@@ -7323,7 +7283,7 @@ function createTimingFeature() {
       "session.start": async (port, e, next, ctx) => {
         const { spec, problem: problem2 } = advisoryOf(ctx);
         const t = machineFor(port);
-        t.start(edgesOf4(port, ctx), spec);
+        t.start(edgesOf3(port, ctx), spec);
         ctx.log(problem2 ?? ADVISORY_IN_FORCE(String(ctx.options[ADVISORY_OPTION]), describeAdvisory(spec)));
         try {
           leverTool = await port.registerTool({ name: TOOL_NAME3, description: LEVER_DESCRIPTION, inputSchema: LEVER_SCHEMA, isDeferred: false });
@@ -7335,14 +7295,14 @@ function createTimingFeature() {
       },
       "session.end": async (port, e, next, ctx) => {
         await lane.drain();
-        timing?.bind(edgesOf4(port, ctx));
+        timing?.bind(edgesOf3(port, ctx));
         timing?.end(e.reason);
         return next(e);
       },
       "session.measure": (port, e, next, ctx) => {
         const t = timing;
         if (t) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
-          t.bind(edgesOf4(port, ctx));
+          t.bind(edgesOf3(port, ctx));
           try {
             await t.measure(await usageOf2(port, e.context), () => readBreakdown(port));
           } catch (err) {
@@ -7352,20 +7312,20 @@ function createTimingFeature() {
         return next(e);
       },
       "turn.start": (port, e, next, ctx) => {
-        timing?.bind(edgesOf4(port, ctx));
+        timing?.bind(edgesOf3(port, ctx));
         timing?.turnStarted(e.agentId);
         return next(e);
       },
       "turn.complete": async (port, e, next, ctx) => {
         const r = await next(e);
-        timing?.bind(edgesOf4(port, ctx));
+        timing?.bind(edgesOf3(port, ctx));
         timing?.turnComplete(e.agentId, e.reason);
         return r;
       },
       "session.compact": async (port, e, next, ctx) => {
         await lane.drain();
         const r = await next(e);
-        timing?.bind(edgesOf4(port, ctx));
+        timing?.bind(edgesOf3(port, ctx));
         timing?.compacted(e.trigger, e.agentId, r);
         return r;
       },
@@ -7374,7 +7334,7 @@ function createTimingFeature() {
         run: (port, e, next, ctx) => {
           if (leverTool === void 0 || e.tool !== leverTool) return next(e);
           const t = machineFor(port);
-          t.bind(edgesOf4(port, ctx));
+          t.bind(edgesOf3(port, ctx));
           return t.lever(e.agentId, e.continue);
         }
       }

@@ -71,6 +71,11 @@ export type WriteRequest = {
 
 export type WriteOutcome = { ok: true; path: string; atomic: boolean } | { ok: false; reason: string }
 
+/** An outcome as a caller that tells a failed write by a throw takes it: a refusal or a failure throws its reason. */
+export function orThrow(outcome: WriteOutcome): void {
+  if (!outcome.ok) throw new Error(outcome.reason)
+}
+
 /** Why a path is not keel's to write, in words; one home each. */
 export const REFUSED = {
   ownerMissing: (within: string) => `its folder ${within} cannot be resolved`,

@@ -42,6 +42,9 @@ export const SESSIONS_KEPT = 50
 export const CHARTER_CAP_CHARS = 16_000
 /** The notes folder under the plugin's data folder (B.18.2). */
 export const NOTES_FOLDER = 'checkpoints'
+/** How a session's files in it end, after its id: the stable copy of the notes (the slots are `.notes.a.md`, `.notes.b.md`), the skip record. */
+export const STABLE_ENDING = '.notes.md'
+export const SKIP_ENDING = '.skip'
 /** Store keys, one per session: the committed notes slot and the charter. */
 export const NOTES_KEY_PREFIX = 'notes:'
 export const CHARTER_KEY_PREFIX = 'charter:'

@@ -4,7 +4,7 @@
 // (spec B.4.5), one record per change of reason and side of the trigger, in `<session>.skip` beside
 // the notes, read back by a process that resumes the session.
 import { logFailure } from '../../lib/message.ts'
-import { CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, SESSIONS_KEPT } from './constants.ts'
+import { CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, SESSIONS_KEPT, SKIP_ENDING } from './constants.ts'
 import { sideKey, skipKey, type Decision } from './decide.ts'
 import { Notes, staleKeys, type NotesEdges } from './notes.ts'
 
@@ -103,7 +103,7 @@ export class SessionRecords {
     try {
       const at = new Date(await io.now()).toISOString()
       const record: SkipRecord = { at, reason: decision.reason, tokens, trigger, ...facts }
-      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + '\n')
+      await io.write(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + '\n')
       this.lastSkip = key
       this.lastRecorded = { key, at }
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`)
@@ -115,7 +115,7 @@ export class SessionRecords {
   /** The last skip record written for this session, by this process or an earlier one (a --resume): null when none. */
   async lastSkipRecord(io: RecordsEdges): Promise<{ key: string; at: string } | null> {
     if (this.lastRecorded) return this.lastRecorded
-    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => undefined)
+    const text = await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => undefined)
     const record = recordOf(text)
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at }
   }

@@ -93,7 +93,7 @@ export class CheckpointSession extends SessionRecords {
     const charter = await this.charter(io)
     const text = await notes.read(this.sessionId)
     if (text === undefined) throw new Error('the notes could not be read')
-    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() })
+    return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() })
   }
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
