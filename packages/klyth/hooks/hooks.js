@@ -97,11 +97,8 @@ function bindCheckpoint($) {
       if (!dir) throw new Error("no plugin data folder");
       return dir;
     },
-    desktopSignal: async () => {
-      const [entrypoint, child] = await Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]);
-      return { entrypoint, child };
-    },
-    announcePresence: async (sessionId) => await $.env.set("SUPERHEROES_COMPACT_MOD", sessionId),
+    desktopSignal: () => Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]),
+    announcePresence: (sessionId) => $.env.set("SUPERHEROES_COMPACT_MOD", sessionId),
     registerTool: bindRegisterTool($),
     transcript: async () => {
       const path = (await $.session.info()).transcriptPath;
@@ -1084,19 +1081,21 @@ function isDesktopStarted(entrypoint, child) {
 function isAttended(isInteractive, desktopStarted, surfaces) {
   return isInteractive || desktopStarted || Array.isArray(surfaces) && surfaces.includes(DESKTOP_SURFACE);
 }
-var quiet = (reason) => ({ showBand: false, fire: false, reason });
-var band = (reason) => ({ showBand: true, fire: false, reason });
 function decide({ tokens, trigger, mode, isIdle, isAttended: attended, isRunning, snoozeUntilTokens }) {
   const snoozedUntil = snoozeUntilTokens ?? 0;
-  if (mode === OFF_MODE) return quiet("off");
-  if (!attended) return quiet("headless");
-  if (isRunning) return quiet("running");
-  if (tokens < trigger - HEADS_UP_TOKENS) return quiet("below-heads-up");
-  if (mode !== AUTO_MODE) return tokens < snoozedUntil ? quiet("snoozed") : band("click-only");
-  if (!isIdle) return band("busy");
-  if (tokens < trigger) return band("below-trigger");
-  if (tokens < snoozedUntil) return band("snoozed");
-  return { showBand: true, fire: true, reason: "fire" };
+  const rows = [
+    [mode === OFF_MODE, false, "off"],
+    [!attended, false, "headless"],
+    [isRunning, false, "running"],
+    [tokens < trigger - HEADS_UP_TOKENS, false, "below-heads-up"],
+    [mode !== AUTO_MODE && tokens < snoozedUntil, false, "snoozed"],
+    [mode !== AUTO_MODE, true, "click-only"],
+    [!isIdle, true, "busy"],
+    [tokens < trigger, true, "below-trigger"],
+    [tokens < snoozedUntil, true, "snoozed"]
+  ];
+  const [, showBand, reason] = rows.find(([matches]) => matches) ?? [true, true, "fire"];
+  return { showBand, fire: reason === "fire", reason };
 }
 var sideKey = (reason, tokens, trigger) => `${reason}:${tokens >= trigger ? "past" : "near"}`;
 function skipKey(decision, tokens, trigger) {
@@ -1104,8 +1103,7 @@ function skipKey(decision, tokens, trigger) {
 }
 var snooze = (tokens) => tokens + SNOOZE_STEP_TOKENS;
 function rearmAt(fill, harnessAt) {
-  if (harnessAt !== void 0 && harnessAt > fill) return Math.min(fill + SNOOZE_STEP_TOKENS, fill + Math.max(1, Math.floor((harnessAt - fill) / 2)));
-  return fill + SNOOZE_STEP_TOKENS;
+  return fill + (harnessAt > fill ? Math.min(SNOOZE_STEP_TOKENS, Math.max(1, Math.floor((harnessAt - fill) / 2))) : SNOOZE_STEP_TOKENS);
 }
 function rearmTo(tokens, trigger, bd) {
   if (tokens < trigger) return null;
@@ -1416,7 +1414,7 @@ var CheckpointSession = class extends SessionRecords {
     this.activeTurn = turnId;
     if (!this.isTouched) await this.touch(io);
     const running = this.running(await io.now());
-    if (running !== null && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
+    if (running && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId };
     }
     if (await this.charter(io) === null) await this.setCharter(io, text, "first prompt");
@@ -1430,7 +1428,6 @@ var CheckpointSession = class extends SessionRecords {
     this.activeTurn = null;
     const block = extractCheckpointBlock(e.answer, this.fences);
     let warning = null;
-    let saved;
     if (block !== null) {
       let givenUp = false;
       try {
@@ -1441,7 +1438,6 @@ var CheckpointSession = class extends SessionRecords {
             throw new Error(ERR_SAVE_HELD);
           })
         ]);
-        saved = block;
         io.toast(NOTES_SAVED);
         await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
       } catch (err) {
@@ -1450,11 +1446,7 @@ var CheckpointSession = class extends SessionRecords {
         io.toast(warning);
       }
     }
-    try {
-      await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved);
-    } catch (err) {
-      this.abandon(io, err);
-    }
+    await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
     return warning;
   }
   running(now) {
@@ -1531,7 +1523,10 @@ var CheckpointSession = class extends SessionRecords {
     const isCompacted = this.compactionsDone !== value.compactionsAt;
     const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
     const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
-    if (isAborted || why !== null) return this.endWithoutCompacting(io, settings, value.fill, isAborted ? CHECKPOINT_CANCELLED : skipped(why));
+    if (isAborted || why !== null) {
+      await this.endUncompacted(io, settings);
+      return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
+    }
     this.checkpoint = { ...value, compacting: true };
     this.compactSoon(io, settings, value.startedAt, false);
   }
@@ -1571,20 +1566,15 @@ var CheckpointSession = class extends SessionRecords {
         if (!isLast) return this.compactSoon(io, settings, startedAt, true);
         logFailure(io, "compact", err);
         io.toast(COULD_NOT_COMPACT + skipReason);
-        const fill = this.checkpoint?.fill;
-        this.checkpoint = null;
-        return this.rearmFromEnd(io, settings, fill);
+        return this.endUncompacted(io, settings);
       }
       this.checkpoint = null;
       io.toast(CHECKPOINTED);
     });
   }
-  async endWithoutCompacting(io, settings, startFill, text) {
+  async endUncompacted(io, settings) {
+    const startFill = this.checkpoint?.fill;
     this.checkpoint = null;
-    await this.rearmFromEnd(io, settings, startFill);
-    io.toast(text);
-  }
-  async rearmFromEnd(io, settings, startFill) {
     let until = typeof startFill === "number" ? snooze(startFill) : void 0;
     try {
       const { tokens, breakdown } = await io.usage();
@@ -1602,9 +1592,9 @@ var CheckpointSession = class extends SessionRecords {
     this.checkpoint = null;
     io.toast(CHECKPOINT_FAILED);
   }
-  setBand(io, band2) {
-    if (this.band === band2) return;
-    this.band = band2;
+  setBand(io, band) {
+    if (this.band === band) return;
+    this.band = band;
     io.redraw();
   }
 };
@@ -1670,7 +1660,8 @@ async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
       const held = row ? terms.flatMap((t, i) => t.match.test(row.text) ? [i] : []) : [];
       if (!held.length) continue;
       held.forEach((i) => holding[i]++);
-      kept.set(held.join(), [...kept.get(held.join()) ?? [], { ...row, held, seq: seq++ }].slice(-wanted));
+      const set = held.join();
+      kept.set(set, [...kept.get(set) ?? [], { ...row, held, seq: seq++ }].slice(-wanted));
     }
   };
   let carry = "";
@@ -1690,14 +1681,16 @@ async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
   const score = (row) => row.held.reduce((sum, i) => sum + Math.log(1 + seq / holding[i]), 0);
   const picked = [...kept.values()].flat().sort((a, b) => score(b) - score(a) || b.seq - a.seq).slice(0, wanted);
   const share = Math.floor(RECALL_BUDGET_BYTES / picked.length);
-  const excerpt = (row) => clip2(row.text, row.text.search(terms[row.held[0]].match), share);
-  return [recallHead(picked.length, seq, damaged), ...picked.map((row) => `${recallRow(row.at, row.who)}
-${excerpt(row)}`)].join("\n\n");
+  return [
+    recallHead(picked.length, seq, damaged),
+    ...picked.map((row) => `${recallRow(row.at, row.who)}
+${clip2(row.text, row.text.search(terms[row.held[0]].match), share)}`)
+  ].join("\n\n");
 }
 
 // src/features/checkpoint/status.ts
 var firstLine = (text) => {
-  const line = text.trim().split("\n")[0] ?? "";
+  const line = text.trim().split("\n")[0];
   return line.length > 100 ? `${line.slice(0, 99)}\u2026` : line;
 };
 function charterLine({ pkg, charter }) {
@@ -1783,8 +1776,7 @@ function createCheckpointFeature() {
         try {
           processFacts.isInteractive = e.isInteractive;
           try {
-            const { entrypoint, child } = await port.desktopSignal();
-            processFacts.isDesktopStarted = isDesktopStarted(entrypoint, child);
+            processFacts.isDesktopStarted = isDesktopStarted(...await port.desktopSignal());
           } catch (err) {
             logFailure(ctx, "session.start desktop signal", err);
             processFacts.isDesktopStarted = false;
@@ -6481,14 +6473,14 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
   let events = 0;
   let opening = "";
   let pieces = 0;
-  let quiet2 = 0;
+  let quiet = 0;
   let seen = 0;
   let stalled2;
   const stall = new Promise((resolve) => stalled2 = () => resolve(STALL));
   const stop = edges.every(Math.max(1, Math.floor(opts.idleMs / STALL_TICKS)), () => {
-    quiet2 = pieces === seen ? quiet2 + 1 : 0;
+    quiet = pieces === seen ? quiet + 1 : 0;
     seen = pieces;
-    if (quiet2 >= STALL_TICKS) stalled2();
+    if (quiet >= STALL_TICKS) stalled2();
   });
   const leave = () => void child.return({ code: null, signal: null }).catch(() => void 0);
   try {

@@ -34,7 +34,7 @@ export type CheckpointPort = RecallEdges & {
   /** This plugin's data folder, kept across updates (CLI only: rejects elsewhere). */
   pluginDataDir(): Promise<string>
   /** What says the desktop app started this session: its entrypoint, and the child-session marker a launcher sets. */
-  desktopSignal(): Promise<{ entrypoint: string | undefined; child: string | undefined }>
+  desktopSignal(): Promise<[entrypoint: string | undefined, child: string | undefined]>
   /**
    * The presence signal (spec B.14): the session id of the session whose checkpoint blocks a mod of
    * the bundle saves, exported to the session's Bash children, where the checkpoint skill reads it.
@@ -70,11 +70,8 @@ export function bindCheckpoint($: EngineInterface): CheckpointPort {
       if (!dir) throw new Error('no plugin data folder')
       return dir
     },
-    desktopSignal: async () => {
-      const [entrypoint, child] = await Promise.all([$.env.get('CLAUDE_CODE_ENTRYPOINT'), $.env.get('CLAUDE_CODE_CHILD_SESSION')])
-      return { entrypoint, child }
-    },
-    announcePresence: async (sessionId) => (await $.env.set('SUPERHEROES_COMPACT_MOD', sessionId)) as { deny?: string },
+    desktopSignal: () => Promise.all([$.env.get('CLAUDE_CODE_ENTRYPOINT'), $.env.get('CLAUDE_CODE_CHILD_SESSION')]),
+    announcePresence: (sessionId) => $.env.set('SUPERHEROES_COMPACT_MOD', sessionId) as Promise<{ deny?: string }>,
     registerTool: bindRegisterTool($),
     // Measured: a subagent's call reads the main conversation's transcript too; empty where none is kept.
     transcript: async () => {

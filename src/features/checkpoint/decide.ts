@@ -55,23 +55,24 @@ export type DecideInput = {
 
 export type Decision = { showBand: boolean; fire: boolean; reason: Reason }
 
-const quiet = (reason: Reason): Decision => ({ showBand: false, fire: false, reason })
-const band = (reason: Reason): Decision => ({ showBand: true, fire: false, reason })
-
-/** B.4.3: the first row that matches wins. */
+/** B.4.3: the first row that matches wins; its band, and its reason. Past every row, the checkpoint fires. */
 export function decide({ tokens, trigger, mode, isIdle, isAttended: attended, isRunning, snoozeUntilTokens }: DecideInput): Decision {
   const snoozedUntil = snoozeUntilTokens ?? 0
-  if (mode === OFF_MODE) return quiet('off')
-  if (!attended) return quiet('headless')
-  if (isRunning) return quiet('running')
-  if (tokens < trigger - HEADS_UP_TOKENS) return quiet('below-heads-up')
-  // Every mode but auto and off is band-only; a snooze hides its band.
-  if (mode !== AUTO_MODE) return tokens < snoozedUntil ? quiet('snoozed') : band('click-only')
-  if (!isIdle) return band('busy')
-  if (tokens < trigger) return band('below-trigger')
-  // In auto mode a snooze keeps the band up, so Now stays one press away.
-  if (tokens < snoozedUntil) return band('snoozed')
-  return { showBand: true, fire: true, reason: 'fire' }
+  const rows: readonly [matches: boolean, showBand: boolean, reason: Reason][] = [
+    [mode === OFF_MODE, false, 'off'],
+    [!attended, false, 'headless'],
+    [isRunning, false, 'running'],
+    [tokens < trigger - HEADS_UP_TOKENS, false, 'below-heads-up'],
+    // Every mode but auto and off is band-only; a snooze hides its band.
+    [mode !== AUTO_MODE && tokens < snoozedUntil, false, 'snoozed'],
+    [mode !== AUTO_MODE, true, 'click-only'],
+    [!isIdle, true, 'busy'],
+    [tokens < trigger, true, 'below-trigger'],
+    // In auto mode a snooze keeps the band up, so Now stays one press away.
+    [tokens < snoozedUntil, true, 'snoozed'],
+  ]
+  const [, showBand, reason] = rows.find(([matches]) => matches) ?? [true, true, 'fire']
+  return { showBand, fire: reason === 'fire', reason }
 }
 
 /** A skip record's key: its reason and its side of the trigger. */
@@ -86,8 +87,7 @@ export const snooze = (tokens: number) => tokens + SNOOZE_STEP_TOKENS
 
 /** One snooze step past the fill, but never beyond the middle of the headroom before the harness compacts. */
 export function rearmAt(fill: number, harnessAt?: number): number {
-  if (harnessAt !== undefined && harnessAt > fill) return Math.min(fill + SNOOZE_STEP_TOKENS, fill + Math.max(1, Math.floor((harnessAt - fill) / 2)))
-  return fill + SNOOZE_STEP_TOKENS
+  return fill + (harnessAt! > fill ? Math.min(SNOOZE_STEP_TOKENS, Math.max(1, Math.floor((harnessAt! - fill) / 2))) : SNOOZE_STEP_TOKENS)
 }
 
 /** The snooze after a compaction or a checkpoint that ended: none below the trigger, which governs alone there. */

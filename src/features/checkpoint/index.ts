@@ -113,8 +113,7 @@ export function createCheckpointFeature(): Feature<Port> {
       try {
         processFacts.isInteractive = e.isInteractive
         try {
-          const { entrypoint, child } = await port.desktopSignal()
-          processFacts.isDesktopStarted = isDesktopStarted(entrypoint, child)
+          processFacts.isDesktopStarted = isDesktopStarted(...(await port.desktopSignal()))
         } catch (err) {
           logFailure(ctx, 'session.start desktop signal', err)
           processFacts.isDesktopStarted = false

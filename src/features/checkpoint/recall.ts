@@ -103,7 +103,8 @@ export async function recall(edges: RecallEdges, query: string, limit: unknown, 
       const held = row ? terms.flatMap((t, i) => (t.match.test(row.text) ? [i] : [])) : []
       if (!held.length) continue
       held.forEach((i) => holding[i]!++)
-      kept.set(held.join(), [...(kept.get(held.join()) ?? []), { ...row!, held, seq: seq++ }].slice(-wanted))
+      const set = held.join()
+      kept.set(set, [...(kept.get(set) ?? []), { ...row!, held, seq: seq++ }].slice(-wanted))
     }
   }
   let carry = ''
@@ -127,6 +128,9 @@ export async function recall(edges: RecallEdges, query: string, limit: unknown, 
   const score = (row: Found) => row.held.reduce((sum, i) => sum + Math.log(1 + seq / holding[i]!), 0)
   const picked = [...kept.values()].flat().sort((a, b) => score(b) - score(a) || b.seq - a.seq).slice(0, wanted)
   const share = Math.floor(RECALL_BUDGET_BYTES / picked.length)
-  const excerpt = (row: Found) => clip(row.text, row.text.search(terms[row.held[0]!]!.match), share)
-  return [recallHead(picked.length, seq, damaged), ...picked.map((row) => `${recallRow(row.at, row.who)}\n${excerpt(row)}`)].join('\n\n')
+  // Each excerpt is cut around its first hit.
+  return [
+    recallHead(picked.length, seq, damaged),
+    ...picked.map((row) => `${recallRow(row.at, row.who)}\n${clip(row.text, row.text.search(terms[row.held[0]!]!.match), share)}`),
+  ].join('\n\n')
 }

@@ -157,7 +157,7 @@ export class CheckpointSession extends SessionRecords {
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
     if (!this.isTouched) await this.touch(io)
     const running = this.running(await io.now())
-    if (running !== null && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
+    if (running && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId }
     }
     if ((await this.charter(io)) === null) await this.setCharter(io, text, 'first prompt')
@@ -182,7 +182,6 @@ export class CheckpointSession extends SessionRecords {
     this.activeTurn = null
     const block = extractCheckpointBlock(e.answer, this.fences)
     let warning: string | null = null
-    let saved: string | undefined
     if (block !== null) {
       let givenUp = false
       try {
@@ -194,7 +193,6 @@ export class CheckpointSession extends SessionRecords {
             throw new Error(ERR_SAVE_HELD)
           }),
         ])
-        saved = block
         io.toast(NOTES_SAVED)
         await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, 'notes eviction', err))
       } catch (err) {
@@ -203,11 +201,8 @@ export class CheckpointSession extends SessionRecords {
         io.toast(warning)
       }
     }
-    try {
-      await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved)
-    } catch (err) {
-      this.abandon(io, err)
-    }
+    // A block saved is the notes now (a failed one is never read: `saveFailed`).
+    await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err))
     return warning
   }
 
@@ -302,7 +297,7 @@ export class CheckpointSession extends SessionRecords {
     }
   }
 
-  private async finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | undefined): Promise<void> {
+  private async finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | null): Promise<void> {
     const value = this.checkpoint
     if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return
     // The conversation was compacted while the checkpoint ran (an auto compaction mid-turn): a second one would only repeat it.
@@ -318,7 +313,10 @@ export class CheckpointSession extends SessionRecords {
           : notesChanged(value.notesBefore, notesAfter)
             ? null
             : WHY_UNCHANGED
-    if (isAborted || why !== null) return this.endWithoutCompacting(io, settings, value.fill, isAborted ? CHECKPOINT_CANCELLED : skipped(why!))
+    if (isAborted || why !== null) {
+      await this.endUncompacted(io, settings)
+      return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why!))
+    }
     this.checkpoint = { ...value, compacting: true }
     this.compactSoon(io, settings, value.startedAt, false)
   }
@@ -366,23 +364,20 @@ export class CheckpointSession extends SessionRecords {
         if (!isLast) return this.compactSoon(io, settings, startedAt, true)
         logFailure(io, 'compact', err)
         io.toast(COULD_NOT_COMPACT + skipReason)
-        const fill = this.checkpoint?.fill
-        this.checkpoint = null
-        return this.rearmFromEnd(io, settings, fill)
+        return this.endUncompacted(io, settings)
       }
       this.checkpoint = null
       io.toast(CHECKPOINTED)
     })
   }
 
-  private async endWithoutCompacting(io: Edges, settings: Settings, startFill: number | undefined, text: string): Promise<void> {
+  /**
+   * The checkpoint ends without compacting: re-armed from the fill now, which includes the
+   * checkpoint's own turn; else from the fill it started at.
+   */
+  private async endUncompacted(io: Edges, settings: Settings): Promise<void> {
+    const startFill = this.checkpoint?.fill
     this.checkpoint = null
-    await this.rearmFromEnd(io, settings, startFill)
-    io.toast(text)
-  }
-
-  /** Re-arms from the fill now, which includes the checkpoint's own turn; else from the fill it started at. */
-  private async rearmFromEnd(io: Edges, settings: Settings, startFill: number | undefined): Promise<void> {
     let until: number | null | undefined = typeof startFill === 'number' ? snooze(startFill) : undefined
     try {
       const { tokens, breakdown } = await io.usage()

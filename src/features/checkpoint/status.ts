@@ -21,7 +21,7 @@ export type StatusFacts = {
 }
 
 const firstLine = (text: string) => {
-  const line = text.trim().split('\n')[0] ?? ''
+  const line = text.trim().split('\n')[0]!
   return line.length > 100 ? `${line.slice(0, 99)}…` : line
 }
 
