@@ -1129,7 +1129,6 @@ ${text}`)
 
 // src/features/checkpoint/fence.ts
 var OPEN = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/;
-var CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
 var fenceInfo = (pkg) => `${pkg}-checkpoint`;
 var BUNDLE_FENCES = Object.keys(plugin_default.packages).map(fenceInfo);
 function extractCheckpointBlock(text, infos) {
@@ -1139,15 +1138,12 @@ function extractCheckpointBlock(text, infos) {
     const open = OPEN.exec(lines[i]);
     if (!open) continue;
     const fence = open[1] ?? open[3];
+    const closing = new RegExp(`^ {0,3}${fence[0]}{${fence.length},}[ \\t]*$`);
     const start = i;
-    while (++i < lines.length) {
-      const closer = CLOSE.exec(lines[i])?.[1];
-      if (closer?.[0] === fence[0] && closer.length >= fence.length) break;
-    }
+    while (++i < lines.length && !closing.test(lines[i])) ;
     if (infos.includes(open[2]?.trim())) last = { start, end: i };
   }
-  if (last === null || last.end === lines.length) return null;
-  if (lines.slice(last.end + 1).some((line) => line.trim() !== "")) return null;
+  if (last === null || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim() !== "")) return null;
   const body = lines.slice(last.start + 1, last.end).join("\n");
   return body.trim() === "" ? null : body;
 }
@@ -1247,16 +1243,14 @@ var Notes = class {
   async sweep(current2) {
     const folder = await this.folder();
     const entries = await this.edges.list(folder);
-    const pointed = (await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
+    const kept = /* @__PURE__ */ new Set([current2, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length))]);
     const now = await this.edges.now();
     const newest = /* @__PURE__ */ new Map();
     for (const entry2 of entries) {
       const id = sessionOfFile(entry2.name);
       if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry2.mtimeMs));
     }
-    const kept = /* @__PURE__ */ new Set([current2, ...pointed]);
-    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => newest.get(b) - newest.get(a));
-    for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id);
+    for (const id of [...newest.keys()].sort((a, b) => newest.get(b) - newest.get(a))) if (kept.size < SESSIONS_KEPT) kept.add(id);
     const gone = entries.filter((e) => {
       const id = sessionOfFile(e.name);
       return isStaleTemp(e, now) || id !== void 0 && !kept.has(id);
@@ -1634,8 +1628,8 @@ function rowOf(line, tool) {
   }
   if (!row?.message || row.isMeta || row.isCompactSummary) return null;
   const text = textOf(row.message.content, tool);
-  const who = row.type === "assistant" ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON;
-  return OWN_ROW.test(text) ? null : { at: row.timestamp, who, text };
+  if (OWN_ROW.test(text)) return null;
+  return { at: row.timestamp, who: row.type === "assistant" ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON, text };
 }
 function clip2(text, at, bytes) {
   if (byteLength(text) <= bytes) return text;

@@ -3,8 +3,6 @@
 import template from '../../../plugin.json'
 
 const OPEN = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/
-/** A closing fence of either kind: it closes an open one of its character, at least as long. */
-const CLOSE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/
 
 /** The info string of the package's checkpoint fence: `superheroes-checkpoint`, `keel-checkpoint`. */
 export const fenceInfo = (pkg: string) => `${pkg}-checkpoint`
@@ -24,17 +22,15 @@ export function extractCheckpointBlock(text: string, infos: readonly string[]): 
     const open = OPEN.exec(lines[i]!)
     if (!open) continue
     const fence = open[1] ?? open[3]!
+    // Its closing fence: the same character, at least as many of it, nothing after but spaces.
+    const closing = new RegExp(`^ {0,3}${fence[0]}{${fence.length},}[ \\t]*$`)
     const start = i
-    while (++i < lines.length) {
-      const closer = CLOSE.exec(lines[i]!)?.[1]
-      if (closer?.[0] === fence[0] && closer!.length >= fence.length) break
-    }
+    while (++i < lines.length && !closing.test(lines[i]!));
     // Any other fence is walked past whole, so a checkpoint fence quoted inside it is no block.
     // A tilde fence has no backtick info (open[2]): it never counts.
     if (infos.includes(open[2]?.trim()!)) last = { start, end: i }
   }
-  if (last === null || last.end === lines.length) return null
-  if (lines.slice(last.end + 1).some((line) => line.trim() !== '')) return null
+  if (last === null || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim() !== '')) return null
   const body = lines.slice(last.start + 1, last.end).join('\n')
   return body.trim() === '' ? null : body
 }

@@ -182,16 +182,15 @@ export class Notes {
   async sweep(current: string): Promise<string[]> {
     const folder = await this.folder()
     const entries = await this.edges.list(folder)
-    const pointed = (await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length))
+    const kept = new Set([current, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length))])
     const now = await this.edges.now()
     const newest = new Map<string, number>()
     for (const entry of entries) {
       const id = sessionOfFile(entry.name)
       if (id !== undefined) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs))
     }
-    const kept = new Set([current, ...pointed])
-    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => newest.get(b)! - newest.get(a)!)
-    for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id)
+    // Then the others, most recently written first, while room is left.
+    for (const id of [...newest.keys()].sort((a, b) => newest.get(b)! - newest.get(a)!)) if (kept.size < SESSIONS_KEPT) kept.add(id)
     // A temporary file's name (dotted) is never a session's.
     const gone = entries.filter((e) => {
       const id = sessionOfFile(e.name)

@@ -68,8 +68,8 @@ function rowOf(line: string, tool: string): Pick<Found, 'at' | 'who' | 'text'> |
   // A summary restates what its rows said, and a meta row is the engine's, not the conversation's.
   if (!row?.message || row.isMeta || row.isCompactSummary) return null
   const text = textOf(row.message.content, tool)
-  const who = row.type === 'assistant' ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON
-  return OWN_ROW.test(text) ? null : { at: row.timestamp, who, text }
+  if (OWN_ROW.test(text)) return null
+  return { at: row.timestamp, who: row.type === 'assistant' ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON, text }
 }
 
 /** At most `bytes` of the text from a little before `at`, the cut marked. */
