@@ -85,9 +85,7 @@ function bindCheckpoint($) {
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    read: (path) => $.fs.read(path),
     files: bindFiles($),
-    listDir: (path) => $.fs.list(path),
     storeGet: (key) => $.store.get(key),
     storeSet: (key, value) => $.store.set(key, value),
     storeKeys: () => $.store.keys(),
@@ -1070,7 +1068,7 @@ var settingsFrom = (options) => ({
   mode: options.autoCheckpointMode
 });
 function triggerOf(settings, bd) {
-  const harness = bd?.isAutoCompactEnabled === true && Number.isFinite(bd.autoCompactThreshold) ? bd.autoCompactThreshold - settings.allowanceTokens : Infinity;
+  const harness = bd?.isAutoCompactEnabled && Number.isFinite(bd.autoCompactThreshold) ? bd.autoCompactThreshold - settings.allowanceTokens : Infinity;
   const below = Math.min(settings.thresholdTokens, harness);
   if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: "floor" };
   return { tokens: below, source: harness < settings.thresholdTokens ? "harness" : "threshold" };
@@ -1219,8 +1217,7 @@ var Notes = class {
   }
   async save(sessionId, body, givenUp = () => false) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
-    const committed = await this.pointer(sessionId);
-    const slot = committed?.slot === "a" ? "b" : "a";
+    const slot = (await this.pointer(sessionId))?.slot === "a" ? "b" : "a";
     const path = await this.fileOf(sessionId, `.notes.${slot}.md`);
     await this.edges.write(path, body);
     if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
@@ -1334,8 +1331,7 @@ var SessionRecords = class {
   }
   async lastSkipRecord(io) {
     if (this.lastRecorded) return this.lastRecorded;
-    const text = await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => void 0);
-    const record = recordOf(text);
+    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => void 0));
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
   }
 };
@@ -1379,7 +1375,7 @@ var CheckpointSession = class extends SessionRecords {
   compacted(io, trigger, isOwn = false) {
     if (trigger === "precompute") return;
     try {
-      this.compactionsDone += 1;
+      this.compactionsDone++;
       this.snoozeUntil = null;
       this.setBand(io, false);
       this.rearmAfterCompact = true;
@@ -1447,7 +1443,7 @@ var CheckpointSession = class extends SessionRecords {
     const value = this.checkpoint;
     if (!value) return null;
     if (now - value.startedAt < STALE_CHECKPOINT_MS) return value;
-    if (value.turnId !== void 0 && this.activeTurn === value.turnId) this.activeTurn = null;
+    if (this.activeTurn === value.turnId) this.activeTurn = null;
     return null;
   }
   async evaluate(io, settings, measured, reading = io.usage()) {
@@ -1494,7 +1490,7 @@ var CheckpointSession = class extends SessionRecords {
         return;
       }
       if (!this.mayStart(io, since)) return;
-      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...fill === void 0 ? {} : { fill }, ...notesBefore === void 0 ? {} : { notesBefore } };
+      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore };
       this.setBand(io, false);
       io.runCheckpoint().catch((err) => this.abandon(io, err));
     } catch (err) {
@@ -1745,7 +1741,8 @@ function createCheckpointFeature() {
       dataDir: dataDirOf,
       write: async (path, text) => orThrow(await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })),
       remove: async (path) => orThrow(await removeSafely(port.files, await dataDirOf(), path)),
-      list: (folder) => port.listDir(folder).catch(() => []),
+      read: port.files.read,
+      list: (folder) => port.files.list(folder).catch(() => []),
       recallTool: () => recallTool
     };
   }
@@ -1792,8 +1789,8 @@ function createCheckpointFeature() {
       },
       "session.compact": async (port, e, next, ctx) => {
         if (e.agentId !== void 0) return next(e);
-        compactions.running += 1;
-        compactions.entered += 1;
+        compactions.running++;
+        compactions.entered++;
         try {
           const edges = edgesOf4(port, ctx);
           let session;
@@ -1811,7 +1808,7 @@ function createCheckpointFeature() {
           if (session && typeof result.skip !== "string") session.compacted(edges, e.trigger, isOwn);
           return result;
         } finally {
-          compactions.running -= 1;
+          compactions.running--;
         }
       },
       "turn.start": (port, e, next, ctx) => {

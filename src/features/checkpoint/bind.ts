@@ -24,9 +24,8 @@ export type CheckpointPort = RecallEdges & {
   elements(e: RenderInput): Elements[RenderSurface]
   now(): Promise<number>
   after(ms: number, fn: () => void): void
-  read(path: string): Promise<string>
+  /** The safe writer's edges (lib/files.ts), whose `read` and `list` the notes read with too. */
   readonly files: SafeWriteEdges
-  listDir(path: string): Promise<readonly { name: string; mtimeMs: number }[]>
   storeGet(key: string): Promise<unknown>
   storeSet(key: string, value: unknown): Promise<void>
   storeKeys(): Promise<string[]>
@@ -58,9 +57,7 @@ export function bindCheckpoint($: EngineInterface): CheckpointPort {
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    read: (path) => $.fs.read(path),
     files: bindFiles($),
-    listDir: (path) => $.fs.list(path),
     storeGet: (key) => $.store.get(key),
     storeSet: (key, value) => $.store.set(key, value),
     storeKeys: () => $.store.keys(),

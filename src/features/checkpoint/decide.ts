@@ -24,7 +24,7 @@ export const settingsFrom = (options: Options): Settings => ({
 export type TriggerSource = 'threshold' | 'harness' | 'floor'
 
 export function triggerOf(settings: Settings, bd: Breakdown | undefined): { tokens: number; source: TriggerSource } {
-  const harness = bd?.isAutoCompactEnabled === true && Number.isFinite(bd.autoCompactThreshold)
+  const harness = bd?.isAutoCompactEnabled && Number.isFinite(bd.autoCompactThreshold)
     ? bd.autoCompactThreshold! - settings.allowanceTokens
     : Infinity
   const below = Math.min(settings.thresholdTokens, harness)

@@ -60,7 +60,7 @@ export function createCheckpointFeature(): Feature<Port> {
       return dataDir
     }
     return {
-      // The store, the clock, the usage reads, toasts, prompts and reads: the port's own, as they are.
+      // The store, the clock, the usage reads, toasts and prompts: the port's own, as they are.
       ...port,
       log: ctx.log,
       runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
@@ -79,7 +79,8 @@ export function createCheckpointFeature(): Feature<Port> {
       // The data folder is the one folder these writes may land in: never through a link out of it.
       write: async (path, text) => orThrow(await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })),
       remove: async (path) => orThrow(await removeSafely(port.files, await dataDirOf(), path)),
-      list: (folder) => port.listDir(folder).catch(() => []),
+      read: port.files.read,
+      list: (folder) => port.files.list(folder).catch(() => []),
       recallTool: () => recallTool,
     }
   }
@@ -139,8 +140,8 @@ export function createCheckpointFeature(): Feature<Port> {
     'session.compact': async (port, e, next, ctx) => {
       if (e.agentId !== undefined) return next(e)
       // Marked before anything is awaited: the lane drained below may hold a decision to start a checkpoint.
-      compactions.running += 1
-      compactions.entered += 1
+      compactions.running++
+      compactions.entered++
       try {
         const edges = edgesOf(port, ctx)
         let session: CheckpointSession | undefined
@@ -159,7 +160,7 @@ export function createCheckpointFeature(): Feature<Port> {
         if (session && typeof result.skip !== 'string') session.compacted(edges, e.trigger, isOwn)
         return result
       } finally {
-        compactions.running -= 1
+        compactions.running--
       }
     },
 

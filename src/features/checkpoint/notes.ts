@@ -141,8 +141,7 @@ export class Notes {
    */
   async save(sessionId: string, body: string, givenUp = () => false): Promise<Pointer> {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE)
-    const committed = await this.pointer(sessionId)
-    const slot: Slot = committed?.slot === 'a' ? 'b' : 'a'
+    const slot: Slot = (await this.pointer(sessionId))?.slot === 'a' ? 'b' : 'a'
     const path = await this.fileOf(sessionId, `.notes.${slot}.md`)
     await this.edges.write(path, body)
     if ((await this.edges.read(path)) !== body) throw new Error(ERR_READ_BACK)

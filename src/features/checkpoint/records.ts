@@ -115,8 +115,7 @@ export class SessionRecords {
   /** The last skip record written for this session, by this process or an earlier one (a --resume): null when none. */
   async lastSkipRecord(io: RecordsEdges): Promise<{ key: string; at: string } | null> {
     if (this.lastRecorded) return this.lastRecorded
-    const text = await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => undefined)
-    const record = recordOf(text)
+    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => undefined))
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at }
   }
 }

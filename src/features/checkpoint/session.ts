@@ -119,7 +119,7 @@ export class CheckpointSession extends SessionRecords {
   compacted(io: Edges, trigger: string, isOwn = false): void {
     if (trigger === 'precompute') return
     try {
-      this.compactionsDone += 1
+      this.compactionsDone++
       this.snoozeUntil = null
       this.setBand(io, false)
       this.rearmAfterCompact = true
@@ -213,7 +213,7 @@ export class CheckpointSession extends SessionRecords {
     const value = this.checkpoint
     if (!value) return null
     if (now - value.startedAt < STALE_CHECKPOINT_MS) return value
-    if (value.turnId !== undefined && this.activeTurn === value.turnId) this.activeTurn = null
+    if (this.activeTurn === value.turnId) this.activeTurn = null
     return null
   }
 
@@ -276,7 +276,7 @@ export class CheckpointSession extends SessionRecords {
         return
       }
       if (!this.mayStart(io, since)) return
-      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...(fill === undefined ? {} : { fill }), ...(notesBefore === undefined ? {} : { notesBefore }) }
+      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore }
       this.setBand(io, false)
       // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
       io.runCheckpoint().catch((err) => this.abandon(io, err))

@@ -462,7 +462,7 @@ test('#19 notes unreadable before: skipped, no compaction', async () => {
   x.files.set('/data/checkpoints/S1.notes.a.md', 'torn')
   x.world.tokens = 147000
   await x.s.evaluate(x.io, SETTINGS)
-  assert.is('notesBefore' in x.s.checkpoint!, false)
+  assert.is(x.s.checkpoint!.notesBefore, undefined)
   await x.s.turnStarted(x.io, 't9', TAG)
   await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
   assert.equal(x.seen.toasts, [S.NOTES_SAVED, S.skipped(S.WHY_BASELINE_UNREADABLE)])
