@@ -66,6 +66,21 @@ function bindFiles($) {
   };
 }
 
+// src/lib/plugin-data.ts
+function bindStore($) {
+  return {
+    storeGet: (key) => $.store.get(key),
+    storeSet: (key, value) => $.store.set(key, value),
+    storeKeys: () => $.store.keys(),
+    storeDelete: (key) => $.store.delete(key)
+  };
+}
+async function pluginDataDirOf($) {
+  const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
+  if (!dir) throw new Error("no plugin data folder");
+  return dir;
+}
+
 // src/lib/tool.ts
 function bindRegisterTool($) {
   return async (spec) => (await $.tool.register(spec)).tool;
@@ -86,15 +101,8 @@ function bindCheckpoint($) {
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
     files: bindFiles($),
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
-    storeKeys: () => $.store.keys(),
-    storeDelete: (key) => $.store.delete(key),
-    pluginDataDir: async () => {
-      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
-      if (!dir) throw new Error("no plugin data folder");
-      return dir;
-    },
+    ...bindStore($),
+    pluginDataDir: () => pluginDataDirOf($),
     desktopSignal: () => Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]),
     announcePresence: (sessionId) => $.env.set("SUPERHEROES_COMPACT_MOD", sessionId),
     registerTool: bindRegisterTool($),
@@ -1146,6 +1154,9 @@ function extractCheckpointBlock(text, infos) {
   return body.trim() === "" ? null : body;
 }
 
+// src/lib/text.ts
+var byteLength = (text) => new TextEncoder().encode(text).length;
+
 // src/features/checkpoint/notes.ts
 function fnv1a32(text) {
   let hash = 2166136261;
@@ -1157,9 +1168,8 @@ function fnv1a32(text) {
 }
 function isPointer(value) {
   const p = value;
-  return typeof p === "object" && p !== null && (p.slot === "a" || p.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number";
+  return (p?.slot === "a" || p?.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number";
 }
-var byteLength = (text) => new TextEncoder().encode(text).length;
 var savedAtOf = (value) => {
   const at = value?.savedAt;
   return Number.isFinite(at) ? at : 0;
@@ -1193,8 +1203,7 @@ var Notes = class {
     const committed = await this.read(sessionId);
     if (typeof committed !== "string") return slot;
     const stable = await this.fileOf(sessionId, STABLE_ENDING);
-    if (await this.edges.read(stable).catch(() => void 0) === committed) return stable;
-    return await this.publish(sessionId, committed) ? stable : slot;
+    return await this.edges.read(stable).catch(() => void 0) === committed || await this.publish(sessionId, committed) ? stable : slot;
   }
   async publish(sessionId, text) {
     try {
@@ -1261,14 +1270,14 @@ function sessionOfFile(name) {
 }
 
 // src/features/checkpoint/records.ts
-function isCharter(value) {
+function charterOf(value) {
   const c = value;
-  return typeof c === "object" && c !== null && typeof c.text === "string" && (c.source === "verb" || c.source === "first prompt");
+  return typeof c?.text === "string" && (c.source === "verb" || c.source === "first prompt") ? c : null;
 }
 function recordOf(text) {
   try {
     const r = JSON.parse(text ?? "");
-    return r && typeof r.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
+    return typeof r?.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
   } catch {
     return null;
   }
@@ -1284,9 +1293,7 @@ var SessionRecords = class {
   charterKnown;
   storeWork = Promise.resolve();
   async charter(io) {
-    if (this.charterKnown !== void 0) return this.charterKnown;
-    const value = await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId);
-    this.charterKnown = isCharter(value) ? value : null;
+    if (this.charterKnown === void 0) this.charterKnown = charterOf(await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId));
     return this.charterKnown;
   }
   async setCharter(io, text, source) {

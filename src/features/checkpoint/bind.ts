@@ -3,11 +3,12 @@
 import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionContextUsage } from 'claude-code'
 import { bindFiles } from '../../lib/files.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
+import { bindStore, pluginDataDirOf, type StoreEdges } from '../../lib/plugin-data.ts'
 import type { RecallEdges } from './recall.ts'
 import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 
 /** The port: named as the checkpoint's edges name what it needs (session.ts), so the feature hands most of it on as it is. */
-export type CheckpointPort = RecallEdges & {
+export type CheckpointPort = RecallEdges & StoreEdges & {
   readonly pkg: string
   /** The context window, read with the `summary` breakdown: the fill and the harness's own threshold. */
   usage(): Promise<SessionContextUsage>
@@ -26,10 +27,6 @@ export type CheckpointPort = RecallEdges & {
   after(ms: number, fn: () => void): void
   /** The safe writer's edges (lib/files.ts), whose `read` and `list` the notes read with too. */
   readonly files: SafeWriteEdges
-  storeGet(key: string): Promise<unknown>
-  storeSet(key: string, value: unknown): Promise<void>
-  storeKeys(): Promise<string[]>
-  storeDelete(key: string): Promise<void>
   /** This plugin's data folder, kept across updates (CLI only: rejects elsewhere). */
   pluginDataDir(): Promise<string>
   /** What says the desktop app started this session: its entrypoint, and the child-session marker a launcher sets. */
@@ -58,15 +55,8 @@ export function bindCheckpoint($: EngineInterface): CheckpointPort {
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
     files: bindFiles($),
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
-    storeKeys: () => $.store.keys(),
-    storeDelete: (key) => $.store.delete(key),
-    pluginDataDir: async () => {
-      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA
-      if (!dir) throw new Error('no plugin data folder')
-      return dir
-    },
+    ...bindStore($),
+    pluginDataDir: () => pluginDataDirOf($),
     desktopSignal: () => Promise.all([$.env.get('CLAUDE_CODE_ENTRYPOINT'), $.env.get('CLAUDE_CODE_CHILD_SESSION')]),
     announcePresence: (sessionId) => $.env.set('SUPERHEROES_COMPACT_MOD', sessionId) as Promise<{ deny?: string }>,
     registerTool: bindRegisterTool($),

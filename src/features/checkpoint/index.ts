@@ -10,7 +10,8 @@ import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND, RECALL_OPTION, RECA
 import { CheckpointSession, type Edges } from './session.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
 import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
-import { byteLength, Notes } from './notes.ts'
+import { byteLength } from '../../lib/text.ts'
+import { Notes } from './notes.ts'
 import { recall } from './recall.ts'
 import { statusLines } from './status.ts'
 import {

@@ -7,6 +7,7 @@
 // is not the truth (the committed slot is): a copy that lags (a crash between the commit and the
 // copy) is rewritten before its path is given out again.
 import { isStaleTemp } from '../../lib/safe-write.ts'
+import { byteLength } from '../../lib/text.ts'
 import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT, STABLE_ENDING } from './constants.ts'
 import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK, ERR_SAVE_HELD } from './strings.ts'
 
@@ -47,12 +48,12 @@ export function fnv1a32(text: string): string {
 }
 
 export function isPointer(value: unknown): value is Pointer {
-  const p = value as Partial<Pointer> | null
-  return typeof p === 'object' && p !== null && (p.slot === 'a' || p.slot === 'b') &&
-    typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number'
+  // Anything but an object has no slot.
+  const p = value as Partial<Pointer> | null | undefined
+  return (p?.slot === 'a' || p?.slot === 'b') && typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number'
 }
 
-export const byteLength = (text: string) => new TextEncoder().encode(text).length
+export { byteLength }
 
 /** When a stored value says it was last used (saved, or touched by `touch`); one that says nothing counts as the oldest. */
 const savedAtOf = (value: unknown) => {
@@ -108,8 +109,7 @@ export class Notes {
     const committed = await this.read(sessionId)
     if (typeof committed !== 'string') return slot
     const stable = await this.fileOf(sessionId, STABLE_ENDING)
-    if ((await this.edges.read(stable).catch(() => undefined)) === committed) return stable
-    return (await this.publish(sessionId, committed)) ? stable : slot
+    return (await this.edges.read(stable).catch(() => undefined)) === committed || (await this.publish(sessionId, committed)) ? stable : slot
   }
 
   /** Copies `text` to the stable path; true when it reads back whole. Never throws: the commit stands either way. */

@@ -2,7 +2,7 @@
 // ranges (never whole), each line tested with a cheap raw-text probe before it is parsed. Pure: the
 // transcript comes through edges.
 import { RECALL_BUDGET_BYTES, RECALL_CHUNK_BYTES, RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX, RECALL_QUERY_MAX, STOP_WORDS } from './constants.ts'
-import { byteLength } from './notes.ts'
+import { byteLength } from '../../lib/text.ts'
 import { namedImage, RECALL_HEAD, RECALL_ONLY_STOP_WORDS, RECALL_TOO_LONG, recallHead, recallRow, WHO_MODEL, WHO_PERSON, WHO_TOOL } from './strings.ts'
 
 export type RecallEdges = {

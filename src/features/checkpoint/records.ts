@@ -23,16 +23,17 @@ export type SkipRecord = {
 /** What the records need: the notes' edges (the store, the files, the clock) and a debug line. */
 export type RecordsEdges = NotesEdges & { log(line: string): void }
 
-export function isCharter(value: unknown): value is Charter {
-  const c = value as Partial<Charter> | null
-  return typeof c === 'object' && c !== null && typeof c.text === 'string' && (c.source === 'verb' || c.source === 'first prompt')
+/** A stored charter, or null for anything else (none, or not one). */
+function charterOf(value: unknown): Charter | null {
+  const c = value as Partial<Charter> | null | undefined
+  return typeof c?.text === 'string' && (c.source === 'verb' || c.source === 'first prompt') ? (c as Charter) : null
 }
 
 /** A skip record as `recordSkip` writes it, or null for anything else (none, emptied, torn). */
 export function recordOf(text: string | undefined): SkipRecord | null {
   try {
     const r = JSON.parse(text ?? '') as Partial<SkipRecord> | null
-    return r && typeof r.at === 'string' && typeof r.reason === 'string' && typeof r.tokens === 'number' && typeof r.trigger === 'number' ? (r as SkipRecord) : null
+    return typeof r?.at === 'string' && typeof r.reason === 'string' && typeof r.tokens === 'number' && typeof r.trigger === 'number' ? (r as SkipRecord) : null
   } catch {
     return null
   }
@@ -53,9 +54,7 @@ export class SessionRecords {
   constructor(readonly sessionId: string) {}
 
   async charter(io: RecordsEdges): Promise<Charter | null> {
-    if (this.charterKnown !== undefined) return this.charterKnown
-    const value = await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId)
-    this.charterKnown = isCharter(value) ? value : null
+    if (this.charterKnown === undefined) this.charterKnown = charterOf(await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId))
     return this.charterKnown
   }
 
