@@ -967,7 +967,7 @@ var CHECKPOINT_SKILL = "checkpoint";
 var CHECKPOINT_ARGS = "auto";
 var COMPACT_COMMAND = "compact";
 var COMPACT_DELAY_MS = 1e3;
-var STALE_CHECKPOINT_MS = 30 * 60 * 1e3;
+var STALE_CHECKPOINT_MS = 18e5;
 var HEADS_UP_TOKENS = 5e4;
 var SNOOZE_STEP_TOKENS = 1e5;
 var MIN_TRIGGER_TOKENS = 5e4;
@@ -976,7 +976,7 @@ var DESKTOP_ENTRYPOINTS = ["claude-desktop", "claude-desktop-3p"];
 var AUTO_MODE = "auto";
 var OFF_MODE = "off";
 var CLICK_ONLY_MODE = "click-only";
-var NOTES_CAP_BYTES = 256 * 1024;
+var NOTES_CAP_BYTES = 262144;
 var SAVE_BOUND_MS = 3e4;
 var SESSIONS_KEPT = 50;
 var CHARTER_CAP_CHARS = 16e3;
@@ -990,8 +990,8 @@ var RECALL_TOOL = "recall";
 var RECALL_QUERY_MAX = 500;
 var RECALL_LIMIT_DEFAULT = 6;
 var RECALL_LIMIT_MAX = 20;
-var RECALL_BUDGET_BYTES = 8 * 1024;
-var RECALL_CHUNK_BYTES = 1024 * 1024;
+var RECALL_BUDGET_BYTES = 8192;
+var RECALL_CHUNK_BYTES = 1048576;
 var STOP_WORDS = new Set("a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to too was we were what when where which who why will with would you your".split(" "));
 
 // src/features/checkpoint/strings.ts
@@ -1112,8 +1112,7 @@ function rearmAt(fill, harnessAt) {
   return fill + (harnessAt > fill ? Math.min(SNOOZE_STEP_TOKENS, Math.max(1, Math.floor((harnessAt - fill) / 2))) : SNOOZE_STEP_TOKENS);
 }
 function rearmTo(tokens, trigger, bd) {
-  if (tokens < trigger) return null;
-  return rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
+  return tokens < trigger ? null : rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
 }
 function notesChanged(before, after) {
   return typeof after === "string" && after !== "" && after !== before;
@@ -1149,9 +1148,9 @@ function extractCheckpointBlock(text, infos) {
     while (++i < lines.length && !closing.test(lines[i])) ;
     if (infos.includes(open[2]?.trim())) last = { start, end: i };
   }
-  if (last === null || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim() !== "")) return null;
+  if (last === null || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim())) return null;
   const body = lines.slice(last.start + 1, last.end).join("\n");
-  return body.trim() === "" ? null : body;
+  return body.trim() ? body : null;
 }
 
 // src/lib/text.ts
@@ -1737,7 +1736,7 @@ function createCheckpointFeature() {
       runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
       compact: ctx.compact,
       compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
-      compactions: () => ({ ...compactions }),
+      compactions: () => compactions,
       after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, "compact state", err))),
       sleep: (ms) => new Promise((resolve) => {
         try {
@@ -1755,7 +1754,7 @@ function createCheckpointFeature() {
   }
   async function sessionOf(port, ctx) {
     const id = await ctx.facts.sessionId();
-    const session = sessions.get(id) ?? Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts);
+    const session = Object.assign(sessions.get(id) ?? new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts);
     sessions.set(id, session);
     return session;
   }
@@ -1779,7 +1778,7 @@ function createCheckpointFeature() {
             logFailure(ctx, "session.start desktop signal", err);
             processFacts.isDesktopStarted = false;
           }
-          const session = current2 = Object.assign(await sessionOf(port, ctx), processFacts);
+          const session = current2 = await sessionOf(port, ctx);
           defer(port, ctx, "session.start", async () => {
             const edges = edgesOf4(port, ctx);
             await session.touch(edges);
@@ -1882,8 +1881,7 @@ function createCheckpointFeature() {
           const session = await sessionOf(port, ctx);
           const edges = edgesOf4(port, ctx);
           if (args === "") return (await session.charter(edges))?.text ?? CHARTER_NONE;
-          const charter = await session.setCharter(edges, args, "verb");
-          return charterSet(charter.text.split("\n")[0]);
+          return charterSet((await session.setCharter(edges, args, "verb")).text.split("\n")[0]);
         }
       },
       recall: {

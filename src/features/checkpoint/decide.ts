@@ -92,8 +92,7 @@ export function rearmAt(fill: number, harnessAt?: number): number {
 
 /** The snooze after a compaction or a checkpoint that ended: none below the trigger, which governs alone there. */
 export function rearmTo(tokens: number, trigger: number, bd: Breakdown | undefined): number | null {
-  if (tokens < trigger) return null
-  return rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : undefined)
+  return tokens < trigger ? null : rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : undefined)
 }
 
 export function notesChanged(before: string | null, after: string | null | undefined): boolean {

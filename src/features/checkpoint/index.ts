@@ -67,7 +67,7 @@ export function createCheckpointFeature(): Feature<Port> {
       runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
       compact: ctx.compact,
       compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
-      compactions: () => ({ ...compactions }),
+      compactions: () => compactions,
       after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, 'compact state', err))),
       sleep: (ms) => new Promise((resolve) => {
         try {
@@ -88,7 +88,8 @@ export function createCheckpointFeature(): Feature<Port> {
 
   async function sessionOf(port: Port, ctx: FeatureContext): Promise<CheckpointSession> {
     const id = await ctx.facts.sessionId()
-    const session = sessions.get(id) ?? Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts)
+    // The process's facts hold for each session it runs, a /clear's too (only the current one is looked up).
+    const session = Object.assign(sessions.get(id) ?? new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts)
     sessions.set(id, session)
     return session
   }
@@ -120,7 +121,7 @@ export function createCheckpointFeature(): Feature<Port> {
           logFailure(ctx, 'session.start desktop signal', err)
           processFacts.isDesktopStarted = false
         }
-        const session = (current = Object.assign(await sessionOf(port, ctx), processFacts))
+        const session = (current = await sessionOf(port, ctx))
         // In use from its start, not only from its first save, and the folder kept bounded: off the start's path.
         defer(port, ctx, 'session.start', async () => {
           const edges = edgesOf(port, ctx)
@@ -253,8 +254,7 @@ export function createCheckpointFeature(): Feature<Port> {
         const session = await sessionOf(port, ctx)
         const edges = edgesOf(port, ctx)
         if (args === '') return (await session.charter(edges))?.text ?? CHARTER_NONE
-        const charter = await session.setCharter(edges, args, 'verb')
-        return charterSet(charter.text.split('\n')[0]!)
+        return charterSet((await session.setCharter(edges, args, 'verb')).text.split('\n')[0]!)
       },
     },
     recall: {
