@@ -340,6 +340,7 @@ var ERROR_COLOR = "error";
 // src/lib/message.ts
 var messageOf = (err) => err instanceof Error ? err.message : String(err);
 var logFailure = (sink, what, err) => sink.log(`${what}: ${messageOf(err)}`);
+var toUndefined = () => void 0;
 
 // src/features/captions/strings.ts
 var MARK_OK = "\xB7 ";
@@ -1202,7 +1203,7 @@ var Notes = class {
     const committed = await this.read(sessionId);
     if (typeof committed !== "string") return slot;
     const stable = await this.fileOf(sessionId, STABLE_ENDING);
-    return await this.edges.read(stable).catch(() => void 0) === committed || await this.publish(sessionId, committed) ? stable : slot;
+    return await this.edges.read(stable).catch(toUndefined) === committed || await this.publish(sessionId, committed) ? stable : slot;
   }
   async publish(sessionId, text) {
     try {
@@ -1315,7 +1316,7 @@ var SessionRecords = class {
   }
   serial(work) {
     const run = this.storeWork.then(work);
-    this.storeWork = run.catch(() => void 0);
+    this.storeWork = run.catch(toUndefined);
     return run;
   }
   async recordSkip(io, decision, tokens, trigger, facts) {
@@ -1337,7 +1338,7 @@ var SessionRecords = class {
   }
   async lastSkipRecord(io) {
     if (this.lastRecorded) return this.lastRecorded;
-    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => void 0));
+    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined));
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
   }
 };
@@ -1490,7 +1491,7 @@ var CheckpointSession = class extends SessionRecords {
       const now = await io.now();
       if (this.running(now) !== null) return;
       const notesBefore = await new Notes(io).read(this.sessionId);
-      const fill = await io.fill().catch(() => void 0);
+      const fill = await io.fill().catch(toUndefined);
       if (this.activeTurn !== null) {
         if (isNow) io.toast(WAIT_FOR_TURN);
         return;
@@ -1843,7 +1844,7 @@ function createCheckpointFeature() {
         const measured = e.context.tokens;
         const edges = edgesOf4(port, ctx);
         const reading = edges.usage();
-        reading.catch(() => void 0);
+        reading.catch(toUndefined);
         defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
         return next(e);
       },
@@ -1893,8 +1894,8 @@ function createCheckpointFeature() {
       const session = await sessionOf(port, ctx);
       const io = edgesOf4(port, ctx);
       const notes = new Notes(io);
-      const charter = await session.charter(io).catch(() => void 0);
-      const folder = await notes.folder().catch(() => void 0);
+      const charter = await session.charter(io).catch(toUndefined);
+      const folder = await notes.folder().catch(toUndefined);
       const text = await notes.read(session.sessionId);
       const path = await notes.path(session.sessionId).catch(() => null);
       return statusLines({
@@ -1904,10 +1905,10 @@ function createCheckpointFeature() {
         folder,
         settings: settingsFrom(ctx.options),
         trigger: session.lastTrigger,
-        fill: await io.fill().catch(() => void 0),
+        fill: await io.fill().catch(toUndefined),
         attended: isAttended(session.isInteractive, session.isDesktopStarted, await io.surfaces().catch(() => null)),
         lastSkip: await session.lastSkipRecord(io),
-        store: await io.storeKeys().then(() => void 0, damagedStore)
+        store: await io.storeKeys().then(toUndefined, damagedStore)
       });
     }
   };

@@ -2,7 +2,7 @@
 // edges. Every hook fails open: a failure is logged and the event goes on as it came.
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
-import { logFailure, messageOf } from '../../lib/message.ts'
+import { logFailure, messageOf, toUndefined } from '../../lib/message.ts'
 import { orThrow, removeSafely, writeSafely } from '../../lib/safe-write.ts'
 import { bandTree, type BandElements } from './band.ts'
 import type { CheckpointPort as Port } from './bind.ts'
@@ -207,7 +207,7 @@ export function createCheckpointFeature(): Feature<Port> {
       const measured = e.context.tokens
       const edges = edgesOf(port, ctx)
       const reading = edges.usage()
-      reading.catch(() => undefined) // its failure is the decision's to report
+      reading.catch(toUndefined) // its failure is the decision's to report
       defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading))
       return next(e)
     },
@@ -267,8 +267,8 @@ export function createCheckpointFeature(): Feature<Port> {
     const session = await sessionOf(port, ctx)
     const io = edgesOf(port, ctx)
     const notes = new Notes(io)
-    const charter = await session.charter(io).catch(() => undefined)
-    const folder = await notes.folder().catch(() => undefined)
+    const charter = await session.charter(io).catch(toUndefined)
+    const folder = await notes.folder().catch(toUndefined)
     const text = await notes.read(session.sessionId)
     const path = await notes.path(session.sessionId).catch(() => null)
     return statusLines({
@@ -278,10 +278,10 @@ export function createCheckpointFeature(): Feature<Port> {
       folder,
       settings: settingsFrom(ctx.options),
       trigger: session.lastTrigger,
-      fill: await io.fill().catch(() => undefined),
+      fill: await io.fill().catch(toUndefined),
       attended: isAttended(session.isInteractive, session.isDesktopStarted, await io.surfaces().catch(() => null)),
       lastSkip: await session.lastSkipRecord(io),
-      store: await io.storeKeys().then(() => undefined, damagedStore),
+      store: await io.storeKeys().then(toUndefined, damagedStore),
     })
   },
   }

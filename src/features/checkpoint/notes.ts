@@ -6,6 +6,7 @@
 // notes are copied to one stable file, `<session>.notes.md`, the path the model is given. The copy
 // is not the truth (the committed slot is): a copy that lags (a crash between the commit and the
 // copy) is rewritten before its path is given out again.
+import { toUndefined } from '../../lib/message.ts'
 import { isStaleTemp } from '../../lib/safe-write.ts'
 import { byteLength } from '../../lib/text.ts'
 import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT, STABLE_ENDING } from './constants.ts'
@@ -109,7 +110,7 @@ export class Notes {
     const committed = await this.read(sessionId)
     if (typeof committed !== 'string') return slot
     const stable = await this.fileOf(sessionId, STABLE_ENDING)
-    return (await this.edges.read(stable).catch(() => undefined)) === committed || (await this.publish(sessionId, committed)) ? stable : slot
+    return (await this.edges.read(stable).catch(toUndefined)) === committed || (await this.publish(sessionId, committed)) ? stable : slot
   }
 
   /** Copies `text` to the stable path; true when it reads back whole. Never throws: the commit stands either way. */

@@ -3,7 +3,7 @@
 // writes an entry back over one a save just replaced; and why the automatic checkpoint did not run
 // (spec B.4.5), one record per change of reason and side of the trigger, in `<session>.skip` beside
 // the notes, read back by a process that resumes the session.
-import { logFailure } from '../../lib/message.ts'
+import { logFailure, toUndefined } from '../../lib/message.ts'
 import { CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, SESSIONS_KEPT, SKIP_ENDING } from './constants.ts'
 import { sideKey, skipKey, type Decision } from './decide.ts'
 import { Notes, staleKeys, type NotesEdges } from './notes.ts'
@@ -87,7 +87,7 @@ export class SessionRecords {
   /** Runs `work` after the store work before it: a notes save goes through here too. */
   serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.storeWork.then(work)
-    this.storeWork = run.catch(() => undefined)
+    this.storeWork = run.catch(toUndefined)
     return run
   }
 
@@ -114,7 +114,7 @@ export class SessionRecords {
   /** The last skip record written for this session, by this process or an earlier one (a --resume): null when none. */
   async lastSkipRecord(io: RecordsEdges): Promise<{ key: string; at: string } | null> {
     if (this.lastRecorded) return this.lastRecorded
-    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(() => undefined))
+    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined))
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at }
   }
 }

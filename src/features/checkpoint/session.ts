@@ -5,7 +5,7 @@
 //   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
 // Every value a step writes is carried forward by the step itself, never read back (part C.10):
 // the state lives in this object, which is not snapshotted.
-import { logFailure } from '../../lib/message.ts'
+import { logFailure, toUndefined } from '../../lib/message.ts'
 import {
   COMPACT_DELAY_MS, SAVE_BOUND_MS, STALE_CHECKPOINT_MS,
 } from './constants.ts'
@@ -270,7 +270,7 @@ export class CheckpointSession extends SessionRecords {
       if (this.running(now) !== null) return
       const notesBefore: NotesRead = await new Notes(io).read(this.sessionId)
       // An unread fill only costs the fallback snooze.
-      const fill = await io.fill().catch(() => undefined)
+      const fill = await io.fill().catch(toUndefined)
       if (this.activeTurn !== null) {
         if (isNow) io.toast(WAIT_FOR_TURN)
         return
