@@ -1149,7 +1149,7 @@ function extractCheckpointBlock(text, infos) {
     while (++i < lines.length && !closing.test(lines[i])) ;
     if (infos.includes(open[2]?.trim())) last = { start, end: i };
   }
-  if (last === null || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim())) return null;
+  if (!last || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim())) return null;
   const body = lines.slice(last.start + 1, last.end).join("\n");
   return body.trim() ? body : null;
 }
@@ -1311,7 +1311,7 @@ var SessionRecords = class {
       const now = await io.now();
       await new Notes(io).touch(this.sessionId, now);
       const charter = await this.charter(io);
-      if (charter !== null) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
+      if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
     }).catch((err) => logFailure(io, "touch", err));
   }
   serial(work) {
@@ -1321,7 +1321,7 @@ var SessionRecords = class {
   }
   async recordSkip(io, decision, tokens, trigger, facts) {
     const key = skipKey(decision, tokens, trigger);
-    if (key === null || key === this.lastSkip) {
+    if (!key || key === this.lastSkip) {
       this.lastSkip = key;
       return;
     }
@@ -1414,10 +1414,10 @@ var CheckpointSession = class extends SessionRecords {
     if (running && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId };
     }
-    if (await this.charter(io) === null) await this.setCharter(io, text, "first prompt");
+    if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
   }
   endQuietTurn(turnId) {
-    if (this.activeTurn !== turnId || this.checkpoint !== null) return false;
+    if (this.activeTurn !== turnId || this.checkpoint) return false;
     this.activeTurn = null;
     return true;
   }
@@ -1425,7 +1425,7 @@ var CheckpointSession = class extends SessionRecords {
     this.activeTurn = null;
     const block = extractCheckpointBlock(e.answer, this.fences);
     let warning = null;
-    if (block !== null) {
+    if (block) {
       let givenUp = false;
       try {
         await Promise.race([
@@ -1489,7 +1489,7 @@ var CheckpointSession = class extends SessionRecords {
     this.isStarting = true;
     try {
       const now = await io.now();
-      if (this.running(now) !== null) return;
+      if (this.running(now)) return;
       const notesBefore = await new Notes(io).read(this.sessionId);
       const fill = await io.fill().catch(toUndefined);
       if (this.activeTurn !== null) {
@@ -1516,11 +1516,11 @@ var CheckpointSession = class extends SessionRecords {
   }
   async finish(io, settings, saveFailed, isAborted, turnId, saved) {
     const value = this.checkpoint;
-    if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return;
+    if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
     const isCompacted = this.compactionsDone !== value.compactionsAt;
     const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
     const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
-    if (isAborted || why !== null) {
+    if (isAborted || why) {
       await this.endUncompacted(io, settings);
       return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
     }
@@ -1535,8 +1535,8 @@ var CheckpointSession = class extends SessionRecords {
       let skipReason = "";
       try {
         const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null;
-        if (waitsFor !== null) {
-          if (this.running(await io.now()) !== null) return this.compactSoon(io, settings, startedAt, isRetry);
+        if (waitsFor) {
+          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isRetry);
           isLast = true;
           throw new Error(waitsFor);
         }
@@ -1692,19 +1692,19 @@ var firstLine = (text) => {
 };
 function charterLine({ pkg, charter }) {
   if (charter === void 0) return "charter: unreadable (see the debug log)";
-  if (charter === null) return `charter: none yet (set one with /${pkg} charter <text>; until then the session's first prompt stands in)`;
+  if (!charter) return `charter: none yet (set one with /${pkg} charter <text>; until then the session's first prompt stands in)`;
   const why = charter.source === "verb" ? `set with /${pkg} charter` : `the session's first prompt; set one with /${pkg} charter <text>`;
   return `charter: "${firstLine(charter.text)}" (${why})`;
 }
 function notesLine({ notes, folder }) {
   if (notes === void 0) return "notes: unreadable (see the debug log)";
-  if (notes === null) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ""}`;
+  if (!notes) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ""}`;
   return `notes: ${notes.bytes} bytes in ${notes.path}`;
 }
 function triggerLine({ settings, trigger, fill, attended }) {
   if (settings.mode === OFF_MODE) return "automatic checkpoint: off (autoCheckpointMode is off)";
   const where = attended ? "" : "; this session is not attended (no terminal or desktop app), so it never runs here";
-  if (trigger === null) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`;
+  if (!trigger) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`;
   const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${settings.allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
   return `automatic checkpoint: ${settings.mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
 }
@@ -1832,13 +1832,13 @@ function createCheckpointFeature() {
       "turn.complete": async (port, e, next, ctx) => {
         if (e.agentId !== void 0) return next(e);
         const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf4(port, ctx), settingsFrom(ctx.options), e);
-        if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
+        if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
           if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) defer(port, ctx, "turn.complete", turnCompleted);
           return next(e);
         }
         const result = await next(e);
         const warning = await lane.drain().then(turnCompleted).catch((err) => (logFailure(ctx, "turn.complete", err), null));
-        return warning === null ? result : { ...result, text: warning };
+        return warning ? { ...result, text: warning } : result;
       },
       "session.measure": (port, e, next, ctx) => {
         const measured = e.context.tokens;
@@ -1901,7 +1901,7 @@ function createCheckpointFeature() {
       return statusLines({
         pkg: port.pkg,
         charter,
-        notes: typeof text === "string" && path !== null ? { bytes: byteLength(text), path } : text === null ? null : void 0,
+        notes: typeof text === "string" && path ? { bytes: byteLength(text), path } : text === null ? null : void 0,
         folder,
         settings: settingsFrom(ctx.options),
         trigger: session.lastTrigger,

@@ -30,7 +30,7 @@ export function extractCheckpointBlock(text: string, infos: readonly string[]): 
     // A tilde fence has no backtick info (open[2]): it never counts.
     if (infos.includes(open[2]?.trim()!)) last = { start, end: i }
   }
-  if (last === null || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim())) return null
+  if (!last || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim())) return null
   const body = lines.slice(last.start + 1, last.end).join('\n')
   return body.trim() ? body : null
 }

@@ -187,7 +187,7 @@ export function createCheckpointFeature(): Feature<Port> {
       const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf(port, ctx), settingsFrom(ctx.options), e)
       // Only a failed save changes the answer, so a reply with no block is observed: at once when
       // it only clears the busy mark, else off the path.
-      if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
+      if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
         if (!(lane.idle() && current?.endQuietTurn(e.turnId))) defer(port, ctx, 'turn.complete', turnCompleted)
         return next(e)
       }
@@ -197,7 +197,7 @@ export function createCheckpointFeature(): Feature<Port> {
       // Headless output shows no toast: the failed save is said beneath the answer too. The engine
       // shows a changed text as a capped note of its own under the answer (measured), so the line
       // goes alone: the answer above it is the transcript's already.
-      return warning === null ? result : { ...result, text: warning }
+      return warning ? { ...result, text: warning } : result
     },
 
     // Observes only: the decision runs off the path, on a usage read started here, while the
@@ -274,7 +274,7 @@ export function createCheckpointFeature(): Feature<Port> {
     return statusLines({
       pkg: port.pkg,
       charter,
-      notes: typeof text === 'string' && path !== null ? { bytes: byteLength(text), path } : text === null ? null : undefined,
+      notes: typeof text === 'string' && path ? { bytes: byteLength(text), path } : text === null ? null : undefined,
       folder,
       settings: settingsFrom(ctx.options),
       trigger: session.lastTrigger,

@@ -80,7 +80,7 @@ export class SessionRecords {
       const now = await io.now()
       await new Notes(io).touch(this.sessionId, now)
       const charter = await this.charter(io)
-      if (charter !== null) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now })
+      if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now })
     }).catch((err) => logFailure(io, 'touch', err))
   }
 
@@ -95,7 +95,7 @@ export class SessionRecords {
   async recordSkip(io: RecordsEdges, decision: Decision, tokens: number, trigger: number, facts: Pick<SkipRecord, 'isInteractive' | 'isDesktopStarted' | 'surfaces'>): Promise<void> {
     const key = skipKey(decision, tokens, trigger)
     // Below the band's reach, the record in force ends, and the next change is written again.
-    if (key === null || key === this.lastSkip) {
+    if (!key || key === this.lastSkip) {
       this.lastSkip = key
       return
     }

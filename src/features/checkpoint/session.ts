@@ -160,7 +160,7 @@ export class CheckpointSession extends SessionRecords {
     if (running && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
       this.checkpoint = { ...running, turnId }
     }
-    if ((await this.charter(io)) === null) await this.setCharter(io, text, 'first prompt')
+    if (!(await this.charter(io))) await this.setCharter(io, text, 'first prompt')
   }
 
   /**
@@ -169,7 +169,7 @@ export class CheckpointSession extends SessionRecords {
    * runs or a checkpoint is in force: `turnCompleted` has the rest to do.
    */
   endQuietTurn(turnId: string): boolean {
-    if (this.activeTurn !== turnId || this.checkpoint !== null) return false
+    if (this.activeTurn !== turnId || this.checkpoint) return false
     this.activeTurn = null
     return true
   }
@@ -182,7 +182,7 @@ export class CheckpointSession extends SessionRecords {
     this.activeTurn = null
     const block = extractCheckpointBlock(e.answer, this.fences)
     let warning: string | null = null
-    if (block !== null) {
+    if (block) {
       let givenUp = false
       try {
         // A save the disk holds is given up at its bound, and said, before the engine drops the turn's end unsaid.
@@ -267,7 +267,7 @@ export class CheckpointSession extends SessionRecords {
     this.isStarting = true
     try {
       const now = await io.now()
-      if (this.running(now) !== null) return
+      if (this.running(now)) return
       const notesBefore: NotesRead = await new Notes(io).read(this.sessionId)
       // An unread fill only costs the fallback snooze.
       const fill = await io.fill().catch(toUndefined)
@@ -299,7 +299,7 @@ export class CheckpointSession extends SessionRecords {
 
   private async finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | null): Promise<void> {
     const value = this.checkpoint
-    if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return
+    if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return
     // The conversation was compacted while the checkpoint ran (an auto compaction mid-turn): a second one would only repeat it.
     const isCompacted = this.compactionsDone !== value.compactionsAt
     // The block just saved is the notes now: carried, not read back; an interrupted or compacted checkpoint reads nothing.
@@ -313,7 +313,7 @@ export class CheckpointSession extends SessionRecords {
           : notesChanged(value.notesBefore, notesAfter)
             ? null
             : WHY_UNCHANGED
-    if (isAborted || why !== null) {
+    if (isAborted || why) {
       await this.endUncompacted(io, settings)
       return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why!))
     }
@@ -332,8 +332,8 @@ export class CheckpointSession extends SessionRecords {
       try {
         // A running turn, or another compaction under way (which satisfies this one, or leaves the retry when vetoed): wait.
         const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null
-        if (waitsFor !== null) {
-          if (this.running(await io.now()) !== null) return this.compactSoon(io, settings, startedAt, isRetry)
+        if (waitsFor) {
+          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isRetry)
           isLast = true
           throw new Error(waitsFor)
         }

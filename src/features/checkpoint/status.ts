@@ -27,21 +27,21 @@ const firstLine = (text: string) => {
 
 function charterLine({ pkg, charter }: StatusFacts): string {
   if (charter === undefined) return 'charter: unreadable (see the debug log)'
-  if (charter === null) return `charter: none yet (set one with /${pkg} charter <text>; until then the session's first prompt stands in)`
+  if (!charter) return `charter: none yet (set one with /${pkg} charter <text>; until then the session's first prompt stands in)`
   const why = charter.source === 'verb' ? `set with /${pkg} charter` : `the session's first prompt; set one with /${pkg} charter <text>`
   return `charter: "${firstLine(charter.text)}" (${why})`
 }
 
 function notesLine({ notes, folder }: StatusFacts): string {
   if (notes === undefined) return 'notes: unreadable (see the debug log)'
-  if (notes === null) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ''}`
+  if (!notes) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ''}`
   return `notes: ${notes.bytes} bytes in ${notes.path}`
 }
 
 function triggerLine({ settings, trigger, fill, attended }: StatusFacts): string {
   if (settings.mode === OFF_MODE) return 'automatic checkpoint: off (autoCheckpointMode is off)'
   const where = attended ? '' : '; this session is not attended (no terminal or desktop app), so it never runs here'
-  if (trigger === null) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`
+  if (!trigger) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`
   const why = trigger.source === 'harness'
     ? `the harness compacts at ${trigger.harnessAt}, less the ${settings.allowanceTokens} allowance`
     : trigger.source === 'floor' ? 'the floor: the harness compacts too early for the allowance' : 'autoCheckpointTokens'
