@@ -1411,9 +1411,7 @@ var CheckpointSession = class extends SessionRecords {
     this.activeTurn = turnId;
     if (!this.isTouched) await this.touch(io);
     const running = this.running(await io.now());
-    if (running && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
-      this.checkpoint = { ...running, turnId };
-    }
+    if (running && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId;
     if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
   }
   endQuietTurn(turnId) {
@@ -1499,7 +1497,7 @@ var CheckpointSession = class extends SessionRecords {
       if (!this.mayStart(io, since)) return;
       this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore };
       this.setBand(io, false);
-      io.runCheckpoint().catch((err) => this.abandon(io, err));
+      io.runCheckpoint(this.command).catch((err) => this.abandon(io, err));
     } catch (err) {
       this.abandon(io, err);
     } finally {
@@ -1572,13 +1570,15 @@ var CheckpointSession = class extends SessionRecords {
   async endUncompacted(io, settings) {
     const startFill = this.checkpoint?.fill;
     this.checkpoint = null;
-    let until = typeof startFill === "number" ? snooze(startFill) : void 0;
     try {
       const { tokens, breakdown } = await io.usage();
-      if (tokens !== void 0) until = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown);
+      if (tokens !== void 0) {
+        this.snoozeUntil = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown);
+        return;
+      }
     } catch {
     }
-    if (until !== void 0) this.snoozeUntil = until;
+    if (startFill !== void 0) this.snoozeUntil = snooze(startFill);
   }
   mayStart(io, since) {
     const { running, entered } = io.compactions();
@@ -1734,7 +1734,7 @@ function createCheckpointFeature() {
     return {
       ...port,
       log: ctx.log,
-      runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
+      runCheckpoint: (command) => port.runCommand(command, CHECKPOINT_ARGS),
       compact: ctx.compact,
       compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
       compactions: () => compactions,

@@ -31,8 +31,8 @@ export type Edges = NotesEdges & {
   /** The fill alone: the plain usage read, which costs nothing. */
   fill(): Promise<number | undefined>
   surfaces(): Promise<readonly string[]>
-  /** Queues `/<pkg>:checkpoint auto`; settles with that command's turn. */
-  runCheckpoint(): Promise<unknown>
+  /** Queues `/<command> auto` (the session's `<pkg>:checkpoint`); settles with that command's turn. */
+  runCheckpoint(command: string): Promise<unknown>
   /** `$.session.compact()`, carrying the steering: no hook of this plugin hears a call its timer makes. */
   compact(instructions?: string): Promise<{ skip?: string }>
   /** `/compact`, for a session where `$.session.compact()` is refused. */
@@ -157,9 +157,7 @@ export class CheckpointSession extends SessionRecords {
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
     if (!this.isTouched) await this.touch(io)
     const running = this.running(await io.now())
-    if (running && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
-      this.checkpoint = { ...running, turnId }
-    }
+    if (running && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId
     if (!(await this.charter(io))) await this.setCharter(io, text, 'first prompt')
   }
 
@@ -279,7 +277,7 @@ export class CheckpointSession extends SessionRecords {
       this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore }
       this.setBand(io, false)
       // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
-      io.runCheckpoint().catch((err) => this.abandon(io, err))
+      io.runCheckpoint(this.command).catch((err) => this.abandon(io, err))
     } catch (err) {
       this.abandon(io, err)
     } finally {
@@ -378,14 +376,16 @@ export class CheckpointSession extends SessionRecords {
   private async endUncompacted(io: Edges, settings: Settings): Promise<void> {
     const startFill = this.checkpoint?.fill
     this.checkpoint = null
-    let until: number | null | undefined = typeof startFill === 'number' ? snooze(startFill) : undefined
     try {
       const { tokens, breakdown } = await io.usage()
-      if (tokens !== undefined) until = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown)
+      if (tokens !== undefined) {
+        this.snoozeUntil = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown)
+        return
+      }
     } catch {
-      // The fallback stands.
+      // The fill it started at stands in.
     }
-    if (until !== undefined) this.snoozeUntil = until
+    if (startFill !== undefined) this.snoozeUntil = snooze(startFill)
   }
 
   /** No compaction runs now, and none entered since `since`. */
