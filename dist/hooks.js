@@ -1059,11 +1059,10 @@ var namedImage = (type) => `[an image (${type}), not shown]`;
 var recallSteering = (tool) => `Details the summary leaves out are not lost: the tool ${tool} searches this session's whole transcript. Where you drop a detail (an exact error text, the file a decision was about, a rule the person gave), name its topic so it can be found again: "details: recall <topic>".`;
 
 // src/features/checkpoint/band.ts
-var bandText = (mode) => mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO;
 function bandTree(els, mode, onNow, onSnooze) {
   return els.Box({
     children: [
-      els.Text({ dimColor: true, children: bandText(mode) }),
+      els.Text({ dimColor: true, children: mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO }),
       els.Button({ key: "now", label: BUTTON_NOW, onPress: onNow }),
       els.Button({ key: "snooze", label: BUTTON_SNOOZE, onPress: onSnooze })
     ]
@@ -1079,8 +1078,7 @@ var settingsFrom = (options) => ({
 function triggerOf(settings, bd) {
   const harness = bd?.isAutoCompactEnabled && Number.isFinite(bd.autoCompactThreshold) ? bd.autoCompactThreshold - settings.allowanceTokens : Infinity;
   const below = Math.min(settings.thresholdTokens, harness);
-  if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: "floor" };
-  return { tokens: below, source: harness < settings.thresholdTokens ? "harness" : "threshold" };
+  return below < MIN_TRIGGER_TOKENS ? { tokens: MIN_TRIGGER_TOKENS, source: "floor" } : { tokens: below, source: harness < settings.thresholdTokens ? "harness" : "threshold" };
 }
 function isDesktopStarted(entrypoint, child) {
   return DESKTOP_ENTRYPOINTS.includes(entrypoint) && !child;
@@ -1116,7 +1114,7 @@ function rearmTo(tokens, trigger, bd) {
   return tokens < trigger ? null : rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
 }
 function notesChanged(before, after) {
-  return typeof after === "string" && after !== "" && after !== before;
+  return !!after && after !== before;
 }
 function resumesAfter(trigger, isOwn) {
   return trigger === "manual" || trigger === "plugin" && isOwn;
@@ -1166,9 +1164,9 @@ function fnv1a32(text) {
   }
   return hash.toString(16).padStart(8, "0");
 }
-function isPointer(value) {
+function pointerOf(value) {
   const p = value;
-  return (p?.slot === "a" || p?.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number";
+  return (p?.slot === "a" || p?.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number" ? p : null;
 }
 var savedAtOf = (value) => {
   const at = value?.savedAt;
@@ -1193,8 +1191,7 @@ var Notes = class {
     return `${await this.folder()}/${sessionId}${ending}`;
   }
   async pointer(sessionId) {
-    const value = await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId);
-    return isPointer(value) ? value : null;
+    return pointerOf(await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId));
   }
   async path(sessionId) {
     const pointer = await this.pointer(sessionId);
@@ -1224,13 +1221,13 @@ var Notes = class {
       return void 0;
     }
   }
-  async save(sessionId, body, givenUp = () => false) {
+  async save(sessionId, body, givenUp) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
     const slot = (await this.pointer(sessionId))?.slot === "a" ? "b" : "a";
     const path = await this.fileOf(sessionId, `.notes.${slot}.md`);
     await this.edges.write(path, body);
     if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
-    if (givenUp()) throw new Error(ERR_SAVE_HELD);
+    if (givenUp?.()) throw new Error(ERR_SAVE_HELD);
     const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() };
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
     await this.publish(sessionId, body);
@@ -1254,7 +1251,7 @@ var Notes = class {
     const newest = /* @__PURE__ */ new Map();
     for (const entry2 of entries) {
       const id = sessionOfFile(entry2.name);
-      if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry2.mtimeMs));
+      if (id) newest.set(id, Math.max(newest.get(id) ?? 0, entry2.mtimeMs));
     }
     for (const id of [...newest.keys()].sort((a, b) => newest.get(b) - newest.get(a))) if (kept.size < SESSIONS_KEPT) kept.add(id);
     const gone = entries.filter((e) => {
@@ -1373,8 +1370,7 @@ var CheckpointSession = class extends SessionRecords {
     return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
   }
   async steer(io, owner) {
-    if (owner !== void 0 && owner === this.own?.steering) return owner;
-    return this.instructions(io, owner);
+    return owner !== void 0 && owner === this.own?.steering ? owner : this.instructions(io, owner);
   }
   isOwn(trigger, instructions) {
     return trigger === "plugin" && this.own !== void 0 && instructions === this.own.steering;
@@ -1532,7 +1528,7 @@ var CheckpointSession = class extends SessionRecords {
       let isLast = isRetry;
       let skipReason = "";
       try {
-        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null;
+        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
         if (waitsFor) {
           if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isRetry);
           isLast = true;
@@ -1582,7 +1578,7 @@ var CheckpointSession = class extends SessionRecords {
   }
   mayStart(io, since) {
     const { running, entered } = io.compactions();
-    return running === 0 && entered === since;
+    return !running && entered === since;
   }
   abandon(io, err) {
     logFailure(io, "checkpoint", err);
@@ -1709,8 +1705,13 @@ function triggerLine({ settings, trigger, fill, attended }) {
   return `automatic checkpoint: ${settings.mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
 }
 function statusLines(facts) {
-  const skip = facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : "last skip: none";
-  return [charterLine(facts), notesLine(facts), triggerLine(facts), skip, ...facts.store ? [`store: ${facts.store}`] : []];
+  return [
+    charterLine(facts),
+    notesLine(facts),
+    triggerLine(facts),
+    facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : "last skip: none",
+    ...facts.store ? [`store: ${facts.store}`] : []
+  ];
 }
 
 // src/features/checkpoint/index.ts

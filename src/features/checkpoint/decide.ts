@@ -28,8 +28,9 @@ export function triggerOf(settings: Settings, bd: Breakdown | undefined): { toke
     ? bd.autoCompactThreshold! - settings.allowanceTokens
     : Infinity
   const below = Math.min(settings.thresholdTokens, harness)
-  if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: 'floor' }
-  return { tokens: below, source: harness < settings.thresholdTokens ? 'harness' : 'threshold' }
+  return below < MIN_TRIGGER_TOKENS
+    ? { tokens: MIN_TRIGGER_TOKENS, source: 'floor' }
+    : { tokens: below, source: harness < settings.thresholdTokens ? 'harness' : 'threshold' }
 }
 
 /** The desktop app started this session, and it is not a `-p` builder a launcher spawned. */
@@ -96,7 +97,8 @@ export function rearmTo(tokens: number, trigger: number, bd: Breakdown | undefin
 }
 
 export function notesChanged(before: string | null, after: string | null | undefined): boolean {
-  return typeof after === 'string' && after !== '' && after !== before
+  // Notes there are (a text never empty), and not the ones before.
+  return !!after && after !== before
 }
 
 /**

@@ -48,10 +48,10 @@ export function fnv1a32(text: string): string {
   return hash.toString(16).padStart(8, '0')
 }
 
-export function isPointer(value: unknown): value is Pointer {
-  // Anything but an object has no slot.
+/** A stored pointer, or null for anything else (anything but an object has no slot). */
+function pointerOf(value: unknown): Pointer | null {
   const p = value as Partial<Pointer> | null | undefined
-  return (p?.slot === 'a' || p?.slot === 'b') && typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number'
+  return (p?.slot === 'a' || p?.slot === 'b') && typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number' ? (p as Pointer) : null
 }
 
 export { byteLength }
@@ -95,8 +95,7 @@ export class Notes {
 
   /** The committed pointer, null when nothing was saved; throws when the store cannot be read. */
   async pointer(sessionId: string): Promise<Pointer | null> {
-    const value = await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId)
-    return isPointer(value) ? value : null
+    return pointerOf(await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId))
   }
 
   /**
@@ -140,13 +139,13 @@ export class Notes {
    * Replaces the notes, or throws with the previous notes still in force. Returns the pointer
    * committed. A save `givenUp` meanwhile (the disk held it past its bound) commits nothing.
    */
-  async save(sessionId: string, body: string, givenUp = () => false): Promise<Pointer> {
+  async save(sessionId: string, body: string, givenUp?: () => boolean): Promise<Pointer> {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE)
     const slot: Slot = (await this.pointer(sessionId))?.slot === 'a' ? 'b' : 'a'
     const path = await this.fileOf(sessionId, `.notes.${slot}.md`)
     await this.edges.write(path, body)
     if ((await this.edges.read(path)) !== body) throw new Error(ERR_READ_BACK)
-    if (givenUp()) throw new Error(ERR_SAVE_HELD)
+    if (givenUp?.()) throw new Error(ERR_SAVE_HELD)
     const pointer: Pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() }
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer)
     await this.publish(sessionId, body)
@@ -187,7 +186,7 @@ export class Notes {
     const newest = new Map<string, number>()
     for (const entry of entries) {
       const id = sessionOfFile(entry.name)
-      if (id !== undefined) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs))
+      if (id) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs))
     }
     // Then the others, most recently written first, while room is left.
     for (const id of [...newest.keys()].sort((a, b) => newest.get(b)! - newest.get(a)!)) if (kept.size < SESSIONS_KEPT) kept.add(id)

@@ -98,8 +98,7 @@ export class CheckpointSession extends SessionRecords {
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
   async steer(io: Edges, owner: string | undefined): Promise<string> {
-    if (owner !== undefined && owner === this.own?.steering) return owner
-    return this.instructions(io, owner)
+    return owner !== undefined && owner === this.own?.steering ? owner : this.instructions(io, owner)
   }
 
   /**
@@ -329,7 +328,7 @@ export class CheckpointSession extends SessionRecords {
       let skipReason = ''
       try {
         // A running turn, or another compaction under way (which satisfies this one, or leaves the retry when vetoed): wait.
-        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null
+        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null
         if (waitsFor) {
           if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isRetry)
           isLast = true
@@ -391,7 +390,7 @@ export class CheckpointSession extends SessionRecords {
   /** No compaction runs now, and none entered since `since`. */
   private mayStart(io: Edges, since: number): boolean {
     const { running, entered } = io.compactions()
-    return running === 0 && entered === since
+    return !running && entered === since
   }
 
   private abandon(io: Edges, err: unknown): void {

@@ -49,6 +49,11 @@ function triggerLine({ settings, trigger, fill, attended }: StatusFacts): string
 }
 
 export function statusLines(facts: StatusFacts): string[] {
-  const skip = facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : 'last skip: none'
-  return [charterLine(facts), notesLine(facts), triggerLine(facts), skip, ...(facts.store ? [`store: ${facts.store}`] : [])]
+  return [
+    charterLine(facts),
+    notesLine(facts),
+    triggerLine(facts),
+    facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : 'last skip: none',
+    ...(facts.store ? [`store: ${facts.store}`] : []),
+  ]
 }
