@@ -99,7 +99,7 @@ function bindCheckpoint($) {
     redraw: () => $.ui.invalidate("ui.render"),
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
+    after: (ms, fn) => $.clock.after(ms, fn),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),
@@ -1233,20 +1233,16 @@ var Notes = class {
     await this.publish(sessionId, body);
     return pointer;
   }
-  async touch(sessionId, at) {
-    const pointer = await this.pointer(sessionId);
-    if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at });
-  }
   async evict(current2) {
     const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2);
     for (const key of evicted) await this.edges.storeDelete(key);
     await this.sweep(current2);
-    return evicted.map((k) => k.slice(NOTES_KEY_PREFIX.length));
+    return evicted.map(sessionOfKey);
   }
   async sweep(current2) {
     const folder = await this.folder();
     const entries = await this.edges.list(folder);
-    const kept = /* @__PURE__ */ new Set([current2, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length))]);
+    const kept = /* @__PURE__ */ new Set([current2, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)]);
     const now = await this.edges.now();
     const newest = /* @__PURE__ */ new Map();
     for (const entry2 of entries) {
@@ -1256,12 +1252,13 @@ var Notes = class {
     for (const id of [...newest.keys()].sort((a, b) => newest.get(b) - newest.get(a))) if (kept.size < SESSIONS_KEPT) kept.add(id);
     const gone = entries.filter((e) => {
       const id = sessionOfFile(e.name);
-      return isStaleTemp(e, now) || id !== void 0 && !kept.has(id);
+      return isStaleTemp(e, now) || !!id && !kept.has(id);
     });
     for (const entry2 of gone) await this.edges.remove(`${folder}/${entry2.name}`);
     return gone.map((e) => e.name);
   }
 };
+var sessionOfKey = (key) => key.slice(NOTES_KEY_PREFIX.length);
 function sessionOfFile(name) {
   return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1];
 }
@@ -1306,7 +1303,8 @@ var SessionRecords = class {
     this.isTouched = true;
     await this.serial(async () => {
       const now = await io.now();
-      await new Notes(io).touch(this.sessionId, now);
+      const pointer = await new Notes(io).pointer(this.sessionId);
+      if (pointer) await io.storeSet(NOTES_KEY_PREFIX + this.sessionId, { ...pointer, savedAt: now });
       const charter = await this.charter(io);
       if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
     }).catch((err) => logFailure(io, "touch", err));
@@ -1370,10 +1368,10 @@ var CheckpointSession = class extends SessionRecords {
     return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
   }
   async steer(io, owner) {
-    return owner !== void 0 && owner === this.own?.steering ? owner : this.instructions(io, owner);
+    return owner && owner === this.own?.steering ? owner : this.instructions(io, owner);
   }
   isOwn(trigger, instructions) {
-    return trigger === "plugin" && this.own !== void 0 && instructions === this.own.steering;
+    return trigger === "plugin" && !!this.own && instructions === this.own.steering;
   }
   compacted(io, trigger, isOwn = false) {
     if (trigger === "precompute") return;
@@ -1407,7 +1405,7 @@ var CheckpointSession = class extends SessionRecords {
     this.activeTurn = turnId;
     if (!this.isTouched) await this.touch(io);
     const running = this.running(await io.now());
-    if (running && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId;
+    if (running && !running.turnId && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId;
     if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
   }
   endQuietTurn(turnId) {
@@ -1442,8 +1440,7 @@ var CheckpointSession = class extends SessionRecords {
   }
   running(now) {
     const value = this.checkpoint;
-    if (!value) return null;
-    if (now - value.startedAt < STALE_CHECKPOINT_MS) return value;
+    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
     if (this.activeTurn === value.turnId) this.activeTurn = null;
     return null;
   }
@@ -1697,12 +1694,12 @@ function notesLine({ notes, folder }) {
   if (!notes) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ""}`;
   return `notes: ${notes.bytes} bytes in ${notes.path}`;
 }
-function triggerLine({ settings, trigger, fill, attended }) {
-  if (settings.mode === OFF_MODE) return "automatic checkpoint: off (autoCheckpointMode is off)";
+function triggerLine({ settings: { mode, allowanceTokens }, trigger, fill, attended }) {
+  if (mode === OFF_MODE) return "automatic checkpoint: off (autoCheckpointMode is off)";
   const where = attended ? "" : "; this session is not attended (no terminal or desktop app), so it never runs here";
-  if (!trigger) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`;
-  const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${settings.allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
-  return `automatic checkpoint: ${settings.mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
+  if (!trigger) return `automatic checkpoint: ${mode}, trigger not measured yet${where}`;
+  const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
+  return `automatic checkpoint: ${mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
 }
 function statusLines(facts) {
   return [
@@ -1725,13 +1722,10 @@ function createCheckpointFeature() {
   const compactions = { running: 0, entered: 0 };
   let recallTool;
   function edgesOf4(port, ctx) {
-    const dataDirOf = () => {
-      dataDir ??= port.pluginDataDir().catch((err) => {
-        dataDir = void 0;
-        throw err;
-      });
-      return dataDir;
-    };
+    const dataDirOf = () => dataDir ??= port.pluginDataDir().catch((err) => {
+      dataDir = void 0;
+      throw err;
+    });
     return {
       ...port,
       log: ctx.log,
@@ -1802,7 +1796,7 @@ function createCheckpointFeature() {
         try {
           const edges = edgesOf4(port, ctx);
           let session;
-          let isOwn = false;
+          let isOwn;
           let steered = e;
           try {
             await lane.drain();
@@ -1882,7 +1876,7 @@ function createCheckpointFeature() {
         async run(port, args, ctx) {
           const session = await sessionOf(port, ctx);
           const edges = edgesOf4(port, ctx);
-          if (args === "") return (await session.charter(edges))?.text ?? CHARTER_NONE;
+          if (!args) return (await session.charter(edges))?.text ?? CHARTER_NONE;
           return charterSet((await session.setCharter(edges, args, "verb")).text.split("\n")[0]);
         }
       },

@@ -53,7 +53,7 @@ export function bindCheckpoint($: EngineInterface): CheckpointPort {
     redraw: () => $.ui.invalidate('ui.render'),
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
+    after: (ms, fn) => $.clock.after(ms, fn),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),

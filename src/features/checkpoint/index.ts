@@ -52,14 +52,11 @@ export function createCheckpointFeature(): Feature<Port> {
   let recallTool: string | undefined
 
   function edgesOf(port: Port, ctx: FeatureContext): Edges {
-    const dataDirOf = () => {
-      // A failed read is not kept: the next call asks again.
-      dataDir ??= port.pluginDataDir().catch((err) => {
-        dataDir = undefined
-        throw err
-      })
-      return dataDir
-    }
+    // A failed read is not kept: the next call asks again.
+    const dataDirOf = () => (dataDir ??= port.pluginDataDir().catch((err) => {
+      dataDir = undefined
+      throw err
+    }))
     return {
       // The store, the clock, the usage reads, toasts and prompts: the port's own, as they are.
       ...port,
@@ -147,7 +144,7 @@ export function createCheckpointFeature(): Feature<Port> {
       try {
         const edges = edgesOf(port, ctx)
         let session: CheckpointSession | undefined
-        let isOwn = false
+        let isOwn: boolean | undefined
         let steered = e
         try {
           await lane.drain()
@@ -253,7 +250,7 @@ export function createCheckpointFeature(): Feature<Port> {
       async run(port, args, ctx) {
         const session = await sessionOf(port, ctx)
         const edges = edgesOf(port, ctx)
-        if (args === '') return (await session.charter(edges))?.text ?? CHARTER_NONE
+        if (!args) return (await session.charter(edges))?.text ?? CHARTER_NONE
         return charterSet((await session.setCharter(edges, args, 'verb')).text.split('\n')[0]!)
       },
     },

@@ -153,15 +153,6 @@ export class Notes {
   }
 
   /**
-   * Marks the committed notes as used `at` (the pointer's `savedAt`, nothing else changed): eviction
-   * goes by last use, so a live session that has not saved lately keeps them. Nothing when none are.
-   */
-  async touch(sessionId: string, at: number): Promise<void> {
-    const pointer = await this.pointer(sessionId)
-    if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at })
-  }
-
-  /**
    * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently used evicted,
    * never `current`; their files go with them (`sweep`). Returns the sessions evicted.
    */
@@ -169,7 +160,7 @@ export class Notes {
     const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)
     for (const key of evicted) await this.edges.storeDelete(key)
     await this.sweep(current)
-    return evicted.map((k) => k.slice(NOTES_KEY_PREFIX.length))
+    return evicted.map(sessionOfKey)
   }
 
   /**
@@ -181,7 +172,7 @@ export class Notes {
   async sweep(current: string): Promise<string[]> {
     const folder = await this.folder()
     const entries = await this.edges.list(folder)
-    const kept = new Set([current, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length))])
+    const kept = new Set([current, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)])
     const now = await this.edges.now()
     const newest = new Map<string, number>()
     for (const entry of entries) {
@@ -193,12 +184,15 @@ export class Notes {
     // A temporary file's name (dotted) is never a session's.
     const gone = entries.filter((e) => {
       const id = sessionOfFile(e.name)
-      return isStaleTemp(e, now) || (id !== undefined && !kept.has(id))
+      return isStaleTemp(e, now) || (!!id && !kept.has(id))
     })
     for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`)
     return gone.map((e) => e.name)
   }
 }
+
+/** The session a notes pointer's store key names. */
+const sessionOfKey = (key: string) => key.slice(NOTES_KEY_PREFIX.length)
 
 /** The session a file of the folder belongs to: `<id>.notes.a.md`, `<id>.notes.md`, `<id>.skip`; undefined for anything else. */
 export function sessionOfFile(name: string): string | undefined {

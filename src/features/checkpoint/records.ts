@@ -4,7 +4,7 @@
 // (spec B.4.5), one record per change of reason and side of the trigger, in `<session>.skip` beside
 // the notes, read back by a process that resumes the session.
 import { logFailure, toUndefined } from '../../lib/message.ts'
-import { CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, SESSIONS_KEPT, SKIP_ENDING } from './constants.ts'
+import { CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, NOTES_KEY_PREFIX, SESSIONS_KEPT, SKIP_ENDING } from './constants.ts'
 import { sideKey, skipKey, type Decision } from './decide.ts'
 import { Notes, staleKeys, type NotesEdges } from './notes.ts'
 
@@ -78,7 +78,9 @@ export class SessionRecords {
     this.isTouched = true
     await this.serial(async () => {
       const now = await io.now()
-      await new Notes(io).touch(this.sessionId, now)
+      // The committed notes' pointer, its `savedAt` alone changed; nothing when none are.
+      const pointer = await new Notes(io).pointer(this.sessionId)
+      if (pointer) await io.storeSet(NOTES_KEY_PREFIX + this.sessionId, { ...pointer, savedAt: now })
       const charter = await this.charter(io)
       if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now })
     }).catch((err) => logFailure(io, 'touch', err))

@@ -98,7 +98,7 @@ export class CheckpointSession extends SessionRecords {
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
   async steer(io: Edges, owner: string | undefined): Promise<string> {
-    return owner !== undefined && owner === this.own?.steering ? owner : this.instructions(io, owner)
+    return owner && owner === this.own?.steering ? owner : this.instructions(io, owner)
   }
 
   /**
@@ -107,7 +107,7 @@ export class CheckpointSession extends SessionRecords {
    * call joined (the runtime gives both one) carries that feature's, and gets no second resume.
    */
   isOwn(trigger: string, instructions: string | undefined): boolean {
-    return trigger === 'plugin' && this.own !== undefined && instructions === this.own.steering
+    return trigger === 'plugin' && !!this.own && instructions === this.own.steering
   }
 
   /**
@@ -156,7 +156,7 @@ export class CheckpointSession extends SessionRecords {
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
     if (!this.isTouched) await this.touch(io)
     const running = this.running(await io.now())
-    if (running && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId
+    if (running && !running.turnId && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId
     if (!(await this.charter(io))) await this.setCharter(io, text, 'first prompt')
   }
 
@@ -208,8 +208,7 @@ export class CheckpointSession extends SessionRecords {
   /** The checkpoint in force, or null; a stale one frees the busy mark of the turn it lost. */
   running(now: number): Running | null {
     const value = this.checkpoint
-    if (!value) return null
-    if (now - value.startedAt < STALE_CHECKPOINT_MS) return value
+    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value
     if (this.activeTurn === value.turnId) this.activeTurn = null
     return null
   }

@@ -38,14 +38,14 @@ function notesLine({ notes, folder }: StatusFacts): string {
   return `notes: ${notes.bytes} bytes in ${notes.path}`
 }
 
-function triggerLine({ settings, trigger, fill, attended }: StatusFacts): string {
-  if (settings.mode === OFF_MODE) return 'automatic checkpoint: off (autoCheckpointMode is off)'
+function triggerLine({ settings: { mode, allowanceTokens }, trigger, fill, attended }: StatusFacts): string {
+  if (mode === OFF_MODE) return 'automatic checkpoint: off (autoCheckpointMode is off)'
   const where = attended ? '' : '; this session is not attended (no terminal or desktop app), so it never runs here'
-  if (!trigger) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`
+  if (!trigger) return `automatic checkpoint: ${mode}, trigger not measured yet${where}`
   const why = trigger.source === 'harness'
-    ? `the harness compacts at ${trigger.harnessAt}, less the ${settings.allowanceTokens} allowance`
+    ? `the harness compacts at ${trigger.harnessAt}, less the ${allowanceTokens} allowance`
     : trigger.source === 'floor' ? 'the floor: the harness compacts too early for the allowance' : 'autoCheckpointTokens'
-  return `automatic checkpoint: ${settings.mode}, at ${trigger.tokens} tokens (${why})${fill === undefined ? '' : `; the context holds ${fill}`}${where}`
+  return `automatic checkpoint: ${mode}, at ${trigger.tokens} tokens (${why})${fill === undefined ? '' : `; the context holds ${fill}`}${where}`
 }
 
 export function statusLines(facts: StatusFacts): string[] {
