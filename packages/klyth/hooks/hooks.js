@@ -1435,7 +1435,7 @@ var CheckpointSession = class extends SessionRecords {
         io.toast(warning);
       }
     }
-    await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
+    await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
     return warning;
   }
   running(now) {
@@ -1518,16 +1518,15 @@ var CheckpointSession = class extends SessionRecords {
     this.checkpoint = { ...value, compacting: true };
     this.compactSoon(io, settings, value.startedAt, false);
   }
-  compactSoon(io, settings, startedAt, isRetry) {
+  compactSoon(io, settings, startedAt, isLast) {
     io.after(COMPACT_DELAY_MS, async () => {
       const pending = this.checkpoint;
       if (!pending?.compacting || pending.startedAt !== startedAt) return;
-      let isLast = isRetry;
       let skipReason = "";
       try {
         const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
         if (waitsFor) {
-          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isRetry);
+          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast);
           isLast = true;
           throw new Error(waitsFor);
         }

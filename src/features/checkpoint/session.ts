@@ -199,7 +199,7 @@ export class CheckpointSession extends SessionRecords {
       }
     }
     // A block saved is the notes now (a failed one is never read: `saveFailed`).
-    await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err))
+    await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err))
     return warning
   }
 
@@ -317,19 +317,19 @@ export class CheckpointSession extends SessionRecords {
     this.compactSoon(io, settings, value.startedAt, false)
   }
 
-  /** Compacts a second after the checkpoint's turn; one retry, then a toast and a re-arm. */
-  private compactSoon(io: Edges, settings: Settings, startedAt: number, isRetry: boolean): void {
+  /** Compacts a second after the checkpoint's turn; one retry (`isLast` then), then a toast and a re-arm. */
+  private compactSoon(io: Edges, settings: Settings, startedAt: number, isLast: boolean): void {
     io.after(COMPACT_DELAY_MS, async () => {
       const pending = this.checkpoint
       // Another compaction satisfied it, or a new checkpoint replaced it: nothing to do.
       if (!pending?.compacting || pending.startedAt !== startedAt) return
-      let isLast = isRetry
       let skipReason = ''
       try {
         // A running turn, or another compaction under way (which satisfies this one, or leaves the retry when vetoed): wait.
         const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null
         if (waitsFor) {
-          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isRetry)
+          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast)
+          // Given up: no retry follows.
           isLast = true
           throw new Error(waitsFor)
         }
