@@ -75,6 +75,10 @@ export type WriteOutcome = { ok: true; path: string; atomic: boolean } | { ok: f
 const written = (path: string, atomic: boolean): WriteOutcome => ({ ok: true, path, atomic })
 /** A write (or a removal) not made, and why. */
 const notWritten = (reason: string): WriteOutcome => ({ ok: false, reason })
+/** An outcome as a caller that tells a failed write by a throw takes it: a refusal or a failure throws its reason. */
+export function orThrow(outcome: WriteOutcome): void {
+  if (!outcome.ok) throw new Error(outcome.reason)
+}
 
 /** Why a path is not keel's to write, in words; one home each. */
 export const REFUSED = {

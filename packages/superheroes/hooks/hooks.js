@@ -84,36 +84,40 @@ async function readHomeDir($) {
   return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
 }
 
+// src/lib/plugin-data.ts
+function bindStore($) {
+  return {
+    storeGet: (key) => $.store.get(key),
+    storeSet: (key, value) => $.store.set(key, value),
+    storeKeys: () => $.store.keys(),
+    storeDelete: (key) => $.store.delete(key)
+  };
+}
+async function pluginDataDirOf($) {
+  const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
+  if (!dir) throw new Error("no plugin data folder");
+  return dir;
+}
+
 // src/features/checkpoint/bind.ts
 function bindCheckpoint($) {
   return {
     pkg: $.plugin.name,
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : void 0),
+    usage: async () => (await $.session.usage({ breakdown: "summary" })).context,
+    fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
-    submitPrompt: (text) => $.prompt.submit({ text }),
+    submit: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
-    redrawRenders: () => $.ui.invalidate("ui.render"),
+    redraw: () => $.ui.invalidate("ui.render"),
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
-    readFile: (path) => $.fs.read(path),
+    after: (ms, fn) => $.clock.after(ms, fn),
     files: bindFiles($),
-    listDir: (path) => $.fs.list(path),
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
-    storeKeys: () => $.store.keys(),
-    storeDelete: (key) => $.store.delete(key),
-    pluginDataDir: async () => {
-      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
-      if (!dir) throw new Error("no plugin data folder");
-      return dir;
-    },
-    desktopSignal: async () => {
-      const [entrypoint, child] = await Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]);
-      return { entrypoint, child };
-    },
-    announcePresence: async (sessionId) => await $.env.set("SUPERHEROES_COMPACT_MOD", sessionId),
+    ...bindStore($),
+    pluginDataDir: () => pluginDataDirOf($),
+    desktopSignal: () => Promise.all([$.env.get("CLAUDE_CODE_ENTRYPOINT"), $.env.get("CLAUDE_CODE_CHILD_SESSION")]),
+    announcePresence: (sessionId) => $.env.set("SUPERHEROES_COMPACT_MOD", sessionId),
     registerTool: bindRegisterTool($),
     transcript: async () => {
       const path = (await $.session.info()).transcriptPath;
@@ -366,6 +370,8 @@ var ANY = () => void 0;
 
 // src/lib/message.ts
 var messageOf = (err) => err instanceof Error ? err.message : String(err);
+var logFailure = (sink, what, err) => sink.log(`${what}: ${messageOf(err)}`);
+var toUndefined = () => void 0;
 
 // src/features/captions/strings.ts
 var MARK_OK = "\xB7 ";
@@ -809,6 +815,9 @@ function createLane() {
 // src/lib/safe-write.ts
 var written = (path, atomic) => ({ ok: true, path, atomic });
 var notWritten = (reason) => ({ ok: false, reason });
+function orThrow(outcome) {
+  if (!outcome.ok) throw new Error(outcome.reason);
+}
 var REFUSED = {
   ownerMissing: (within) => `its folder ${within} cannot be resolved`,
   link: (path) => `${path} is a symbolic link, and keel writes only to a real path inside the folder it owns`,
@@ -919,7 +928,7 @@ var CHECKPOINT_SKILL = "checkpoint";
 var CHECKPOINT_ARGS = "auto";
 var COMPACT_COMMAND = "compact";
 var COMPACT_DELAY_MS = 1e3;
-var STALE_CHECKPOINT_MS = 30 * 60 * 1e3;
+var STALE_CHECKPOINT_MS = 18e5;
 var HEADS_UP_TOKENS = 5e4;
 var SNOOZE_STEP_TOKENS = 1e5;
 var MIN_TRIGGER_TOKENS = 5e4;
@@ -928,11 +937,13 @@ var DESKTOP_ENTRYPOINTS = ["claude-desktop", "claude-desktop-3p"];
 var AUTO_MODE = "auto";
 var OFF_MODE = "off";
 var CLICK_ONLY_MODE = "click-only";
-var NOTES_CAP_BYTES = 256 * 1024;
+var NOTES_CAP_BYTES = 262144;
 var SAVE_BOUND_MS = 3e4;
 var SESSIONS_KEPT = 50;
 var CHARTER_CAP_CHARS = 16e3;
 var NOTES_FOLDER = "checkpoints";
+var STABLE_ENDING = ".notes.md";
+var SKIP_ENDING = ".skip";
 var NOTES_KEY_PREFIX = "notes:";
 var CHARTER_KEY_PREFIX = "charter:";
 var RECALL_OPTION = "recall";
@@ -940,8 +951,8 @@ var RECALL_TOOL = "recall";
 var RECALL_QUERY_MAX = 500;
 var RECALL_LIMIT_DEFAULT = 6;
 var RECALL_LIMIT_MAX = 20;
-var RECALL_BUDGET_BYTES = 8 * 1024;
-var RECALL_CHUNK_BYTES = 1024 * 1024;
+var RECALL_BUDGET_BYTES = 8192;
+var RECALL_CHUNK_BYTES = 1048576;
 var STOP_WORDS = new Set("a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to too was we were what when where which who why will with would you your".split(" "));
 
 // src/features/checkpoint/strings.ts
@@ -1008,11 +1019,10 @@ var namedImage = (type) => `[an image (${type}), not shown]`;
 var recallSteering = (tool) => `Details the summary leaves out are not lost: the tool ${tool} searches this session's whole transcript. Where you drop a detail (an exact error text, the file a decision was about, a rule the person gave), name its topic so it can be found again: "details: recall <topic>".`;
 
 // src/features/checkpoint/band.ts
-var bandText = (mode) => mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO;
 function bandTree(els, mode, onNow, onSnooze) {
   return els.Box({
     children: [
-      els.Text({ dimColor: true, children: bandText(mode) }),
+      els.Text({ dimColor: true, children: mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO }),
       els.Button({ key: "now", label: BUTTON_NOW, onPress: onNow }),
       els.Button({ key: "snooze", label: BUTTON_SNOOZE, onPress: onSnooze })
     ]
@@ -1020,54 +1030,51 @@ function bandTree(els, mode, onNow, onSnooze) {
 }
 
 // src/features/checkpoint/decide.ts
-function settingsFrom(options) {
-  const { autoCheckpointTokens: thresholdTokens, autoCheckpointAllowance: allowanceTokens, autoCheckpointMode: mode } = options;
-  if (typeof thresholdTokens !== "number" || !Number.isFinite(thresholdTokens)) return null;
-  if (typeof allowanceTokens !== "number" || !Number.isFinite(allowanceTokens)) return null;
-  if (typeof mode !== "string" || mode === "") return null;
-  return { thresholdTokens, allowanceTokens, mode };
-}
+var settingsFrom = (options) => ({
+  thresholdTokens: options.autoCheckpointTokens,
+  allowanceTokens: options.autoCheckpointAllowance,
+  mode: options.autoCheckpointMode
+});
 function triggerOf(settings, bd) {
-  const harness = bd?.isAutoCompactEnabled === true && bd.autoCompactThreshold !== void 0 && Number.isFinite(bd.autoCompactThreshold) ? bd.autoCompactThreshold - settings.allowanceTokens : Infinity;
+  const harness = bd?.isAutoCompactEnabled && Number.isFinite(bd.autoCompactThreshold) ? bd.autoCompactThreshold - settings.allowanceTokens : Infinity;
   const below = Math.min(settings.thresholdTokens, harness);
-  if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: "floor" };
-  return { tokens: below, source: harness < settings.thresholdTokens ? "harness" : "threshold" };
+  return below < MIN_TRIGGER_TOKENS ? { tokens: MIN_TRIGGER_TOKENS, source: "floor" } : { tokens: below, source: harness < settings.thresholdTokens ? "harness" : "threshold" };
 }
 function isDesktopStarted(entrypoint, child) {
-  return typeof entrypoint === "string" && DESKTOP_ENTRYPOINTS.includes(entrypoint) && (child === void 0 || child === "");
+  return DESKTOP_ENTRYPOINTS.includes(entrypoint) && !child;
 }
 function isAttended(isInteractive, desktopStarted, surfaces) {
   return isInteractive || desktopStarted || Array.isArray(surfaces) && surfaces.includes(DESKTOP_SURFACE);
 }
-var quiet = (reason) => ({ showBand: false, fire: false, reason });
-var band = (reason) => ({ showBand: true, fire: false, reason });
 function decide({ tokens: tokens2, trigger, mode, isIdle, isAttended: attended, isRunning, snoozeUntilTokens }) {
   const snoozedUntil = snoozeUntilTokens ?? 0;
-  if (mode === OFF_MODE) return quiet("off");
-  if (!attended) return quiet("headless");
-  if (isRunning) return quiet("running");
-  if (tokens2 < trigger - HEADS_UP_TOKENS) return quiet("below-heads-up");
-  if (mode !== AUTO_MODE) return tokens2 < snoozedUntil ? quiet("snoozed") : band("click-only");
-  if (!isIdle) return band("busy");
-  if (tokens2 < trigger) return band("below-trigger");
-  if (tokens2 < snoozedUntil) return band("snoozed");
-  return { showBand: true, fire: true, reason: "fire" };
+  const rows = [
+    [mode === OFF_MODE, false, "off"],
+    [!attended, false, "headless"],
+    [isRunning, false, "running"],
+    [tokens2 < trigger - HEADS_UP_TOKENS, false, "below-heads-up"],
+    [mode !== AUTO_MODE && tokens2 < snoozedUntil, false, "snoozed"],
+    [mode !== AUTO_MODE, true, "click-only"],
+    [!isIdle, true, "busy"],
+    [tokens2 < trigger, true, "below-trigger"],
+    [tokens2 < snoozedUntil, true, "snoozed"]
+  ];
+  const [, showBand, reason] = rows.find(([matches]) => matches) ?? [true, true, "fire"];
+  return { showBand, fire: reason === "fire", reason };
 }
+var sideKey = (reason, tokens2, trigger) => `${reason}:${tokens2 >= trigger ? "past" : "near"}`;
 function skipKey(decision, tokens2, trigger) {
-  if (decision.fire || tokens2 < trigger - HEADS_UP_TOKENS) return null;
-  return `${decision.reason}:${tokens2 >= trigger ? "past" : "near"}`;
+  return decision.fire || tokens2 < trigger - HEADS_UP_TOKENS ? null : sideKey(decision.reason, tokens2, trigger);
 }
 var snooze = (tokens2) => tokens2 + SNOOZE_STEP_TOKENS;
 function rearmAt(fill, harnessAt) {
-  if (harnessAt !== void 0 && harnessAt > fill) return Math.min(fill + SNOOZE_STEP_TOKENS, fill + Math.max(1, Math.floor((harnessAt - fill) / 2)));
-  return fill + SNOOZE_STEP_TOKENS;
+  return fill + (harnessAt > fill ? Math.min(SNOOZE_STEP_TOKENS, Math.max(1, Math.floor((harnessAt - fill) / 2))) : SNOOZE_STEP_TOKENS);
 }
 function rearmTo(tokens2, trigger, bd) {
-  if (tokens2 < trigger) return null;
-  return rearmAt(tokens2, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
+  return tokens2 < trigger ? null : rearmAt(tokens2, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
 }
 function notesChanged(before, after) {
-  return typeof after === "string" && after !== "" && after !== before;
+  return !!after && after !== before;
 }
 function resumesAfter(trigger, isOwn) {
   return trigger === "manual" || trigger === "plugin" && isOwn;
@@ -1075,21 +1082,17 @@ function resumesAfter(trigger, isOwn) {
 
 // src/features/checkpoint/compose.ts
 function composeInstructions({ charter, notes, notesPath, owner, recall: recall2 }) {
-  const parts = [preamble(notesPath)];
-  if (recall2) parts.push(recallSteering(recall2));
-  if (charter?.trim()) parts.push(`${CHARTER_HEADING}
-${charter}`);
-  if (notes?.trim()) parts.push(`${NOTES_HEADING}
-${notes}`);
-  if (owner?.trim()) parts.push(`${OWNER_HEADING}
-${owner}`);
-  return parts.join("\n\n");
+  const sections = [[CHARTER_HEADING, charter], [NOTES_HEADING, notes], [OWNER_HEADING, owner]];
+  return [
+    preamble(notesPath),
+    ...recall2 ? [recallSteering(recall2)] : [],
+    ...sections.filter(([, text]) => text?.trim()).map(([heading, text]) => `${heading}
+${text}`)
+  ].join("\n\n");
 }
 
 // src/features/checkpoint/fence.ts
 var OPEN = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/;
-var CLOSE_TICKS = /^ {0,3}(`{3,})[ \t]*$/;
-var CLOSE_TILDES = /^ {0,3}(~{3,})[ \t]*$/;
 var fenceInfo = (pkg) => `${pkg}-checkpoint`;
 var BUNDLE_FENCES = Object.keys(plugin_default.packages).map(fenceInfo);
 function extractCheckpointBlock(text, infos) {
@@ -1098,26 +1101,19 @@ function extractCheckpointBlock(text, infos) {
   for (let i = 0; i < lines.length; i++) {
     const open = OPEN.exec(lines[i]);
     if (!open) continue;
-    const isTilde = open[3] !== void 0;
-    const width = (open[1] ?? open[3]).length;
-    const close = isTilde ? CLOSE_TILDES : CLOSE_TICKS;
-    const body2 = [];
-    let isClosed = false;
-    for (i = i + 1; i < lines.length; i++) {
-      const closer = close.exec(lines[i]);
-      if (closer && closer[1].length >= width) {
-        isClosed = true;
-        break;
-      }
-      body2.push(lines[i]);
-    }
-    if (!isTilde && infos.includes(open[2].trim())) last = { body: body2, isClosed, end: i };
+    const fence = open[1] ?? open[3];
+    const closing = new RegExp(`^ {0,3}${fence[0]}{${fence.length},}[ \\t]*$`);
+    const start = i;
+    while (++i < lines.length && !closing.test(lines[i])) ;
+    if (infos.includes(open[2]?.trim())) last = { start, end: i };
   }
-  if (last === null || !last.isClosed) return null;
-  if (lines.slice(last.end + 1).some((line) => line.trim() !== "")) return null;
-  const body = last.body.join("\n");
-  return body.trim() === "" ? null : body;
+  if (!last || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim())) return null;
+  const body = lines.slice(last.start + 1, last.end).join("\n");
+  return body.trim() ? body : null;
 }
+
+// src/lib/text.ts
+var byteLength = (text) => new TextEncoder().encode(text).length;
 
 // src/features/checkpoint/notes.ts
 function fnv1a32(text) {
@@ -1128,20 +1124,19 @@ function fnv1a32(text) {
   }
   return hash.toString(16).padStart(8, "0");
 }
-function isPointer(value) {
+function pointerOf(value) {
   const p = value;
-  return typeof p === "object" && p !== null && (p.slot === "a" || p.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number";
+  return (p?.slot === "a" || p?.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number" ? p : null;
 }
-var byteLength = (text) => new TextEncoder().encode(text).length;
 var savedAtOf = (value) => {
   const at = value?.savedAt;
-  return typeof at === "number" && Number.isFinite(at) ? at : 0;
+  return Number.isFinite(at) ? at : 0;
 };
 async function staleKeys(edges, prefix, kept, current2) {
   const keys = (await edges.storeKeys()).filter((k) => k.startsWith(prefix));
   if (keys.length <= kept) return [];
   const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current2 ? Infinity : savedAtOf(await edges.storeGet(key)) })));
-  dated.sort((a, b) => a.at === b.at ? b.order - a.order : b.at > a.at ? 1 : -1);
+  dated.sort((a, b) => b.at - a.at || b.order - a.order);
   return dated.slice(kept).map((d) => d.key);
 }
 var Notes = class {
@@ -1152,32 +1147,24 @@ var Notes = class {
   async folder() {
     return `${await this.edges.dataDir()}/${NOTES_FOLDER}`;
   }
-  async slotPath(sessionId, slot) {
-    return `${await this.folder()}/${sessionId}.notes.${slot}.md`;
-  }
-  async stablePath(sessionId) {
-    return `${await this.folder()}/${sessionId}.notes.md`;
-  }
-  async skipPath(sessionId) {
-    return `${await this.folder()}/${sessionId}.skip`;
+  async fileOf(sessionId, ending) {
+    return `${await this.folder()}/${sessionId}${ending}`;
   }
   async pointer(sessionId) {
-    const value = await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId);
-    return isPointer(value) ? value : null;
+    return pointerOf(await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId));
   }
   async path(sessionId) {
     const pointer = await this.pointer(sessionId);
     if (!pointer) return null;
-    const slot = await this.slotPath(sessionId, pointer.slot);
+    const slot = await this.fileOf(sessionId, `.notes.${pointer.slot}.md`);
     const committed = await this.read(sessionId);
     if (typeof committed !== "string") return slot;
-    const stable = await this.stablePath(sessionId);
-    if (await this.edges.read(stable).catch(() => void 0) === committed) return stable;
-    return await this.publish(sessionId, committed) ? stable : slot;
+    const stable = await this.fileOf(sessionId, STABLE_ENDING);
+    return await this.edges.read(stable).catch(toUndefined) === committed || await this.publish(sessionId, committed) ? stable : slot;
   }
   async publish(sessionId, text) {
     try {
-      const stable = await this.stablePath(sessionId);
+      const stable = await this.fileOf(sessionId, STABLE_ENDING);
       await this.edges.write(stable, text);
       return await this.edges.read(stable) === text;
     } catch {
@@ -1188,65 +1175,66 @@ var Notes = class {
     try {
       const pointer = await this.pointer(sessionId);
       if (!pointer) return null;
-      const text = await this.edges.read(await this.slotPath(sessionId, pointer.slot));
+      const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`));
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : void 0;
     } catch {
       return void 0;
     }
   }
-  async save(sessionId, body, givenUp = () => false) {
+  async save(sessionId, body, givenUp) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
-    const committed = await this.pointer(sessionId);
-    const slot = committed?.slot === "a" ? "b" : "a";
-    const path = await this.slotPath(sessionId, slot);
+    const slot = (await this.pointer(sessionId))?.slot === "a" ? "b" : "a";
+    const path = await this.fileOf(sessionId, `.notes.${slot}.md`);
     await this.edges.write(path, body);
     if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
-    if (givenUp()) throw new Error(ERR_SAVE_HELD);
+    if (givenUp?.()) throw new Error(ERR_SAVE_HELD);
     const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() };
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
     await this.publish(sessionId, body);
     return pointer;
   }
-  async touch(sessionId, at) {
-    const pointer = await this.pointer(sessionId);
-    if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at });
-  }
   async evict(current2) {
-    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2)).map((k) => k.slice(NOTES_KEY_PREFIX.length));
-    for (const sessionId of evicted) await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId);
+    const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2);
+    for (const key of evicted) await this.edges.storeDelete(key);
     await this.sweep(current2);
-    return evicted;
+    return evicted.map(sessionOfKey);
   }
   async sweep(current2) {
     const folder = await this.folder();
     const entries = await this.edges.list(folder);
-    const pointed = new Set((await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length)));
+    const kept = /* @__PURE__ */ new Set([current2, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)]);
     const now = await this.edges.now();
     const newest = /* @__PURE__ */ new Map();
     for (const entry of entries) {
       const id = sessionOfFile(entry.name);
-      if (id !== void 0) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs));
+      if (id) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs));
     }
-    const kept = /* @__PURE__ */ new Set([current2, ...pointed]);
-    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0));
-    for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id);
+    for (const id of [...newest.keys()].sort((a, b) => newest.get(b) - newest.get(a))) if (kept.size < SESSIONS_KEPT) kept.add(id);
     const gone = entries.filter((e) => {
-      if (TEMP_PATTERN.test(e.name)) return isStaleTemp(e, now);
       const id = sessionOfFile(e.name);
-      return id !== void 0 && !kept.has(id);
+      return isStaleTemp(e, now) || !!id && !kept.has(id);
     });
     for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`);
     return gone.map((e) => e.name);
   }
 };
+var sessionOfKey = (key) => key.slice(NOTES_KEY_PREFIX.length);
 function sessionOfFile(name) {
   return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1];
 }
 
 // src/features/checkpoint/records.ts
-function isCharter(value) {
+function charterOf(value) {
   const c = value;
-  return typeof c === "object" && c !== null && typeof c.text === "string" && (c.source === "verb" || c.source === "first prompt");
+  return typeof c?.text === "string" && (c.source === "verb" || c.source === "first prompt") ? c : null;
+}
+function recordOf(text) {
+  try {
+    const r = JSON.parse(text ?? "");
+    return typeof r?.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
+  } catch {
+    return null;
+  }
 }
 var SessionRecords = class {
   constructor(sessionId) {
@@ -1254,12 +1242,12 @@ var SessionRecords = class {
   }
   sessionId;
   isTouched = false;
+  lastSkip = null;
+  lastRecorded = null;
   charterKnown;
   storeWork = Promise.resolve();
   async charter(io) {
-    if (this.charterKnown !== void 0) return this.charterKnown;
-    const value = await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId);
-    this.charterKnown = isCharter(value) ? value : null;
+    if (this.charterKnown === void 0) this.charterKnown = charterOf(await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId));
     return this.charterKnown;
   }
   async setCharter(io, text, source) {
@@ -1275,70 +1263,48 @@ var SessionRecords = class {
     this.isTouched = true;
     await this.serial(async () => {
       const now = await io.now();
-      await new Notes(io).touch(this.sessionId, now);
+      const pointer = await new Notes(io).pointer(this.sessionId);
+      if (pointer) await io.storeSet(NOTES_KEY_PREFIX + this.sessionId, { ...pointer, savedAt: now });
       const charter = await this.charter(io);
-      if (charter !== null) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
-    }).catch((err) => io.log(`touch: ${messageOf(err)}`));
+      if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
+    }).catch((err) => logFailure(io, "touch", err));
   }
   serial(work) {
     const run = this.storeWork.then(work);
-    this.storeWork = run.catch(() => void 0);
+    this.storeWork = run.catch(toUndefined);
     return run;
   }
-};
-
-// src/features/checkpoint/skips.ts
-function recordOf(text) {
-  try {
-    const r = JSON.parse(text ?? "");
-    return r && typeof r.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
-  } catch {
-    return null;
-  }
-}
-var SkipRecords = class {
-  constructor(sessionId) {
-    this.sessionId = sessionId;
-  }
-  sessionId;
-  lastKey = null;
-  lastWritten = null;
-  async record(io, decision, tokens2, trigger, facts) {
+  async recordSkip(io, decision, tokens2, trigger, facts) {
     const key = skipKey(decision, tokens2, trigger);
-    if (key === null) {
-      this.lastKey = null;
+    if (!key || key === this.lastSkip) {
+      this.lastSkip = key;
       return;
     }
-    if (key === this.lastKey) return;
     try {
       const at = new Date(await io.now()).toISOString();
       const record = { at, reason: decision.reason, tokens: tokens2, trigger, ...facts };
-      await io.write(await new Notes(io).skipPath(this.sessionId), JSON.stringify(record) + "\n");
-      this.lastKey = key;
-      this.lastWritten = { key, at };
+      await io.write(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
+      this.lastSkip = key;
+      this.lastRecorded = { key, at };
       io.log(`skip record ${key} (fill ${tokens2}, trigger ${trigger})`);
     } catch (err) {
-      io.log(`skip record: ${messageOf(err)}`);
+      logFailure(io, "skip record", err);
     }
   }
-  async last(io) {
-    if (this.lastWritten) return this.lastWritten;
-    const text = await io.read(await new Notes(io).skipPath(this.sessionId)).catch(() => void 0);
-    const record = recordOf(text);
-    return record && { key: `${record.reason}:${record.tokens >= record.trigger ? "past" : "near"}`, at: record.at };
+  async lastSkipRecord(io) {
+    if (this.lastRecorded) return this.lastRecorded;
+    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined));
+    return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
   }
 };
 
 // src/features/checkpoint/session.ts
-var CheckpointSession = class {
+var CheckpointSession = class extends SessionRecords {
   constructor(sessionId, command, fences) {
-    this.sessionId = sessionId;
+    super(sessionId);
     this.command = command;
     this.fences = fences;
-    this.records = new SessionRecords(sessionId);
-    this.skips = new SkipRecords(sessionId);
   }
-  sessionId;
   command;
   fences;
   isInteractive = false;
@@ -1353,82 +1319,57 @@ var CheckpointSession = class {
   isStarting = false;
   isResumePending = false;
   own;
-  records;
-  skips;
-  charter(io) {
-    return this.records.charter(io);
-  }
-  setCharter(io, text, source) {
-    return this.records.setCharter(io, text, source);
-  }
-  touch(io) {
-    return this.records.touch(io);
-  }
-  get lastSkip() {
-    return this.skips.lastKey;
-  }
-  get lastRecorded() {
-    return this.skips.lastWritten;
-  }
-  lastSkipRecord(io) {
-    return this.skips.last(io);
-  }
   async instructions(io, owner) {
     await this.touch(io);
     const notes = new Notes(io);
     const charter = await this.charter(io);
     const text = await notes.read(this.sessionId);
     if (text === void 0) throw new Error("the notes could not be read");
-    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
+    return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
   }
   async steer(io, owner) {
-    if (owner !== void 0 && owner === this.own?.steering) return owner;
-    return this.instructions(io, owner);
+    return owner && owner === this.own?.steering ? owner : this.instructions(io, owner);
   }
   isOwn(trigger, instructions) {
-    return trigger === "plugin" && this.own !== void 0 && instructions === this.own.steering;
+    return trigger === "plugin" && !!this.own && instructions === this.own.steering;
   }
   compacted(io, trigger, isOwn = false) {
     if (trigger === "precompute") return;
-    this.compactionsDone += 1;
-    this.snoozeUntil = null;
-    this.setBand(io, false);
-    this.rearmAfterCompact = true;
-    if (this.checkpoint?.compacting) this.checkpoint = null;
-    if (resumesAfter(trigger, isOwn)) this.submitResume(io);
+    try {
+      this.compactionsDone++;
+      this.snoozeUntil = null;
+      this.setBand(io, false);
+      this.rearmAfterCompact = true;
+      if (this.checkpoint?.compacting) this.checkpoint = null;
+      if (resumesAfter(trigger, isOwn)) void this.submitResume(io);
+    } catch (err) {
+      logFailure(io, "session.compact state", err);
+    }
   }
   ended(io) {
     this.checkpoint = null;
     this.setBand(io, false);
   }
-  compactedOwn(io) {
-    try {
-      this.compacted(io, "plugin", true);
-    } catch (err) {
-      io.log(`session.compact state: ${messageOf(err)}`);
-    }
-  }
-  submitResume(io) {
+  async submitResume(io) {
     if (this.isResumePending) return;
     this.isResumePending = true;
     try {
-      io.submit(RESUME_PROMPT).catch((err) => io.log(`resume prompt: ${messageOf(err)}`)).finally(() => this.isResumePending = false);
+      await io.submit(RESUME_PROMPT);
     } catch (err) {
+      logFailure(io, "resume prompt", err);
+    } finally {
       this.isResumePending = false;
-      io.log(`resume prompt: ${messageOf(err)}`);
     }
   }
   async turnStarted(io, turnId, text) {
     this.activeTurn = turnId;
-    if (!this.records.isTouched) await this.touch(io);
+    if (!this.isTouched) await this.touch(io);
     const running = this.running(await io.now());
-    if (running !== null && running.turnId === void 0 && text.includes(`<command-name>/${this.command}</command-name>`)) {
-      this.checkpoint = { ...running, turnId };
-    }
-    if (await this.charter(io) === null) await this.setCharter(io, text, "first prompt");
+    if (running && !running.turnId && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId;
+    if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
   }
   endQuietTurn(turnId) {
-    if (this.activeTurn !== turnId || this.checkpoint !== null) return false;
+    if (this.activeTurn !== turnId || this.checkpoint) return false;
     this.activeTurn = null;
     return true;
   }
@@ -1436,42 +1377,34 @@ var CheckpointSession = class {
     this.activeTurn = null;
     const block = extractCheckpointBlock(e.answer, this.fences);
     let warning = null;
-    let saved;
-    if (block !== null) {
+    if (block) {
       let givenUp = false;
       try {
         await Promise.race([
-          this.records.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          this.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
           io.sleep(SAVE_BOUND_MS).then(() => {
             givenUp = true;
             throw new Error(ERR_SAVE_HELD);
           })
         ]);
-        saved = block;
         io.toast(NOTES_SAVED);
+        await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
       } catch (err) {
-        io.log(`save: ${messageOf(err)}`);
+        logFailure(io, "save", err);
         warning = notSaved(err);
         io.toast(warning);
       }
-      if (saved !== void 0) await new Notes(io).evict(this.sessionId).catch((err) => io.log(`notes eviction: ${messageOf(err)}`));
     }
-    try {
-      await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved);
-    } catch (err) {
-      this.abandon(io, err);
-    }
+    await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
     return warning;
   }
   running(now) {
     const value = this.checkpoint;
-    if (!value) return null;
-    if (now - value.startedAt < STALE_CHECKPOINT_MS) return value;
-    if (value.turnId !== void 0 && this.activeTurn === value.turnId) this.activeTurn = null;
+    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
+    if (this.activeTurn === value.turnId) this.activeTurn = null;
     return null;
   }
   async evaluate(io, settings, measured, reading = io.usage()) {
-    if (settings === null) return this.setBand(io, false);
     const since = io.compactions().entered;
     const { tokens: read, breakdown } = await reading;
     const tokens2 = read ?? measured;
@@ -1479,14 +1412,13 @@ var CheckpointSession = class {
     const now = await io.now();
     const surfaces = await io.surfaces().then(
       (s) => Array.isArray(s) ? s : null,
-      (err) => (io.log(`surfaces: ${messageOf(err)}`), null)
+      (err) => (logFailure(io, "surfaces", err), null)
     );
     if (!this.mayStart(io, since)) return;
     const trigger = triggerOf(settings, breakdown);
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
-    let snoozed = this.snoozeUntil;
     if (this.rearmAfterCompact) {
-      snoozed = this.snoozeUntil = rearmTo(tokens2, trigger.tokens, breakdown);
+      this.snoozeUntil = rearmTo(tokens2, trigger.tokens, breakdown);
       this.rearmAfterCompact = false;
     }
     const isRunning = this.running(now) !== null;
@@ -1497,28 +1429,28 @@ var CheckpointSession = class {
       isIdle: this.activeTurn === null,
       isAttended: isAttended(this.isInteractive, this.isDesktopStarted, surfaces),
       isRunning,
-      snoozeUntilTokens: snoozed
+      snoozeUntilTokens: this.snoozeUntil
     });
     this.setBand(io, decision.showBand);
     if (decision.fire) await this.start(io, false, since);
-    await this.recordSkip(io, decision, tokens2, trigger.tokens, surfaces);
+    await this.recordSkip(io, decision, tokens2, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
   }
   async start(io, isNow, since = io.compactions().entered) {
     if (this.isStarting) return;
     this.isStarting = true;
     try {
       const now = await io.now();
-      if (this.running(now) !== null) return;
+      if (this.running(now)) return;
       const notesBefore = await new Notes(io).read(this.sessionId);
-      const fill = await io.fill().catch(() => void 0);
+      const fill = await io.fill().catch(toUndefined);
       if (this.activeTurn !== null) {
         if (isNow) io.toast(WAIT_FOR_TURN);
         return;
       }
       if (!this.mayStart(io, since)) return;
-      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...fill === void 0 ? {} : { fill }, ...notesBefore === void 0 ? {} : { notesBefore } };
+      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore };
       this.setBand(io, false);
-      io.runCheckpoint().catch((err) => this.abandon(io, err));
+      io.runCheckpoint(this.command).catch((err) => this.abandon(io, err));
     } catch (err) {
       this.abandon(io, err);
     } finally {
@@ -1530,37 +1462,37 @@ var CheckpointSession = class {
       this.snoozeUntil = snooze(await io.fill() ?? 0);
       this.setBand(io, false);
     } catch (err) {
-      io.log(`snooze: ${messageOf(err)}`);
+      logFailure(io, "snooze", err);
     }
   }
   async finish(io, settings, saveFailed, isAborted, turnId, saved) {
     const value = this.checkpoint;
-    if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return;
-    if (isAborted) return this.endWithoutCompacting(io, settings, value.fill, CHECKPOINT_CANCELLED);
-    if (this.compactionsDone !== value.compactionsAt) return this.endWithoutCompacting(io, settings, value.fill, skipped(WHY_COMPACTED));
-    const notesAfter = saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
-    const why = saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter ?? null) ? null : WHY_UNCHANGED;
-    if (why !== null) return this.endWithoutCompacting(io, settings, value.fill, skipped(why));
+    if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
+    const isCompacted = this.compactionsDone !== value.compactionsAt;
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
+    const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
+    if (isAborted || why) {
+      await this.endUncompacted(io, settings);
+      return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
+    }
     this.checkpoint = { ...value, compacting: true };
     this.compactSoon(io, settings, value.startedAt, false);
   }
-  compactSoon(io, settings, startedAt, isRetry) {
+  compactSoon(io, settings, startedAt, isLast) {
     io.after(COMPACT_DELAY_MS, async () => {
       const pending = this.checkpoint;
       if (!pending?.compacting || pending.startedAt !== startedAt) return;
-      let isLast = isRetry;
       let skipReason = "";
-      let didFail = false;
       try {
-        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null;
-        if (waitsFor !== null) {
-          if (this.running(await io.now()) !== null) return this.compactSoon(io, settings, startedAt, isRetry);
+        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
+        if (waitsFor) {
+          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast);
           isLast = true;
           throw new Error(waitsFor);
         }
+        const before = this.compactionsDone;
         if (this.isInteractive) {
-          const before = this.compactionsDone;
-          const steering = await this.instructions(io, void 0).catch((err) => void io.log(`session.compact: ${messageOf(err)}`));
+          const steering = await this.instructions(io, void 0).catch((err) => void logFailure(io, "session.compact", err));
           if (this.checkpoint !== pending) return;
           this.own = { steering };
           try {
@@ -1569,57 +1501,50 @@ var CheckpointSession = class {
               skipReason = ` (${res.skip})`;
               throw new Error(res.skip);
             }
-            if (this.compactionsDone === before) this.compactedOwn(io);
+            if (this.compactionsDone === before) this.compacted(io, "plugin", true);
           } finally {
             this.own = void 0;
           }
         } else {
-          const before = this.compactionsDone;
           await io.compactCommand();
           if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
         }
       } catch (err) {
         if (!isLast) return this.compactSoon(io, settings, startedAt, true);
-        io.log(`compact: ${messageOf(err)}`);
+        logFailure(io, "compact", err);
         io.toast(COULD_NOT_COMPACT + skipReason);
-        didFail = true;
+        return this.endUncompacted(io, settings);
       }
-      const value = this.checkpoint;
       this.checkpoint = null;
-      if (didFail) await this.rearmFromEnd(io, settings, value?.fill);
-      else io.toast(CHECKPOINTED);
+      io.toast(CHECKPOINTED);
     });
   }
-  async endWithoutCompacting(io, settings, startFill, text) {
+  async endUncompacted(io, settings) {
+    const startFill = this.checkpoint?.fill;
     this.checkpoint = null;
-    await this.rearmFromEnd(io, settings, startFill);
-    io.toast(text);
-  }
-  async rearmFromEnd(io, settings, startFill) {
-    let until = typeof startFill === "number" ? snooze(startFill) : void 0;
     try {
       const { tokens: tokens2, breakdown } = await io.usage();
-      if (tokens2 !== void 0) until = rearmTo(tokens2, settings === null ? 0 : triggerOf(settings, breakdown).tokens, breakdown);
+      if (tokens2 !== void 0) {
+        this.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
+        return;
+      }
     } catch {
     }
-    if (until !== void 0) this.snoozeUntil = until;
+    if (startFill !== void 0) this.snoozeUntil = snooze(startFill);
   }
   mayStart(io, since) {
     const { running, entered } = io.compactions();
-    return running === 0 && entered === since;
+    return !running && entered === since;
   }
   abandon(io, err) {
-    io.log(`checkpoint: ${messageOf(err)}`);
+    logFailure(io, "checkpoint", err);
     this.checkpoint = null;
     io.toast(CHECKPOINT_FAILED);
   }
-  setBand(io, band2) {
-    if (this.band === band2) return;
-    this.band = band2;
+  setBand(io, band) {
+    if (this.band === band) return;
+    this.band = band;
     io.redraw();
-  }
-  recordSkip(io, decision, tokens2, trigger, surfaces) {
-    return this.skips.record(io, decision, tokens2, trigger, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
   }
 };
 
@@ -1658,8 +1583,8 @@ function rowOf(line, tool) {
   }
   if (!row?.message || row.isMeta || row.isCompactSummary) return null;
   const text = textOf(row.message.content, tool);
-  const who = row.type === "assistant" ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON;
-  return OWN_ROW.test(text) ? null : { at: row.timestamp, who, text };
+  if (OWN_ROW.test(text)) return null;
+  return { at: row.timestamp, who: row.type === "assistant" ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON, text };
 }
 function clip2(text, at, bytes) {
   if (byteLength(text) <= bytes) return text;
@@ -1684,7 +1609,8 @@ async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
       const held = row ? terms.flatMap((t, i) => t.match.test(row.text) ? [i] : []) : [];
       if (!held.length) continue;
       held.forEach((i) => holding[i]++);
-      kept.set(held.join(), [...kept.get(held.join()) ?? [], { ...row, held, seq: seq++ }].slice(-wanted));
+      const set = held.join();
+      kept.set(set, [...kept.get(set) ?? [], { ...row, held, seq: seq++ }].slice(-wanted));
     }
   };
   let carry = "";
@@ -1704,267 +1630,201 @@ async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
   const score = (row) => row.held.reduce((sum, i) => sum + Math.log(1 + seq / holding[i]), 0);
   const picked = [...kept.values()].flat().sort((a, b) => score(b) - score(a) || b.seq - a.seq).slice(0, wanted);
   const share = Math.floor(RECALL_BUDGET_BYTES / picked.length);
-  const excerpt = (row) => clip2(row.text, row.text.search(terms[row.held[0]].match), share);
-  return [recallHead(picked.length, seq, damaged), ...picked.map((row) => `${recallRow(row.at, row.who)}
-${excerpt(row)}`)].join("\n\n");
+  return [
+    recallHead(picked.length, seq, damaged),
+    ...picked.map((row) => `${recallRow(row.at, row.who)}
+${clip2(row.text, row.text.search(terms[row.held[0]].match), share)}`)
+  ].join("\n\n");
 }
 
 // src/features/checkpoint/status.ts
 var firstLine = (text) => {
-  const line = text.trim().split("\n")[0] ?? "";
+  const line = text.trim().split("\n")[0];
   return line.length > 100 ? `${line.slice(0, 99)}\u2026` : line;
 };
 function charterLine({ pkg, charter }) {
   if (charter === void 0) return "charter: unreadable (see the debug log)";
-  if (charter === null) return `charter: none yet (set one with /${pkg} charter <text>; until then the session's first prompt stands in)`;
+  if (!charter) return `charter: none yet (set one with /${pkg} charter <text>; until then the session's first prompt stands in)`;
   const why = charter.source === "verb" ? `set with /${pkg} charter` : `the session's first prompt; set one with /${pkg} charter <text>`;
   return `charter: "${firstLine(charter.text)}" (${why})`;
 }
 function notesLine({ notes, folder }) {
   if (notes === void 0) return "notes: unreadable (see the debug log)";
-  if (notes === null) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ""}`;
+  if (!notes) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ""}`;
   return `notes: ${notes.bytes} bytes in ${notes.path}`;
 }
-function triggerLine({ settings, trigger, fill, attended }) {
-  if (settings === null) return "automatic checkpoint: off (its settings are missing or invalid)";
-  if (settings.mode === OFF_MODE) return "automatic checkpoint: off (autoCheckpointMode is off)";
+function triggerLine({ settings: { mode, allowanceTokens }, trigger, fill, attended }) {
+  if (mode === OFF_MODE) return "automatic checkpoint: off (autoCheckpointMode is off)";
   const where = attended ? "" : "; this session is not attended (no terminal or desktop app), so it never runs here";
-  if (trigger === null) return `automatic checkpoint: ${settings.mode}, trigger not measured yet${where}`;
-  const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${settings.allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
-  return `automatic checkpoint: ${settings.mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
+  if (!trigger) return `automatic checkpoint: ${mode}, trigger not measured yet${where}`;
+  const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
+  return `automatic checkpoint: ${mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
 }
 function statusLines(facts) {
-  const skip = facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : "last skip: none";
-  return [charterLine(facts), notesLine(facts), triggerLine(facts), skip, ...facts.store ? [`store: ${facts.store}`] : []];
+  return [
+    charterLine(facts),
+    notesLine(facts),
+    triggerLine(facts),
+    facts.lastSkip ? `last skip: ${facts.lastSkip.key} at ${facts.lastSkip.at}` : "last skip: none",
+    ...facts.store ? [`store: ${facts.store}`] : []
+  ];
 }
 
 // src/features/checkpoint/index.ts
-function edgesOf(port, ctx, state) {
-  const log = ctx.log;
-  const { lane, compactions } = state;
-  const dataDirOf = () => {
-    state.dataDir ??= port.pluginDataDir().catch((err) => {
-      state.dataDir = void 0;
+function createCheckpointFeature() {
+  const sessions = /* @__PURE__ */ new Map();
+  const processFacts = { isInteractive: false, isDesktopStarted: false };
+  let announcedFor;
+  let dataDir;
+  const lane = createLane();
+  let current2;
+  const compactions = { running: 0, entered: 0 };
+  let recallTool;
+  function edgesOf2(port, ctx) {
+    const dataDirOf = () => dataDir ??= port.pluginDataDir().catch((err) => {
+      dataDir = void 0;
       throw err;
     });
-    return state.dataDir;
-  };
-  return {
-    log,
-    toast: (text) => port.toast(text),
-    usage: async () => {
-      const { context } = await port.usage("summary");
-      return { tokens: context.tokens, breakdown: context.breakdown };
-    },
-    fill: async () => (await port.usage()).context.tokens,
-    surfaces: () => port.surfaces(),
-    runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: (instructions) => ctx.compact(instructions),
-    compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
-    compactions: () => ({ ...compactions }),
-    submit: (text) => port.submitPrompt(text),
-    redraw: () => port.redrawRenders(),
-    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
-    sleep: (ms) => new Promise((resolve) => {
-      try {
-        port.after(ms, resolve);
-      } catch {
-      }
-    }),
-    dataDir: dataDirOf,
-    read: (path) => port.readFile(path),
-    write: async (path, text) => {
-      const done = await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true });
-      if (!done.ok) throw new Error(done.reason);
-    },
-    remove: async (path) => {
-      const done = await removeSafely(port.files, await dataDirOf(), path);
-      if (!done.ok) throw new Error(done.reason);
-    },
-    list: async (folder) => (await port.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
-    storeGet: (key) => port.storeGet(key),
-    storeSet: (key, value) => port.storeSet(key, value),
-    storeKeys: () => port.storeKeys(),
-    storeDelete: (key) => port.storeDelete(key),
-    now: () => port.now(),
-    recallTool: () => state.recallTool
-  };
-}
-async function sessionOf(port, ctx, state) {
-  const id = await ctx.facts.sessionId();
-  let session = state.sessions.get(id);
-  if (!session) {
-    session = Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), state.process);
-    state.sessions.set(id, session);
+    return {
+      ...port,
+      log: ctx.log,
+      runCheckpoint: (command) => port.runCommand(command, CHECKPOINT_ARGS),
+      compact: ctx.compact,
+      compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
+      compactions: () => compactions,
+      after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, "compact state", err))),
+      sleep: (ms) => new Promise((resolve) => {
+        try {
+          port.after(ms, resolve);
+        } catch {
+        }
+      }),
+      dataDir: dataDirOf,
+      write: async (path, text) => orThrow(await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })),
+      remove: async (path) => orThrow(await removeSafely(port.files, await dataDirOf(), path)),
+      read: port.files.read,
+      list: (folder) => port.files.list(folder).catch(() => []),
+      recallTool: () => recallTool
+    };
   }
-  return session;
-}
-async function announce(port, ctx, state, sessionId) {
-  state.announcedFor = sessionId;
-  const result = await port.announcePresence(sessionId);
-  if (typeof result?.deny === "string") ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
-}
-async function statusOf(port, ctx, state) {
-  const session = await sessionOf(port, ctx, state);
-  const io = edgesOf(port, ctx, state);
-  const notes = new Notes(io);
-  const settings = settingsFrom(ctx.options);
-  const charter = await session.charter(io).catch(() => void 0);
-  const folder = await notes.folder().catch(() => void 0);
-  const text = await notes.read(session.sessionId);
-  const path = await notes.path(session.sessionId).catch(() => null);
-  const fill = await io.fill().catch(() => void 0);
-  const surfaces = await io.surfaces().catch(() => null);
-  return statusLines({
-    pkg: port.pkg,
-    charter,
-    notes: typeof text === "string" && path !== null ? { bytes: byteLength(text), path } : text === null ? null : void 0,
-    folder,
-    settings,
-    trigger: session.lastTrigger,
-    fill,
-    attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
-    lastSkip: await session.lastSkipRecord(io),
-    store: await io.storeKeys().then(() => void 0, (err) => damagedStore(err))
-  });
-}
-function createCheckpointFeature() {
-  const state = {
-    sessions: /* @__PURE__ */ new Map(),
-    process: { isInteractive: false, isDesktopStarted: false },
-    announcedFor: void 0,
-    dataDir: void 0,
-    lane: createLane(),
-    current: void 0,
-    compactions: { running: 0, entered: 0 }
-  };
-  const { sessions, lane, compactions } = state;
-  const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, state.recallTool).catch((err) => recallFailed(messageOf(err)));
-  const io = (port, ctx) => edgesOf(port, ctx, state);
-  const sessionFor = (port, ctx) => sessionOf(port, ctx, state);
-  const laneEdges = (port, ctx) => ({ after: port.after, log: ctx.log });
+  async function sessionOf(port, ctx) {
+    const id = await ctx.facts.sessionId();
+    const session = Object.assign(sessions.get(id) ?? new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts);
+    sessions.set(id, session);
+    return session;
+  }
+  async function announce(port, ctx, sessionId) {
+    announcedFor = sessionId;
+    const result = await port.announcePresence(sessionId);
+    if (typeof result?.deny === "string") ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
+  }
+  const defer = (port, ctx, what, task) => lane.defer({ after: port.after, log: ctx.log }, what, task);
+  const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, recallTool).catch((err) => recallFailed(messageOf(err)));
   return {
     name: "checkpoint",
     sessionActing: true,
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         try {
-          state.process.isInteractive = e.isInteractive;
+          processFacts.isInteractive = e.isInteractive;
           try {
-            const { entrypoint, child } = await port.desktopSignal();
-            state.process.isDesktopStarted = isDesktopStarted(entrypoint, child);
+            processFacts.isDesktopStarted = isDesktopStarted(...await port.desktopSignal());
           } catch (err) {
-            ctx.log(`session.start desktop signal: ${messageOf(err)}`);
-            state.process.isDesktopStarted = false;
+            logFailure(ctx, "session.start desktop signal", err);
+            processFacts.isDesktopStarted = false;
           }
-          const session = state.current = Object.assign(await sessionFor(port, ctx), state.process);
-          lane.defer(laneEdges(port, ctx), "session.start", async () => {
-            const edges = io(port, ctx);
+          const session = current2 = await sessionOf(port, ctx);
+          defer(port, ctx, "session.start", async () => {
+            const edges = edgesOf2(port, ctx);
             await session.touch(edges);
-            await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`));
+            await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
           });
-          await announce(port, ctx, state, session.sessionId);
+          await announce(port, ctx, session.sessionId);
           if (ctx.options[RECALL_OPTION] === "on") {
-            state.recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false });
+            recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false });
           }
         } catch (err) {
-          ctx.log(`session.start: ${messageOf(err)}`);
+          logFailure(ctx, "session.start", err);
         }
         return next(e);
       },
       "session.compact": async (port, e, next, ctx) => {
         if (e.agentId !== void 0) return next(e);
-        compactions.running += 1;
-        compactions.entered += 1;
+        compactions.running++;
+        compactions.entered++;
         try {
-          const edges = io(port, ctx);
+          const edges = edgesOf2(port, ctx);
           let session;
-          let isOwn = false;
+          let isOwn;
           let steered = e;
           try {
             await lane.drain();
-            session = await sessionFor(port, ctx);
+            session = await sessionOf(port, ctx);
             isOwn = session.isOwn(e.trigger, e.instructions);
             steered = { ...e, instructions: await session.steer(edges, e.instructions) };
           } catch (err) {
-            ctx.log(`session.compact: ${messageOf(err)}`);
+            logFailure(ctx, "session.compact", err);
           }
           const result = await next(steered);
-          if (session && typeof result.skip !== "string") {
-            try {
-              session.compacted(edges, e.trigger, isOwn);
-            } catch (err) {
-              ctx.log(`session.compact state: ${messageOf(err)}`);
-            }
-          }
+          if (session && typeof result.skip !== "string") session.compacted(edges, e.trigger, isOwn);
           return result;
         } finally {
-          compactions.running -= 1;
+          compactions.running--;
         }
       },
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === void 0) {
-          if (state.current) state.current.activeTurn = e.turnId;
-          lane.defer(laneEdges(port, ctx), "turn.start", async () => {
-            const session = state.current = await sessionFor(port, ctx);
-            if (state.announcedFor !== session.sessionId) await announce(port, ctx, state, session.sessionId);
-            await session.turnStarted(io(port, ctx), e.turnId, e.text);
+          if (current2) current2.activeTurn = e.turnId;
+          defer(port, ctx, "turn.start", async () => {
+            const session = current2 = await sessionOf(port, ctx);
+            if (announcedFor !== session.sessionId) await announce(port, ctx, session.sessionId);
+            await session.turnStarted(edgesOf2(port, ctx), e.turnId, e.text);
           });
         }
         return next(e);
       },
       "turn.complete": async (port, e, next, ctx) => {
         if (e.agentId !== void 0) return next(e);
-        const turnCompleted = async () => (await sessionFor(port, ctx)).turnCompleted(io(port, ctx), settingsFrom(ctx.options), e);
-        if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
-          if (!(lane.idle() && state.current?.endQuietTurn(e.turnId))) lane.defer(laneEdges(port, ctx), "turn.complete", turnCompleted);
+        const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf2(port, ctx), settingsFrom(ctx.options), e);
+        if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
+          if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) defer(port, ctx, "turn.complete", turnCompleted);
           return next(e);
         }
         const result = await next(e);
-        let warning = null;
-        try {
-          await lane.drain();
-          warning = await turnCompleted();
-        } catch (err) {
-          ctx.log(`turn.complete: ${messageOf(err)}`);
-        }
-        return warning === null ? result : { ...result, text: warning };
+        const warning = await lane.drain().then(turnCompleted).catch((err) => (logFailure(ctx, "turn.complete", err), null));
+        return warning ? { ...result, text: warning } : result;
       },
       "session.measure": (port, e, next, ctx) => {
         const measured = e.context.tokens;
-        const edges = io(port, ctx);
+        const edges = edgesOf2(port, ctx);
         const reading = edges.usage();
-        reading.catch(() => void 0);
-        lane.defer(laneEdges(port, ctx), "session.measure", async () => (await sessionFor(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
+        reading.catch(toUndefined);
+        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
         return next(e);
       },
       "session.end": async (port, e, next, ctx) => {
         await lane.drain();
         const ending = sessions.get(e.sessionId);
-        if (ending) {
-          ending.ended(io(port, ctx));
-          sessions.delete(e.sessionId);
-        }
-        if (state.current === ending) state.current = void 0;
+        ending?.ended(edgesOf2(port, ctx));
+        sessions.delete(e.sessionId);
+        if (current2 === ending) current2 = void 0;
         return next(e);
       },
-      "tool.call": (port, e, next) => e.tool === state.recallTool ? recallFor(port, e).then((result) => ({ result })) : next(e),
+      "tool.call": (port, e, next) => e.tool === recallTool ? recallFor(port, e).then((result) => ({ result })) : next(e),
       "ui.render": async (port, e, next, ctx) => {
         if (e.component !== "AbovePrompt" || ![...sessions.values()].some((s) => s.band)) return next(e);
         try {
-          const session = await sessionFor(port, ctx);
-          const props = e.props;
-          if (!session.band || props.hasSurvey) return next(e);
-          const edges = io(port, ctx);
-          const tree = bandTree(
+          const session = await sessionOf(port, ctx);
+          if (!session.band || e.props.hasSurvey) return next(e);
+          const edges = edgesOf2(port, ctx);
+          return bandTree(
             port.elements(e),
-            settingsFrom(ctx.options)?.mode,
+            settingsFrom(ctx.options).mode,
             () => void lane.drain().then(() => session.start(edges, true)),
             () => void session.snoozeNow(edges)
           );
-          return tree;
         } catch (err) {
-          ctx.log(`ui.render: ${messageOf(err)}`);
+          logFailure(ctx, "ui.render", err);
           return next(e);
         }
       }
@@ -1973,19 +1833,38 @@ function createCheckpointFeature() {
       charter: {
         usage: CHARTER_USAGE,
         async run(port, args, ctx) {
-          const session = await sessionFor(port, ctx);
-          const edges = io(port, ctx);
-          if (args === "") return (await session.charter(edges))?.text ?? CHARTER_NONE;
-          const charter = await session.setCharter(edges, args, "verb");
-          return charterSet(charter.text.split("\n")[0] ?? "");
+          const session = await sessionOf(port, ctx);
+          const edges = edgesOf2(port, ctx);
+          if (!args) return (await session.charter(edges))?.text ?? CHARTER_NONE;
+          return charterSet((await session.setCharter(edges, args, "verb")).text.split("\n")[0]);
         }
       },
       recall: {
         usage: RECALL_USAGE,
-        run: (port, args) => state.recallTool ? recallFor(port, { query: args }) : RECALL_OFF
+        run: (port, args) => recallTool ? recallFor(port, { query: args }) : RECALL_OFF
       }
     },
-    status: (port, ctx) => statusOf(port, ctx, state)
+    async status(port, ctx) {
+      const session = await sessionOf(port, ctx);
+      const io = edgesOf2(port, ctx);
+      const notes = new Notes(io);
+      const charter = await session.charter(io).catch(toUndefined);
+      const folder = await notes.folder().catch(toUndefined);
+      const text = await notes.read(session.sessionId);
+      const path = await notes.path(session.sessionId).catch(() => null);
+      return statusLines({
+        pkg: port.pkg,
+        charter,
+        notes: typeof text === "string" && path ? { bytes: byteLength(text), path } : text === null ? null : void 0,
+        folder,
+        settings: settingsFrom(ctx.options),
+        trigger: session.lastTrigger,
+        fill: await io.fill().catch(toUndefined),
+        attended: isAttended(session.isInteractive, session.isDesktopStarted, await io.surfaces().catch(() => null)),
+        lastSkip: await session.lastSkipRecord(io),
+        store: await io.storeKeys().then(toUndefined, damagedStore)
+      });
+    }
   };
 }
 
@@ -3674,7 +3553,7 @@ function createMailboxFeature() {
     await ensureBegun();
     await tick();
   };
-  function edgesOf3() {
+  function edgesOf2() {
     return {
       ...port.files,
       submit: port.submit,
@@ -3838,7 +3717,7 @@ function createMailboxFeature() {
     if (sessionId === void 0) return { deny: NOT_STARTED };
     if (root === void 0) return { deny: notKept(rootProblem) };
     const key = box.facts().key;
-    const sent = await sendMail({ ...edgesOf3(), send: messaging ? port.send : void 0 }, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input });
+    const sent = await sendMail({ ...edgesOf2(), send: messaging ? port.send : void 0 }, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input });
     if (!sent.ok) return { deny: sent.deny };
     log(sentLine(sent.mail.id, sent.mail.to, sent.outcome.kind));
     if (sent.record) {
@@ -3898,7 +3777,7 @@ function createMailboxFeature() {
           scanSeconds: ctx.options[SCAN_OPTION],
           naming: ctx.options[NAMING_OPTION]
         };
-        box = createMailbox(port.pkg, config, edgesOf3());
+        box = createMailbox(port.pkg, config, edgesOf2());
         cwd = e.cwd;
         interactive = e.isInteractive;
         ended2 = settled = cleaned = false;
@@ -4290,7 +4169,7 @@ function realNames(listed, known) {
 
 // src/features/reconnect/index.ts
 var OPTION = "reconnectServers";
-function edgesOf2(port, ctx) {
+function edgesOf(port, ctx) {
   return {
     reconnect: async (server) => await port.runCommand(MCP_COMMAND, `reconnect ${server}`),
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
@@ -4353,7 +4232,7 @@ function createReconnectFeature() {
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         reconnect = createReconnect(port.pkg);
-        reconnect.start(edgesOf2(port, ctx));
+        reconnect.start(edgesOf(port, ctx));
         known = [];
         targets = void 0;
         tool = void 0;
@@ -6123,14 +6002,14 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
   let events = 0;
   let opening = "";
   let pieces = 0;
-  let quiet2 = 0;
+  let quiet = 0;
   let seen = 0;
   let stalled2;
   const stall = new Promise((resolve) => stalled2 = () => resolve(STALL));
   const stop = edges.every(Math.max(1, Math.floor(opts.idleMs / STALL_TICKS)), () => {
-    quiet2 = pieces === seen ? quiet2 + 1 : 0;
+    quiet = pieces === seen ? quiet + 1 : 0;
     seen = pieces;
-    if (quiet2 >= STALL_TICKS) stalled2();
+    if (quiet >= STALL_TICKS) stalled2();
   });
   const leave = () => void child.return({ code: null, signal: null }).catch(() => void 0);
   try {
