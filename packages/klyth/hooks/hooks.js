@@ -280,7 +280,6 @@ function bindWindow($) {
     pkg: $.plugin.name,
     projectRoot: () => $.session.root(),
     homeDir: () => readHomeDir($),
-    realPath: async (path) => (await $.fs.stat(path, { resolve: true })).realPath,
     fileExists: (path) => $.fs.exists(path),
     readFile: (path) => $.fs.read(path),
     files: bindFiles($),
@@ -7473,14 +7472,8 @@ function isWindowInBand(tokens) {
 }
 function parseWindowTokens(raw) {
   if (typeof raw === "number") return Number.isInteger(raw) && raw > 0 ? raw : null;
-  if (typeof raw !== "string") return null;
-  const trimmed = raw.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, "");
-  if (!/^[0-9]+$/.test(trimmed)) return null;
-  const n = Number(trimmed);
+  const n = typeof raw === "string" && /^[ \t\r\n]*[0-9]+[ \t\r\n]*$/.test(raw) ? Number(raw) : 0;
   return n > 0 && Number.isSafeInteger(n) ? n : null;
-}
-function isPlainObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 function parseSettings(text) {
   if (text === void 0) return { kind: "missing" };
@@ -7490,22 +7483,15 @@ function parseSettings(text) {
   } catch {
     return { kind: "unreadable", why: "not valid JSON" };
   }
-  if (!isPlainObject(root)) return { kind: "unreadable", why: "not a JSON object" };
-  if (root.env === void 0) return { kind: "object", root, env: {} };
-  if (!isPlainObject(root.env)) return { kind: "unreadable", why: 'its "env" is not an object' };
-  return { kind: "object", root, env: root.env };
+  if (!isRecord(root)) return { kind: "unreadable", why: "not a JSON object" };
+  const env = root.env === void 0 ? {} : root.env;
+  return isRecord(env) ? { kind: "object", root, env } : { kind: "unreadable", why: 'its "env" is not an object' };
 }
 function envOf(file) {
-  return file.kind === "object" ? file.env : {};
+  return file?.kind === "object" ? file.env : {};
 }
 function withEnvRows(file, rows) {
-  const root = file.kind === "object" ? { ...file.root } : {};
-  const env = { ...envOf(file) };
-  for (const [key, value] of Object.entries(rows)) {
-    if (value === void 0) delete env[key];
-    else env[key] = value;
-  }
-  root.env = env;
+  const root = { ...file.kind === "object" ? file.root : {}, env: { ...envOf(file), ...rows } };
   return JSON.stringify(root, null, 2) + "\n";
 }
 function isOwned(env) {
@@ -7516,11 +7502,11 @@ function readWindow(file, processValue) {
   const env = envOf(file);
   const fileRaw = env[WINDOW_KEY];
   const fileTokens = parseWindowTokens(fileRaw);
-  const fromEnv = processValue !== void 0 && processValue !== "";
+  const fromEnv = !!processValue;
   const source = fromEnv ? "process-env" : fileRaw !== void 0 ? "settings-file" : null;
   const raw = fromEnv ? processValue : fileRaw;
   return {
-    tokens: source === null ? null : parseWindowTokens(raw),
+    tokens: parseWindowTokens(raw),
     raw,
     source,
     fileTokens,
@@ -7531,54 +7517,40 @@ function readWindow(file, processValue) {
 }
 function decideSync(location, file, tokens, running) {
   const base = { settingsPath: location.settingsPath, requestedTokens: tokens };
-  if (location.projectIsHome || file === void 0) {
-    return { result: { ...base, action: "skipped", reason: "unsafe-project-root", tokens: null, previousTokens: null, previousRawValue: void 0, owned: false } };
-  }
-  if (file.kind === "unreadable") {
-    return { result: { ...base, action: "skipped", reason: "unreadable-settings", why: file.why, tokens: null, previousTokens: null, previousRawValue: void 0, owned: false } };
-  }
   const env = envOf(file);
   const previousRawValue = env[WINDOW_KEY];
   const previousTokens = parseWindowTokens(previousRawValue);
   const owned = isOwned(env);
-  const as = (action, reason) => ({ ...base, action, ...reason ? { reason } : {}, tokens: previousTokens, previousTokens, previousRawValue, owned });
-  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as("skipped", "opted-out") };
-  if (!isWindowInBand(tokens)) return { result: as("skipped", "out-of-band") };
-  if (previousTokens === tokens) return { result: as("unchanged") };
-  if (previousRawValue !== void 0 && !owned) return { result: as("skipped", "not-owned") };
+  const as = (action, reason, over) => ({ result: { ...base, action, ...reason ? { reason } : {}, tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } });
+  if (file?.kind === "unreadable") return as("skipped", "unreadable-settings", { why: file.why });
+  if (location.projectIsHome || file === void 0) return as("skipped", "unsafe-project-root");
+  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return as("skipped", "opted-out");
+  if (!isWindowInBand(tokens)) return as("skipped", "out-of-band");
+  if (previousTokens === tokens) return as("unchanged");
+  if (previousRawValue !== void 0 && !owned) return as("skipped", "not-owned");
   const runningTokens = parseWindowTokens(running);
-  if (previousRawValue === void 0 && running !== void 0 && running !== "" && runningTokens !== tokens && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
-    return { result: { ...base, action: "skipped", reason: "not-owned", tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: "running-env" } };
+  if (previousRawValue === void 0 && running && runningTokens !== tokens && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+    return as("skipped", "not-owned", { tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: "running-env" });
   }
   const value = String(tokens);
-  return {
-    result: { ...base, action: "written", tokens, previousTokens, previousRawValue, owned: true },
-    write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value })
-  };
+  return { ...as("written", void 0, { tokens, owned: true }), write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value }) };
 }
 function decideReset(settingsPath, file) {
   if (file.kind === "unreadable") return { result: { settingsPath, action: "unreadable-settings", previousTokens: null, optedOut: false, why: file.why } };
   const env = envOf(file);
-  if (env[WINDOW_KEY] !== void 0) {
-    return {
-      result: { settingsPath, action: "removed", previousTokens: parseWindowTokens(env[WINDOW_KEY]), optedOut: env[OPTOUT_KEY] !== OPTOUT_VALUE },
-      write: withEnvRows(file, { [WINDOW_KEY]: void 0, [WRITTEN_KEY]: void 0, [OPTOUT_KEY]: OPTOUT_VALUE })
-    };
-  }
-  const hasOwnRow = env[WRITTEN_KEY] !== void 0 || env[OPTOUT_KEY] !== void 0;
-  if (!hasOwnRow || env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: { settingsPath, action: "absent", previousTokens: null, optedOut: false } };
-  return {
-    result: { settingsPath, action: "absent", previousTokens: null, optedOut: true },
-    write: withEnvRows(file, { [WRITTEN_KEY]: void 0, [OPTOUT_KEY]: OPTOUT_VALUE })
-  };
+  const raw = env[WINDOW_KEY];
+  const wasOff = env[OPTOUT_KEY] === OPTOUT_VALUE;
+  const writes = raw !== void 0 || !wasOff && (env[WRITTEN_KEY] !== void 0 || env[OPTOUT_KEY] !== void 0);
+  const result = { settingsPath, action: raw === void 0 ? "absent" : "removed", previousTokens: parseWindowTokens(raw), optedOut: writes && !wasOff };
+  return writes ? { result, write: withEnvRows(file, { [WINDOW_KEY]: void 0, [WRITTEN_KEY]: void 0, [OPTOUT_KEY]: OPTOUT_VALUE }) } : { result };
 }
 function decideDisable(location, file) {
-  const settingsPath = location.settingsPath;
-  if (location.projectIsHome || file === void 0) return { result: { settingsPath, action: "refused-unsafe-project-root", fileRaw: void 0 } };
-  if (file.kind === "unreadable") return { result: { settingsPath, action: "unreadable-settings", fileRaw: void 0, why: file.why } };
   const env = envOf(file);
-  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: { settingsPath, action: "already-opted-out", fileRaw: env[WINDOW_KEY] } };
-  return { result: { settingsPath, action: "disabled", fileRaw: env[WINDOW_KEY] }, write: withEnvRows(file, { [OPTOUT_KEY]: OPTOUT_VALUE }) };
+  const as = (action) => ({ settingsPath: location.settingsPath, action, fileRaw: env[WINDOW_KEY] });
+  if (location.projectIsHome || file === void 0) return { result: as("refused-unsafe-project-root") };
+  if (file.kind === "unreadable") return { result: { ...as("unreadable-settings"), why: file.why } };
+  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as("already-opted-out") };
+  return { result: as("disabled"), write: withEnvRows(file, { [OPTOUT_KEY]: OPTOUT_VALUE }) };
 }
 function decideEnable(settingsPath, file) {
   if (file.kind === "unreadable") return { result: { settingsPath, action: "unreadable-settings", why: file.why } };
@@ -7598,6 +7570,7 @@ function isHomeRoot(root, home, real = {}) {
 
 // src/features/window/strings.ts
 var BAND = `${MIN_WINDOW_TOKENS}..${MAX_WINDOW_TOKENS}`;
+var OPTOUT_ROW = `${OPTOUT_KEY}=${OPTOUT_VALUE}`;
 var VERB_USAGE = "window status|reset|disable|enable";
 var UNKNOWN_SUBVERB = (cmd, given) => `${cmd}: unknown action "${given}". Usage: ${cmd} status|reset|disable|enable`;
 var NOT_MANAGED = (names) => `Harness auto-compact window: not managed (${WINDOW_OPTION} is 0); ${names.who} leaves ${WINDOW_KEY} alone.`;
@@ -7607,11 +7580,15 @@ var RUNNING_ENV = `the running session's environment (from your shell or another
 var RESET_ENV_CLEARED = `The running session compacts on the model's own window again.`;
 var RESET_ENV_KEPT = (raw) => `The running session keeps ${WINDOW_KEY}=${raw} (from its environment) until it restarts.`;
 var ENV_SET_REFUSED = (deny) => `the running session's ${WINDOW_KEY} was not set (${deny}); the harness reads the file when it next loads its settings`;
+var notEditable = (what, path, names, why) => `${what}: ${path} is not a JSON object ${names.who} can edit safely (${why}); left untouched.`;
+function valueClause(raw) {
+  return raw === void 0 ? "unset" : JSON.stringify(raw);
+}
 var pinPlace = (result) => result.pinnedIn === "running-env" ? RUNNING_ENV : result.settingsPath;
 function conflictClause(result, names) {
   const raw = result.previousRawValue;
   if (raw === void 0) return "";
-  if (parseWindowTokens(raw) === null) return ` ${pinPlace(result)} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`;
+  if (result.previousTokens === null) return ` ${pinPlace(result)} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`;
   if (result.previousTokens !== result.requestedTokens) return ` ${pinPlace(result)} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`;
   return "";
 }
@@ -7620,10 +7597,9 @@ function describeSync(result, names) {
   if (!result) return SYNC_NOT_RUN;
   if (typeof result === "string") return result;
   const { settingsPath: p, requestedTokens: n } = result;
-  const undo = `Undo: ${names.cmd} reset`;
   switch (result.action) {
     case "written":
-      return `Harness auto-compact window: wrote ${WINDOW_KEY}=${n} to ${p} (was ${result.previousTokens ?? (result.previousRawValue === void 0 ? "unset" : JSON.stringify(result.previousRawValue))}). ${undo}`;
+      return `Harness auto-compact window: wrote ${WINDOW_KEY}=${n} to ${p} (was ${result.previousTokens ?? valueClause(result.previousRawValue)}). Undo: ${names.cmd} reset`;
     case "unchanged":
       return result.owned ? `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} already (managed by ${names.who}).` : `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${pinPlace(result)} was set outside ${names.who}; ${names.who} does not manage it.`;
     case "skipped":
@@ -7631,11 +7607,11 @@ function describeSync(result, names) {
         case "not-owned":
           return `Harness window not managed (set outside ${names.who}):${conflictClause(result, names)} ${handOver(result, names)}`;
         case "opted-out":
-          return `Harness window sync is off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written.${conflictClause(result, names)} Re-enable: ${names.cmd} enable`;
+          return `Harness window sync is off (${OPTOUT_ROW} in ${p}); nothing written.${conflictClause(result, names)} Re-enable: ${names.cmd} enable`;
         case "unsafe-project-root":
           return `Harness window not written: the project root is your home folder, so ${p} would be your personal settings for every project. Start the session in the project's folder.`;
         case "unreadable-settings":
-          return `Harness window not written: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`;
+          return notEditable("Harness window not written", p, names, result.why);
         default:
           return `Harness window not written: ${WINDOW_OPTION} ${n} is not a whole number in the harness's accepted ${BAND}; the harness would not compact on it.`;
       }
@@ -7643,37 +7619,33 @@ function describeSync(result, names) {
 }
 function syncWarning(result, names) {
   if (!result) return null;
-  const raw = result.previousRawValue;
   if (result.reason === "out-of-band") return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`;
-  if (result.action === "skipped" && raw !== void 0 && parseWindowTokens(raw) === null) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${JSON.stringify(raw)}, not a token count, but ${names.who} asked for ${result.requestedTokens}`;
-  if (result.tokens !== null && result.tokens !== result.requestedTokens) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${result.tokens} but ${names.who} asked for ${result.requestedTokens}`;
-  return null;
+  const raw = result.previousRawValue;
+  const instead = result.action === "skipped" && raw !== void 0 && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,` : result.tokens !== null && result.tokens !== result.requestedTokens ? result.tokens : void 0;
+  return instead === void 0 ? null : `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${instead} but ${names.who} asked for ${result.requestedTokens}`;
 }
 function describeReset(result, names) {
   const p = result.settingsPath;
   switch (result.action) {
     case "removed":
-      return `Harness auto-compact window: removed ${WINDOW_KEY} (was ${result.previousTokens ?? "not a token count"}) from ${p} and turned sync off there (${OPTOUT_KEY}=${OPTOUT_VALUE}), so it is not written back. Undo: ${names.cmd} enable`;
+      return `Harness auto-compact window: removed ${WINDOW_KEY} (was ${result.previousTokens ?? "not a token count"}) from ${p} and turned sync off there (${OPTOUT_ROW}), so it is not written back. Undo: ${names.cmd} enable`;
     case "absent":
-      return result.optedOut ? `Harness auto-compact window: ${p} holds no ${WINDOW_KEY}; turned sync off there (${OPTOUT_KEY}=${OPTOUT_VALUE}). Undo: ${names.cmd} enable` : `Harness auto-compact window: ${p} holds nothing of ${names.who}'s window sync to remove; nothing written.`;
+      return result.optedOut ? `Harness auto-compact window: ${p} holds no ${WINDOW_KEY}; turned sync off there (${OPTOUT_ROW}). Undo: ${names.cmd} enable` : `Harness auto-compact window: ${p} holds nothing of ${names.who}'s window sync to remove; nothing written.`;
     case "unreadable-settings":
-      return `Harness window not reset: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`;
+      return notEditable("Harness window not reset", p, names, result.why);
   }
-}
-function valueClause(raw) {
-  return raw === void 0 ? "unset" : JSON.stringify(raw);
 }
 function describeDisable(result, names) {
   const p = result.settingsPath;
   switch (result.action) {
     case "disabled":
-      return `Harness window sync is now off: wrote ${OPTOUT_KEY}=${OPTOUT_VALUE} to ${p}; ${WINDOW_KEY} left as it was (${valueClause(result.fileRaw)}). Undo: ${names.cmd} enable`;
+      return `Harness window sync is now off: wrote ${OPTOUT_ROW} to ${p}; ${WINDOW_KEY} left as it was (${valueClause(result.fileRaw)}). Undo: ${names.cmd} enable`;
     case "already-opted-out":
-      return `Harness window sync was already off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written. Re-enable: ${names.cmd} enable`;
+      return `Harness window sync was already off (${OPTOUT_ROW} in ${p}); nothing written. Re-enable: ${names.cmd} enable`;
     case "refused-unsafe-project-root":
       return `Harness window sync not turned off here: the project root is your home folder, so ${p} would be your personal settings, and ${names.who} never writes there anyway; nothing written.`;
     case "unreadable-settings":
-      return `Harness window sync not turned off: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`;
+      return notEditable("Harness window sync not turned off", p, names, result.why);
   }
 }
 function describeEnable(result, requested, names) {
@@ -7685,15 +7657,17 @@ function describeEnable(result, requested, names) {
     case "absent":
       return `Harness window sync was not off in ${p}; nothing written.`;
     case "unreadable-settings":
-      return `Harness window sync not re-enabled: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`;
+      return notEditable("Harness window sync not re-enabled", p, names, result.why);
   }
 }
 function describeState(requested, read, settingsPath, harness, names) {
-  const lines = [requested === 0 ? `${WINDOW_OPTION}: 0 (not managed)` : `${WINDOW_OPTION}: ${requested}`];
+  const lines = [`${WINDOW_OPTION}: ${requested}${requested === 0 ? " (not managed)" : ""}`];
   if (read) {
-    const owner = read.fileRaw === void 0 ? "unset" : `${JSON.stringify(read.fileRaw)}, ${read.owned ? `written by ${names.who}` : `set outside ${names.who}`}`;
-    lines.push(`${settingsPath}: ${WINDOW_KEY} ${owner}; sync ${read.optedOut ? `off (${OPTOUT_KEY}=${OPTOUT_VALUE})` : "on"}`);
-    lines.push(`running session: ${WINDOW_KEY} ${read.source === "process-env" ? JSON.stringify(read.raw) : "unset in its environment"}`);
+    const owner = read.fileRaw === void 0 ? "unset" : `${JSON.stringify(read.fileRaw)}, ${read.owned ? "written by" : "set outside"} ${names.who}`;
+    lines.push(
+      `${settingsPath}: ${WINDOW_KEY} ${owner}; sync ${read.optedOut ? `off (${OPTOUT_ROW})` : "on"}`,
+      `running session: ${WINDOW_KEY} ${read.source === "process-env" ? JSON.stringify(read.raw) : "unset in its environment"}`
+    );
   }
   if (harness) {
     const auto = harness.isAutoCompactEnabled && harness.autoCompactThreshold !== void 0 ? `auto-compaction at ${harness.autoCompactThreshold} tokens` : "auto-compaction off";
@@ -7704,11 +7678,12 @@ function describeState(requested, read, settingsPath, harness, names) {
 
 // src/features/window/index.ts
 var namesOf2 = (port) => ({ who: port.pkg, cmd: `/${port.pkg} window` });
-var requestedOf = (ctx) => Number(ctx.options[WINDOW_OPTION] ?? 0);
+var requestedOf = (ctx) => ctx.options[WINDOW_OPTION];
+var lastSyncLine = (port, ctx, state) => requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf2(port)) : describeSync(state.lastSync, namesOf2(port));
 async function locate(port) {
   const root = await port.projectRoot();
   const home = await port.homeDir();
-  const real = async (path) => path === void 0 ? void 0 : port.realPath(path).catch(() => void 0);
+  const real = async (path) => path === void 0 ? void 0 : (await port.files.stat(path))?.realPath;
   const [rootReal, homeReal] = await Promise.all([real(root), real(home)]);
   return {
     root,
@@ -7725,44 +7700,40 @@ async function readSettings(port, path) {
     return { file: { kind: "unreadable", why: `not readable: ${messageOf(err)}` }, text: null };
   }
 }
-async function writeChecked(port, location, read, text) {
-  const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text, expected: read.text });
-  return outcome.ok ? void 0 : NOT_WRITTEN(outcome.reason);
+async function change(port, guarded, decide2) {
+  const location = await locate(port);
+  const read = guarded && location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
+  const { result, write } = await decide2(location, read?.file);
+  if (write === void 0 || read === void 0) return result;
+  const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text: write, expected: read.text });
+  return outcome.ok ? result : NOT_WRITTEN(outcome.reason);
 }
+var setRunning = async (port, value) => (await port.setWindowEnv(value).catch((err) => ({ deny: messageOf(err) }))).deny;
 function report(port, ctx, state, text, notify) {
   ctx.log(text);
   if (notify && !state.noticed.has(text)) {
     state.noticed.add(text);
     port.notice(text);
   }
+  return text;
 }
 async function sync(port, ctx, state) {
   const names = namesOf2(port);
   const requested = requestedOf(ctx);
   if (requested === 0) {
     state.lastSync = void 0;
-    const text2 = NOT_MANAGED(names);
-    ctx.log(text2);
-    return text2;
+    return report(port, ctx, state, NOT_MANAGED(names), false);
   }
-  const location = await locate(port);
-  const read = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
-  if (read) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf("/")), port.now);
-  const running = await port.windowEnv().catch(() => void 0);
-  const { result, write } = decideSync(location, read?.file, requested, running);
-  if (write !== void 0 && read !== void 0) {
-    const problem2 = await writeChecked(port, location, read, write);
-    if (problem2) {
-      state.lastSync = problem2;
-      report(port, ctx, state, problem2, true);
-      return problem2;
-    }
-  }
+  const result = await change(port, true, async (location, file) => {
+    if (file) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf("/")), port.now);
+    return decideSync(location, file, requested, await port.windowEnv().catch(() => void 0));
+  });
   state.lastSync = result;
+  if (typeof result === "string") return report(port, ctx, state, result, true);
   let text = describeSync(result, names);
   if (result.action === "written") {
-    const set = await port.setWindowEnv(String(requested)).catch((err) => ({ deny: messageOf(err) }));
-    if (set.deny) text += ` (${ENV_SET_REFUSED(set.deny)})`;
+    const refused2 = await setRunning(port, String(requested));
+    if (refused2) text += ` (${ENV_SET_REFUSED(refused2)})`;
   }
   const warning = syncWarning(result, names);
   report(port, ctx, state, text, result.action === "written" || warning !== null);
@@ -7772,7 +7743,7 @@ async function sync(port, ctx, state) {
 async function harnessWindow(port) {
   try {
     const b = (await port.usage()).context.breakdown;
-    return b && { rawMaxTokens: b.rawMaxTokens, source: b.autocompactSource, autoCompactThreshold: b.autoCompactThreshold, isAutoCompactEnabled: b.isAutoCompactEnabled };
+    return b && { ...b, source: b.autocompactSource };
   } catch {
     return void 0;
   }
@@ -7780,47 +7751,36 @@ async function harnessWindow(port) {
 async function status(port, ctx, state) {
   const location = await locate(port);
   const { file } = await readSettings(port, location.settingsPath);
+  const requested = requestedOf(ctx);
   const read = file.kind === "unreadable" ? void 0 : readWindow(file, await port.windowEnv());
-  const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port), namesOf2(port));
-  if (file.kind === "unreadable") lines.push(describeSync({ settingsPath: location.settingsPath, action: "skipped", reason: "unreadable-settings", why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: void 0, owned: false }, namesOf2(port)));
-  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf2(port)) : describeSync(state.lastSync, namesOf2(port))}`);
+  const lines = describeState(requested, read, location.settingsPath, await harnessWindow(port), namesOf2(port));
+  if (!read) lines.push(describeSync(decideSync(location, file, requested).result, namesOf2(port)));
+  lines.push(`last sync: ${lastSyncLine(port, ctx, state)}`);
   return lines.join("\n");
 }
-async function reset(port, state) {
-  const location = await locate(port);
-  const read = await readSettings(port, location.settingsPath);
-  const { result, write } = decideReset(location.settingsPath, read.file);
-  const problem2 = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
-  if (problem2) return problem2;
+async function reset(port, ctx, state) {
+  const result = await change(port, false, (location, file) => decideReset(location.settingsPath, file));
+  if (typeof result === "string") return result;
   state.lastSync = void 0;
-  let text = describeReset(result, namesOf2(port));
-  if (result.action === "removed") {
-    const running = await port.windowEnv();
-    if (running !== void 0 && running !== "") {
-      const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens;
-      const unset = ours ? await port.setWindowEnv(void 0).catch((err) => ({ deny: messageOf(err) })) : void 0;
-      text += " " + (ours && !unset?.deny ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running));
-    }
-  }
-  return text;
+  const text = describeReset(result, namesOf2(port));
+  if (result.action !== "removed") return text;
+  const running = await port.windowEnv();
+  if (!running) return text;
+  const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens;
+  return `${text} ${ours && await setRunning(port, void 0) === void 0 ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running)}`;
 }
 async function disable(port) {
-  const location = await locate(port);
-  const read = location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
-  const { result, write } = decideDisable(location, read?.file);
-  const problem2 = write === void 0 || read === void 0 ? void 0 : await writeChecked(port, location, read, write);
-  return problem2 ?? describeDisable(result, namesOf2(port));
+  const result = await change(port, true, decideDisable);
+  return typeof result === "string" ? result : describeDisable(result, namesOf2(port));
 }
 async function enable(port, ctx, state) {
-  const location = await locate(port);
-  const read = await readSettings(port, location.settingsPath);
-  const { result, write } = decideEnable(location.settingsPath, read.file);
-  const problem2 = write === void 0 ? void 0 : await writeChecked(port, location, read, write);
-  if (problem2) return problem2;
+  const result = await change(port, false, (location, file) => decideEnable(location.settingsPath, file));
+  if (typeof result === "string") return result;
   const text = describeEnable(result, requestedOf(ctx), namesOf2(port));
   return result.action === "reenabled" && requestedOf(ctx) !== 0 ? `${text}
 ${await sync(port, ctx, state)}` : text;
 }
+var ACTIONS = /* @__PURE__ */ new Map([["status", status], ["reset", reset], ["disable", disable], ["enable", enable]]);
 function createWindowFeature() {
   const state = { lastSync: void 0, noticed: /* @__PURE__ */ new Set() };
   return {
@@ -7828,28 +7788,20 @@ function createWindowFeature() {
     sessionActing: true,
     hooks: {
       "session.start": async (port, e, next, ctx) => {
-        try {
-          await sync(port, ctx, state);
-        } catch (err) {
-          ctx.log(`sync failed (${messageOf(err)}); the harness window is left as it was`);
-        }
+        await sync(port, ctx, state).catch((err) => ctx.log(`sync failed (${messageOf(err)}); the harness window is left as it was`));
         return next(e);
       }
     },
     verbs: {
       window: {
         usage: VERB_USAGE,
-        run: async (port, args, ctx) => {
+        run: (port, args, ctx) => {
           const action = args.trim().toLowerCase() || "status";
-          if (action === "status") return status(port, ctx, state);
-          if (action === "reset") return reset(port, state);
-          if (action === "disable") return disable(port);
-          if (action === "enable") return enable(port, ctx, state);
-          return UNKNOWN_SUBVERB(namesOf2(port).cmd, action);
+          return ACTIONS.get(action)?.(port, ctx, state) ?? UNKNOWN_SUBVERB(namesOf2(port).cmd, action);
         }
       }
     },
-    status: (port, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf2(port)) : describeSync(state.lastSync, namesOf2(port))]
+    status: (port, ctx) => [lastSyncLine(port, ctx, state)]
   };
 }
 
@@ -8117,21 +8069,21 @@ function parseOptions(fields, raw) {
 }
 
 // src/registry.ts
-var isPlainObject2 = (r) => typeof r === "object" && r !== null;
+var isPlainObject = (r) => typeof r === "object" && r !== null;
 var isString2 = (v) => typeof v === "string";
 var RESULT_CHECKS = {
   "session.compact": (r) => Array.isArray(r.messages) || isString2(r.skip),
   "tool.call": (r) => "result" in r || isString2(r.deny) || "ref" in r,
   "prompt.compose": (r) => Array.isArray(r.sections),
-  "http.fetch": (r) => isString2(r.deny) || isPlainObject2(r.value) && typeof r.value.status === "number" && isPlainObject2(r.value.headers) && isString2(r.value.text),
+  "http.fetch": (r) => isString2(r.deny) || isPlainObject(r.value) && typeof r.value.status === "number" && isPlainObject(r.value.headers) && isString2(r.value.text),
   "agent.spawn": (r) => isString2(r.model) || isString2(r.deny),
   "session.receive": (r) => isString2(r.text) || isString2(r.consumed),
   "session.send": (r) => typeof r.isDelivered === "boolean",
-  "session.append": (r) => isPlainObject2(r.message) || isString2(r.deny),
+  "session.append": (r) => isPlainObject(r.message) || isString2(r.deny),
   "turn.step": (r) => isString2(r.turnId) && typeof r.index === "number"
 };
 function isSettledShape(event, result) {
-  if (!isPlainObject2(result)) return false;
+  if (!isPlainObject(result)) return false;
   const check = RESULT_CHECKS[event];
   return check ? check(result) : true;
 }

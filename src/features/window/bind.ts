@@ -10,10 +10,9 @@ export type WindowPort = {
   projectRoot(): Promise<string>
   /** The person's home folder (HOME, else USERPROFILE). */
   homeDir(): Promise<string | undefined>
-  /** Where a path lands, every link followed; undefined when it leads nowhere. */
-  realPath(path: string): Promise<string | undefined>
   fileExists(path: string): Promise<boolean>
   readFile(path: string): Promise<string>
+  /** The safe writer's edges; its `stat` also tells where a path lands, every link followed. */
   readonly files: SafeWriteEdges
   /** The harness's window override as the running process holds it (`CLAUDE_CODE_AUTO_COMPACT_WINDOW`). */
   windowEnv(): Promise<string | undefined>
@@ -31,7 +30,6 @@ export function bindWindow($: EngineInterface): WindowPort {
     pkg: $.plugin.name,
     projectRoot: () => $.session.root(),
     homeDir: () => readHomeDir($),
-    realPath: async (path) => (await $.fs.stat(path, { resolve: true })).realPath,
     fileExists: (path) => $.fs.exists(path),
     readFile: (path) => $.fs.read(path),
     files: bindFiles($),
