@@ -4663,8 +4663,7 @@ var ENDED_DURING_STEP = "the session ended during the reconnect step; its report
 var ENDED_BEFORE_REPORT = "the session ended before the reconnect report's turn began; the report is dropped";
 var STALE_REPORT = "an MCP reconnect report of the conversation before this one; dropped";
 var TURN_STARTED_DURING_STEP = "a turn started during the reconnect step; the resume prompt is not submitted";
-var listReadFailed = (err) => `tool list read failed: ${String(err)}`;
-var connectionReadFailed = (err) => `connection read failed: ${String(err)}`;
+var readFailed2 = (what, err) => `${what} read failed: ${String(err)}`;
 var pollLine = (server, ms, state) => `"${server}" after ${ms} ms: ${state}`;
 var endDropped = (reason) => `session.end ${reason} dropped a pending reconnect request`;
 var promptNotSubmitted = (pkg, why, text) => `${pkg} mcp reconnect: a prompt was not submitted (${why}):
@@ -4732,36 +4731,23 @@ function createReconnect(pkg) {
     try {
       answer = await e.reconnect(server);
     } catch (err) {
-      return { ok: false, reason: reasonCommandFailed(err) };
+      return reasonCommandFailed(err);
     }
     const refused2 = commandRefusal(answer);
-    if (refused2 !== void 0) return { ok: false, reason: reasonCommandAnswered(refused2) };
+    if (refused2 !== void 0) return reasonCommandAnswered(refused2);
     let last2;
     let unconnected = 0;
     for (let waited = 0; ; waited += TOOLS_POLL_MS) {
-      let state;
-      try {
-        state = await e.connection(server);
-      } catch (err) {
-        e.log(connectionReadFailed(err));
-      }
-      let listed = false;
-      if (state?.isConnected) {
-        try {
-          listed = await e.toolsListed(server);
-        } catch (err) {
-          e.log(listReadFailed(err));
-        }
-      }
+      const state = await e.connection(server).catch((err) => e.log(readFailed2("connection", err)));
+      const listed = state?.isConnected && await e.toolsListed(server).catch((err) => e.log(readFailed2("tool list", err)));
       const seen = `${describeConnection(state)}${state?.isConnected ? `, tools ${listed ? "listed" : "not listed"}` : ""}`;
-      unconnected = state && !state.isConnected && seen === last2 ? unconnected + 1 : state && !state.isConnected ? 1 : 0;
+      const down = state?.isConnected === false;
+      unconnected = down ? seen === last2 ? unconnected + 1 : 1 : 0;
       if (seen !== last2) e.log(pollLine(server, waited, seen));
       last2 = seen;
-      if (state?.isConnected && listed) return { ok: true };
-      if (state && !state.isConnected && state.reason === UNLISTED) return { ok: false, reason: reasonUnlisted(server) };
-      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) {
-        return { ok: false, reason: state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(describeConnection(state), waited) };
-      }
+      if (state?.isConnected && listed) return void 0;
+      if (down && state.reason === UNLISTED) return reasonUnlisted(server);
+      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) return state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(seen, waited);
       await e.sleep(TOOLS_POLL_MS);
     }
   }
@@ -4783,15 +4769,11 @@ function createReconnect(pkg) {
     const lines = [];
     for (const server of r.servers) {
       const started = await now(e);
-      const outcome = await attempt(e, server);
+      const reason = await attempt(e, server);
       const ms = Math.round(await now(e) - started);
-      if (outcome.ok) {
-        reconnected.push(server);
-        lines.push(reconnectedLine(server, ms));
-      } else {
-        failures.push({ server, reason: outcome.reason });
-        lines.push(notReconnectedLine(server, outcome.reason, ms));
-      }
+      if (reason === void 0) reconnected.push(server);
+      else failures.push({ server, reason });
+      lines.push(reason === void 0 ? reconnectedLine(server, ms) : notReconnectedLine(server, reason, ms));
     }
     if (gen !== generation) return e.log(ENDED_DURING_STEP);
     for (const line of lines) e.log(line);

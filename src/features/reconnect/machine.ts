@@ -15,7 +15,7 @@
 // conversation after /clear or /resume).
 import { NOT_CONNECTED_READS, TOOLS_POLL_MS, TOOLS_WAIT_MS, UNLISTED } from './constants.ts'
 import {
-  connectionReadFailed, ENDED_BEFORE_REPORT, ENDED_DURING_STEP, endDropped, failureText, listReadFailed, notReconnectedLine, notScheduled, pollLine, promptNotSubmitted,
+  ENDED_BEFORE_REPORT, ENDED_DURING_STEP, endDropped, failureText, notReconnectedLine, notScheduled, pollLine, promptNotSubmitted, readFailed,
   reasonCommandAnswered, reasonCommandFailed, reasonNotConnected, reasonUnlisted, REASON_TOOLS_ABSENT, reconnectedLine, reconnectResult, requestedLine,
   RESCHEDULED, stepFailed, successText, TURN_STARTED_DURING_STEP, type Failure,
 } from './strings.ts'
@@ -49,9 +49,7 @@ type Request = { servers: string[]; resume: boolean; scheduled?: number }
 export type Connection = { isConnected: true } | { isConnected: false; reason: string; message?: string }
 
 /** How a connection reads in the debug log and in a failure reason. */
-const describeConnection = (c: Connection | undefined) => (c === undefined ? 'unread' : c.isConnected ? 'connected' : `${c.reason}${c.message ? `: ${c.message}` : ''}`)
-
-type Outcome = { ok: true } | { ok: false; reason: string }
+const describeConnection = (c: Connection | void) => (c === undefined ? 'unread' : c.isConnected ? 'connected' : `${c.reason}${c.message ? `: ${c.message}` : ''}`)
 
 /**
  * A command answer that says the reconnect did not happen. An interactive reconnect answers with no
@@ -95,16 +93,16 @@ export function createReconnect(pkg: string) {
     )
   }
 
-  /** Never throws: every failure is an outcome. */
-  async function attempt(e: ReconnectEdges, server: string): Promise<Outcome> {
+  /** Why the server did not come back; undefined when it did. Never throws. */
+  async function attempt(e: ReconnectEdges, server: string): Promise<string | undefined> {
     let answer: { text?: string } | undefined
     try {
       answer = await e.reconnect(server)
     } catch (err) {
-      return { ok: false, reason: reasonCommandFailed(err) }
+      return reasonCommandFailed(err)
     }
     const refused = commandRefusal(answer)
-    if (refused !== undefined) return { ok: false, reason: reasonCommandAnswered(refused) }
+    if (refused !== undefined) return reasonCommandAnswered(refused)
     // Success is proven, never inferred: the command resolves `{}` whether or not the server came
     // back, and right after a failed reconnect the tool list still shows the dead server's tools for
     // about a second (measured). So the step waits until the engine holds the server connected
@@ -114,29 +112,17 @@ export function createReconnect(pkg: string) {
     let last: string | undefined
     let unconnected = 0
     for (let waited = 0; ; waited += TOOLS_POLL_MS) {
-      let state: Connection | undefined
-      try {
-        state = await e.connection(server)
-      } catch (err) {
-        e.log(connectionReadFailed(err))
-      }
-      let listed = false
-      if (state?.isConnected) {
-        try {
-          listed = await e.toolsListed(server)
-        } catch (err) {
-          e.log(listReadFailed(err))
-        }
-      }
+      // A read that fails is logged and reads as nothing known.
+      const state = await e.connection(server).catch((err) => e.log(readFailed('connection', err)))
+      const listed = state?.isConnected && (await e.toolsListed(server).catch((err) => e.log(readFailed('tool list', err))))
       const seen = `${describeConnection(state)}${state?.isConnected ? `, tools ${listed ? 'listed' : 'not listed'}` : ''}`
-      unconnected = state && !state.isConnected && seen === last ? unconnected + 1 : state && !state.isConnected ? 1 : 0
+      const down = state?.isConnected === false
+      unconnected = down ? (seen === last ? unconnected + 1 : 1) : 0
       if (seen !== last) e.log(pollLine(server, waited, seen))
       last = seen
-      if (state?.isConnected && listed) return { ok: true }
-      if (state && !state.isConnected && state.reason === UNLISTED) return { ok: false, reason: reasonUnlisted(server) }
-      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) {
-        return { ok: false, reason: state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(describeConnection(state), waited) }
-      }
+      if (state?.isConnected && listed) return undefined
+      if (down && state.reason === UNLISTED) return reasonUnlisted(server)
+      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) return state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(seen, waited)
       await e.sleep(TOOLS_POLL_MS)
     }
   }
@@ -162,15 +148,11 @@ export function createReconnect(pkg: string) {
     const lines: string[] = []
     for (const server of r.servers) {
       const started = await now(e)
-      const outcome = await attempt(e, server)
+      const reason = await attempt(e, server)
       const ms = Math.round((await now(e)) - started)
-      if (outcome.ok) {
-        reconnected.push(server)
-        lines.push(reconnectedLine(server, ms))
-      } else {
-        failures.push({ server, reason: outcome.reason })
-        lines.push(notReconnectedLine(server, outcome.reason, ms))
-      }
+      if (reason === undefined) reconnected.push(server)
+      else failures.push({ server, reason })
+      lines.push(reason === undefined ? reconnectedLine(server, ms) : notReconnectedLine(server, reason, ms))
     }
     if (gen !== generation) return e.log(ENDED_DURING_STEP)
     for (const line of lines) e.log(line)

@@ -1,7 +1,7 @@
 // Every sentence the window feature shows: one wording per outcome (spec A.3.9), so no call site
 // composes its own. `who` is the package name, `cmd` its window verb (`/ws window`).
 import { MAX_WINDOW_TOKENS, MIN_WINDOW_TOKENS, OPTOUT_KEY, OPTOUT_VALUE, WINDOW_KEY, WINDOW_OPTION } from './constants.ts'
-import type { DisableResult, type EnableResult, type ResetResult, type SyncResult, type WindowRead } from './core.ts'
+import type { DisableResult, EnableResult, ResetResult, SyncResult, WindowRead } from './core.ts'
 
 export type Names = { readonly who: string; readonly cmd: string }
 
