@@ -2032,7 +2032,6 @@ function createCheckpointFeature() {
 var SECTION_NAME = "workflow-manual";
 var sectionIdOf = (pkg) => `${pkg}:${SECTION_NAME}`;
 var MANUAL_FILE_OPTION = "manualFile";
-var DEFAULT_MANUAL_FILE = "ai-docs/WORKFLOW.md";
 var MANUAL_CAP_BYTES = 64 * 1024;
 var COMPOSE_WAIT_MS = 5e3;
 var SNAPSHOT_STORE_PREFIX = "manual-snapshot:";
@@ -2218,18 +2217,15 @@ async function inspectManual(fs, cap = MANUAL_CAP_BYTES) {
 
 // src/features/manual/reads.ts
 var PASS = { kind: "pass" };
+var NO_COUNTS = { manual: 0, repeat: 0, tokensSaved: 0 };
 function isRangedRead(args) {
   return [args.offset, args.limit, args.pages].some((value) => value !== void 0 && value !== null);
 }
 function wholeText(res) {
-  if (typeof res !== "object" || res === null) return void 0;
-  const { deny, isError, result } = res;
-  if (deny !== void 0 || isError !== void 0 || typeof result !== "object" || result === null) return void 0;
-  const record = result;
-  if (record.type !== "text" || typeof record.file !== "object" || record.file === null) return void 0;
-  const file = record.file;
-  if (typeof file.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return void 0;
-  return result;
+  const r = res;
+  const file = r?.result?.file;
+  if (r?.deny !== void 0 || r?.isError !== void 0 || r?.result?.type !== "text" || typeof file?.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return void 0;
+  return r.result;
 }
 function headings(text) {
   const found = text.match(/^#{1,3}\s+.+$/gm);
@@ -2247,30 +2243,27 @@ function resultText2(content) {
   return content.map((block) => block?.type === "text" && typeof block.text === "string" ? block.text : "").join("\n");
 }
 function isRepeat(messages, paths, fresh, pointer, self) {
+  const blocks = messages.flatMap((message) => message.content);
   const ids = /* @__PURE__ */ new Set();
-  for (const message of messages) {
-    for (const block of message.content) {
-      if (block.type !== "tool_use" || block.name !== READ_TOOL || typeof block.id !== "string" || block.id === self) continue;
-      const spelled = block.input?.file_path;
-      if (typeof spelled === "string" && paths.has(normalizePath(spelled))) ids.add(block.id);
-    }
+  for (const block of blocks) {
+    if (block.type !== "tool_use" || block.name !== READ_TOOL || typeof block.id !== "string" || block.id === self) continue;
+    const spelled = block.input?.file_path;
+    if (typeof spelled === "string" && paths.has(normalizePath(spelled))) ids.add(block.id);
   }
   let full = 0;
   let pointers = 0;
-  for (const message of messages) {
-    for (const block of message.content) {
-      if (block.type !== "tool_result" || !ids.has(block.tool_use_id) || block.is_error === true) continue;
-      const text = resultText2(block.content);
-      if (text === fresh) full++;
-      else if (text?.includes(pointer)) pointers++;
-    }
+  for (const block of blocks) {
+    if (block.type !== "tool_result" || !ids.has(block.tool_use_id) || block.is_error === true) continue;
+    const text = resultText2(block.content);
+    if (text === fresh) full++;
+    else if (text?.includes(pointer)) pointers++;
   }
   return full === 1 && pointers === 0;
 }
 function createReads(config, snapshot) {
   const hints = /* @__PURE__ */ new Map();
   let hintsGeneration;
-  let counts = { manual: 0, repeat: 0, tokensSaved: 0 };
+  let counts = NO_COUNTS;
   let countsSession;
   function sync2(generation, session) {
     if (hintsGeneration !== generation) {
@@ -2278,14 +2271,9 @@ function createReads(config, snapshot) {
       hintsGeneration = generation;
     }
     if (countsSession !== session) {
-      counts = { manual: 0, repeat: 0, tokensSaved: 0 };
+      counts = NO_COUNTS;
       countsSession = session;
     }
-  }
-  function answered(kind, res, record, pointer) {
-    const saved = tokensSaved(record.file.content, pointer);
-    counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved };
-    return { kind, answer: pointerAnswer(res, record, pointer), tokensSaved: saved };
   }
   async function examine(edges, call) {
     const before = snapshot.carried();
@@ -2294,22 +2282,28 @@ function createReads(config, snapshot) {
     const record = wholeText(call.res);
     if (!record) return PASS;
     sync2(before.generation, before.session);
+    const reset2 = () => snapshot.carried().generation !== before.generation;
+    const answered = (kind, pointer2) => {
+      const saved = tokensSaved(record.file.content, pointer2);
+      counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved };
+      return { kind, answer: pointerAnswer(call.res, record, pointer2), tokensSaved: saved };
+    };
     const spelled = typeof call.args.file_path === "string" ? call.args.file_path : record.file.filePath;
     const path = normalizePath(spelled);
     const manualPath = normalizePath(manual.realPath);
     const content = record.file.content;
     const hash = await contentHash(content);
-    if (snapshot.carried().generation !== before.generation) return PASS;
+    if (reset2()) return PASS;
     const isCopy = manual.hash !== null && hash === manual.hash;
     let isManual = path === manualPath;
     if (!isManual && isCopy) {
       const landed = await edges.realPath(spelled);
-      if (snapshot.carried().generation !== before.generation) return PASS;
+      if (reset2()) return PASS;
       isManual = landed !== void 0 && normalizePath(landed) === manualPath;
     }
     if (isManual && isCopy) {
       const pointer2 = manualPointer(config.file, config.pkg);
-      if (tokensSaved(content, pointer2) > 0) return answered("manual", call.res, record, pointer2);
+      if (tokensSaved(content, pointer2) > 0) return answered("manual", pointer2);
     }
     if (!isManual && !isUnder(manual.folder, path)) return PASS;
     const real = isManual ? manualPath : path;
@@ -2318,17 +2312,11 @@ function createReads(config, snapshot) {
     if (!seen) return PASS;
     const fresh = call.res.text;
     if (typeof fresh !== "string") return PASS;
-    let rows;
-    try {
-      rows = await edges.messages();
-    } catch (err) {
-      edges.log(conversationUnread(messageOf(err)));
-      return PASS;
-    }
-    if (snapshot.carried().generation !== before.generation) return PASS;
+    const rows = await edges.messages().catch((err) => void edges.log(conversationUnread(messageOf(err))));
+    if (!rows || reset2()) return PASS;
     const pointer = repeatPointer(headings(content));
     if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, /* @__PURE__ */ new Set([path, real]), fresh, pointer, call.toolUseId)) return PASS;
-    return answered("repeat", call.res, record, pointer);
+    return answered("repeat", pointer);
   }
   return {
     async read(edges, call) {
@@ -2344,7 +2332,7 @@ function createReads(config, snapshot) {
     },
     counts() {
       const { session } = snapshot.carried();
-      return countsSession === session ? counts : { manual: 0, repeat: 0, tokensSaved: 0 };
+      return countsSession === session ? counts : NO_COUNTS;
     }
   };
 }
@@ -2368,9 +2356,10 @@ function recordsToPrune(entries, now, keep2) {
   }).map(([key]) => key);
 }
 var locatedOf = (inspection) => inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : void 0;
+var noCopy = (reason) => ({ name: "copy", copy: { reason, hash: null, bytes: 0 }, resumed: false });
 function createSnapshot(config) {
   let edges;
-  let phase = { name: "idle" };
+  let phase = { name: "not-started" };
   let generation = 0;
   let session = 0;
   let composedEarly = false;
@@ -2380,21 +2369,16 @@ function createSnapshot(config) {
     } catch {
     }
   };
-  async function persist(e, gen, snap) {
+  async function persist(e, gen, copy) {
     try {
       const at = await e.now();
       const id = await e.sessionId();
       if (gen !== generation) return;
-      snap.at = at;
-      const record = { hash: snap.hash, at, reason: snap.reason, bytes: snap.bytes };
-      await e.store.set(snapshotKeyOf(id), record);
+      copy.at = at;
+      await e.store.set(snapshotKeyOf(id), copy);
     } catch (err) {
       log(recordNotWritten(messageOf(err)));
     }
-  }
-  function settle(e, gen, snap, isManualProject) {
-    phase = { name: "taken", snap };
-    if (isManualProject) void persist(e, gen, snap);
   }
   async function readExtras(e) {
     if (!e.extras) return {};
@@ -2408,43 +2392,40 @@ function createSnapshot(config) {
   function build(reason, inspection, extras) {
     if (!inspection.found) {
       log(notCarried(reason, problemText(inspection.problem)));
-      const isManualProject = inspection.problem.kind !== "missing";
-      return { snap: { reason, section: void 0, hash: null, bytes: 0, located: void 0 }, isManualProject };
+      return noCopy(reason);
     }
-    log(carried(config.file, inspection.content.kind, inspection.content.bytes, reason));
-    const section = sectionText(config.file, inspection.content, extras);
-    return { snap: { reason, section, hash: inspection.hash, bytes: inspection.content.bytes, located: locatedOf(inspection) }, isManualProject: true };
+    const { content } = inspection;
+    log(carried(config.file, content.kind, content.bytes, reason));
+    return { name: "copy", copy: { reason, hash: inspection.hash, bytes: content.bytes }, resumed: false, section: sectionText(config.file, content, extras), located: locatedOf(inspection) };
   }
   function take(e, reason) {
     const gen = generation;
-    const none = { reason, section: void 0, hash: null, bytes: 0, located: void 0 };
     return new Promise((resolve) => {
       let decided = false;
       let inspection;
       let extras;
-      const decide2 = (built) => {
+      const decide2 = (found) => {
         if (decided) return;
         decided = true;
+        const taken = found ? build(reason, found, extras ?? {}) : noCopy(reason);
         if (gen !== generation) return resolve(void 0);
-        settle(e, gen, built?.snap ?? none, built?.isManualProject ?? true);
-        resolve(built?.snap.section);
+        phase = taken;
+        const missing = found?.found === false && found.problem.kind === "missing";
+        if (!missing) void persist(e, gen, taken.copy);
+        resolve(taken.section);
       };
       const whenBoth = () => {
-        if (!decided && inspection && extras) decide2(build(reason, inspection, extras));
+        if (inspection && extras) decide2(inspection);
       };
       try {
         e.after(COMPOSE_WAIT_MS, () => {
           if (decided) return;
-          if (!inspection) {
-            log(noManualInTime(reason));
-            return decide2(void 0);
-          }
-          log(EXTRAS_LATE);
-          decide2(build(reason, inspection, {}));
+          log(inspection ? EXTRAS_LATE : noManualInTime(reason));
+          decide2(inspection);
         });
       } catch (err) {
         log(timerFailed(messageOf(err)));
-        return decide2(void 0);
+        return decide2();
       }
       inspectManual(e.fs).then(
         (found) => {
@@ -2453,7 +2434,7 @@ function createSnapshot(config) {
         },
         (err) => {
           if (!decided) log(takeFailed(messageOf(err)));
-          decide2(void 0);
+          decide2();
         }
       );
       void readExtras(e).then((read) => {
@@ -2471,9 +2452,9 @@ function createSnapshot(config) {
         phase = { name: "unknown" };
         return log(raw === void 0 ? RESUMED_UNKNOWN : RECORD_INVALID);
       }
-      const inspection = await inspectManual(e.fs);
+      const located = locatedOf(await inspectManual(e.fs));
       if (gen !== generation) return;
-      phase = { name: "recorded", record, located: locatedOf(inspection) };
+      phase = { name: "copy", copy: record, resumed: true, located };
       log(resumedRecorded(record.reason, record.bytes));
     } catch (err) {
       if (gen !== generation) return;
@@ -2511,65 +2492,51 @@ function createSnapshot(config) {
         reset2({ name: "loading" });
         void load(bound, generation);
       } else if (early) {
-        reset2({ name: "taken", snap: { reason: "start", section: void 0, hash: null, bytes: 0, located: void 0 } });
+        reset2(noCopy("start"));
         log(COMPOSED_EARLY);
       } else {
-        reset2({ name: "awaiting", reason: "start" });
+        reset2({ name: "pending", reason: "start" });
       }
       void prune(bound);
     },
     compacted({ trigger, agentId, skipped: skipped2 }) {
       if (!edges || agentId !== void 0 || skipped2 || !REFRESHING_TRIGGERS.includes(trigger)) return;
-      reset2({ name: "awaiting", reason: "compaction" });
+      reset2({ name: "pending", reason: "compaction" });
     },
     ended(reason) {
       log(ended(reason));
       if (reason === CLEAR_REASON) {
         session++;
-        reset2({ name: "awaiting", reason: "clear" });
+        reset2({ name: "pending", reason: "clear" });
       } else {
         reset2({ name: "ended", reason });
       }
     },
-    compose(traits) {
-      if (traits.includes(TEAMMATE_TRAIT)) return Promise.resolve(void 0);
+    async compose(traits) {
+      if (traits.includes(TEAMMATE_TRAIT)) return void 0;
       const current2 = phase;
-      if (traits.includes(ANALYSIS_TRAIT)) return Promise.resolve(current2.name === "taken" ? current2.snap.section : void 0);
-      if (!edges || current2.name === "idle" || current2.name === "ended") {
+      if (current2.name === "copy") return current2.section;
+      if (traits.includes(ANALYSIS_TRAIT)) return void 0;
+      if (current2.name === "not-started" || current2.name === "ended") {
         composedEarly = true;
-        return Promise.resolve(void 0);
+        return void 0;
       }
-      switch (current2.name) {
-        case "awaiting": {
-          const outcome = take(edges, current2.reason);
-          if (phase === current2) phase = { name: "taking", reason: current2.reason, outcome };
-          return outcome;
-        }
-        case "taking":
-          return current2.outcome;
-        case "taken":
-          return Promise.resolve(current2.snap.section);
-        default:
-          return Promise.resolve(void 0);
-      }
+      if (current2.name !== "pending" || !edges) return void 0;
+      if (current2.outcome) return current2.outcome;
+      const outcome = take(edges, current2.reason);
+      if (phase === current2) phase = { ...current2, outcome };
+      return outcome;
     },
     carried() {
-      const manual = phase.name === "taken" && phase.snap.located ? { ...phase.snap.located, hash: phase.snap.hash } : phase.name === "recorded" && phase.located ? { ...phase.located, hash: phase.record.hash } : void 0;
+      const manual = phase.name === "copy" && phase.located ? { ...phase.located, hash: phase.copy.hash } : void 0;
       return { generation, session, ...manual ? { manual } : {} };
     },
     view() {
       switch (phase.name) {
-        case "idle":
-          return { state: "not-started" };
-        case "awaiting":
-        case "taking":
+        case "copy":
+          return { state: "copy", resumed: phase.resumed, ...phase.copy };
+        case "pending":
           return { state: "pending", reason: phase.reason };
-        case "taken": {
-          const { reason, hash, bytes, at } = phase.snap;
-          return { state: "copy", resumed: false, reason, hash, bytes, ...at !== void 0 ? { at } : {} };
-        }
-        case "recorded":
-          return { state: "copy", resumed: true, ...phase.record };
         case "ended":
           return { state: "ended", reason: phase.reason };
         default:
@@ -2625,7 +2592,10 @@ function statusLines2(facts) {
 }
 
 // src/features/manual/index.ts
-var isMissing = (err) => /\bENOENT\b/.test(messageOf(err));
+var statOf2 = (port, path) => port.stat(path).catch((err) => {
+  if (/\bENOENT\b/.test(messageOf(err))) return void 0;
+  throw err;
+});
 async function workTree(port, repo) {
   for (const dir of foldersUp(await port.sessionRoot(), repo)) {
     if (await port.stat(joinPath(dir, ".git")).catch(() => void 0)) return dir;
@@ -2653,39 +2623,19 @@ function bindCores(port, ctx, file) {
   const fs = {
     async stat() {
       const location = manualLocation((await placeOnce()).root, file);
-      if (!("path" in location)) return null;
-      try {
-        const found = await port.stat(location.path);
-        return { ...found.realPath === void 0 ? {} : { realPath: found.realPath }, isFile: found.kind === "file", bytes: found.size };
-      } catch (err) {
-        if (isMissing(err)) return null;
-        throw err;
-      }
+      const found = "path" in location ? await statOf2(port, location.path) : void 0;
+      return found ? { ...found.realPath === void 0 ? {} : { realPath: found.realPath }, isFile: found.kind === "file", bytes: found.size } : null;
     },
     realRoot: async () => (await placeOnce()).realRoot,
-    read: (realPath) => port.read(realPath)
+    read: port.read
   };
   const snapshot = createSnapshot({ pkg: ctx.pkg, file });
-  const edges = {
-    fs,
-    sessionId: () => ctx.facts.sessionId(),
-    now: () => port.now(),
-    after: (ms, fn) => port.after(ms, fn),
-    store: port.store,
-    log: (text) => ctx.log(text)
-  };
+  const edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: port.store, log: ctx.log };
   snapshot.bind(edges);
   const readEdges = {
-    async realPath(path) {
-      try {
-        return (await port.stat(path)).realPath;
-      } catch (err) {
-        if (isMissing(err)) return void 0;
-        throw err;
-      }
-    },
-    messages: () => port.apiMessages(),
-    log: (text) => ctx.log(text)
+    realPath: async (path) => (await statOf2(port, path))?.realPath,
+    messages: port.apiMessages,
+    log: ctx.log
   };
   const relocate = () => {
     place = void 0;
@@ -2697,10 +2647,9 @@ function createManualFeature() {
   let bound;
   let problem2;
   let starting;
-  const optionOf = (ctx) => String(ctx.options[MANUAL_FILE_OPTION] ?? ctx.defaults[MANUAL_FILE_OPTION] ?? DEFAULT_MANUAL_FILE);
   function coresOf(port, ctx) {
     if (bound || problem2 !== void 0) return bound;
-    const location = manualLocation("/", optionOf(ctx));
+    const location = manualLocation("/", ctx.options[MANUAL_FILE_OPTION]);
     if ("problem" in location) {
       problem2 = location.problem;
       ctx.log(statusLocation(problem2));
@@ -2727,7 +2676,7 @@ function createManualFeature() {
       "prompt.compose": async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx);
         if (!cores) return next(e);
-        if (starting) await starting;
+        await starting;
         const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)]);
         if (text === void 0) return result;
         const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text });
@@ -2737,8 +2686,8 @@ function createManualFeature() {
         const result = await next(e);
         const cores = coresOf(port, ctx);
         if (cores) {
-          if (starting) await starting;
-          cores.snapshot.compacted({ trigger: e.trigger, ...e.agentId === void 0 ? {} : { agentId: e.agentId }, skipped: "skip" in result && result.skip !== void 0 });
+          await starting;
+          cores.snapshot.compacted({ trigger: e.trigger, agentId: e.agentId, skipped: "skip" in result && result.skip !== void 0 });
           cores.relocate();
         }
         return result;
@@ -2746,7 +2695,7 @@ function createManualFeature() {
       "session.end": async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx);
         if (cores) {
-          if (starting) await starting;
+          await starting;
           cores.snapshot.ended(e.reason);
           if (e.reason === CLEAR_REASON) cores.relocate();
         }
@@ -2764,7 +2713,7 @@ function createManualFeature() {
     },
     async status(port, ctx) {
       const cores = coresOf(port, ctx);
-      if (!cores) return statusLines2({ file: optionOf(ctx), locationProblem: problem2 ?? "", now: void 0, prompt: { state: "not-started" }, reads: { manual: 0, repeat: 0, tokensSaved: 0 } });
+      if (!cores) return [statusLocation(problem2 ?? "")];
       return statusLines2({ file: cores.file, now: await inspectManual(cores.fs), prompt: cores.snapshot.view(), reads: cores.reads.counts() });
     }
   };
@@ -4893,22 +4842,18 @@ function realNames(listed, known) {
 var OPTION2 = "reconnectServers";
 function edgesOf3(port, ctx) {
   return {
-    reconnect: async (server) => await port.runCommand(MCP_COMMAND, `reconnect ${server}`),
+    reconnect: (server) => port.runCommand(MCP_COMMAND, `reconnect ${server}`),
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
     connection: async (server) => port.connectMcp(server),
-    submit: async (text) => await port.submitPrompt(text),
-    notice: (text) => port.notice(text),
+    submit: port.submitPrompt,
+    notice: port.notice,
     after: (fn) => port.after(0, fn),
     sleep: (ms) => new Promise((resolve) => port.after(ms, resolve)),
-    now: () => port.now(),
-    mainTurns: () => ctx.facts.mainTurns(),
-    busy: () => ctx.facts.isMainTurnRunning(),
-    log: (text) => ctx.log(text)
+    now: port.now,
+    mainTurns: ctx.facts.mainTurns,
+    busy: ctx.facts.isMainTurnRunning,
+    log: ctx.log
   };
-}
-async function listedServers(port) {
-  const tools = (await port.usage()).context.breakdown?.mcpTools ?? [];
-  return [...new Set(tools.map((t) => t.serverName))];
 }
 function createReconnectFeature() {
   let reconnect = createReconnect("");
@@ -4917,10 +4862,10 @@ function createReconnectFeature() {
   let unregistered;
   const lane = createLane();
   let known = [];
-  const sessionServers = async (port) => realNames(await listedServers(port), known);
   async function noteSessionServers(port) {
     if (!targets?.rule.any) return;
-    const listed = await sessionServers(port);
+    const tools = (await port.usage()).context.breakdown?.mcpTools ?? [];
+    const listed = realNames([...new Set(tools.map((t) => t.serverName))], known);
     if (targets) targets = withSeen(targets, listed);
   }
   async function setup(port, ctx, option) {
@@ -4948,7 +4893,7 @@ function createReconnectFeature() {
     sessionActing: true,
     logPrefix: debugPrefix,
     actsWith: (options) => {
-      const rule = parseServerRule(String(options[OPTION2] ?? ""));
+      const rule = parseServerRule(options[OPTION2]);
       return rule.any || rule.names.length > 0;
     },
     hooks: {
@@ -4960,7 +4905,7 @@ function createReconnectFeature() {
         tool = void 0;
         unregistered = void 0;
         try {
-          await setup(port, ctx, String(ctx.options[OPTION2] ?? ""));
+          await setup(port, ctx, ctx.options[OPTION2]);
         } catch (err) {
           unregistered = setupFailed(err);
           ctx.log(unregistered);
@@ -4970,11 +4915,10 @@ function createReconnectFeature() {
       "tool.call": {
         onFailure: { deny: HOOK_FAILED2 },
         run: async (port, e, next) => {
-          if (tool === void 0 || e.tool !== tool || targets === void 0) return next(e);
-          const input = e;
+          if (e.tool !== tool || targets === void 0) return next(e);
           await lane.drain();
           await noteSessionServers(port).catch(() => void 0);
-          const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any);
+          const call = checkCall(e.agentId, e, allowedServers(targets, port.pkg), targets.rule.any);
           return "deny" in call ? call : reconnect.lever(call.server, call.resume);
         }
       },
@@ -4987,7 +4931,7 @@ function createReconnectFeature() {
       "tool.describe": (port, e, next) => {
         const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg);
         if (server !== void 0 && !known.includes(server)) {
-          known = [...known, server];
+          known.push(server);
           if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server]);
         }
         return next(e);

@@ -6,7 +6,7 @@
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { messageOf } from '../../lib/message.ts'
 import type { ManualPort as Port } from './bind.ts'
-import { CLEAR_REASON, DEFAULT_MANUAL_FILE, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
+import { CLEAR_REASON, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
 import { inspectManual, type ManualFs } from './file.ts'
 import { foldersUp, joinPath, manualLocation } from './paths.ts'
 import { createReads, type ReadEdges, type Reads } from './reads.ts'
@@ -15,8 +15,15 @@ import { createSnapshot, type Edges, type Snapshot } from './snapshot.ts'
 import { statusLines } from './status.ts'
 import * as s from './strings.ts'
 
-/** `$.fs.stat` answers a missing path with a rejection naming ENOENT (measured: `$.fs.stat(<path>) failed: ENOENT`). */
-const isMissing = (err: unknown) => /\bENOENT\b/.test(messageOf(err))
+/**
+ * Where a path leads (`$.fs.stat`), undefined when nothing is there: the stat answers a missing path
+ * with a rejection naming ENOENT (measured: `$.fs.stat(<path>) failed: ENOENT`); any other rejects.
+ */
+const statOf = (port: Port, path: string) =>
+  port.stat(path).catch((err: unknown) => {
+    if (/\bENOENT\b/.test(messageOf(err))) return undefined
+    throw err
+  })
 
 /**
  * The top of the git working tree the session runs in. `$.session.repo().root` is the main
@@ -76,39 +83,19 @@ function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
   const fs: ManualFs = {
     async stat() {
       const location = manualLocation((await placeOnce()).root, file)
-      if (!('path' in location)) return null
-      try {
-        const found = await port.stat(location.path)
-        return { ...(found.realPath === undefined ? {} : { realPath: found.realPath }), isFile: found.kind === 'file', bytes: found.size }
-      } catch (err) {
-        if (isMissing(err)) return null
-        throw err
-      }
+      const found = 'path' in location ? await statOf(port, location.path) : undefined
+      return found ? { ...(found.realPath === undefined ? {} : { realPath: found.realPath }), isFile: found.kind === 'file', bytes: found.size } : null
     },
     realRoot: async () => (await placeOnce()).realRoot,
-    read: (realPath) => port.read(realPath),
+    read: port.read,
   }
   const snapshot = createSnapshot({ pkg: ctx.pkg, file })
-  const edges: Edges = {
-    fs,
-    sessionId: () => ctx.facts.sessionId(),
-    now: () => port.now(),
-    after: (ms, fn) => port.after(ms, fn),
-    store: port.store,
-    log: (text) => ctx.log(text),
-  }
+  const edges: Edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: port.store, log: ctx.log }
   snapshot.bind(edges)
   const readEdges: ReadEdges = {
-    async realPath(path) {
-      try {
-        return (await port.stat(path)).realPath
-      } catch (err) {
-        if (isMissing(err)) return undefined
-        throw err
-      }
-    },
-    messages: () => port.apiMessages(),
-    log: (text) => ctx.log(text),
+    realPath: async (path) => (await statOf(port, path))?.realPath,
+    messages: port.apiMessages,
+    log: ctx.log,
   }
   const relocate = () => {
     place = undefined
@@ -125,13 +112,12 @@ export function createManualFeature(): Feature<Port> {
   /** The session start's own work, until it is done (the rows read that tells a resume). */
   let starting: Promise<void> | undefined
 
-  const optionOf = (ctx: FeatureContext) => String(ctx.options[MANUAL_FILE_OPTION] ?? ctx.defaults[MANUAL_FILE_OPTION] ?? DEFAULT_MANUAL_FILE)
-
   /** The cores for this registration, made at the first hook; undefined when the option is unusable. */
   function coresOf(port: Port, ctx: FeatureContext): Bound | undefined {
     if (bound || problem !== undefined) return bound
     // The option alone decides whether it names a place inside the root; the root joins it later.
-    const location = manualLocation('/', optionOf(ctx))
+    // The runtime fills it (its default where none was given) and checks it is a text (runtime/options.ts).
+    const location = manualLocation('/', ctx.options[MANUAL_FILE_OPTION])
     if ('problem' in location) {
       problem = location.problem
       ctx.log(s.statusLocation(problem))
@@ -168,7 +154,7 @@ export function createManualFeature(): Feature<Port> {
       'prompt.compose': async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx)
         if (!cores) return next(e)
-        if (starting) await starting
+        await starting
         const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)])
         if (text === undefined) return result
         const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text })
@@ -179,8 +165,8 @@ export function createManualFeature(): Feature<Port> {
         const result = await next(e)
         const cores = coresOf(port, ctx)
         if (cores) {
-          if (starting) await starting
-          cores.snapshot.compacted({ trigger: e.trigger, ...(e.agentId === undefined ? {} : { agentId: e.agentId }), skipped: 'skip' in result && result.skip !== undefined })
+          await starting
+          cores.snapshot.compacted({ trigger: e.trigger, agentId: e.agentId, skipped: 'skip' in result && result.skip !== undefined })
           cores.relocate()
         }
         return result
@@ -189,7 +175,7 @@ export function createManualFeature(): Feature<Port> {
       'session.end': async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx)
         if (cores) {
-          if (starting) await starting
+          await starting
           cores.snapshot.ended(e.reason)
           if (e.reason === CLEAR_REASON) cores.relocate()
         }
@@ -211,7 +197,8 @@ export function createManualFeature(): Feature<Port> {
 
     async status(port, ctx) {
       const cores = coresOf(port, ctx)
-      if (!cores) return statusLines({ file: optionOf(ctx), locationProblem: problem ?? '', now: undefined, prompt: { state: 'not-started' }, reads: { manual: 0, repeat: 0, tokensSaved: 0 } })
+      // No cores: the option names no place the project may hold, and that is all there is to say.
+      if (!cores) return [s.statusLocation(problem ?? '')]
       return statusLines({ file: cores.file, now: await inspectManual(cores.fs), prompt: cores.snapshot.view(), reads: cores.reads.counts() })
     },
   }

@@ -17,24 +17,19 @@ export const OPTION = 'reconnectServers'
 
 function edgesOf(port: Port, ctx: FeatureContext): ReconnectEdges {
   return {
-    reconnect: async (server) => (await port.runCommand(MCP_COMMAND, `reconnect ${server}`)) as { text?: string } | undefined,
+    reconnect: (server) => port.runCommand(MCP_COMMAND, `reconnect ${server}`) as Promise<{ text?: string } | undefined>,
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
+    // Async, so a read that fails at once is a rejection the step's poll logs.
     connection: async (server) => port.connectMcp(server),
-    submit: async (text) => (await port.submitPrompt(text)) as { drop?: string } | undefined,
-    notice: (text) => port.notice(text),
+    submit: port.submitPrompt as ReconnectEdges['submit'],
+    notice: port.notice,
     after: (fn) => port.after(0, fn),
     sleep: (ms) => new Promise<void>((resolve) => port.after(ms, resolve)),
-    now: () => port.now(),
-    mainTurns: () => ctx.facts.mainTurns(),
-    busy: () => ctx.facts.isMainTurnRunning(),
-    log: (text) => ctx.log(text),
+    now: port.now,
+    mainTurns: ctx.facts.mainTurns,
+    busy: ctx.facts.isMainTurnRunning,
+    log: ctx.log,
   }
-}
-
-/** The MCP servers the session lists now (the context breakdown), in their tool spelling. */
-async function listedServers(port: Port): Promise<string[]> {
-  const tools = (await port.usage()).context.breakdown?.mcpTools ?? []
-  return [...new Set(tools.map((t) => t.serverName))]
 }
 
 export function createReconnectFeature(): Feature<Port> {
@@ -54,12 +49,14 @@ export function createReconnectFeature(): Feature<Port> {
    */
   let known: string[] = []
 
-  const sessionServers = async (port: Port) => realNames(await listedServers(port), known)
-
-  /** `*` keeps every server the session has listed, so a server that went down can still be named. */
+  /**
+   * `*` keeps every server the session has listed, so a server that went down can still be named:
+   * the ones the context breakdown lists now (in their tool spelling), under the real names known.
+   */
   async function noteSessionServers(port: Port): Promise<void> {
     if (!targets?.rule.any) return
-    const listed = await sessionServers(port)
+    const tools = (await port.usage()).context.breakdown?.mcpTools ?? []
+    const listed = realNames([...new Set(tools.map((t) => t.serverName))], known)
     if (targets) targets = withSeen(targets, listed)
   }
 
@@ -94,7 +91,7 @@ export function createReconnectFeature(): Feature<Port> {
     // With no server to reach (an empty option; no package ships a server of its own today) the lever
     // is not registered, so the package claims nothing and another package's lever can run.
     actsWith: (options) => {
-      const rule = parseServerRule(String(options[OPTION] ?? ''))
+      const rule = parseServerRule(options[OPTION] as string)
       return rule.any || rule.names.length > 0
     },
     hooks: {
@@ -106,7 +103,7 @@ export function createReconnectFeature(): Feature<Port> {
         tool = undefined
         unregistered = undefined
         try {
-          await setup(port, ctx, String(ctx.options[OPTION] ?? ''))
+          await setup(port, ctx, ctx.options[OPTION] as string)
         } catch (err) {
           unregistered = setupFailed(err)
           ctx.log(unregistered)
@@ -119,13 +116,13 @@ export function createReconnectFeature(): Feature<Port> {
       'tool.call': {
         onFailure: { deny: HOOK_FAILED },
         run: async (port, e, next) => {
-          if (tool === undefined || e.tool !== tool || targets === undefined) return next(e)
-          const input = e as { server?: unknown; continue?: unknown }
+          // Before the tool is registered (undefined), no call is its.
+          if (e.tool !== tool || targets === undefined) return next(e)
           // A turn start's read not yet landed is made now; `*` allows a server that joined after the
           // start too: read the session's list afresh.
           await lane.drain()
           await noteSessionServers(port).catch(() => undefined)
-          const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any)
+          const call = checkCall(e.agentId, e as { server?: unknown; continue?: unknown }, allowedServers(targets, port.pkg), targets.rule.any)
           return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
         },
       },
@@ -143,7 +140,7 @@ export function createReconnectFeature(): Feature<Port> {
       'tool.describe': (port, e, next) => {
         const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg)
         if (server !== undefined && !known.includes(server)) {
-          known = [...known, server]
+          known.push(server)
           if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server])
         }
         return next(e)
