@@ -2048,9 +2048,12 @@ var READ_TOOL = "Read";
 var headerLine = (file) => `This project's workflow manual, ${file}, is below as it read when this system prompt was built; do not Read it to learn it, Read it when you are about to edit it.`;
 var keyLine = (key) => `Your mailbox key for this conversation is \`${key}\`; other sessions reach you with mailbox_send or SendMessage to \`${key}\`.`;
 var MAILBOX_LINE = "Mail from other sessions is delivered to you by itself: it starts your next turn when you are idle and joins the current turn when you are busy, so launch no wait and do not poll for it.";
-var tooLargeLine = (file, bytes, cap) => `This project's workflow manual, ${file}, is not in this system prompt: it is ${bytes} bytes, over the ${cap} bytes the prompt carries. Read it when you need it, in parts (offset and limit) if it is long.`;
-var binaryLine = (file) => `This project's workflow manual, ${file}, is not in this system prompt: it is not UTF-8 text (it holds a NUL byte or bytes that are not UTF-8).`;
-var emptyLine = (file) => `This project's workflow manual, ${file}, is empty.`;
+var OPENING_LINES = {
+  ok: headerLine,
+  "too-large": (file, bytes) => `This project's workflow manual, ${file}, is not in this system prompt: it is ${bytes} bytes, over the ${MANUAL_CAP_BYTES} bytes the prompt carries. Read it when you need it, in parts (offset and limit) if it is long.`,
+  binary: (file) => `This project's workflow manual, ${file}, is not in this system prompt: it is not UTF-8 text (it holds a NUL byte or bytes that are not UTF-8).`,
+  empty: (file) => `This project's workflow manual, ${file}, is empty.`
+};
 var manualPointer = (file, pkg) => `${file} is unchanged and is in your system prompt (section ${sectionIdOf(pkg)}); use it from there.`;
 var repeatPointer = (headings2) => `The result is unchanged. Continue using the full result of your earlier Read of this file in this conversation. Do not read it again (headings: ${headings2}).`;
 var NO_HEADINGS = "(no headings)";
@@ -2071,10 +2074,12 @@ function problemText(problem2) {
 }
 var statusFile = (file, what) => `manual: ${file}: ${what}`;
 var statusLocation = (problem2) => `manual: ${problem2}; nothing is added`;
-var sizeOk = (bytes) => `${bytes} bytes`;
-var sizeTooLarge = (bytes, cap) => `${bytes} bytes, over the ${cap}-byte cap: too large to carry (the section names it instead)`;
-var sizeBinary = (bytes) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`;
-var sizeEmpty = (bytes) => `empty (${bytes} bytes)`;
+var SIZE_TEXTS = {
+  ok: (bytes) => `${bytes} bytes`,
+  "too-large": (bytes) => `${bytes} bytes, over the ${MANUAL_CAP_BYTES}-byte cap: too large to carry (the section names it instead)`,
+  binary: (bytes) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`,
+  empty: (bytes) => `empty (${bytes} bytes)`
+};
 var STATUS_FILE_UNCHECKED = "not looked at (see the debug log)";
 var NOT_A_MANUAL_PROJECT = "no such file (not a manual project: nothing is added and no read is touched)";
 var reasonWord = (reason) => reason === "clear" ? "/clear" : reason;
@@ -2082,9 +2087,11 @@ var promptCopy = (at, why, bytes, hash) => `system prompt: carries the manual as
 var promptNoCopy = (at, why) => `system prompt: carries no copy of the manual (since ${at}, ${why})`;
 var resumedWhy = (reason) => `resume (recorded): taken at ${reasonWord(reason)}`;
 var promptPending = (reason) => `system prompt: refreshed by ${reasonWord(reason)}; the next prompt takes the manual's copy`;
-var PROMPT_UNKNOWN = "system prompt: unknown (resumed with no record of what it carries); no read is collapsed until the next compaction or /clear";
-var PROMPT_LOADING = "system prompt: resumed; reading the record of what it carries";
-var PROMPT_NOT_STARTED = "system prompt: the session has not started yet";
+var PROMPT_STATE_LINES = {
+  unknown: "system prompt: unknown (resumed with no record of what it carries); no read is collapsed until the next compaction or /clear",
+  loading: "system prompt: resumed; reading the record of what it carries",
+  "not-started": "system prompt: the session has not started yet"
+};
 var promptEnded = (reason) => `system prompt: the session ended (${reason})`;
 var FILE_SAME = "file now: the same as the prompt's copy";
 var FILE_CHANGED = "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)";
@@ -2128,10 +2135,14 @@ function normalizePath(path) {
   if (drive !== void 0) return `${drive}/${body}`;
   return absolute ? `/${body}` : body || ".";
 }
-function isUnder(folder, path) {
+function asFolder(folder) {
   const base = normalizePath(folder);
+  return base.endsWith("/") ? base : `${base}/`;
+}
+function isUnder(folder, path) {
+  const base = asFolder(folder);
   const target = normalizePath(path);
-  return target !== base && target.startsWith(base.endsWith("/") ? base : `${base}/`);
+  return target.length > base.length && target.startsWith(base);
 }
 function folderOf(path) {
   const normal = normalizePath(path);
@@ -2145,13 +2156,10 @@ function foldersUp(from, stop) {
   for (let dir = normalizePath(from); dir !== end && !out.includes(dir); dir = folderOf(dir)) out.push(dir);
   return out;
 }
-var joinPath = (folder, name) => {
-  const base = normalizePath(folder);
-  return `${base.endsWith("/") ? base : `${base}/`}${name}`;
-};
+var joinPath = (folder, name) => asFolder(folder) + name;
 function manualLocation(root, manualFile) {
-  if (typeof manualFile !== "string" || manualFile.trim() === "") return { problem: LOCATION_EMPTY };
-  const spelled = manualFile.trim();
+  const spelled = typeof manualFile === "string" ? manualFile.trim() : "";
+  if (!spelled) return { problem: LOCATION_EMPTY };
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: locationAbsolute(spelled) };
   const display = normalizePath(spelled);
   if (display === "." || display === ".." || display.startsWith("../")) return { problem: locationOutside(spelled) };
@@ -2177,19 +2185,19 @@ function classifyText(raw, cap = MANUAL_CAP_BYTES) {
   return { kind: "ok", text, bytes };
 }
 function sectionText(file, content, extras = {}) {
-  const opening = content.kind === "ok" ? headerLine(file) : content.kind === "too-large" ? tooLargeLine(file, content.bytes, MANUAL_CAP_BYTES) : content.kind === "binary" ? binaryLine(file) : emptyLine(file);
   const key = extras.key?.trim();
-  const blocks = [opening, ...key ? [keyLine(key)] : [], ...extras.mailboxOn ? [MAILBOX_LINE] : []];
+  const blocks = [OPENING_LINES[content.kind](file, content.bytes), ...key ? [keyLine(key)] : [], ...extras.mailboxOn ? [MAILBOX_LINE] : []];
   if (content.kind === "ok") blocks.push(content.text);
   return blocks.join("\n\n");
 }
 function withSection(sections, section) {
   if (sections.some((existing) => existing.id === section.id)) return void 0;
-  return [...sections, { id: section.id, text: section.text, scope: "session" }];
+  return [...sections, { ...section, scope: "session" }];
 }
 
 // src/features/manual/file.ts
 var problem = (p) => ({ found: false, problem: p });
+var unreadable = (err) => problem({ kind: "unreadable", detail: messageOf(err) });
 async function inspectManual(fs, cap = MANUAL_CAP_BYTES) {
   let stat;
   let realRoot;
@@ -2197,11 +2205,10 @@ async function inspectManual(fs, cap = MANUAL_CAP_BYTES) {
     ;
     [stat, realRoot] = await Promise.all([fs.stat(), fs.realRoot()]);
   } catch (err) {
-    return problem({ kind: "unreadable", detail: messageOf(err) });
+    return unreadable(err);
   }
-  if (stat === null) return problem({ kind: "missing" });
-  const realPath = stat.realPath;
-  if (realPath === void 0) return problem({ kind: "missing" });
+  const realPath = stat?.realPath;
+  if (!stat || realPath === void 0) return problem({ kind: "missing" });
   if (!isUnder(realRoot, realPath)) return problem({ kind: "outside", realPath, realRoot });
   if (!stat.isFile) return problem({ kind: "not-a-file", realPath });
   if (stat.bytes > cap) return { found: true, realPath, content: { kind: "too-large", bytes: stat.bytes }, hash: null };
@@ -2209,7 +2216,7 @@ async function inspectManual(fs, cap = MANUAL_CAP_BYTES) {
   try {
     raw = await fs.read(realPath);
   } catch (err) {
-    return problem({ kind: "unreadable", detail: messageOf(err) });
+    return unreadable(err);
   }
   const content = classifyText(raw, cap);
   return { found: true, realPath, content, hash: content.kind === "ok" ? await contentHash(content.text) : null };
@@ -2265,23 +2272,20 @@ function createReads(config, snapshot) {
   let hintsGeneration;
   let counts = NO_COUNTS;
   let countsSession;
-  function sync2(generation, session) {
-    if (hintsGeneration !== generation) {
-      hints.clear();
-      hintsGeneration = generation;
-    }
-    if (countsSession !== session) {
-      counts = NO_COUNTS;
-      countsSession = session;
-    }
-  }
   async function examine(edges, call) {
     const before = snapshot.carried();
     const manual = before.manual;
     if (call.agentId !== void 0 || !manual || isRangedRead(call.args)) return PASS;
     const record = wholeText(call.res);
     if (!record) return PASS;
-    sync2(before.generation, before.session);
+    if (hintsGeneration !== before.generation) {
+      hints.clear();
+      hintsGeneration = before.generation;
+    }
+    if (countsSession !== before.session) {
+      counts = NO_COUNTS;
+      countsSession = before.session;
+    }
     const reset2 = () => snapshot.carried().generation !== before.generation;
     const answered = (kind, pointer2) => {
       const saved = tokensSaved(record.file.content, pointer2);
@@ -2294,7 +2298,7 @@ function createReads(config, snapshot) {
     const content = record.file.content;
     const hash = await contentHash(content);
     if (reset2()) return PASS;
-    const isCopy = manual.hash !== null && hash === manual.hash;
+    const isCopy = hash === manual.hash;
     let isManual = path === manualPath;
     if (!isManual && isCopy) {
       const landed = await edges.realPath(spelled);
@@ -2340,19 +2344,16 @@ function createReads(config, snapshot) {
 // src/features/manual/snapshot.ts
 var REASONS = ["start", "compaction", "clear"];
 function parseRecord(value) {
-  if (typeof value !== "object" || value === null) return void 0;
-  const { hash, at, reason, bytes } = value;
+  const { hash, at, reason, bytes } = value ?? {};
   if (hash !== null && (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))) return void 0;
-  if (typeof at !== "number" || !Number.isFinite(at)) return void 0;
-  if (typeof reason !== "string" || !REASONS.includes(reason)) return void 0;
-  if (typeof bytes !== "number" || !Number.isInteger(bytes) || bytes < 0) return void 0;
+  if (!Number.isFinite(at) || !REASONS.includes(reason) || !Number.isInteger(bytes) || bytes < 0) return void 0;
   return { hash, at, reason, bytes };
 }
 function recordsToPrune(entries, now, keep2) {
   return entries.filter(([key, value]) => {
     if (!key.startsWith(SNAPSHOT_STORE_PREFIX) || key === keep2) return false;
-    const record = parseRecord(value);
-    return record === void 0 || now - record.at > SNAPSHOT_RETENTION_MS;
+    const at = parseRecord(value)?.at;
+    return at === void 0 || now - at > SNAPSHOT_RETENTION_MS;
   }).map(([key]) => key);
 }
 var locatedOf = (inspection) => inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : void 0;
@@ -2549,28 +2550,10 @@ function createSnapshot(config) {
 // src/features/manual/status.ts
 var iso = (at) => at === void 0 ? "an unknown time" : new Date(at).toISOString();
 function fileLine(file, now) {
-  if (!now) return statusFile(file, STATUS_FILE_UNCHECKED);
-  if (!now.found) return statusFile(file, problemText(now.problem));
-  const { content } = now;
-  switch (content.kind) {
-    case "ok":
-      return statusFile(file, sizeOk(content.bytes));
-    case "too-large":
-      return statusFile(file, sizeTooLarge(content.bytes, MANUAL_CAP_BYTES));
-    case "binary":
-      return statusFile(file, sizeBinary(content.bytes));
-    case "empty":
-      return statusFile(file, sizeEmpty(content.bytes));
-  }
+  return statusFile(file, !now ? STATUS_FILE_UNCHECKED : !now.found ? problemText(now.problem) : SIZE_TEXTS[now.content.kind](now.content.bytes));
 }
 function promptLines(prompt, now) {
   switch (prompt.state) {
-    case "not-started":
-      return [PROMPT_NOT_STARTED];
-    case "loading":
-      return [PROMPT_LOADING];
-    case "unknown":
-      return [PROMPT_UNKNOWN];
     case "pending":
       return [promptPending(prompt.reason)];
     case "ended":
@@ -2581,6 +2564,8 @@ function promptLines(prompt, now) {
       const changed = !now ? FILE_GONE : !now.found ? now.problem.kind === "missing" ? FILE_DELETED : FILE_GONE : now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED;
       return [promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed];
     }
+    default:
+      return [PROMPT_STATE_LINES[prompt.state]];
   }
 }
 var isInert = ({ now, prompt }) => now?.found === false && now.problem.kind === "missing" && !(prompt.state === "copy" && prompt.hash !== null);
@@ -2606,7 +2591,7 @@ async function projectRoot(port, file) {
   const repo = await port.repoRoot().catch(() => void 0);
   if (repo) return workTree(port, repo).catch(() => repo);
   const found = await port.ancestors(file).catch(() => []);
-  return found[found.length - 1] ?? await port.sessionRoot();
+  return found.at(-1) ?? await port.sessionRoot();
 }
 function bindCores(port, ctx, file) {
   let place;
@@ -2622,9 +2607,8 @@ function bindCores(port, ctx, file) {
   };
   const fs = {
     async stat() {
-      const location = manualLocation((await placeOnce()).root, file);
-      const found = "path" in location ? await statOf2(port, location.path) : void 0;
-      return found ? { ...found.realPath === void 0 ? {} : { realPath: found.realPath }, isFile: found.kind === "file", bytes: found.size } : null;
+      const found = await statOf2(port, joinPath((await placeOnce()).root, file));
+      return found ? { realPath: found.realPath, isFile: found.kind === "file", bytes: found.size } : null;
     },
     realRoot: async () => (await placeOnce()).realRoot,
     read: port.read
@@ -2655,8 +2639,7 @@ function createManualFeature() {
       ctx.log(statusLocation(problem2));
       return void 0;
     }
-    bound = bindCores(port, ctx, location.display);
-    return bound;
+    return bound = bindCores(port, ctx, location.display);
   }
   return {
     name: "manual",
@@ -2666,11 +2649,7 @@ function createManualFeature() {
         const cores = coresOf(port, ctx);
         if (!cores) return next(e);
         cores.relocate();
-        const begun = port.hasHistory().catch(() => true).then((resumed) => {
-          cores.snapshot.start(cores.edges, { resumed });
-          if (starting === begun) starting = void 0;
-        });
-        starting = begun;
+        starting = port.hasHistory().catch(() => true).then((resumed) => cores.snapshot.start(cores.edges, { resumed }));
         return next(e);
       },
       "prompt.compose": async (port, e, next, ctx) => {
@@ -4647,7 +4626,7 @@ function scheduleStep(target, after, step, onReplaced, onNotScheduled) {
 }
 
 // src/features/reconnect/machine.ts
-var describeConnection = (c) => c === void 0 ? "unread" : c.isConnected ? "connected" : `${c.reason}${c.message ? `: ${c.message}` : ""}`;
+var describeConnection = (c, listed) => c === void 0 ? "unread" : c.isConnected ? `connected, tools ${listed ? "listed" : "not listed"}` : `${c.reason}${c.message ? `: ${c.message}` : ""}`;
 function commandRefusal(answer) {
   const text = answer?.text?.trim();
   if (!text || /\breconnected\b/i.test(text)) return void 0;
@@ -4689,7 +4668,7 @@ function createReconnect(pkg) {
     for (let waited = 0; ; waited += TOOLS_POLL_MS) {
       const state = await e.connection(server).catch((err) => e.log(readFailed2("connection", err)));
       const listed = state?.isConnected && await e.toolsListed(server).catch((err) => e.log(readFailed2("tool list", err)));
-      const seen = `${describeConnection(state)}${state?.isConnected ? `, tools ${listed ? "listed" : "not listed"}` : ""}`;
+      const seen = describeConnection(state, listed);
       const down = state?.isConnected === false;
       unconnected = down ? seen === last2 ? unconnected + 1 : 1 : 0;
       if (seen !== last2) e.log(pollLine(server, waited, seen));
@@ -4741,30 +4720,22 @@ function createReconnect(pkg) {
       reset2();
     },
     lever(server, resume) {
-      if (request) {
-        request.resume = resume;
-        if (!request.servers.includes(server)) request.servers.push(server);
-      } else {
-        request = { servers: [server], resume };
-      }
+      request ??= { servers: [], resume };
+      request.resume = resume;
+      if (!request.servers.includes(server)) request.servers.push(server);
       edges?.log(requestedLine(request.servers, resume));
       return { result: reconnectResult(resume) };
     },
     turnComplete(agentId, reason) {
       const e = edges;
-      const r = request;
-      const report2 = held;
       if (agentId !== void 0 || !e) return false;
+      const report2 = held;
       held = void 0;
       if (report2 !== void 0) submit(e, report2);
-      if (reason === "aborted" || !r) return report2 !== void 0;
-      scheduleStep(
-        r,
-        (fn) => e.after(fn),
-        () => void run(r).catch((err) => e.log(stepFailed(err))),
-        () => e.log(RESCHEDULED),
-        (err) => e.log(notScheduled(err))
-      );
+      const r = request;
+      if (reason !== "aborted" && r) {
+        scheduleStep(r, e.after, () => void run(r).catch((err) => e.log(stepFailed(err))), () => e.log(RESCHEDULED), (err) => e.log(notScheduled(err)));
+      }
       return report2 !== void 0;
     },
     end(reason) {
@@ -4792,8 +4763,7 @@ function parseServerRule(option) {
   return names.includes(ANY_SERVER) ? { any: true } : { any: false, names };
 }
 function allowedServers(t, hostName) {
-  const fromRule = t.rule.any ? t.seen : t.rule.names;
-  return [.../* @__PURE__ */ new Set([...t.own ? [t.own] : [], ...fromRule])].filter((s) => s !== hostName);
+  return [.../* @__PURE__ */ new Set([t.own, ...t.rule.any ? t.seen : t.rule.names])].filter((s) => s !== void 0 && s !== hostName);
 }
 function hasTarget(t, hostName) {
   return t.rule.any || allowedServers(t, hostName).length > 0;
@@ -4809,12 +4779,10 @@ function checkCall(agentId, input, allowed, any) {
   if (agentId !== void 0) return { deny: subagentDenied(agentId) };
   if (allowed.length === 0) return { deny: NO_SERVER_SEEN };
   const resume = input.continue === true;
-  if (input.server === void 0) {
-    const only = allowed.length === 1 ? allowed[0] : void 0;
-    return only === void 0 ? { deny: serverNeeded(allowed) } : { server: only, resume };
-  }
-  if (typeof input.server !== "string" || !input.server.trim()) return { deny: badServer };
-  const asked = input.server.trim();
+  const given = input.server;
+  if (given === void 0) return allowed.length === 1 ? { server: allowed[0], resume } : { deny: serverNeeded(allowed) };
+  const asked = typeof given === "string" ? given.trim() : "";
+  if (!asked) return { deny: badServer };
   const server = resolveServer(asked, allowed);
   return server !== void 0 ? { server, resume } : { deny: notAllowed(asked, allowed, any) };
 }
@@ -4828,7 +4796,7 @@ function resolveServer(name, allowed) {
 function serverOfTool(tool, provider, hostName) {
   if (!provider || !tool.startsWith("mcp__") || tool.startsWith(toolPrefix(hostName))) return void 0;
   if (provider.startsWith("mcp:")) return provider.slice("mcp:".length) || void 0;
-  const plugin = provider.split("@")[0] ?? "";
+  const plugin = provider.split("@")[0];
   const head2 = `mcp__plugin_${toolSpelling(plugin)}_`;
   if (!plugin || !tool.startsWith(head2)) return void 0;
   const key = tool.slice(head2.length).split("__")[0];
@@ -4947,7 +4915,7 @@ function createReconnectFeature() {
       "prompt.submit": (_port, e, next) => reconnect.stale(e.text) ? { drop: STALE_REPORT } : next(e)
     },
     status(port) {
-      const lines = [tool !== void 0 && targets !== void 0 ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
+      const lines = [tool !== void 0 ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
       if (targets?.rule.any) lines.push(seenPhrase(targets.seen));
       const pending = reconnect.pending();
       if (pending) lines.push(statusPending(pending.servers, pending.resume));
@@ -7489,9 +7457,8 @@ function normalPath(path) {
   return /^[A-Za-z]:/.test(trimmed) ? trimmed.toLowerCase() : trimmed;
 }
 function isHomeRoot(root, home, real = {}) {
-  if (!home) return false;
-  if (normalPath(root) === normalPath(home)) return true;
-  return real.root !== void 0 && real.home !== void 0 && normalPath(real.root) === normalPath(real.home);
+  const same = (a, b) => a !== void 0 && b !== void 0 && normalPath(a) === normalPath(b);
+  return !!home && (same(root, home) || same(real.root, real.home));
 }
 
 // src/features/window/strings.ts
@@ -7547,7 +7514,7 @@ function syncWarning(result, names) {
   if (!result) return null;
   if (result.reason === "out-of-band") return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`;
   const raw = result.previousRawValue;
-  const instead = result.action === "skipped" && raw !== void 0 && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,` : result.tokens !== null && result.tokens !== result.requestedTokens ? result.tokens : void 0;
+  const instead = raw !== void 0 && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,` : result.tokens !== null && result.tokens !== result.requestedTokens ? result.tokens : void 0;
   return instead === void 0 ? null : `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${instead} but ${names.who} asked for ${result.requestedTokens}`;
 }
 function describeReset(result, names) {
@@ -7610,7 +7577,7 @@ async function locate(port) {
   const root = await port.projectRoot();
   const home = await port.homeDir();
   const real = async (path) => path === void 0 ? void 0 : (await port.files.stat(path))?.realPath;
-  const [rootReal, homeReal] = await Promise.all([real(root), real(home)]);
+  const [rootReal, homeReal] = await Promise.all([root, home].map(real));
   return {
     root,
     settingsPath: `${root.replace(/[\\/]+$/, "")}/${SETTINGS_RELATIVE_PATH}`,

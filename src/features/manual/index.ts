@@ -47,7 +47,7 @@ async function projectRoot(port: Port, file: string): Promise<string> {
   const repo = await port.repoRoot().catch(() => undefined)
   if (repo) return workTree(port, repo).catch(() => repo)
   const found = await port.ancestors(file).catch(() => [])
-  return found[found.length - 1] ?? (await port.sessionRoot())
+  return found.at(-1) ?? (await port.sessionRoot())
 }
 
 /** Where the project is: its root as found, and that root resolved (a root that is itself a link is fine). */
@@ -81,10 +81,10 @@ function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
     return finding
   }
   const fs: ManualFs = {
+    // `file` is the option as manualLocation spelled it: under the root, joined as it is.
     async stat() {
-      const location = manualLocation((await placeOnce()).root, file)
-      const found = 'path' in location ? await statOf(port, location.path) : undefined
-      return found ? { ...(found.realPath === undefined ? {} : { realPath: found.realPath }), isFile: found.kind === 'file', bytes: found.size } : null
+      const found = await statOf(port, joinPath((await placeOnce()).root, file))
+      return found ? { realPath: found.realPath, isFile: found.kind === 'file', bytes: found.size } : null
     },
     realRoot: async () => (await placeOnce()).realRoot,
     read: port.read,
@@ -109,7 +109,7 @@ export function createManualFeature(): Feature<Port> {
   let bound: Bound | undefined
   /** Why `manualFile` names no file the project may hold: then the feature adds nothing. */
   let problem: string | undefined
-  /** The session start's own work, until it is done (the rows read that tells a resume). */
+  /** The session start's own work (the rows read that tells a resume): a hook that needs it awaits it. */
   let starting: Promise<void> | undefined
 
   /** The cores for this registration, made at the first hook; undefined when the option is unusable. */
@@ -123,8 +123,7 @@ export function createManualFeature(): Feature<Port> {
       ctx.log(s.statusLocation(problem))
       return undefined
     }
-    bound = bindCores(port, ctx, location.display)
-    return bound
+    return (bound = bindCores(port, ctx, location.display))
   }
 
   return {
@@ -141,11 +140,7 @@ export function createManualFeature(): Feature<Port> {
         // engine replays its recorded prompt. Read off the start's path; the first compose waits
         // for it. A failed read counts as resumed: with no record that collapses nothing, where
         // reading it as fresh could point at a copy the prompt lacks.
-        const begun: Promise<void> = port.hasHistory().catch(() => true).then((resumed) => {
-          cores.snapshot.start(cores.edges, { resumed })
-          if (starting === begun) starting = undefined
-        })
-        starting = begun
+        starting = port.hasHistory().catch(() => true).then((resumed) => cores.snapshot.start(cores.edges, { resumed }))
         return next(e)
       },
 

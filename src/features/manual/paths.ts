@@ -25,11 +25,17 @@ export function normalizePath(path: string): string {
   return absolute ? `/${body}` : body || '.'
 }
 
-/** Whether `path` lies strictly beneath `folder` (both normalized here), at any depth. */
-export function isUnder(folder: string, path: string): boolean {
+/** A folder normalized, with the separator its entries follow it by. */
+function asFolder(folder: string): string {
   const base = normalizePath(folder)
+  return base.endsWith('/') ? base : `${base}/`
+}
+
+/** Whether `path` lies strictly beneath `folder` (both normalized here), at any depth: past its separator. */
+export function isUnder(folder: string, path: string): boolean {
+  const base = asFolder(folder)
   const target = normalizePath(path)
-  return target !== base && target.startsWith(base.endsWith('/') ? base : `${base}/`)
+  return target.length > base.length && target.startsWith(base)
 }
 
 /** The folder holding `path` (normalized). */
@@ -49,10 +55,7 @@ export function foldersUp(from: string, stop: string): string[] {
 }
 
 /** `name` (normalized, relative) under `folder`. */
-export const joinPath = (folder: string, name: string) => {
-  const base = normalizePath(folder)
-  return `${base.endsWith('/') ? base : `${base}/`}${name}`
-}
+export const joinPath = (folder: string, name: string) => asFolder(folder) + name
 
 export type ManualLocation = { readonly path: string; readonly display: string } | { readonly problem: string }
 
@@ -61,8 +64,8 @@ export type ManualLocation = { readonly path: string; readonly display: string }
  * the root (not absolute, not climbing out with `..`); `display` is how texts name it.
  */
 export function manualLocation(root: string, manualFile: unknown): ManualLocation {
-  if (typeof manualFile !== 'string' || manualFile.trim() === '') return { problem: s.LOCATION_EMPTY }
-  const spelled = manualFile.trim()
+  const spelled = typeof manualFile === 'string' ? manualFile.trim() : ''
+  if (!spelled) return { problem: s.LOCATION_EMPTY }
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: s.locationAbsolute(spelled) }
   const display = normalizePath(spelled)
   if (display === '.' || display === '..' || display.startsWith('../')) return { problem: s.locationOutside(spelled) }

@@ -124,24 +124,21 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
   let counts = NO_COUNTS
   let countsSession: number | undefined
 
-  function sync(generation: number, session: number): void {
-    if (hintsGeneration !== generation) {
-      hints.clear()
-      hintsGeneration = generation
-    }
-    if (countsSession !== session) {
-      counts = NO_COUNTS
-      countsSession = session
-    }
-  }
-
   async function examine(edges: ReadEdges, call: ReadCall): Promise<ReadOutcome> {
     const before = snapshot.carried()
     const manual = before.manual
     if (call.agentId !== undefined || !manual || isRangedRead(call.args)) return PASS
     const record = wholeText(call.res)
     if (!record) return PASS
-    sync(before.generation, before.session)
+    // The hints hold since the last reset, the counts for the conversation.
+    if (hintsGeneration !== before.generation) {
+      hints.clear()
+      hintsGeneration = before.generation
+    }
+    if (countsSession !== before.session) {
+      counts = NO_COUNTS
+      countsSession = before.session
+    }
     /** A reset landed while the Read was examined: what it was compared with is gone. */
     const reset = () => snapshot.carried().generation !== before.generation
     const answered = (kind: 'manual' | 'repeat', pointer: string): ReadOutcome => {
@@ -155,7 +152,8 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     const content = record.file.content
     const hash = await contentHash(content)
     if (reset()) return PASS
-    const isCopy = manual.hash !== null && hash === manual.hash
+    // A hash is text: a prompt that carries no manual (null) is no copy of anything.
+    const isCopy = hash === manual.hash
     // Known by its spelling, with no file system call per Read: the manual's own real path is the
     // manual, a path under its folder is that file. A stat only for a copy of the manual read under
     // another name: a link to it is the manual.

@@ -55,12 +55,8 @@ export type SectionExtras = { readonly key?: string; readonly mailboxOn?: boolea
  * blank line, as the spec's `sectionText`.
  */
 export function sectionText(file: string, content: Content, extras: SectionExtras = {}): string {
-  const opening = content.kind === 'ok' ? s.headerLine(file)
-    : content.kind === 'too-large' ? s.tooLargeLine(file, content.bytes, MANUAL_CAP_BYTES)
-    : content.kind === 'binary' ? s.binaryLine(file)
-    : s.emptyLine(file)
   const key = extras.key?.trim()
-  const blocks = [opening, ...(key ? [s.keyLine(key)] : []), ...(extras.mailboxOn ? [s.MAILBOX_LINE] : [])]
+  const blocks = [s.OPENING_LINES[content.kind](file, content.bytes), ...(key ? [s.keyLine(key)] : []), ...(extras.mailboxOn ? [s.MAILBOX_LINE] : [])]
   if (content.kind === 'ok') blocks.push(content.text)
   return blocks.join('\n\n')
 }
@@ -74,5 +70,5 @@ export function withSection(
   section: { readonly id: string; readonly text: string },
 ): PromptComposeSection[] | undefined {
   if (sections.some((existing) => existing.id === section.id)) return undefined
-  return [...sections, { id: section.id, text: section.text, scope: 'session' }]
+  return [...sections, { ...section, scope: 'session' }]
 }

@@ -25,13 +25,11 @@ export type SnapshotRecord = { readonly hash: string | null; readonly at: number
 
 /** A stored value read back: a record this feature wrote, or undefined. */
 export function parseRecord(value: unknown): SnapshotRecord | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const { hash, at, reason, bytes } = value as Record<string, unknown>
+  // A value of another kind has none of the fields; the number tests are false for anything but a number.
+  const { hash, at, reason, bytes } = (value ?? {}) as Record<string, unknown>
   if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) return undefined
-  if (typeof at !== 'number' || !Number.isFinite(at)) return undefined
-  if (typeof reason !== 'string' || !REASONS.includes(reason)) return undefined
-  if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) return undefined
-  return { hash, at, reason: reason as Reason, bytes }
+  if (!Number.isFinite(at) || !REASONS.includes(reason as string) || !Number.isInteger(bytes) || (bytes as number) < 0) return undefined
+  return { hash, at: at as number, reason: reason as Reason, bytes: bytes as number }
 }
 
 /** The snapshot keys to delete: older than the retention or not a record, never `keep`'s own. */
@@ -39,8 +37,8 @@ export function recordsToPrune(entries: readonly (readonly [string, unknown])[],
   return entries
     .filter(([key, value]) => {
       if (!key.startsWith(SNAPSHOT_STORE_PREFIX) || key === keep) return false
-      const record = parseRecord(value)
-      return record === undefined || now - record.at > SNAPSHOT_RETENTION_MS
+      const at = parseRecord(value)?.at
+      return at === undefined || now - at > SNAPSHOT_RETENTION_MS
     })
     .map(([key]) => key)
 }

@@ -165,7 +165,8 @@ export function createReconnectFeature(): Feature<Port> {
     },
 
     status(port) {
-      const lines = [tool !== undefined && targets !== undefined ? statusRegistered(tool, describeAllowed(targets, port.pkg))
+      // The tool is registered only once its targets are set (setup); both go at a session start.
+      const lines = [tool !== undefined ? statusRegistered(tool, describeAllowed(targets!, port.pkg))
         : unregistered !== undefined ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
       if (targets?.rule.any) lines.push(seenPhrase(targets.seen))
       const pending = reconnect.pending()

@@ -48,8 +48,9 @@ type Request = { servers: string[]; resume: boolean; scheduled?: number }
 
 export type Connection = { isConnected: true } | { isConnected: false; reason: string; message?: string }
 
-/** How a connection reads in the debug log and in a failure reason. */
-const describeConnection = (c: Connection | void) => (c === undefined ? 'unread' : c.isConnected ? 'connected' : `${c.reason}${c.message ? `: ${c.message}` : ''}`)
+/** How a connection (and, connected, whether its tools are `listed`) reads in the debug log and in a failure reason. */
+const describeConnection = (c: Connection | void, listed: unknown) =>
+  c === undefined ? 'unread' : c.isConnected ? `connected, tools ${listed ? 'listed' : 'not listed'}` : `${c.reason}${c.message ? `: ${c.message}` : ''}`
 
 /**
  * A command answer that says the reconnect did not happen. An interactive reconnect answers with no
@@ -115,7 +116,7 @@ export function createReconnect(pkg: string) {
       // A read that fails is logged and reads as nothing known.
       const state = await e.connection(server).catch((err) => e.log(readFailed('connection', err)))
       const listed = state?.isConnected && (await e.toolsListed(server).catch((err) => e.log(readFailed('tool list', err))))
-      const seen = `${describeConnection(state)}${state?.isConnected ? `, tools ${listed ? 'listed' : 'not listed'}` : ''}`
+      const seen = describeConnection(state, listed)
       const down = state?.isConnected === false
       unconnected = down ? (seen === last ? unconnected + 1 : 1) : 0
       if (seen !== last) e.log(pollLine(server, waited, seen))
@@ -176,16 +177,12 @@ export function createReconnect(pkg: string) {
 
     /** Records a checked call; the latest call's `continue` wins, servers add up. */
     lever(server: string, resume: boolean): { result: string } {
-      if (request) {
-        request.resume = resume
-        if (!request.servers.includes(server)) request.servers.push(server)
-      } else {
-        request = { servers: [server], resume }
-      }
+      request ??= { servers: [], resume }
+      request.resume = resume
+      if (!request.servers.includes(server)) request.servers.push(server)
       edges?.log(requestedLine(request.servers, resume))
       return { result: reconnectResult(resume) }
     },
-
 
     /**
      * A main turn's end (called inside its hook) submits a held report (answers whether it did); one
@@ -193,19 +190,14 @@ export function createReconnect(pkg: string) {
      */
     turnComplete(agentId: string | undefined, reason: string): boolean {
       const e = edges
-      const r = request
-      const report = held
       if (agentId !== undefined || !e) return false
+      const report = held
       held = undefined
       if (report !== undefined) submit(e, report)
-      if (reason === 'aborted' || !r) return report !== undefined
-      scheduleStep(
-        r,
-        (fn) => e.after(fn),
-        () => void run(r).catch((err) => e.log(stepFailed(err))),
-        () => e.log(RESCHEDULED),
-        (err) => e.log(notScheduled(err)),
-      )
+      const r = request
+      if (reason !== 'aborted' && r) {
+        scheduleStep(r, e.after, () => void run(r).catch((err) => e.log(stepFailed(err))), () => e.log(RESCHEDULED), (err) => e.log(notScheduled(err)))
+      }
       return report !== undefined
     },
 

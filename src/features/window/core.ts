@@ -221,7 +221,6 @@ function normalPath(path: string): string {
  * file would be the person's own, shared by every project. Real paths, when known, settle links.
  */
 export function isHomeRoot(root: string, home: string | undefined, real: { root?: string; home?: string } = {}): boolean {
-  if (!home) return false
-  if (normalPath(root) === normalPath(home)) return true
-  return real.root !== undefined && real.home !== undefined && normalPath(real.root) === normalPath(real.home)
+  const same = (a?: string, b?: string) => a !== undefined && b !== undefined && normalPath(a) === normalPath(b)
+  return !!home && (same(root, home) || same(real.root, real.home))
 }

@@ -39,7 +39,7 @@ async function locate(port: Port): Promise<Located> {
   const home = await port.homeDir()
   // Real paths settle a link to the home folder; where one cannot be read, the spelling decides.
   const real = async (path: string | undefined) => (path === undefined ? undefined : (await port.files.stat(path))?.realPath)
-  const [rootReal, homeReal] = await Promise.all([real(root), real(home)])
+  const [rootReal, homeReal] = await Promise.all([root, home].map(real))
   return {
     root,
     settingsPath: `${root.replace(/[\\/]+$/, '')}/${SETTINGS_RELATIVE_PATH}`,

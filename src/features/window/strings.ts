@@ -83,9 +83,10 @@ export function describeSync(result: SyncResult | string | undefined, names: Nam
 export function syncWarning(result: SyncResult | undefined, names: Names): string | null {
   if (!result) return null
   if (result.reason === 'out-of-band') return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`
-  // What the harness compacts on instead: a value that is no token count (left untouched), or another number.
+  // What the harness compacts on instead: a value that is no token count (never this feature's own, so
+  // only a skip meets one; left untouched), or another number.
   const raw = result.previousRawValue
-  const instead = result.action === 'skipped' && raw !== undefined && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,`
+  const instead = raw !== undefined && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,`
     : result.tokens !== null && result.tokens !== result.requestedTokens ? result.tokens
     : undefined
   return instead === undefined ? null : `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${instead} but ${names.who} asked for ${result.requestedTokens}`
