@@ -65,7 +65,12 @@ export function register(on: On, options: PluginOptions): void {
       .catch(async function* ($, e, next) { return yield* streamFailed('turn.step', $, e, next) })
   }
   if (rt.hooks('turn.complete')) on('turn.complete', ($, e, next) => dispatch('turn.complete', $, e, next))
-  if (rt.hooks('prompt.submit')) on('prompt.submit', ($, e, next) => dispatch('prompt.submit', $, e, next))
+  // Where only plugins' own prompts are needed (reconnect's report), matched: the host tests the
+  // matcher, so a person's prompt costs no hop (measured, test/bench/probe-submit.ts); routing hears every prompt.
+  if (rt.hooks('prompt.submit')) {
+    if (rt.pluginPromptsOnly) on('prompt.submit', { origin: { kind: 'plugin' } }, ($, e, next) => dispatch('prompt.submit', $, e, next))
+    else on('prompt.submit', ($, e, next) => dispatch('prompt.submit', $, e, next))
+  }
   if (rt.hooks('prompt.compose')) on('prompt.compose', ($, e, next) => dispatch('prompt.compose', $, e, next))
   if (rt.hooks('tool.call')) on('tool.call', ($, e, next) => dispatch('tool.call', $, e, next))
   // Tools of a server or a plugin only, by an object matcher the host tests (a RegExp is tested in

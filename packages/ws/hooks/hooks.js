@@ -4860,6 +4860,7 @@ function createReconnectFeature() {
     name: "reconnect",
     sessionActing: true,
     logPrefix: debugPrefix,
+    pluginPromptsOnly: true,
     actsWith: (options) => {
       const rule = parseServerRule(options[OPTION2]);
       return rule.any || rule.names.length > 0;
@@ -8382,6 +8383,7 @@ function createRuntime(factories, template, raw) {
     registry,
     hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && registry.features.length > 0,
     engineCommands,
+    pluginPromptsOnly: registry.features.every((f) => !f.hooks["prompt.submit"] || f.pluginPromptsOnly),
     bind(runtimePort, ports) {
       port = runtimePort;
       featurePorts = ports;
@@ -8441,7 +8443,10 @@ export function register(on, options) {
     });
   }
   if (rt.hooks("turn.complete")) on("turn.complete", ($, e, next) => dispatch("turn.complete", $, e, next));
-  if (rt.hooks("prompt.submit")) on("prompt.submit", ($, e, next) => dispatch("prompt.submit", $, e, next));
+  if (rt.hooks("prompt.submit")) {
+    if (rt.pluginPromptsOnly) on("prompt.submit", { origin: { kind: "plugin" } }, ($, e, next) => dispatch("prompt.submit", $, e, next));
+    else on("prompt.submit", ($, e, next) => dispatch("prompt.submit", $, e, next));
+  }
   if (rt.hooks("prompt.compose")) on("prompt.compose", ($, e, next) => dispatch("prompt.compose", $, e, next));
   if (rt.hooks("tool.call")) on("tool.call", ($, e, next) => dispatch("tool.call", $, e, next));
   if (rt.hooks("tool.describe")) on("tool.describe", { provider: { tier: ["prepend", "user", "append"] } }, ($, e, next) => dispatch("tool.describe", $, e, next));

@@ -88,6 +88,8 @@ export function createReconnectFeature(): Feature<Port> {
     name: 'reconnect',
     sessionActing: true,
     logPrefix: debugPrefix,
+    // Its prompt.submit hook drops only its own stale report: a person's prompt need not reach it.
+    pluginPromptsOnly: true,
     // With no server to reach (an empty option; no package ships a server of its own today) the lever
     // is not registered, so the package claims nothing and another package's lever can run.
     actsWith: (options) => {
