@@ -110,9 +110,21 @@ function bindCheckpoint($) {
   };
 }
 
+// src/lib/edges.ts
+function bindCommonEdges($) {
+  return {
+    now: () => $.clock.now(),
+    after: (ms, fn) => void $.clock.after(ms, fn),
+    notice: (line) => $.ui.log(line),
+    submitPrompt: (text) => $.prompt.submit({ text }),
+    usage: () => $.session.usage({ breakdown: "summary" })
+  };
+}
+
 // src/features/manual/bind.ts
 function bindManual($) {
   return {
+    ...bindCommonEdges($),
     stat: (path) => $.fs.stat(path, { resolve: true }),
     read: (path) => $.fs.read(path),
     repoRoot: async () => (await $.session.repo())?.root,
@@ -124,8 +136,6 @@ function bindManual($) {
       return rows.length > 0;
     },
     apiMessages: () => $.session.messages({ as: "api" }),
-    now: () => $.clock.now(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
     store: {
       get: (key) => $.store.get(key),
       set: (key, value) => $.store.set(key, value),
@@ -184,15 +194,11 @@ function bindMailbox($) {
 // src/features/reconnect/bind.ts
 function bindReconnect($) {
   return {
+    ...bindCommonEdges($),
     pkg: $.plugin.name,
     runCommand: (command, args) => $.command.run({ command, args }),
     listTools: async () => (await $.tool.list()).map((t) => t.name),
     connectMcp: (server) => $.mcp.connect(server),
-    submitPrompt: (text) => $.prompt.submit({ text }),
-    notice: (line) => $.ui.log(line),
-    after: (ms, fn) => void $.clock.after(ms, fn),
-    now: () => $.clock.now(),
-    usage: () => $.session.usage({ breakdown: "summary" }),
     registerTool: bindRegisterTool($)
   };
 }
@@ -277,6 +283,7 @@ function bindTiming($) {
 // src/features/window/bind.ts
 function bindWindow($) {
   return {
+    ...bindCommonEdges($),
     pkg: $.plugin.name,
     projectRoot: () => $.session.root(),
     homeDir: () => readHomeDir($),
@@ -284,10 +291,7 @@ function bindWindow($) {
     readFile: (path) => $.fs.read(path),
     files: bindFiles($),
     windowEnv: () => readWindowEnv($),
-    setWindowEnv: async (value) => await setWindowEnv($, value),
-    notice: (line) => $.ui.log(line),
-    usage: () => $.session.usage({ breakdown: "summary" }),
-    now: () => $.clock.now()
+    setWindowEnv: async (value) => await setWindowEnv($, value)
   };
 }
 

@@ -1,10 +1,12 @@
 // The window feature's `$` binder: what it reads and writes of the world, as plain closures.
-import type { EngineInterface, SessionUsage } from 'claude-code'
+import type { EngineInterface } from 'claude-code'
+import { bindCommonEdges, type CommonEdges } from '../../lib/edges.ts'
 import { bindFiles } from '../../lib/files.ts'
 import { readHomeDir, readWindowEnv, setWindowEnv } from '../../lib/harness-window.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 
-export type WindowPort = {
+/** The common edges it uses: the clock (a crashed write's leftovers are aged by it), a notice, the harness's figures. */
+export type WindowPort = Pick<CommonEdges, 'now' | 'notice' | 'usage'> & {
   readonly pkg: string
   /** The session's project root, absolute. */
   projectRoot(): Promise<string>
@@ -18,15 +20,11 @@ export type WindowPort = {
   windowEnv(): Promise<string | undefined>
   /** Sets (undefined: unsets) that override for the running session; resolves `{ deny }` when refused. */
   setWindowEnv(value: string | undefined): Promise<{ deny?: string }>
-  /** A dim transcript row the model never reads. */
-  notice(line: string): void
-  /** The harness's own compaction figures (a summary usage read). */
-  usage(): Promise<SessionUsage>
-  now(): Promise<number>
 }
 
 export function bindWindow($: EngineInterface): WindowPort {
   return {
+    ...bindCommonEdges($),
     pkg: $.plugin.name,
     projectRoot: () => $.session.root(),
     homeDir: () => readHomeDir($),
@@ -35,8 +33,5 @@ export function bindWindow($: EngineInterface): WindowPort {
     files: bindFiles($),
     windowEnv: () => readWindowEnv($),
     setWindowEnv: async (value) => (await setWindowEnv($, value)) as { deny?: string },
-    notice: (line) => $.ui.log(line),
-    usage: () => $.session.usage({ breakdown: 'summary' }),
-    now: () => $.clock.now(),
   }
 }
