@@ -2122,22 +2122,20 @@ var readFailed = (err) => `a Read was not examined (${err}); it passes whole`;
 var conversationUnread = (err) => `the conversation was not read (${err}); the Read passes whole`;
 
 // src/features/manual/paths.ts
-var DRIVE = /^[A-Za-z]:$/;
+var DRIVE = /^[A-Za-z]:(?=\/)/;
 function normalizePath(path) {
   const unified = path.replace(/\\/g, "/");
-  const segments = unified.split("/");
-  const drive = segments.length > 1 && DRIVE.test(segments[0] ?? "") ? segments.shift() : void 0;
-  const absolute = drive !== void 0 || unified.startsWith("/");
+  const drive = DRIVE.exec(unified)?.[0] ?? "";
+  const absolute = drive !== "" || unified.startsWith("/");
   const out = [];
-  for (const segment of segments) {
+  for (const segment of unified.slice(drive.length).split("/")) {
     if (segment === "" || segment === ".") continue;
     if (segment !== "..") out.push(segment);
-    else if (out.length && out[out.length - 1] !== "..") out.pop();
+    else if (out.length && out.at(-1) !== "..") out.pop();
     else if (!absolute) out.push("..");
   }
   const body = out.join("/");
-  if (drive !== void 0) return `${drive}/${body}`;
-  return absolute ? `/${body}` : body || ".";
+  return absolute ? `${drive}/${body}` : body || ".";
 }
 function asFolder(folder) {
   const base = normalizePath(folder);
@@ -2152,7 +2150,7 @@ function folderOf(path) {
   const normal = normalizePath(path);
   const cut = normal.lastIndexOf("/");
   if (cut < 0) return ".";
-  return cut === 0 || normal.slice(0, cut).endsWith(":") ? normal.slice(0, cut + 1) : normal.slice(0, cut);
+  return normal.slice(0, cut === 0 || normal[cut - 1] === ":" ? cut + 1 : cut);
 }
 function foldersUp(from, stop) {
   const end = normalizePath(stop);
@@ -2182,20 +2180,17 @@ async function sha256Hex(text) {
 var contentHash = (text) => sha256Hex(canonical(text));
 function classifyText(raw, cap = MANUAL_CAP_BYTES) {
   const bytes = byteLength2(raw);
-  if (/[\u0000\uFFFD]/.test(raw)) return { kind: "binary", bytes };
-  if (bytes > cap) return { kind: "too-large", bytes };
   const text = canonical(raw);
-  if (text.trim() === "") return { kind: "empty", bytes };
-  return { kind: "ok", text, bytes };
+  const kind = /[\u0000\uFFFD]/.test(raw) ? "binary" : bytes > cap ? "too-large" : text.trim() === "" ? "empty" : "ok";
+  return kind === "ok" ? { kind, text, bytes } : { kind, bytes };
 }
 function sectionText(file, content, extras = {}) {
   const key = extras.key?.trim();
-  const blocks = [OPENING_LINES[content.kind](file, content.bytes), ...key ? [keyLine(key)] : [], ...extras.mailboxOn ? [MAILBOX_LINE] : []];
-  if (content.kind === "ok") blocks.push(content.text);
-  return blocks.join("\n\n");
+  const blocks = [OPENING_LINES[content.kind](file, content.bytes), key && keyLine(key), extras.mailboxOn && MAILBOX_LINE, content.kind === "ok" && content.text];
+  return blocks.filter(Boolean).join("\n\n");
 }
 function withSection(sections, section) {
-  if (sections.some((existing) => existing.id === section.id)) return void 0;
+  if (sections.some((existing) => existing.id === section.id)) return;
   return [...sections, { ...section, scope: "session" }];
 }
 
@@ -2230,12 +2225,12 @@ async function inspectManual(fs, cap = MANUAL_CAP_BYTES) {
 var PASS = { kind: "pass" };
 var NO_COUNTS = { manual: 0, repeat: 0, tokensSaved: 0 };
 function isRangedRead(args) {
-  return [args.offset, args.limit, args.pages].some((value) => value !== void 0 && value !== null);
+  return [args.offset, args.limit, args.pages].some((value) => value != null);
 }
 function wholeText(res) {
   const r = res;
   const file = r?.result?.file;
-  if (r?.deny !== void 0 || r?.isError !== void 0 || r?.result?.type !== "text" || typeof file?.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return void 0;
+  if (r?.deny !== void 0 || r?.isError !== void 0 || r?.result?.type !== "text" || typeof file?.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return;
   return r.result;
 }
 function headings(text) {
@@ -2250,7 +2245,7 @@ function pointerAnswer(res, record, pointer) {
 }
 function resultText2(content) {
   if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return void 0;
+  if (!Array.isArray(content)) return;
   return content.map((block) => block?.type === "text" && typeof block.text === "string" ? block.text : "").join("\n");
 }
 function isRepeat(messages, paths, fresh, pointer, self) {
@@ -2303,12 +2298,9 @@ function createReads(config, snapshot) {
     const hash = await contentHash(content);
     if (reset2()) return PASS;
     const isCopy = hash === manual.hash;
-    let isManual = path === manualPath;
-    if (!isManual && isCopy) {
-      const landed = await edges.realPath(spelled);
-      if (reset2()) return PASS;
-      isManual = landed !== void 0 && normalizePath(landed) === manualPath;
-    }
+    const landed = isCopy && path !== manualPath ? await edges.realPath(spelled) : spelled;
+    if (reset2()) return PASS;
+    const isManual = !!landed && normalizePath(landed) === manualPath;
     if (isManual && isCopy) {
       const pointer2 = manualPointer(config.file, config.pkg);
       if (tokensSaved(content, pointer2) > 0) return answered("manual", pointer2);
@@ -2349,8 +2341,8 @@ function createReads(config, snapshot) {
 var REASONS = ["start", "compaction", "clear"];
 function parseRecord(value) {
   const { hash, at, reason, bytes } = value ?? {};
-  if (hash !== null && (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))) return void 0;
-  if (!Number.isFinite(at) || !REASONS.includes(reason) || !Number.isInteger(bytes) || bytes < 0) return void 0;
+  if (hash !== null && (typeof hash !== "string" || !/^[0-9a-f]{64}$/.test(hash))) return;
+  if (!Number.isFinite(at) || !REASONS.includes(reason) || !Number.isInteger(bytes) || bytes < 0) return;
   return { hash, at, reason, bytes };
 }
 function recordsToPrune(entries, now, keep2) {
@@ -2415,8 +2407,7 @@ function createSnapshot(config) {
         const taken = found ? build(reason, found, extras ?? {}) : noCopy(reason);
         if (gen !== generation) return resolve(void 0);
         phase = taken;
-        const missing = found?.found === false && found.problem.kind === "missing";
-        if (!missing) void persist(e, gen, taken.copy);
+        if (found?.found !== false || found.problem.kind !== "missing") void persist(e, gen, taken.copy);
         resolve(taken.section);
       };
       const whenBoth = () => {
@@ -2453,7 +2444,7 @@ function createSnapshot(config) {
       const raw = await e.store.get(snapshotKeyOf(await e.sessionId()));
       if (gen !== generation) return;
       const record = parseRecord(raw);
-      if (record === void 0) {
+      if (!record) {
         phase = { name: "unknown" };
         return log(raw === void 0 ? RESUMED_UNKNOWN : RECORD_INVALID);
       }
@@ -2518,15 +2509,15 @@ function createSnapshot(config) {
       }
     },
     async compose(traits) {
-      if (traits.includes(TEAMMATE_TRAIT)) return void 0;
+      if (traits.includes(TEAMMATE_TRAIT)) return;
       const current2 = phase;
       if (current2.name === "copy") return current2.section;
-      if (traits.includes(ANALYSIS_TRAIT)) return void 0;
+      if (traits.includes(ANALYSIS_TRAIT)) return;
       if (current2.name === "not-started" || current2.name === "ended") {
         composedEarly = true;
-        return void 0;
+        return;
       }
-      if (current2.name !== "pending" || !edges) return void 0;
+      if (current2.name !== "pending" || !edges) return;
       if (current2.outcome) return current2.outcome;
       const outcome = take(edges, current2.reason);
       if (phase === current2) phase = { ...current2, outcome };
@@ -2565,7 +2556,7 @@ function promptLines(prompt, now) {
     case "copy": {
       const why = prompt.resumed ? resumedWhy(prompt.reason) : reasonWord(prompt.reason);
       if (prompt.hash === null) return [promptNoCopy(iso(prompt.at), why)];
-      const changed = !now ? FILE_GONE : !now.found ? now.problem.kind === "missing" ? FILE_DELETED : FILE_GONE : now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED;
+      const changed = now?.found ? now.hash === prompt.hash ? FILE_SAME : FILE_CHANGED : now?.problem.kind === "missing" ? FILE_DELETED : FILE_GONE;
       return [promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed];
     }
     default:
@@ -2582,33 +2573,36 @@ function statusLines2(facts) {
 
 // src/features/manual/index.ts
 var statOf2 = (port, path) => port.stat(path).catch((err) => {
-  if (/\bENOENT\b/.test(messageOf(err))) return void 0;
+  if (/\bENOENT\b/.test(messageOf(err))) return;
   throw err;
 });
 async function workTree(port, repo) {
   for (const dir of foldersUp(await port.sessionRoot(), repo)) {
-    if (await port.stat(joinPath(dir, ".git")).catch(() => void 0)) return dir;
+    if (await port.stat(joinPath(dir, ".git")).catch(() => {
+    })) return dir;
   }
   return repo;
 }
 async function projectRoot(port, file) {
-  const repo = await port.repoRoot().catch(() => void 0);
+  const repo = await port.repoRoot().catch(() => {
+  });
   if (repo) return workTree(port, repo).catch(() => repo);
   const found = await port.ancestors(file).catch(() => []);
   return found.at(-1) ?? await port.sessionRoot();
 }
 function bindCores(port, ctx, file) {
   let place;
-  const placeOnce = () => {
-    const finding = place ??= (async () => {
+  const relocate = () => {
+    const finding = (async () => {
       const root = await projectRoot(port, file);
       return { root, realRoot: (await port.stat(root).catch(() => void 0))?.realPath ?? root };
     })();
     finding.catch(() => {
       if (place === finding) place = void 0;
     });
-    return finding;
+    return place = finding;
   };
+  const placeOnce = () => place ?? relocate();
   const fs = {
     async stat() {
       const found = await statOf2(port, joinPath((await placeOnce()).root, file));
@@ -2625,10 +2619,6 @@ function bindCores(port, ctx, file) {
     messages: port.apiMessages,
     log: ctx.log
   };
-  const relocate = () => {
-    place = void 0;
-    void placeOnce().catch(() => void 0);
-  };
   return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, relocate };
 }
 function createManualFeature() {
@@ -2636,12 +2626,12 @@ function createManualFeature() {
   let problem2;
   let starting;
   function coresOf(port, ctx) {
-    if (bound || problem2 !== void 0) return bound;
+    if (bound || problem2) return bound;
     const location = manualLocation("/", ctx.options[MANUAL_FILE_OPTION]);
     if ("problem" in location) {
       problem2 = location.problem;
       ctx.log(statusLocation(problem2));
-      return void 0;
+      return;
     }
     return bound = bindCores(port, ctx, location.display);
   }
@@ -2661,7 +2651,7 @@ function createManualFeature() {
         if (!cores) return next(e);
         await starting;
         const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)]);
-        if (text === void 0) return result;
+        if (!text) return result;
         const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text });
         return sections ? { sections } : result;
       },
@@ -4630,10 +4620,10 @@ function scheduleStep(target, after, step, onReplaced, onNotScheduled) {
 }
 
 // src/features/reconnect/machine.ts
-var describeConnection = (c, listed) => c === void 0 ? "unread" : c.isConnected ? `connected, tools ${listed ? "listed" : "not listed"}` : `${c.reason}${c.message ? `: ${c.message}` : ""}`;
+var describeConnection = (c, listed) => !c ? "unread" : c.isConnected ? `connected, tools ${listed ? "listed" : "not listed"}` : `${c.reason}${c.message ? `: ${c.message}` : ""}`;
 function commandRefusal(answer) {
   const text = answer?.text?.trim();
-  if (!text || /\breconnected\b/i.test(text)) return void 0;
+  if (!text || /\breconnected\b/i.test(text)) return;
   return text;
 }
 function createReconnect(pkg) {
@@ -4666,7 +4656,7 @@ function createReconnect(pkg) {
       return reasonCommandFailed(err);
     }
     const refused2 = commandRefusal(answer);
-    if (refused2 !== void 0) return reasonCommandAnswered(refused2);
+    if (refused2) return reasonCommandAnswered(refused2);
     let last2;
     let unconnected = 0;
     for (let waited = 0; ; waited += TOOLS_POLL_MS) {
@@ -4677,7 +4667,7 @@ function createReconnect(pkg) {
       unconnected = down ? seen === last2 ? unconnected + 1 : 1 : 0;
       if (seen !== last2) e.log(pollLine(server, waited, seen));
       last2 = seen;
-      if (state?.isConnected && listed) return void 0;
+      if (listed) return;
       if (down && state.reason === UNLISTED) return reasonUnlisted(server);
       if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) return state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(seen, waited);
       await e.sleep(TOOLS_POLL_MS);
@@ -4703,9 +4693,9 @@ function createReconnect(pkg) {
       const started = await now(e);
       const reason = await attempt(e, server);
       const ms = Math.round(await now(e) - started);
-      if (reason === void 0) reconnected.push(server);
+      if (!reason) reconnected.push(server);
       else failures.push({ server, reason });
-      lines.push(reason === void 0 ? reconnectedLine(server, ms) : notReconnectedLine(server, reason, ms));
+      lines.push(reason ? notReconnectedLine(server, reason, ms) : reconnectedLine(server, ms));
     }
     if (gen !== generation) return e.log(ENDED_DURING_STEP);
     for (const line of lines) e.log(line);
@@ -4735,7 +4725,7 @@ function createReconnect(pkg) {
       if (agentId !== void 0 || !e) return false;
       const report2 = held;
       held = void 0;
-      if (report2 !== void 0) submit(e, report2);
+      if (report2) submit(e, report2);
       const r = request;
       if (reason !== "aborted" && r) {
         scheduleStep(r, e.after, () => void run(r).catch((err) => e.log(stepFailed(err))), () => e.log(RESCHEDULED), (err) => e.log(notScheduled(err)));
@@ -4744,7 +4734,7 @@ function createReconnect(pkg) {
     },
     end(reason) {
       if (request) edges?.log(endDropped(reason));
-      if (held !== void 0) edges?.log(ENDED_BEFORE_REPORT);
+      if (held) edges?.log(ENDED_BEFORE_REPORT);
       reset2();
     },
     stale(text) {
@@ -4788,7 +4778,7 @@ function checkCall(agentId, input, allowed, any) {
   const asked = typeof given === "string" ? given.trim() : "";
   if (!asked) return { deny: badServer };
   const server = resolveServer(asked, allowed);
-  return server !== void 0 ? { server, resume } : { deny: notAllowed(asked, allowed, any) };
+  return server ? { server, resume } : { deny: notAllowed(asked, allowed, any) };
 }
 var toolSpelling = (server) => server.replace(/[^A-Za-z0-9_-]/g, "_");
 function toolPrefix(server) {
@@ -4798,11 +4788,11 @@ function resolveServer(name, allowed) {
   return allowed.includes(name) ? name : allowed.find((s) => toolSpelling(s) === name);
 }
 function serverOfTool(tool, provider, hostName) {
-  if (!provider || !tool.startsWith("mcp__") || tool.startsWith(toolPrefix(hostName))) return void 0;
+  if (!provider || !tool.startsWith("mcp__") || tool.startsWith(toolPrefix(hostName))) return;
   if (provider.startsWith("mcp:")) return provider.slice("mcp:".length) || void 0;
   const plugin = provider.split("@")[0];
   const head2 = `mcp__plugin_${toolSpelling(plugin)}_`;
-  if (!plugin || !tool.startsWith(head2)) return void 0;
+  if (!plugin || !tool.startsWith(head2)) return;
   const key = tool.slice(head2.length).split("__")[0];
   return key ? `plugin:${plugin}:${key}` : void 0;
 }
@@ -4814,14 +4804,13 @@ function realNames(listed, known) {
 var OPTION2 = "reconnectServers";
 function edgesOf3(port, ctx) {
   return {
+    ...port,
     reconnect: (server) => port.runCommand(MCP_COMMAND, `reconnect ${server}`),
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
     connection: async (server) => port.connectMcp(server),
     submit: port.submitPrompt,
-    notice: port.notice,
     after: (fn) => port.after(0, fn),
     sleep: (ms) => new Promise((resolve) => port.after(ms, resolve)),
-    now: port.now,
     mainTurns: ctx.facts.mainTurns,
     busy: ctx.facts.isMainTurnRunning,
     log: ctx.log
@@ -4842,8 +4831,7 @@ function createReconnectFeature() {
   }
   async function setup(port, ctx, option) {
     const rule = parseServerRule(option);
-    const own = await ctx.facts.ownServer();
-    targets = { rule, ...own === void 0 ? {} : { own }, seen: [] };
+    targets = { rule, own: await ctx.facts.ownServer(), seen: [] };
     if (!hasTarget(targets, port.pkg)) {
       unregistered = NO_TARGET_EMPTY;
       return ctx.log(notRegisteredLine(unregistered));
@@ -4888,9 +4876,10 @@ function createReconnectFeature() {
       "tool.call": {
         onFailure: { deny: HOOK_FAILED2 },
         run: async (port, e, next) => {
-          if (e.tool !== tool || targets === void 0) return next(e);
+          if (e.tool !== tool || !targets) return next(e);
           await lane.drain();
-          await noteSessionServers(port).catch(() => void 0);
+          await noteSessionServers(port).catch(() => {
+          });
           const call = checkCall(e.agentId, e, allowedServers(targets, port.pkg), targets.rule.any);
           return "deny" in call ? call : reconnect.lever(call.server, call.resume);
         }
@@ -4903,7 +4892,7 @@ function createReconnectFeature() {
       },
       "tool.describe": (port, e, next) => {
         const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg);
-        if (server !== void 0 && !known.includes(server)) {
+        if (server && !known.includes(server)) {
           known.push(server);
           if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server]);
         }
@@ -4920,7 +4909,7 @@ function createReconnectFeature() {
       "prompt.submit": (_port, e, next) => reconnect.stale(e.text) ? { drop: STALE_REPORT } : next(e)
     },
     status(port) {
-      const lines = [tool !== void 0 ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered !== void 0 ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
+      const lines = [tool ? statusRegistered(tool, describeAllowed(targets, port.pkg)) : unregistered ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED];
       if (targets?.rule.any) lines.push(seenPhrase(targets.seen));
       const pending = reconnect.pending();
       if (pending) lines.push(statusPending(pending.servers, pending.resume));
@@ -7422,7 +7411,7 @@ function decideSync(location, file, tokens, running) {
   const owned = isOwned(env);
   const as = (action, reason, over) => ({ result: { ...base, action, ...reason ? { reason } : {}, tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } });
   if (file?.kind === "unreadable") return as("skipped", "unreadable-settings", { why: file.why });
-  if (location.projectIsHome || file === void 0) return as("skipped", "unsafe-project-root");
+  if (location.projectIsHome || !file) return as("skipped", "unsafe-project-root");
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return as("skipped", "opted-out");
   if (!isWindowInBand(tokens)) return as("skipped", "out-of-band");
   if (previousTokens === tokens) return as("unchanged");
@@ -7446,7 +7435,7 @@ function decideReset(settingsPath, file) {
 function decideDisable(location, file) {
   const env = envOf(file);
   const as = (action) => ({ settingsPath: location.settingsPath, action, fileRaw: env[WINDOW_KEY] });
-  if (location.projectIsHome || file === void 0) return { result: as("refused-unsafe-project-root") };
+  if (location.projectIsHome || !file) return { result: as("refused-unsafe-project-root") };
   if (file.kind === "unreadable") return { result: { ...as("unreadable-settings"), why: file.why } };
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as("already-opted-out") };
   return { result: as("disabled"), write: withEnvRows(file, { [OPTOUT_KEY]: OPTOUT_VALUE }) };
@@ -7602,7 +7591,7 @@ async function change(port, guarded, decide2) {
   const location = await locate(port);
   const read = guarded && location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
   const { result, write } = await decide2(location, read?.file);
-  if (write === void 0 || read === void 0) return result;
+  if (!write || !read) return result;
   const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text: write, expected: read.text });
   return outcome.ok ? result : NOT_WRITTEN(outcome.reason);
 }
@@ -7643,7 +7632,7 @@ async function harnessWindow(port) {
     const b = (await port.usage()).context.breakdown;
     return b && { ...b, source: b.autocompactSource };
   } catch {
-    return void 0;
+    return;
   }
 }
 async function status(port, ctx, state) {

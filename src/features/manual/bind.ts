@@ -21,7 +21,7 @@ export type ManualPort = Pick<CommonEdges, 'now' | 'after'> & {
   ancestors(name: string): Promise<string[]>
   /** The session's project root (`$.session.root()`). */
   sessionRoot(): Promise<string>
-  /** Whether the main conversation holds rows already (a --resume, a --continue, a fork). */
+  /** Whether the main conversation holds rows already (a --resume, a --continue, a fork); a refused read rejects. */
   hasHistory(): Promise<boolean>
   /** The main conversation in api form: the text each tool result read as. */
   apiMessages(): Promise<readonly ApiRow[]>

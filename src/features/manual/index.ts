@@ -21,7 +21,7 @@ import * as s from './strings.ts'
  */
 const statOf = (port: Port, path: string) =>
   port.stat(path).catch((err: unknown) => {
-    if (/\bENOENT\b/.test(messageOf(err))) return undefined
+    if (/\bENOENT\b/.test(messageOf(err))) return
     throw err
   })
 
@@ -32,7 +32,7 @@ const statOf = (port: Port, path: string) =>
  */
 async function workTree(port: Port, repo: string): Promise<string> {
   for (const dir of foldersUp(await port.sessionRoot(), repo)) {
-    if (await port.stat(joinPath(dir, '.git')).catch(() => undefined)) return dir
+    if (await port.stat(joinPath(dir, '.git')).catch(() => {})) return dir
   }
   return repo
 }
@@ -44,7 +44,7 @@ async function workTree(port: Port, repo: string): Promise<string> {
  * once per reset.
  */
 async function projectRoot(port: Port, file: string): Promise<string> {
-  const repo = await port.repoRoot().catch(() => undefined)
+  const repo = await port.repoRoot().catch(() => {})
   if (repo) return workTree(port, repo).catch(() => repo)
   const found = await port.ancestors(file).catch(() => [])
   return found.at(-1) ?? (await port.sessionRoot())
@@ -70,16 +70,18 @@ type Bound = {
 
 function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
   let place: Promise<Place> | undefined
-  const placeOnce = () => {
-    const finding = (place ??= (async () => {
+  /** Looks the project up afresh; a lookup that fails is made again when next needed. */
+  const relocate = () => {
+    const finding = (async () => {
       const root = await projectRoot(port, file)
       return { root, realRoot: (await port.stat(root).catch(() => undefined))?.realPath ?? root }
-    })())
+    })()
     finding.catch(() => {
       if (place === finding) place = undefined
     })
-    return finding
+    return (place = finding)
   }
+  const placeOnce = () => place ?? relocate()
   const fs: ManualFs = {
     // `file` is the option as manualLocation spelled it: under the root, joined as it is.
     async stat() {
@@ -97,10 +99,6 @@ function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
     messages: port.apiMessages,
     log: ctx.log,
   }
-  const relocate = () => {
-    place = undefined
-    void placeOnce().catch(() => undefined)
-  }
   return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, relocate }
 }
 
@@ -114,14 +112,14 @@ export function createManualFeature(): Feature<Port> {
 
   /** The cores for this registration, made at the first hook; undefined when the option is unusable. */
   function coresOf(port: Port, ctx: FeatureContext): Bound | undefined {
-    if (bound || problem !== undefined) return bound
+    if (bound || problem) return bound
     // The option alone decides whether it names a place inside the root; the root joins it later.
     // The runtime fills it (its default where none was given) and checks it is a text (runtime/options.ts).
     const location = manualLocation('/', ctx.options[MANUAL_FILE_OPTION])
     if ('problem' in location) {
       problem = location.problem
       ctx.log(s.statusLocation(problem))
-      return undefined
+      return
     }
     return (bound = bindCores(port, ctx, location.display))
   }
@@ -151,7 +149,7 @@ export function createManualFeature(): Feature<Port> {
         if (!cores) return next(e)
         await starting
         const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)])
-        if (text === undefined) return result
+        if (!text) return result
         const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text })
         return sections ? { sections } : result
       },

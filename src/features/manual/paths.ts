@@ -2,7 +2,8 @@
 // the engine answers and a spelling the model gave compare alike. Pure; no file system here.
 import * as s from './strings.ts'
 
-const DRIVE = /^[A-Za-z]:$/
+/** A drive (`C:`) before the first separator: the path is absolute on it. */
+const DRIVE = /^[A-Za-z]:(?=\/)/
 
 /**
  * `\` read as `/`, repeated separators and `.` dropped, `..` applied; no trailing separator. An
@@ -10,19 +11,17 @@ const DRIVE = /^[A-Za-z]:$/
  */
 export function normalizePath(path: string): string {
   const unified = path.replace(/\\/g, '/')
-  const segments = unified.split('/')
-  const drive = segments.length > 1 && DRIVE.test(segments[0] ?? '') ? segments.shift() : undefined
-  const absolute = drive !== undefined || unified.startsWith('/')
+  const drive = DRIVE.exec(unified)?.[0] ?? ''
+  const absolute = drive !== '' || unified.startsWith('/')
   const out: string[] = []
-  for (const segment of segments) {
+  for (const segment of unified.slice(drive.length).split('/')) {
     if (segment === '' || segment === '.') continue
     if (segment !== '..') out.push(segment)
-    else if (out.length && out[out.length - 1] !== '..') out.pop()
+    else if (out.length && out.at(-1) !== '..') out.pop()
     else if (!absolute) out.push('..')
   }
   const body = out.join('/')
-  if (drive !== undefined) return `${drive}/${body}`
-  return absolute ? `/${body}` : body || '.'
+  return absolute ? `${drive}/${body}` : body || '.'
 }
 
 /** A folder normalized, with the separator its entries follow it by. */
@@ -43,7 +42,8 @@ export function folderOf(path: string): string {
   const normal = normalizePath(path)
   const cut = normal.lastIndexOf('/')
   if (cut < 0) return '.'
-  return cut === 0 || normal.slice(0, cut).endsWith(':') ? normal.slice(0, cut + 1) : normal.slice(0, cut)
+  // A root (`/`, `C:/`) keeps its separator.
+  return normal.slice(0, cut === 0 || normal[cut - 1] === ':' ? cut + 1 : cut)
 }
 
 /** `from` and each folder above it, nearest first, up to `stop` (left out) or the file system's root. */

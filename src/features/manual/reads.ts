@@ -37,7 +37,7 @@ const NO_COUNTS: ReadCounts = { manual: 0, repeat: 0, tokensSaved: 0 }
 
 /** A read of part of the file: an offset, a line limit or a page range was asked for. */
 export function isRangedRead(args: ReadArgs): boolean {
-  return [args.offset, args.limit, args.pages].some((value) => value !== undefined && value !== null)
+  return [args.offset, args.limit, args.pages].some((value) => value != null)
 }
 
 /**
@@ -48,7 +48,7 @@ export function wholeText(res: unknown): ReadText | undefined {
   // Untrusted: any field may be missing or of another type (a property of a text or a number reads as undefined).
   const r = res as { deny?: unknown; isError?: unknown; result?: { type?: unknown; file?: Partial<ReadText['file']> | null } } | null | undefined
   const file = r?.result?.file
-  if (r?.deny !== undefined || r?.isError !== undefined || r?.result?.type !== 'text' || typeof file?.content !== 'string' || file.startLine !== 1 || file.truncatedByTokenCap === true) return undefined
+  if (r?.deny !== undefined || r?.isError !== undefined || r?.result?.type !== 'text' || typeof file?.content !== 'string' || file.startLine !== 1 || file.truncatedByTokenCap === true) return
   return r.result as ReadText
 }
 
@@ -72,7 +72,7 @@ export function pointerAnswer(res: unknown, record: ReadText, pointer: string): 
 /** A tool_result block's text as the model read it: the string, or its text blocks joined. */
 function resultText(content: unknown): string | undefined {
   if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return undefined
+  if (!Array.isArray(content)) return
   return content.map((block: { type?: unknown; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('\n')
 }
 
@@ -157,12 +157,9 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     // Known by its spelling, with no file system call per Read: the manual's own real path is the
     // manual, a path under its folder is that file. A stat only for a copy of the manual read under
     // another name: a link to it is the manual.
-    let isManual = path === manualPath
-    if (!isManual && isCopy) {
-      const landed = await edges.realPath(spelled)
-      if (reset()) return PASS
-      isManual = landed !== undefined && normalizePath(landed) === manualPath
-    }
+    const landed = isCopy && path !== manualPath ? await edges.realPath(spelled) : spelled
+    if (reset()) return PASS
+    const isManual = !!landed && normalizePath(landed) === manualPath
     if (isManual && isCopy) {
       const pointer = s.manualPointer(config.file, config.pkg)
       if (tokensSaved(content, pointer) > 0) return answered('manual', pointer)

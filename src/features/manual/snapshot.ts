@@ -27,8 +27,8 @@ export type SnapshotRecord = { readonly hash: string | null; readonly at: number
 export function parseRecord(value: unknown): SnapshotRecord | undefined {
   // A value of another kind has none of the fields; the number tests are false for anything but a number.
   const { hash, at, reason, bytes } = (value ?? {}) as Record<string, unknown>
-  if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) return undefined
-  if (!Number.isFinite(at) || !REASONS.includes(reason as string) || !Number.isInteger(bytes) || (bytes as number) < 0) return undefined
+  if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) return
+  if (!Number.isFinite(at) || !REASONS.includes(reason as string) || !Number.isInteger(bytes) || (bytes as number) < 0) return
   return { hash, at: at as number, reason: reason as Reason, bytes: bytes as number }
 }
 
@@ -177,8 +177,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
         if (gen !== generation) return resolve(undefined)
         phase = taken
         // A missing manual writes no record: no cost outside manual projects.
-        const missing = found?.found === false && found.problem.kind === 'missing'
-        if (!missing) void persist(e, gen, taken.copy)
+        if (found?.found !== false || found.problem.kind !== 'missing') void persist(e, gen, taken.copy)
         resolve(taken.section)
       }
       const whenBoth = () => {
@@ -217,7 +216,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
       const raw = await e.store.get(snapshotKeyOf(await e.sessionId()))
       if (gen !== generation) return
       const record = parseRecord(raw)
-      if (record === undefined) {
+      if (!record) {
         phase = { name: 'unknown' }
         return log(raw === undefined ? s.RESUMED_UNKNOWN : s.RECORD_INVALID)
       }
@@ -302,16 +301,16 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
      * after a reset reads anything; every later one answers that copy, with no `$` call.
      */
     async compose(traits: readonly string[]): Promise<string | undefined> {
-      if (traits.includes(TEAMMATE_TRAIT)) return undefined
+      if (traits.includes(TEAMMATE_TRAIT)) return
       const current = phase
       // An analysis render answers the copy once there is one, and never takes it.
       if (current.name === 'copy') return current.section
-      if (traits.includes(ANALYSIS_TRAIT)) return undefined
+      if (traits.includes(ANALYSIS_TRAIT)) return
       if (current.name === 'not-started' || current.name === 'ended') {
         composedEarly = true
-        return undefined
+        return
       }
-      if (current.name !== 'pending' || !edges) return undefined
+      if (current.name !== 'pending' || !edges) return
       // Another compose while this one waits answers what this one will: the prompt is one.
       if (current.outcome) return current.outcome
       const outcome = take(edges, current.reason)

@@ -32,7 +32,7 @@ function promptLines(prompt: PromptView, now: Inspection | undefined): string[] 
     case 'copy': {
       const why = prompt.resumed ? s.resumedWhy(prompt.reason) : s.reasonWord(prompt.reason)
       if (prompt.hash === null) return [s.promptNoCopy(iso(prompt.at), why)]
-      const changed = !now ? s.FILE_GONE : !now.found ? (now.problem.kind === 'missing' ? s.FILE_DELETED : s.FILE_GONE) : now.hash === prompt.hash ? s.FILE_SAME : s.FILE_CHANGED
+      const changed = now?.found ? (now.hash === prompt.hash ? s.FILE_SAME : s.FILE_CHANGED) : now?.problem.kind === 'missing' ? s.FILE_DELETED : s.FILE_GONE
       return [s.promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed]
     }
     default:

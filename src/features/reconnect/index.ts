@@ -17,15 +17,15 @@ export const OPTION = 'reconnectServers'
 
 function edgesOf(port: Port, ctx: FeatureContext): ReconnectEdges {
   return {
+    // The port's own `now` and `notice` as they are.
+    ...port,
     reconnect: (server) => port.runCommand(MCP_COMMAND, `reconnect ${server}`) as Promise<{ text?: string } | undefined>,
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
     // Async, so a read that fails at once is a rejection the step's poll logs.
     connection: async (server) => port.connectMcp(server),
     submit: port.submitPrompt as ReconnectEdges['submit'],
-    notice: port.notice,
     after: (fn) => port.after(0, fn),
     sleep: (ms) => new Promise<void>((resolve) => port.after(ms, resolve)),
-    now: port.now,
     mainTurns: ctx.facts.mainTurns,
     busy: ctx.facts.isMainTurnRunning,
     log: ctx.log,
@@ -65,8 +65,7 @@ export function createReconnectFeature(): Feature<Port> {
     // `*`: the session's servers are not listed yet at its start (they connect after it), so they are
     // read off the start's path, at each main turn start and at the lever's call (the usage read that
     // lists them cost 70-210 ms on the start's path: test/bench/FINDINGS.md).
-    const own = await ctx.facts.ownServer()
-    targets = { rule, ...(own === undefined ? {} : { own }), seen: [] }
+    targets = { rule, own: await ctx.facts.ownServer(), seen: [] }
     if (!hasTarget(targets, port.pkg)) {
       unregistered = NO_TARGET_EMPTY
       return ctx.log(notRegisteredLine(unregistered))
@@ -119,11 +118,11 @@ export function createReconnectFeature(): Feature<Port> {
         onFailure: { deny: HOOK_FAILED },
         run: async (port, e, next) => {
           // Before the tool is registered (undefined), no call is its.
-          if (e.tool !== tool || targets === undefined) return next(e)
+          if (e.tool !== tool || !targets) return next(e)
           // A turn start's read not yet landed is made now; `*` allows a server that joined after the
           // start too: read the session's list afresh.
           await lane.drain()
-          await noteSessionServers(port).catch(() => undefined)
+          await noteSessionServers(port).catch(() => {})
           const call = checkCall(e.agentId, e as { server?: unknown; continue?: unknown }, allowedServers(targets, port.pkg), targets.rule.any)
           return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
         },
@@ -141,7 +140,7 @@ export function createReconnectFeature(): Feature<Port> {
       // its server's real name, which joins those `*` allows and maps the breakdown's spelling.
       'tool.describe': (port, e, next) => {
         const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg)
-        if (server !== undefined && !known.includes(server)) {
+        if (server && !known.includes(server)) {
           known.push(server)
           if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server])
         }
@@ -168,8 +167,7 @@ export function createReconnectFeature(): Feature<Port> {
 
     status(port) {
       // The tool is registered only once its targets are set (setup); both go at a session start.
-      const lines = [tool !== undefined ? statusRegistered(tool, describeAllowed(targets!, port.pkg))
-        : unregistered !== undefined ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
+      const lines = [tool ? statusRegistered(tool, describeAllowed(targets!, port.pkg)) : unregistered ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
       if (targets?.rule.any) lines.push(seenPhrase(targets.seen))
       const pending = reconnect.pending()
       if (pending) lines.push(statusPending(pending.servers, pending.resume))

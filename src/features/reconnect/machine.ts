@@ -50,7 +50,7 @@ export type Connection = { isConnected: true } | { isConnected: false; reason: s
 
 /** How a connection (and, connected, whether its tools are `listed`) reads in the debug log and in a failure reason. */
 const describeConnection = (c: Connection | void, listed: unknown) =>
-  c === undefined ? 'unread' : c.isConnected ? `connected, tools ${listed ? 'listed' : 'not listed'}` : `${c.reason}${c.message ? `: ${c.message}` : ''}`
+  !c ? 'unread' : c.isConnected ? `connected, tools ${listed ? 'listed' : 'not listed'}` : `${c.reason}${c.message ? `: ${c.message}` : ''}`
 
 /**
  * A command answer that says the reconnect did not happen. An interactive reconnect answers with no
@@ -59,7 +59,7 @@ const describeConnection = (c: Connection | void, listed: unknown) =>
  */
 export function commandRefusal(answer: { text?: string } | undefined): string | undefined {
   const text = answer?.text?.trim()
-  if (!text || /\breconnected\b/i.test(text)) return undefined
+  if (!text || /\breconnected\b/i.test(text)) return
   return text
 }
 
@@ -103,7 +103,7 @@ export function createReconnect(pkg: string) {
       return reasonCommandFailed(err)
     }
     const refused = commandRefusal(answer)
-    if (refused !== undefined) return reasonCommandAnswered(refused)
+    if (refused) return reasonCommandAnswered(refused)
     // Success is proven, never inferred: the command resolves `{}` whether or not the server came
     // back, and right after a failed reconnect the tool list still shows the dead server's tools for
     // about a second (measured). So the step waits until the engine holds the server connected
@@ -121,7 +121,7 @@ export function createReconnect(pkg: string) {
       unconnected = down ? (seen === last ? unconnected + 1 : 1) : 0
       if (seen !== last) e.log(pollLine(server, waited, seen))
       last = seen
-      if (state?.isConnected && listed) return undefined
+      if (listed) return
       if (down && state.reason === UNLISTED) return reasonUnlisted(server)
       if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) return state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(seen, waited)
       await e.sleep(TOOLS_POLL_MS)
@@ -151,9 +151,10 @@ export function createReconnect(pkg: string) {
       const started = await now(e)
       const reason = await attempt(e, server)
       const ms = Math.round((await now(e)) - started)
-      if (reason === undefined) reconnected.push(server)
+      // A failure always has its reason.
+      if (!reason) reconnected.push(server)
       else failures.push({ server, reason })
-      lines.push(reason === undefined ? reconnectedLine(server, ms) : notReconnectedLine(server, reason, ms))
+      lines.push(reason ? notReconnectedLine(server, reason, ms) : reconnectedLine(server, ms))
     }
     if (gen !== generation) return e.log(ENDED_DURING_STEP)
     for (const line of lines) e.log(line)
@@ -193,7 +194,7 @@ export function createReconnect(pkg: string) {
       if (agentId !== undefined || !e) return false
       const report = held
       held = undefined
-      if (report !== undefined) submit(e, report)
+      if (report) submit(e, report)
       const r = request
       if (reason !== 'aborted' && r) {
         scheduleStep(r, e.after, () => void run(r).catch((err) => e.log(stepFailed(err))), () => e.log(RESCHEDULED), (err) => e.log(notScheduled(err)))
@@ -204,7 +205,7 @@ export function createReconnect(pkg: string) {
     /** A session end drops a pending request and a held report, so nothing acts in the next conversation. */
     end(reason: string): void {
       if (request) edges?.log(endDropped(reason))
-      if (held !== undefined) edges?.log(ENDED_BEFORE_REPORT)
+      if (held) edges?.log(ENDED_BEFORE_REPORT)
       reset()
     },
 

@@ -66,7 +66,7 @@ export function checkCall(agentId: string | undefined, input: { server?: unknown
   const asked = typeof given === 'string' ? given.trim() : ''
   if (!asked) return { deny: badServer }
   const server = resolveServer(asked, allowed)
-  return server !== undefined ? { server, resume } : { deny: notAllowed(asked, allowed, any) }
+  return server ? { server, resume } : { deny: notAllowed(asked, allowed, any) }
 }
 
 /**
@@ -95,11 +95,11 @@ export function resolveServer(name: string, allowed: readonly string[]): string 
  * plugin registers itself, this package's own host) is no server: undefined.
  */
 export function serverOfTool(tool: string, provider: string | undefined, hostName: string): string | undefined {
-  if (!provider || !tool.startsWith('mcp__') || tool.startsWith(toolPrefix(hostName))) return undefined
+  if (!provider || !tool.startsWith('mcp__') || tool.startsWith(toolPrefix(hostName))) return
   if (provider.startsWith('mcp:')) return provider.slice('mcp:'.length) || undefined
   const plugin = provider.split('@')[0]!
   const head = `mcp__plugin_${toolSpelling(plugin)}_`
-  if (!plugin || !tool.startsWith(head)) return undefined
+  if (!plugin || !tool.startsWith(head)) return
   const key = tool.slice(head.length).split('__')[0]
   return key ? `plugin:${plugin}:${key}` : undefined
 }

@@ -160,7 +160,7 @@ export function decideSync(location: WindowLocation, file: SettingsFile | undefi
   const as = (action: SyncResult['action'], reason?: SkipReason, over?: Partial<SyncResult>): Decision<SyncResult> =>
     ({ result: { ...base, action, ...(reason ? { reason } : {}), tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } })
   if (file?.kind === 'unreadable') return as('skipped', 'unreadable-settings', { why: file.why })
-  if (location.projectIsHome || file === undefined) return as('skipped', 'unsafe-project-root')
+  if (location.projectIsHome || !file) return as('skipped', 'unsafe-project-root')
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return as('skipped', 'opted-out')
   if (!isWindowInBand(tokens)) return as('skipped', 'out-of-band')
   if (previousTokens === tokens) return as('unchanged')
@@ -196,7 +196,7 @@ export function decideReset(settingsPath: string, file: SettingsFile): Decision<
 export function decideDisable(location: WindowLocation, file: SettingsFile | undefined): Decision<DisableResult> {
   const env = envOf(file)
   const as = (action: DisableResult['action']): DisableResult => ({ settingsPath: location.settingsPath, action, fileRaw: env[WINDOW_KEY] })
-  if (location.projectIsHome || file === undefined) return { result: as('refused-unsafe-project-root') }
+  if (location.projectIsHome || !file) return { result: as('refused-unsafe-project-root') }
   if (file.kind === 'unreadable') return { result: { ...as('unreadable-settings'), why: file.why } }
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as('already-opted-out') }
   return { result: as('disabled'), write: withEnvRows(file, { [OPTOUT_KEY]: OPTOUT_VALUE }) }

@@ -71,7 +71,7 @@ async function change<R>(port: Port, guarded: boolean, decide: (location: Locate
   const location = await locate(port)
   const read = guarded && location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
   const { result, write } = await decide(location, read?.file)
-  if (write === undefined || read === undefined) return result
+  if (!write || !read) return result
   const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text: write, expected: read.text })
   return outcome.ok ? result : NOT_WRITTEN(outcome.reason)
 }
@@ -124,7 +124,7 @@ async function harnessWindow(port: Port): Promise<HarnessWindow | undefined> {
     const b = (await port.usage()).context.breakdown
     return b && { ...b, source: b.autocompactSource }
   } catch {
-    return undefined
+    return
   }
 }
 
