@@ -3,16 +3,17 @@
 import type { EngineInterface, McpConnectResult } from 'claude-code'
 import { bindCommonEdges, type CommonEdges } from '../../lib/edges.ts'
 import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
+import { MCP_COMMAND } from './constants.ts'
 
 /** The common edges it uses: the clock, a notice, the report's prompt, the usage (the servers the session lists). */
 export type ReconnectPort = Pick<CommonEdges, 'now' | 'after' | 'notice' | 'submitPrompt' | 'usage'> & {
   readonly pkg: string
-  /** Queues a slash command (`$.command.run`); settles with its turn. */
-  runCommand(command: string, args: string): Promise<unknown>
+  /** Queues `/mcp reconnect <server>` (`$.command.run`); settles with its turn, with the command's answer. */
+  reconnect(server: string): Promise<{ text?: string } | undefined>
   /** The tools the model can call now (built-in and MCP), by name. */
   listTools(): Promise<string[]>
-  /** `$.mcp.connect`: the server as /mcp lists it when connected, or why not. */
-  connectMcp(server: string): Promise<McpConnectResult>
+  /** `$.mcp.connect`: the server as /mcp lists it when connected, or why not (a failure at once is a rejection). */
+  connection(server: string): Promise<McpConnectResult>
   readonly registerTool: RegisterTool
 }
 
@@ -20,9 +21,9 @@ export function bindReconnect($: EngineInterface): ReconnectPort {
   return {
     ...bindCommonEdges($),
     pkg: $.plugin.name,
-    runCommand: (command, args) => $.command.run({ command, args }),
+    reconnect: (server) => $.command.run({ command: MCP_COMMAND, args: `reconnect ${server}` }),
     listTools: async () => (await $.tool.list()).map((t) => t.name),
-    connectMcp: (server) => $.mcp.connect(server),
+    connection: async (server) => $.mcp.connect(server),
     registerTool: bindRegisterTool($),
   }
 }

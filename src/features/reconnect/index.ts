@@ -2,7 +2,7 @@
 // Binds the hooks to port edges; the rules live in targets.ts, the state machine in machine.ts.
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
-import { MCP_COMMAND, TOOL_NAME } from './constants.ts'
+import { TOOL_NAME } from './constants.ts'
 import type { ReconnectPort as Port } from './bind.ts'
 import { createReconnect, type ReconnectEdges } from './machine.ts'
 import {
@@ -17,12 +17,9 @@ export const OPTION = 'reconnectServers'
 
 function edgesOf(port: Port, ctx: FeatureContext): ReconnectEdges {
   return {
-    // The port's own `now` and `notice` as they are.
+    // The port's own `reconnect`, `connection`, `now` and `notice` as they are.
     ...port,
-    reconnect: (server) => port.runCommand(MCP_COMMAND, `reconnect ${server}`) as Promise<{ text?: string } | undefined>,
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
-    // Async, so a read that fails at once is a rejection the step's poll logs.
-    connection: async (server) => port.connectMcp(server),
     submit: port.submitPrompt as ReconnectEdges['submit'],
     after: (fn) => port.after(0, fn),
     sleep: (ms) => new Promise<void>((resolve) => port.after(ms, resolve)),
