@@ -60,7 +60,12 @@ export function register(on: On, options: PluginOptions): void {
   // beneath, native Claude: the `.catch` lets a feature that owns the step answer instead.
   if (hooks('turn.step')) on('turn.step', stream).catch(stream)
   if (hooks('turn.complete')) on('turn.complete', dispatch)
-  if (hooks('prompt.submit')) on('prompt.submit', dispatch)
+  // Where only plugins' own prompts are needed (reconnect's report), matched: the host tests the
+  // matcher, so a person's prompt costs no hop (measured, test/bench/probe-submit.ts); routing hears every prompt.
+  if (hooks('prompt.submit')) {
+    if (runtime.pluginPromptsOnly) on('prompt.submit', { origin: { kind: 'plugin' } }, dispatch)
+    else on('prompt.submit', dispatch)
+  }
   if (hooks('prompt.compose')) on('prompt.compose', dispatch)
   if (hooks('tool.call')) on('tool.call', dispatch)
   // Tools of a server or a plugin only, by an object matcher the host tests (a RegExp is tested in

@@ -131,6 +131,13 @@ export type Feature<P = unknown> = {
   logPrefix?(pkg: string): string
   /** The engine commands (`model`, `rename`) its `command.run` hook hears, beside the package's own command. */
   readonly commands?: readonly string[]
+  /**
+   * Its `prompt.submit` hook needs only the prompts a plugin submits (`origin.kind` 'plugin', the
+   * package's own among them): where every active feature hooking the event says so, main.ts
+   * matches it to those, and a person's prompt makes no trip to the hooks worker (measured: an
+   * object matcher is tested on the host, test/bench/probe-submit.ts).
+   */
+  readonly pluginPromptsOnly?: boolean
   readonly verbs?: Readonly<Record<string, Verb<P>>>
   /** Lines for `/<pkg> status`, under the feature's name. */
   status?(port: P, ctx: FeatureContext): string[] | Promise<string[]>

@@ -22,6 +22,8 @@ export type Runtime = {
   hooks(event: PromiseEvent | StreamEvent): boolean
   /** The engine commands some active feature hears at `command.run`. */
   readonly engineCommands: readonly string[]
+  /** Every active feature that hooks `prompt.submit` needs only the prompts plugins submit (Feature.pluginPromptsOnly). */
+  readonly pluginPromptsOnly: boolean
   /** Binds this load's ports: the runtime's and each feature's (`$` is one object per load). */
   bind(port: RuntimePort, featurePorts: Readonly<Record<string, unknown>>): void
   readonly isBound: boolean
@@ -263,6 +265,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     // session.end too where the package claims something (a /clear moves its claims) or keeps facts.
     hooks: (event) => event === 'session.start' || registry.hooks(event) || (event === 'session.end' && registry.features.length > 0),
     engineCommands,
+    pluginPromptsOnly: registry.features.every((f) => !f.hooks['prompt.submit'] || f.pluginPromptsOnly),
     bind(runtimePort, ports) {
       port = runtimePort
       pkg = runtimePort.pkg

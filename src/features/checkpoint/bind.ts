@@ -1,9 +1,8 @@
 // The checkpoint feature's `$` binder: what its notes, its band and its automatic checkpoint need
 // of the world. The compaction it asks for goes through the runtime (`ctx.compact`), not `$`.
 import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionContextUsage } from 'claude-code'
-import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
+import { bindFiles, bindRegisterTool, type RegisterTool, bindStore, pluginDataDirOf, type StoreEdges } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
-import { bindStore, pluginDataDirOf, type StoreEdges } from '../../lib/plugin-data.ts'
 import type { RecallEdges } from './recall.ts'
 
 /** The port: named as the checkpoint's edges name what it needs (session.ts), so the feature hands most of it on as it is. */
