@@ -5345,6 +5345,7 @@ function messageIn(value) {
   const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join(".")}: ${value.msg}` : void 0);
   return isString(value.failed_generation) ? modelTried(text ?? "", value.failed_generation.replace(/\s+/g, " ").trim()) : text;
 }
+var errorMessage = (error) => messageIn(error) || JSON.stringify(error);
 function errorMessageOf(body) {
   let message;
   try {
@@ -5379,6 +5380,102 @@ function failureText2(pkg, route, failure, redact) {
   return redact(text);
 }
 
+// src/features/routing/dialect.ts
+var PRESETS = {
+  openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
+  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1", behaviours: [] },
+  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1", behaviours: [] },
+  deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
+  gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
+  mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
+  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1", behaviours: [] },
+  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1", behaviours: [] },
+  xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
+  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: [] },
+  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: [] },
+  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: [] },
+  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic", behaviours: [] },
+  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic", behaviours: [] },
+  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic", behaviours: [] },
+  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic", behaviours: [] },
+  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic", behaviours: [] }
+};
+var CONTEXT_REPORTS = {
+  ollama: ["/api/ps", "models", "context_length"],
+  lmstudio: ["/api/v0/models", "data", "max_context_length"],
+  vllm: ["/v1/models", "data", "max_model_len"]
+};
+function reportedContext(family, listing, model) {
+  const [, list, field] = CONTEXT_REPORTS[family] ?? [];
+  let entries;
+  try {
+    entries = JSON.parse(listing)[list ?? ""];
+  } catch {
+    return void 0;
+  }
+  const entry2 = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
+  const context = entry2?.[field ?? ""];
+  return typeof context === "number" && context > 0 ? context : void 0;
+}
+var MODEL_BEHAVIOURS = [
+  [/gemini/i, ["schemaSubset"]],
+  [/(^|\/)(mistral|magistral|devstral|codestral|ministral|pixtral)/i, ["shortToolIds", "toolTextFolded"]]
+];
+var placeOf = (url) => {
+  const { hostname, port } = new URL(url);
+  return /^(localhost|127\.|\[::1\])/.test(hostname) ? `local:${port}` : hostname;
+};
+function familyOf(provider) {
+  if (provider.preset) return provider.preset;
+  const place = placeOf(provider.baseUrl);
+  return Object.keys(PRESETS).find((name) => placeOf(PRESETS[name].baseUrl) === place && PRESETS[name].api !== "openai-responses");
+}
+function dialectOf(provider, model) {
+  const preset = PRESETS[familyOf(provider) ?? ""];
+  const behaviours = /* @__PURE__ */ new Set([...preset?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
+  return preset?.effort ? { behaviours, effort: preset.effort } : { behaviours };
+}
+var SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+var ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+function shortHash(text, length) {
+  let out = "";
+  for (let round = 0; out.length < length; round++) {
+    let h2 = (2166136261 ^ round) >>> 0;
+    for (let i = 0; i < text.length; i++) h2 = Math.imul(h2 ^ text.charCodeAt(i), 16777619) >>> 0;
+    for (let k = 0; k < 5 && out.length < length; k++, h2 = Math.floor(h2 / 62)) out += ALNUM[h2 % 62];
+  }
+  return out;
+}
+function sentToolName(name) {
+  if (SAFE_NAME.test(name)) return name;
+  const safe = name.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^(?=[^A-Za-z_])/, "_");
+  return safe.length <= 64 ? safe : `${safe.slice(0, 55)}_${shortHash(name, 8)}`;
+}
+var shortToolId = (id) => shortHash(id, 9);
+var NEVER_SENT = ["$schema"];
+var GEMINI_REFUSES = ["additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "propertyNames", "$comment", "$defs", "$ref", "examples", "title", "default"];
+function sentSchema(schema, subset) {
+  if (Array.isArray(schema)) return schema.map((item) => sentSchema(item, subset));
+  if (!isRecord(schema)) return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (NEVER_SENT.includes(key) || subset && GEMINI_REFUSES.includes(key)) continue;
+    out[key] = key === "properties" && isRecord(value) ? Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, sentSchema(inner, subset)])) : sentSchema(value, subset);
+  }
+  if (!subset) return out;
+  if ("const" in out) {
+    out.enum = [out.const];
+    delete out.const;
+  }
+  if (Array.isArray(out.type)) {
+    const types = out.type.filter((t) => t !== "null");
+    if (types.length < out.type.length) out.nullable = true;
+    out.type = types[0] ?? "string";
+  }
+  if (out.type === "array" && out.items === void 0) out.items = {};
+  return out;
+}
+
 // src/features/routing/wire.ts
 var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
 var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
@@ -5395,9 +5492,20 @@ function parseAnthropicRequest(text) {
 var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
 var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
 var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
+var toolUsesOf = (blocks) => blocks.filter((b) => b.type === "tool_use");
 var asRecord = (value) => isRecord(value) ? value : void 0;
 var asText = (value) => typeof value === "string" ? value : "";
 var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
+function readEvent(data, read) {
+  let event;
+  try {
+    event = asRecord(JSON.parse(data));
+  } catch {
+  }
+  return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+}
+var NOTHING = { chunks: [] };
+var streamFailed = (message) => ({ chunks: [], failure: { kind: "stream-error", message } });
 
 // src/features/routing/prompt.ts
 function providerSystemBlocks(system) {
@@ -5552,6 +5660,200 @@ function createStep(ctx) {
   };
 }
 
+// src/features/routing/openai.ts
+var joinText = (texts) => texts.filter(Boolean).join(BLOCK_SEPARATOR);
+function imageUrl(block) {
+  const source = block.source;
+  if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
+  if (source?.type === "url" && typeof source.url === "string") return source.url;
+  return void 0;
+}
+function userContent(block, route, rename) {
+  if (block.type === "text") return { text: rename(textOf2(block)) };
+  if (block.type !== "image") return isThinking(block) ? void 0 : { text: blockOmitted(block.type) };
+  const url = route.vision ? imageUrl(block) : void 0;
+  return url ? { url } : { text: route.vision ? blockOmitted("image") : imageOmitted(route.label) };
+}
+function toolResultText(block) {
+  const content = block.content;
+  const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf2(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
+  return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
+}
+function systemTextOf(body, systemMessages, renamer) {
+  const text = renamer.rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
+  return renamer.named ? text : joinText([renamer.identity, text]);
+}
+function sentTools(body, make) {
+  const names = /* @__PURE__ */ new Map();
+  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
+    const name = sentToolName(t.name);
+    names.set(name, t.name);
+    return make(name, t);
+  });
+  return { tools, toolName: (sent) => names.get(sent) ?? sent };
+}
+var effortOf = (body, out) => (out.route.effort ?? out.effort)?.[body.output_config?.effort];
+var outputCap = (route, body) => route.maxOutput && Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput);
+var schemaOf = (body) => body.output_config?.format?.type === "json_schema" ? body.output_config.format.schema : void 0;
+var callId = (id, out) => out.behaviours.has("shortToolIds") ? shortToolId(id) : id;
+function userMessages(message, out, rename) {
+  const tools = [];
+  const parts = [];
+  for (const block of blocksOf(message.content)) {
+    if (block.type === "tool_result") {
+      tools.push({ role: "tool", tool_call_id: callId(block.tool_use_id, out), content: toolResultText(block) });
+      continue;
+    }
+    const part = userContent(block, out.route, rename);
+    if (part) parts.push("url" in part ? { type: "image_url", image_url: { url: part.url } } : { type: "text", text: part.text });
+  }
+  const kept = parts.filter((p) => p.type !== "text" || p.text);
+  if (!kept.length) return tools;
+  const texts = kept.flatMap((p) => p.type === "text" ? [p.text] : [blockOmitted("image")]);
+  const last = tools.at(-1);
+  if (last && out.behaviours.has("toolTextFolded")) {
+    last.content = joinText([last.content, ...texts]);
+    return tools;
+  }
+  const content = kept.every((p) => p.type === "text") ? joinText(texts) : kept;
+  return [...tools, { role: "user", content }];
+}
+function assistantMessages(message, out) {
+  const blocks = blocksOf(message.content);
+  const text = joinText(blocks.filter((b) => b.type === "text").map(textOf2));
+  const uses = toolUsesOf(blocks);
+  const replay = out.replay(uses.map((b) => b.id));
+  const calls = uses.map((b, i) => ({
+    id: callId(b.id, out),
+    type: "function",
+    function: { name: sentToolName(b.name), arguments: JSON.stringify(b.input) },
+    ...i === 0 && out.behaviours.has("skipSignature") ? SKIP_SIGNATURE : {},
+    ...replay?.calls?.[b.id]
+  }));
+  if (!text && !calls.length) return [];
+  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") ? { reasoning_content: "" } : {}, ...replay?.fields }];
+}
+function toOpenAiRequest(body, out) {
+  const { route, behaviours } = out;
+  const renamer = createRenamer(route, out.pkg);
+  const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
+  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, renamer.rename));
+  const { tools, toolName } = sentTools(body, (name, t) => ({
+    type: "function",
+    function: { name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) }
+  }));
+  const effort = effortOf(body, out);
+  const maxTokens = outputCap(route, body);
+  const schema = schemaOf(body);
+  const request = {
+    model: route.model,
+    messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
+    ...tools.length ? { tools } : {},
+    ...maxTokens !== void 0 ? { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens } : {},
+    ...effort !== void 0 ? { reasoning_effort: effort } : {},
+    ...schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } } : {},
+    stream: true,
+    ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
+  };
+  return { request, toolName };
+}
+function openAiTarget(provider, key, path = OPENAI_CHAT_PATH) {
+  return {
+    url: provider.baseUrl + path,
+    headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key)
+  };
+}
+var FINISH_REASONS = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  length: "max_tokens",
+  content_filter: "refusal"
+};
+function usageOf(usage, reasoningApart) {
+  const prompt = asCount(usage.prompt_tokens) ?? 0;
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
+  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
+  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0);
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
+}
+function mergeDetails(details, more) {
+  for (const raw of Array.isArray(more) ? more : []) {
+    const detail = asRecord(raw);
+    if (!detail) continue;
+    const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
+    if (!same) details.push({ ...detail });
+    else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
+  }
+}
+var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : (Array.isArray(content) ? content : []).map((part) => {
+  const p = asRecord(part);
+  return p?.type !== kind ? "" : kind === "text" ? asText(p.text) : partsOf(p.thinking, "text");
+}).join("");
+function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
+  const step = createStep(ctx);
+  let reasoningContent = "";
+  const details = [];
+  const slots = /* @__PURE__ */ new Map();
+  let slotCount = 0;
+  let done = false;
+  const slotFor = (index, position, id, name) => {
+    const slot = slots.get(index ?? position);
+    if (slot && (id && slot.id ? slot.id === id : !(index === void 0 && name && slot.named))) {
+      slot.id ||= id;
+      slot.named ||= name !== "";
+      return slot.key;
+    }
+    const fresh = { key: String(slotCount++), id, named: name !== "" };
+    slots.set(index ?? position, fresh);
+    return fresh.key;
+  };
+  const apply = (field) => (chunk) => {
+    const error = chunk.error ?? (chunk.object === "error" ? chunk : null);
+    if (error !== null) return streamFailed(errorMessage(error));
+    const usage = asRecord(chunk.usage);
+    if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
+    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
+    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
+    if (!choice) return NOTHING;
+    const delta = asRecord(choice[field]) ?? {};
+    reasoningContent += asText(delta.reasoning_content);
+    mergeDetails(details, delta.reasoning_details);
+    const chunks = [
+      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning) || partsOf(delta.content, "thinking")),
+      ...step.text(partsOf(delta.content, "text")),
+      ...step.text(asText(delta.refusal))
+    ];
+    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    calls.forEach((raw, position) => {
+      const call = asRecord(raw) ?? {};
+      const fn = asRecord(call.function) ?? {};
+      const name = asText(fn.name);
+      const key = slotFor(asCount(call.index), position, asText(call.id), name);
+      step.toolStart(key, name);
+      if (call.extra_content !== void 0) step.keepCall(key, { extra_content: call.extra_content });
+      step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
+    });
+    const finish = asText(choice.finish_reason);
+    if (finish || field === "message") step.stopReason(FINISH_REASONS[finish] ?? "end_turn");
+    return { chunks };
+  };
+  return {
+    push(data) {
+      if (done) return NOTHING;
+      if (data.trim() !== "[DONE]") return readEvent(data, apply("delta"));
+      done = true;
+      step.ended();
+      return NOTHING;
+    },
+    pushCompletion: (json) => readEvent(json, apply("message")),
+    finish() {
+      step.keep({ ...reasoningContent ? { reasoning_content: reasoningContent } : {}, ...details.length ? { reasoning_details: details } : {} });
+      return step.finish();
+    }
+  };
+}
+
 // src/features/routing/anthropic.ts
 function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const body = parseAnthropicRequest(request.body);
@@ -5563,7 +5865,7 @@ function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const messages = conversation.flatMap((m) => {
     if (m.role !== "assistant") return [{ ...m, content: typeof m.content === "string" ? rename(m.content) : m.content.map(renameBlock) }];
     if (typeof m.content === "string") return [m];
-    const own = replay(m.content.flatMap((b) => b.type === "tool_use" ? [String(b.id)] : []))?.items ?? [];
+    const own = replay(toolUsesOf(m.content).map((b) => b.id))?.items ?? [];
     const content = [...own, ...m.content.filter((b) => !isThinking(b))];
     return content.length ? [{ ...m, content }] : [];
   });
@@ -5573,7 +5875,7 @@ function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
     model: route.model,
     system: renamer.named ? system : [{ type: "text", text: renamer.identity }, ...system],
     messages,
-    ...route.maxOutput !== void 0 ? { max_tokens: Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput) } : {}
+    max_tokens: outputCap(route, body) ?? body.max_tokens
   };
   const kept = { "anthropic-version": ANTHROPIC_VERSION };
   for (const [name, value] of Object.entries(request.headers)) if (REDIRECT_KEPT_HEADERS.includes(name.toLowerCase())) kept[name.toLowerCase()] = value;
@@ -5608,17 +5910,9 @@ var contentOf = (answer) => [
   ...answer.text ? [{ type: "text", text: answer.text }] : [],
   ...answer.toolCalls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: call.input }))
 ];
+var messageOf2 = (meta, content, stopReason, usage) => ({ id: meta.id, type: "message", role: "assistant", model: meta.model, content, stop_reason: stopReason, stop_sequence: null, usage });
 function encodeAnthropicMessage(answer, meta) {
-  return JSON.stringify({
-    id: meta.id,
-    type: "message",
-    role: "assistant",
-    model: meta.model,
-    content: contentOf(answer),
-    stop_reason: answer.stopReason ?? "end_turn",
-    stop_sequence: null,
-    usage: usageFields(answer.usage)
-  });
+  return JSON.stringify(messageOf2(meta, contentOf(answer), answer.stopReason ?? "end_turn", usageFields(answer.usage)));
 }
 function encodeAnthropicSse(answer, meta) {
   const event = (type, data) => `event: ${type}
@@ -5626,7 +5920,7 @@ data: ${JSON.stringify({ type, ...data })}
 
 `;
   const usage = usageFields(answer.usage);
-  const message = { id: meta.id, type: "message", role: "assistant", model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage };
+  const message = messageOf2(meta, [], null, usage);
   const blocks = contentOf(answer).map((block, index) => {
     const { text, input, ...start } = block;
     const delta = block.type === "text" ? { type: "text_delta", text } : { type: "input_json_delta", partial_json: JSON.stringify(input) };
@@ -5652,19 +5946,12 @@ function createAnthropicDecoder(ctx) {
     thinking.set(key, { ...block, thinking: block.thinking + text, signature: block.signature + signature });
   };
   return {
-    push(data) {
-      let event;
-      try {
-        event = asRecord(JSON.parse(data));
-      } catch {
-        event = void 0;
-      }
-      if (!event) return { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+    push: (data) => readEvent(data, (event) => {
       const key = String(asCount(event.index) ?? 0);
       switch (event.type) {
         case "message_start":
           step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)));
-          return { chunks: [] };
+          break;
         case "content_block_start": {
           const block = asRecord(event.content_block) ?? {};
           if (block.type === "thinking") thought(key, asText(block.thinking), asText(block.signature));
@@ -5672,7 +5959,7 @@ function createAnthropicDecoder(ctx) {
           step.toolStart(key, asText(block.name));
           const input = asRecord(block.input);
           if (input && Object.keys(input).length) step.toolArgs(key, JSON.stringify(input));
-          return { chunks: [] };
+          break;
         }
         case "content_block_delta": {
           const delta = asRecord(event.delta) ?? {};
@@ -5684,17 +5971,16 @@ function createAnthropicDecoder(ctx) {
           const stop = asText(asRecord(event.delta)?.stop_reason);
           if (stop) step.stopReason(ENGINE_STOP_REASONS.includes(stop) ? stop : "end_turn");
           step.usage(usageUpdate(asRecord(event.usage)));
-          return { chunks: [] };
+          break;
         }
         case "message_stop":
           step.ended();
-          return { chunks: [] };
+          break;
         case "error":
-          return { chunks: [], failure: { kind: "stream-error", message: messageIn(event.error) || JSON.stringify(event.error) } };
-        default:
-          return { chunks: [] };
+          return streamFailed(errorMessage(event.error));
       }
-    },
+      return NOTHING;
+    }),
     finish() {
       step.keep(void 0, [...thinking.values()].filter((b) => b.signature));
       return step.finish();
@@ -5743,102 +6029,6 @@ function createCaptures() {
 function headerOf(headers, name) {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return void 0;
-}
-
-// src/features/routing/dialect.ts
-var PRESETS = {
-  openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
-  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1", behaviours: [] },
-  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1", behaviours: [] },
-  deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
-  gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
-  mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
-  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1", behaviours: [] },
-  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1", behaviours: [] },
-  xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
-  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: [] },
-  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: [] },
-  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: [] },
-  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic", behaviours: [] },
-  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic", behaviours: [] },
-  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic", behaviours: [] },
-  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic", behaviours: [] },
-  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic", behaviours: [] }
-};
-var CONTEXT_REPORTS = {
-  ollama: ["/api/ps", "models", "context_length"],
-  lmstudio: ["/api/v0/models", "data", "max_context_length"],
-  vllm: ["/v1/models", "data", "max_model_len"]
-};
-function reportedContext(family, listing, model) {
-  const [, list, field] = CONTEXT_REPORTS[family] ?? [];
-  let entries;
-  try {
-    entries = JSON.parse(listing)[list ?? ""];
-  } catch {
-    return void 0;
-  }
-  const entry2 = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
-  const context = entry2?.[field ?? ""];
-  return typeof context === "number" && context > 0 ? context : void 0;
-}
-var MODEL_BEHAVIOURS = [
-  [/gemini/i, ["schemaSubset"]],
-  [/(^|\/)(mistral|magistral|devstral|codestral|ministral|pixtral)/i, ["shortToolIds", "toolTextFolded"]]
-];
-var placeOf = (url) => {
-  const { hostname, port } = new URL(url);
-  return /^(localhost|127\.|\[::1\])/.test(hostname) ? `local:${port}` : hostname;
-};
-function familyOf(provider) {
-  if (provider.preset) return provider.preset;
-  const place = placeOf(provider.baseUrl);
-  return Object.keys(PRESETS).find((name) => placeOf(PRESETS[name].baseUrl) === place && PRESETS[name].api !== "openai-responses");
-}
-function dialectOf(provider, model) {
-  const preset = PRESETS[familyOf(provider) ?? ""];
-  const behaviours = /* @__PURE__ */ new Set([...preset?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
-  return preset?.effort ? { behaviours, effort: preset.effort } : { behaviours };
-}
-var SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
-var ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-function shortHash(text, length) {
-  let out = "";
-  for (let round = 0; out.length < length; round++) {
-    let h2 = (2166136261 ^ round) >>> 0;
-    for (let i = 0; i < text.length; i++) h2 = Math.imul(h2 ^ text.charCodeAt(i), 16777619) >>> 0;
-    for (let k = 0; k < 5 && out.length < length; k++, h2 = Math.floor(h2 / 62)) out += ALNUM[h2 % 62];
-  }
-  return out;
-}
-function sentToolName(name) {
-  if (SAFE_NAME.test(name)) return name;
-  const safe = name.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^(?=[^A-Za-z_])/, "_");
-  return safe.length <= 64 ? safe : `${safe.slice(0, 55)}_${shortHash(name, 8)}`;
-}
-var shortToolId = (id) => shortHash(id, 9);
-var NEVER_SENT = ["$schema"];
-var GEMINI_REFUSES = ["additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "propertyNames", "$comment", "$defs", "$ref", "examples", "title", "default"];
-function sentSchema(schema, subset) {
-  if (Array.isArray(schema)) return schema.map((item) => sentSchema(item, subset));
-  if (!isRecord(schema)) return schema;
-  const out = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (NEVER_SENT.includes(key) || subset && GEMINI_REFUSES.includes(key)) continue;
-    out[key] = key === "properties" && isRecord(value) ? Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, sentSchema(inner, subset)])) : sentSchema(value, subset);
-  }
-  if (!subset) return out;
-  if ("const" in out) {
-    out.enum = [out.const];
-    delete out.const;
-  }
-  if (Array.isArray(out.type)) {
-    const types = out.type.filter((t) => t !== "null");
-    if (types.length < out.type.length) out.nullable = true;
-    out.type = types[0] ?? "string";
-  }
-  if (out.type === "array" && out.items === void 0) out.items = {};
-  return out;
 }
 
 // src/features/routing/config.ts
@@ -5993,251 +6183,50 @@ function countTokensAnswer(bodyText2) {
   return JSON.stringify({ input_tokens: body ? estimateTokens(body) : 1 });
 }
 
-// src/features/routing/openai.ts
-var joinText = (texts) => texts.filter(Boolean).join(BLOCK_SEPARATOR);
-function imageUrl(block) {
-  const source = block.source;
-  if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
-  if (source?.type === "url" && typeof source.url === "string") return source.url;
-  return void 0;
-}
-function toolResultText(block) {
-  const content = block.content;
-  const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf2(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
-  return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
-}
-function systemTextOf(body, systemMessages, renamer) {
-  const text = renamer.rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
-  return renamer.named ? text : joinText([renamer.identity, text]);
-}
-var callId = (id, out) => out.behaviours.has("shortToolIds") ? shortToolId(String(id)) : String(id);
-function userMessages(message, out, rename) {
-  const { route } = out;
-  const tools = [];
-  const parts = [];
-  for (const block of blocksOf(message.content)) {
-    if (block.type === "tool_result") tools.push({ role: "tool", tool_call_id: callId(block.tool_use_id, out), content: toolResultText(block) });
-    else if (block.type === "text") parts.push({ type: "text", text: rename(textOf2(block)) });
-    else if (block.type === "image") {
-      const url = route.vision ? imageUrl(block) : void 0;
-      parts.push(url ? { type: "image_url", image_url: { url } } : { type: "text", text: route.vision ? blockOmitted("image") : imageOmitted(route.label) });
-    } else if (!isThinking(block)) parts.push({ type: "text", text: blockOmitted(block.type) });
-  }
-  const kept = parts.filter((p) => p.type !== "text" || p.text);
-  if (!kept.length) return tools;
-  const texts = kept.flatMap((p) => p.type === "text" ? [p.text] : [blockOmitted("image")]);
-  const last = tools.at(-1);
-  if (last && out.behaviours.has("toolTextFolded")) {
-    last.content = joinText([last.content, ...texts]);
-    return tools;
-  }
-  const content = kept.every((p) => p.type === "text") ? joinText(texts) : kept;
-  return [...tools, { role: "user", content }];
-}
-function assistantMessages(message, out) {
-  const blocks = blocksOf(message.content);
-  const text = joinText(blocks.filter((b) => b.type === "text").map(textOf2));
-  const uses = blocks.filter((b) => b.type === "tool_use");
-  const replay = out.replay(uses.map((b) => String(b.id)));
-  const calls = uses.map((b, i) => ({
-    id: callId(b.id, out),
-    type: "function",
-    function: { name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) },
-    ...i === 0 && out.behaviours.has("skipSignature") ? SKIP_SIGNATURE : {},
-    ...replay?.calls?.[String(b.id)]
-  }));
-  if (!text && !calls.length) return [];
-  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") ? { reasoning_content: "" } : {}, ...replay?.fields }];
-}
-function toOpenAiRequest(body, out) {
-  const { route, behaviours } = out;
-  const renamer = createRenamer(route, out.pkg);
-  const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
-  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, renamer.rename));
-  const system = systemTextOf(body, systemMessages, renamer);
-  const names = /* @__PURE__ */ new Map();
-  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
-    const name = sentToolName(t.name);
-    names.set(name, t.name);
-    return { type: "function", function: { name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) } };
-  });
-  const level = body.output_config?.effort;
-  const effort = typeof level === "string" ? (route.effort ?? out.effort)?.[level] : void 0;
-  const maxTokens = route.maxOutput === void 0 ? void 0 : Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput);
-  const request = {
-    model: route.model,
-    messages: [{ role: "system", content: system }, ...messages],
-    ...tools.length ? { tools } : {},
-    ...maxTokens !== void 0 ? { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens } : {},
-    ...effort !== void 0 ? { reasoning_effort: effort } : {},
-    ...body.output_config?.format?.type === "json_schema" && body.output_config.format.schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema: body.output_config.format.schema } } } : {},
-    stream: true,
-    ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
-  };
-  return { request, toolName: (sent) => names.get(sent) ?? sent };
-}
-function openAiTarget(provider, key) {
-  return {
-    url: provider.baseUrl + OPENAI_CHAT_PATH,
-    headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key)
-  };
-}
-var FINISH_REASONS = {
-  stop: "end_turn",
-  tool_calls: "tool_use",
-  function_call: "tool_use",
-  length: "max_tokens",
-  content_filter: "refusal"
-};
-function usageOf(usage, reasoningApart) {
-  const prompt = asCount(usage.prompt_tokens) ?? 0;
-  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
-  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
-  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0);
-  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
-}
-function mergeDetails(details, more) {
-  for (const raw of Array.isArray(more) ? more : []) {
-    const detail = asRecord(raw);
-    if (!detail) continue;
-    const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
-    if (!same) details.push({ ...detail });
-    else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
-  }
-}
-var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : (Array.isArray(content) ? content : []).map((part) => {
-  const p = asRecord(part);
-  return p?.type !== kind ? "" : kind === "text" ? asText(p.text) : partsOf(p.thinking, "text");
-}).join("");
-var errorMessage = (error) => messageIn(error) || JSON.stringify(error);
-function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
-  const step = createStep(ctx);
-  let reasoningContent = "";
-  const details = [];
-  const slots = /* @__PURE__ */ new Map();
-  let slotCount = 0;
-  let done = false;
-  const slotFor = (index, position, id, name) => {
-    const slot = slots.get(index ?? position);
-    if (slot && (id && slot.id ? slot.id === id : !(index === void 0 && name && slot.named))) {
-      slot.id ||= id;
-      slot.named ||= name !== "";
-      return slot.key;
-    }
-    const fresh = { key: String(slotCount++), id, named: name !== "" };
-    slots.set(index ?? position, fresh);
-    return fresh.key;
-  };
-  function apply(chunk, field) {
-    if (chunk.error !== void 0 && chunk.error !== null) return { chunks: [], failure: { kind: "stream-error", message: errorMessage(chunk.error) } };
-    if (chunk.object === "error") return { chunks: [], failure: { kind: "stream-error", message: errorMessage(chunk) } };
-    const usage = asRecord(chunk.usage);
-    if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
-    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
-    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
-    if (!choice) return { chunks: [] };
-    const delta = asRecord(choice[field]) ?? {};
-    reasoningContent += asText(delta.reasoning_content);
-    mergeDetails(details, delta.reasoning_details);
-    const chunks = [
-      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning) || partsOf(delta.content, "thinking")),
-      ...step.text(partsOf(delta.content, "text")),
-      ...step.text(asText(delta.refusal))
-    ];
-    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
-    calls.forEach((raw, position) => {
-      const call = asRecord(raw) ?? {};
-      const fn = asRecord(call.function) ?? {};
-      const name = asText(fn.name);
-      const key = slotFor(asCount(call.index), position, asText(call.id), name);
-      step.toolStart(key, name);
-      if (call.extra_content !== void 0) step.keepCall(key, { extra_content: call.extra_content });
-      step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
-    });
-    const finish = asText(choice.finish_reason);
-    if (finish || field === "message") step.stopReason(FINISH_REASONS[finish] ?? "end_turn");
-    return { chunks };
-  }
-  function parse(data, field) {
-    let parsed;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      return { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-    }
-    const chunk = asRecord(parsed);
-    return chunk ? apply(chunk, field) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-  }
-  return {
-    push(data) {
-      if (done) return { chunks: [] };
-      if (data.trim() === "[DONE]") {
-        done = true;
-        step.ended();
-        return { chunks: [] };
-      }
-      return parse(data, "delta");
-    },
-    pushCompletion: (json) => parse(json, "message"),
-    finish() {
-      step.keep({ ...reasoningContent ? { reasoning_content: reasoningContent } : {}, ...details.length ? { reasoning_details: details } : {} });
-      return step.finish();
-    }
-  };
-}
-
 // src/features/routing/responses.ts
 function toResponsesRequest(body, out) {
   const { route } = out;
   const renamer = createRenamer(route, out.pkg);
   const { system, conversation } = splitSystemMessages(body.messages);
-  const callId2 = (id) => asText(out.replay([String(id)])?.calls?.[String(id)]?.call_id) || String(id);
+  const callId2 = (id) => asText(out.replay([id])?.calls?.[id]?.call_id) || id;
   const input = [];
   for (const message of conversation) {
     const blocks = blocksOf(message.content);
     if (message.role === "assistant") {
-      const uses = blocks.filter((b) => b.type === "tool_use");
-      input.push(...out.replay(uses.map((b) => String(b.id)))?.items ?? []);
+      const uses = toolUsesOf(blocks);
+      input.push(...out.replay(uses.map((b) => b.id))?.items ?? []);
       const text = blocks.filter((b) => b.type === "text").map(textOf2).join("");
       if (text) input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
-      for (const b of uses) input.push({ type: "function_call", call_id: callId2(b.id), name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) });
+      for (const b of uses) input.push({ type: "function_call", call_id: callId2(b.id), name: sentToolName(b.name), arguments: JSON.stringify(b.input) });
       continue;
     }
     const parts = [];
     for (const b of blocks) {
-      if (b.type === "tool_result") input.push({ type: "function_call_output", call_id: callId2(b.tool_use_id), output: toolResultText(b) });
-      else if (b.type === "text") parts.push({ type: "input_text", text: renamer.rename(textOf2(b)) });
-      else if (b.type === "image") {
-        const url = route.vision ? imageUrl(b) : void 0;
-        parts.push(url ? { type: "input_image", image_url: url } : { type: "input_text", text: route.vision ? blockOmitted("image") : imageOmitted(route.label) });
-      } else if (b.type !== "thinking" && b.type !== "redacted_thinking") parts.push({ type: "input_text", text: blockOmitted(b.type) });
+      if (b.type === "tool_result") {
+        input.push({ type: "function_call_output", call_id: callId2(b.tool_use_id), output: toolResultText(b) });
+        continue;
+      }
+      const part = userContent(b, route, renamer.rename);
+      if (part) parts.push("url" in part ? { type: "input_image", image_url: part.url } : { type: "input_text", text: part.text });
     }
     if (parts.some((p) => p.type !== "input_text" || p.text)) input.push({ type: "message", role: "user", content: parts });
   }
-  const names = /* @__PURE__ */ new Map();
-  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
-    const name = sentToolName(t.name);
-    names.set(name, t.name);
-    return { type: "function", name, description: t.description ?? "", parameters: sentSchema(t.input_schema, false), strict: false };
-  });
-  const level = body.output_config?.effort;
-  const effort = typeof level === "string" ? (route.effort ?? out.effort)?.[level] : void 0;
-  const format = body.output_config?.format;
+  const { tools, toolName } = sentTools(body, (name, t) => ({ type: "function", name, description: t.description ?? "", parameters: sentSchema(t.input_schema, false), strict: false }));
+  const effort = effortOf(body, out);
+  const maxOutput = outputCap(route, body);
+  const schema = schemaOf(body);
   const request = {
     model: route.model,
     instructions: systemTextOf(body, system, renamer),
     input,
     ...tools.length ? { tools } : {},
     ...effort !== void 0 ? { reasoning: { effort }, include: ["reasoning.encrypted_content"] } : {},
-    ...route.maxOutput !== void 0 ? { max_output_tokens: Math.max(16, Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput)) } : {},
-    ...format?.type === "json_schema" && format.schema !== void 0 ? { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema: format.schema, strict: false } } } : {},
+    ...maxOutput !== void 0 ? { max_output_tokens: Math.max(16, maxOutput) } : {},
+    ...schema !== void 0 ? { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } } : {},
     store: false,
     stream: true
   };
-  return { request, toolName: (sent) => names.get(sent) ?? sent };
-}
-function responsesTarget(provider, key) {
-  return { url: provider.baseUrl + RESPONSES_PATH, headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key) };
+  return { request, toolName };
 }
 function usageOf2(usage) {
   const details = asRecord(usage?.input_tokens_details);
@@ -6256,10 +6245,9 @@ function createResponsesDecoder(ctx) {
     const item = asRecord(event.item) ?? {};
     const response = asRecord(event.response);
     switch (event.type) {
-      case "response.output_text.delta":
-        return { chunks: step.text(asText(event.delta)) };
       case "response.refusal.delta":
         refused2 = true;
+      case "response.output_text.delta":
         return { chunks: step.text(asText(event.delta)) };
       case "response.reasoning_summary_part.added":
         return { chunks: summaries++ ? step.thinking("\n\n") : [] };
@@ -6271,11 +6259,11 @@ function createResponsesDecoder(ctx) {
           step.toolStart(key, asText(item.name));
           step.keepCall(key, { call_id: item.call_id });
         }
-        return { chunks: [] };
+        break;
       case "response.function_call_arguments.delta":
         pieced.add(key);
         step.toolArgs(key, asText(event.delta));
-        return { chunks: [] };
+        break;
       case "response.function_call_arguments.done":
       case "response.output_item.done": {
         const args = asText(event.arguments) || (item.type === "function_call" ? asText(item.arguments) : "");
@@ -6284,66 +6272,48 @@ function createResponsesDecoder(ctx) {
           step.toolArgs(key, args);
         }
         if (item.type === "reasoning" && item.encrypted_content) step.keep(void 0, [{ type: "reasoning", summary: item.summary ?? [], encrypted_content: item.encrypted_content }]);
-        return { chunks: [] };
+        break;
       }
       case "response.completed":
       case "response.incomplete": {
         step.usage(usageOf2(asRecord(response?.usage)));
         const cut = asText(asRecord(response?.incomplete_details)?.reason);
         step.stopReason(refused2 || cut === "content_filter" ? "refusal" : event.type === "response.incomplete" ? "max_tokens" : "end_turn");
-        return { chunks: [] };
+        break;
       }
       case "response.failed":
       case "error":
-        return { chunks: [], failure: { kind: "stream-error", message: messageIn(response?.error) ?? messageIn(event) ?? JSON.stringify(event) } };
-      default:
-        return { chunks: [] };
+        return streamFailed(messageIn(response?.error) ?? messageIn(event) ?? JSON.stringify(event));
     }
+    return NOTHING;
   }
   return {
-    push(data) {
-      let event;
-      try {
-        event = asRecord(JSON.parse(data));
-      } catch {
-        event = void 0;
-      }
-      return event ? apply(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-    },
+    push: (data) => readEvent(data, apply),
     finish: () => step.finish()
   };
 }
 
 // src/features/routing/exchange.ts
+var OPENAI_CODECS = {
+  "openai-chat": { path: OPENAI_CHAT_PATH, encode: toOpenAiRequest, decoder: createOpenAiDecoder },
+  "openai-responses": { path: RESPONSES_PATH, encode: toResponsesRequest, decoder: createResponsesDecoder }
+};
 function exchangeFor(input) {
   const body = parseAnthropicRequest(input.body);
   if (!body) return void 0;
-  const ctx = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
-  const engineStreams = body.stream === true;
-  const { route } = input;
-  const { api } = route.provider;
-  if (api !== "anthropic-messages") {
+  const { route, pkg, key } = input;
+  const ctx = { pkg, label: route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
+  const exchange = (request, makeDecoder) => ({ request, makeDecoder, engineStreams: body.stream === true, body });
+  const codec = OPENAI_CODECS[route.provider.api];
+  if (codec) {
     const dialect = dialectOf(route.provider, route.model);
-    const out = { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect };
-    const chat = api === "openai-chat";
-    const target = (chat ? openAiTarget : responsesTarget)(route.provider, input.key);
-    const { request, toolName } = (chat ? toOpenAiRequest : toResponsesRequest)(body, out);
-    return {
-      request: { url: target.url, headers: target.headers, body: JSON.stringify(request) },
-      makeDecoder: () => chat ? createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours) : createResponsesDecoder({ ...ctx, toolName }),
-      engineStreams,
-      body
-    };
+    const { request, toolName } = codec.encode(body, { route, pkg, replay: input.replay ?? NO_REPLAY, ...dialect });
+    return exchange({ ...openAiTarget(route.provider, key, codec.path), body: JSON.stringify(request) }, () => codec.decoder({ ...ctx, toolName }, dialect.behaviours));
   }
-  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, input.key, input.pkg, input.replay);
+  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, key, pkg, input.replay);
   if (!redirected) return void 0;
   const streamed = { ...JSON.parse(redirected.body), stream: true };
-  return {
-    request: { url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) },
-    makeDecoder: () => createAnthropicDecoder(ctx),
-    engineStreams,
-    body
-  };
+  return exchange({ url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) }, () => createAnthropicDecoder(ctx));
 }
 
 // src/features/routing/ids.ts
@@ -8600,7 +8570,7 @@ function createRuntime(factories, template, raw) {
     const yielded = yields ?? await yieldsOf();
     return yield* registry.stream(event, e, next, yielded);
   }
-  async function* streamFailed2(event, e, next, message) {
+  async function* streamFailed3(event, e, next, message) {
     log(`keel: ${event} failed at the engine (${message})`);
     const answer = registry.answerFor(event, e, { message, calledNext: true }, yields);
     if (answer) return yield* answer;
@@ -8656,7 +8626,7 @@ function createRuntime(factories, template, raw) {
     },
     dispatch: dispatch2,
     stream: stream2,
-    streamFailed: streamFailed2,
+    streamFailed: streamFailed3,
     guardFailed: guardFailed2,
     command
   };
@@ -8674,7 +8644,7 @@ function dispatch(event, $, e, next) {
 function stream(event, $, e, next) {
   return bindLoad($).stream(event, e, next);
 }
-function streamFailed(event, $, e, next) {
+function streamFailed2(event, $, e, next) {
   return bindLoad($).streamFailed(event, e, next, String(next.error?.message ?? "failed"));
 }
 function guardFailed(event, $, e, next) {
@@ -8700,7 +8670,7 @@ export function register(on, options) {
     on("turn.step", async function* ($, e, next) {
       return yield* stream("turn.step", $, e, next);
     }).catch(async function* ($, e, next) {
-      return yield* streamFailed("turn.step", $, e, next);
+      return yield* streamFailed2("turn.step", $, e, next);
     });
   }
   if (rt.hooks("turn.complete")) on("turn.complete", ($, e, next) => dispatch("turn.complete", $, e, next));
