@@ -2187,8 +2187,8 @@ function isRangedRead(args) {
 }
 function wholeText(res) {
   if (typeof res !== "object" || res === null) return void 0;
-  const { deny, isError, result } = res;
-  if (deny !== void 0 || isError !== void 0 || typeof result !== "object" || result === null) return void 0;
+  const { deny, isError: isError2, result } = res;
+  if (deny !== void 0 || isError2 !== void 0 || typeof result !== "object" || result === null) return void 0;
   const record = result;
   if (record.type !== "text" || typeof record.file !== "object" || record.file === null) return void 0;
   const file = record.file;
@@ -6558,8 +6558,7 @@ function routingStatus(f) {
 }
 
 // src/features/routing/sse.ts
-var LF = 10;
-var CR = 13;
+var LINE_END = /\r\n|\r|\n/;
 function createSseParser() {
   let line = [];
   let afterCr = false;
@@ -6588,33 +6587,20 @@ function createSseParser() {
   };
   return {
     push(piece) {
-      let from = 0;
-      if (!started && piece) {
-        started = true;
-        if (piece.startsWith("\uFEFF")) from = 1;
-      }
-      for (let i = from; i < piece.length; i++) {
-        const c = piece.charCodeAt(i);
-        if (c !== LF && c !== CR) continue;
-        if (c === LF && afterCr && i === from && line.length === 0) {
-          afterCr = false;
-          from = i + 1;
-          continue;
-        }
-        line.push(piece.slice(from, i));
+      if (!piece) return [];
+      const skip = !started && piece.startsWith("\uFEFF") || afterCr && piece.startsWith("\n");
+      started = true;
+      afterCr = piece.endsWith("\r");
+      const [rest = "", ...lines] = piece.slice(skip ? 1 : 0).split(LINE_END);
+      line.push(rest);
+      for (const next of lines) {
         field(line.join(""));
-        line = [];
-        afterCr = c === CR;
-        from = i + 1;
-      }
-      if (from < piece.length) {
-        line.push(piece.slice(from));
-        afterCr = false;
+        line = [next];
       }
       return take();
     },
     end() {
-      if (line.length) field(line.join(""));
+      field(line.join(""));
       line = [];
       dispatch2();
       return take();
@@ -6629,12 +6615,20 @@ var STALL = /* @__PURE__ */ Symbol("stall");
 var OPENING_KEPT = 200;
 var keep = (text, more) => text.length >= KEPT_TEXT ? text : (text + more).slice(0, KEPT_TEXT);
 var isJson = (head2) => /\bjson\b/i.test(head2.headers["content-type"] ?? "") && !/event-stream/i.test(head2.headers["content-type"] ?? "");
+var isError = (head2) => head2.status < 200 || head2.status >= 300;
+function* yielded(decoded, sent) {
+  for (const chunk of decoded.chunks) {
+    sent.any = true;
+    yield chunk;
+  }
+  return decoded.failure;
+}
 async function* sendRequest(edges, request, opts) {
   for (let retries = 0; ; retries++) {
     const decoder = opts.makeDecoder();
     const sent = { any: false };
     const attempt = yield* attemptOnce(edges, request, opts, decoder, sent);
-    if (attempt.kind === "done") {
+    if (attempt.end) {
       yield* attempt.end.chunks;
       return { end: attempt.end, retries };
     }
@@ -6642,9 +6636,9 @@ async function* sendRequest(edges, request, opts) {
       retries,
       outputSent: sent.any,
       remainingMs: edges.remainingMs(),
-      ...attempt.status !== void 0 ? { status: attempt.status } : {},
-      ...attempt.curlExit !== void 0 ? { curlExit: attempt.curlExit } : {},
-      ...attempt.retryAfter !== void 0 ? { retryAfterMs: retryAfterMs(attempt.retryAfter, await edges.now()) } : {}
+      status: attempt.status,
+      curlExit: attempt.curlExit,
+      retryAfterMs: attempt.retryAfter === void 0 ? void 0 : retryAfterMs(attempt.retryAfter, await edges.now())
     });
     if (plan !== "stop") {
       await edges.sleep(plan.delayMs);
@@ -6679,7 +6673,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
       const r = await Promise.race([child.next(), stall]);
       if (r === STALL) {
         leave();
-        return { kind: "failed", failure: { kind: "stall", idleMs: opts.idleMs } };
+        return { failure: { kind: "stall", idleMs: opts.idleMs } };
       }
       pieces++;
       if (r.done) {
@@ -6695,7 +6689,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
           head2 = out.head;
           continue;
         }
-        if (!head2 || head2.status < 200 || head2.status >= 300) {
+        if (!head2 || isError(head2)) {
           body = keep(body, out.text);
           continue;
         }
@@ -6706,53 +6700,39 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
         if (opening.length < OPENING_KEPT) opening += out.text;
         for (const event of sse.push(out.text)) {
           events++;
-          const decoded = decoder.push(event.data);
-          for (const chunk of decoded.chunks) {
-            sent.any = true;
-            yield chunk;
-          }
-          if (decoded.failure) {
+          const failure = yield* yielded(decoder.push(event.data), sent);
+          if (failure) {
             leave();
-            return { kind: "failed", failure: decoded.failure };
+            return { failure };
           }
         }
       }
     }
   } catch (err) {
-    return { kind: "failed", failure: { kind: "other", reason: err instanceof Error ? err.message : String(err) } };
+    return { failure: { kind: "other", reason: messageOf(err) } };
   } finally {
     stop();
   }
-  if (ended2.code === null) return { kind: "failed", failure: { kind: "other", reason: curlStopped(ended2.signal ?? "a signal") } };
+  if (ended2.code === null) return { failure: { kind: "other", reason: curlStopped(ended2.signal ?? "a signal") } };
   const code = ended2.code;
   if (!head2) {
-    if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr }, curlExit: code };
-    return { kind: "failed", failure: { kind: "other", reason: NO_RESPONSE } };
+    if (code !== 0) return { failure: { kind: "curl", code, stderr }, curlExit: code };
+    return { failure: { kind: "other", reason: NO_RESPONSE } };
   }
-  if (head2.status < 200 || head2.status >= 300) {
-    return { kind: "failed", failure: { kind: "status", status: head2.status, body }, status: head2.status, ...head2.headers["retry-after"] ? { retryAfter: head2.headers["retry-after"] } : {} };
-  }
+  if (isError(head2)) return { failure: { kind: "status", status: head2.status, body }, status: head2.status, retryAfter: head2.headers["retry-after"] || void 0 };
   if (isJson(head2)) {
-    const decoded = decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: "unreadable", sample: body.slice(0, 80) } };
-    if (decoded.failure) return { kind: "failed", failure: decoded.failure };
-    for (const chunk of decoded.chunks) {
-      sent.any = true;
-      yield chunk;
-    }
+    const failure = yield* yielded(decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: "unreadable", sample: body.slice(0, 80) } }, sent);
+    if (failure) return { failure };
   }
-  if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr } };
+  if (code !== 0) return { failure: { kind: "curl", code, stderr } };
   for (const event of sse.end()) {
     events++;
-    const decoded = decoder.push(event.data);
-    for (const chunk of decoded.chunks) {
-      sent.any = true;
-      yield chunk;
-    }
-    if (decoded.failure) return { kind: "failed", failure: decoded.failure };
+    const failure = yield* yielded(decoder.push(event.data), sent);
+    if (failure) return { failure };
   }
-  if (!isJson(head2) && events === 0) return { kind: "failed", failure: { kind: "unreadable", sample: sampleOf(opening) || EMPTY_ANSWER } };
+  if (!isJson(head2) && events === 0) return { failure: { kind: "unreadable", sample: sampleOf(opening) || EMPTY_ANSWER } };
   const end = decoder.finish();
-  return end ? { kind: "done", end } : { kind: "failed", failure: { kind: "unfinished" } };
+  return end ? { end } : { failure: { kind: "unfinished" } };
 }
 
 // src/features/routing/index.ts
@@ -8558,17 +8538,17 @@ function createRuntime(factories, template, raw) {
       return result;
     }
     noteBefore(event, e);
-    const yielded = yields ?? await yieldsOf();
-    if (event !== "turn.complete") return registry.dispatch(event, e, next, yielded);
+    const yielded2 = yields ?? await yieldsOf();
+    if (event !== "turn.complete") return registry.dispatch(event, e, next, yielded2);
     try {
-      return await registry.dispatch(event, e, next, yielded);
+      return await registry.dispatch(event, e, next, yielded2);
     } finally {
       facts.turnEnded(e.agentId);
     }
   }
   async function* stream2(event, e, next) {
-    const yielded = yields ?? await yieldsOf();
-    return yield* registry.stream(event, e, next, yielded);
+    const yielded2 = yields ?? await yieldsOf();
+    return yield* registry.stream(event, e, next, yielded2);
   }
   async function* streamFailed3(event, e, next, message) {
     log(`keel: ${event} failed at the engine (${message})`);
@@ -8583,14 +8563,14 @@ function createRuntime(factories, template, raw) {
   }
   async function statusText() {
     const p = bound();
-    const yielded = await yieldsOf();
+    const yielded2 = await yieldsOf();
     const rows = [];
     for (const f of all) {
       const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {});
       const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[f.name], contextOf(f.name))) : [];
       rows.push({
         ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
-        yieldsTo: yielded.get(f.name),
+        yieldsTo: yielded2.get(f.name),
         options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
         skips: registry.skips.get(f.name) ?? 0,
         lines
