@@ -1704,7 +1704,7 @@ async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
       carry = text.slice(text.lastIndexOf("\n") + 1);
     }
   }
-  const score = (row) => row.held.reduce((sum, i) => sum + Math.log(1 + seq / holding[i]), 0);
+  const score = (row) => row.held.reduce((sum2, i) => sum2 + Math.log(1 + seq / holding[i]), 0);
   const picked = [...kept.values()].flat().sort((a, b) => score(b) - score(a) || b.seq - a.seq).slice(0, wanted);
   const share = Math.floor(RECALL_BUDGET_BYTES / picked.length);
   const excerpt = (row) => clip2(row.text, row.text.search(terms[row.held[0]].match), share);
@@ -5628,7 +5628,8 @@ function createStep(ctx) {
       if (reason === void 0) return void 0;
       const chunks = [];
       const toolUses = [];
-      const keptCalls = {};
+      const ids = [];
+      let keptCalls;
       const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1;
       for (const call of calls.values()) {
         const json = call.args.join("").trim() || "{}";
@@ -5638,21 +5639,20 @@ function createStep(ctx) {
           chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, name || UNNAMED_TOOL)));
           continue;
         }
-        const index = base + toolUses.length;
+        const index = base + ids.length;
         const id = ctx.mintId();
-        if (call.kept) keptCalls[id] = call.kept;
+        if (call.kept) (keptCalls ??= {})[id] = call.kept;
         chunks.push({ kind: "tool", index, id, name }, { kind: "input", index, json });
         toolUses.push({ name, input });
+        ids.push(id);
       }
       const printed = toolUses.length ? void 0 : printedCall(answer);
       if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)));
       const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
       const cut = CUT_OFF[String(stopReason)];
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)));
-      const ids = chunks.flatMap((c) => c.kind === "tool" ? [c.id] : []);
-      const hasCalls = Object.keys(keptCalls).length > 0;
-      const kept = ids.length && (keptFields || keptItems || hasCalls) ? { ids, ...keptFields && { fields: keptFields }, ...hasCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } } : void 0;
-      return { ...end(chunks, toolUses, stopReason), ...kept ? { kept } : {} };
+      const kept = ids.length && (keptFields || keptItems || keptCalls) ? { ids, ...keptFields && { fields: keptFields }, ...keptCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } } : void 0;
+      return { ...end(chunks, toolUses, stopReason), ...kept && { kept } };
     },
     fail(text) {
       return end([notice(text)], [], "end_turn");
@@ -5991,11 +5991,7 @@ function createAnthropicDecoder(ctx) {
 // src/features/routing/capture.ts
 var AGENT_HEADER = "x-claude-code-agent-id";
 function createCaptures() {
-  const waiters = [];
-  const remove = (w) => {
-    const at = waiters.indexOf(w);
-    if (at >= 0) waiters.splice(at, 1);
-  };
+  const waiters = /* @__PURE__ */ new Set();
   return {
     expect(model, agentId, relay) {
       let waiter;
@@ -6003,26 +5999,26 @@ function createCaptures() {
         waiter = { model, agentId, relay, resolve, reject };
       });
       captured.catch(() => void 0);
-      waiters.push(waiter);
+      waiters.add(waiter);
       return {
         captured,
         cancel: (why) => {
-          remove(waiter);
+          waiters.delete(waiter);
           waiter.reject(why);
         }
       };
     },
     take(model, headers) {
       const agent = headerOf(headers, AGENT_HEADER);
-      const ofModel = waiters.filter((w) => w.model === model);
-      const waiter = ofModel.find((w) => agent === void 0 ? w.agentId === void 0 : w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
+      const ofModel = [...waiters].filter((w) => w.model === model);
+      const waiter = ofModel.find((w) => w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
       if (!waiter) return void 0;
-      remove(waiter);
+      waiters.delete(waiter);
       waiter.resolve();
       return waiter.relay;
     },
     get waiting() {
-      return waiters.length;
+      return waiters.size;
     }
   };
 }
@@ -6158,24 +6154,25 @@ function routeFor(config, alias) {
 }
 
 // src/features/routing/estimate.ts
+var sum = (list, count) => list.reduce((n, item) => n + count(item), 0);
 function blockChars(block) {
   switch (block.type) {
     case "text":
       return textOf2(block).length;
     case "thinking":
-      return typeof block.thinking === "string" ? block.thinking.length : 0;
+      return asText(block.thinking).length;
     case "image":
       return IMAGE_TOKEN_ESTIMATE * CHARS_PER_TOKEN2;
     case "tool_use":
       return String(block.name).length + JSON.stringify(block.input ?? {}).length;
     case "tool_result":
-      return typeof block.content === "string" ? block.content.length : (block.content ?? []).reduce((n, b) => n + blockChars(b), 0);
+      return typeof block.content === "string" ? block.content.length : sum(block.content ?? [], blockChars);
     default:
       return JSON.stringify(block).length;
   }
 }
 function estimateTokens(body) {
-  const chars = blocksOf(body.system ?? []).reduce((n, b) => n + blockChars(b), 0) + body.messages.reduce((n, m) => n + blocksOf(m.content).reduce((k, b) => k + blockChars(b), 0), 0) + (body.tools ?? []).reduce((n, t) => n + t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.input_schema ?? {}).length, 0);
+  const chars = sum(blocksOf(body.system ?? []), blockChars) + sum(body.messages, (m) => sum(blocksOf(m.content), blockChars)) + sum(body.tools ?? [], (t) => t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.input_schema ?? {}).length);
   return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN2));
 }
 function countTokensAnswer(bodyText2) {
@@ -6316,9 +6313,12 @@ function exchangeFor(input) {
   return exchange({ url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) }, () => createAnthropicDecoder(ctx));
 }
 
+// src/lib/hex.ts
+var hexOf = (bytes) => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("");
+
 // src/features/routing/ids.ts
 function toolUseId(n, random) {
-  return `${TOOL_ID_PREFIX}${n}_${Array.from(random, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  return `${TOOL_ID_PREFIX}${n}_${hexOf(random)}`;
 }
 function createToolIds(randomBytes) {
   let n = 0;
@@ -6338,7 +6338,7 @@ function stableJson(value) {
 async function providerFingerprint(provider) {
   const { id, api, baseUrl, auth, headers } = provider;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(stableJson({ id, api, baseUrl, auth, headers })));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return hexOf(digest);
 }
 var trustKey = (fingerprint) => TRUST_KEY_PREFIX + fingerprint;
 
@@ -6348,13 +6348,12 @@ function createKeys(edges) {
   const states = /* @__PURE__ */ new Map();
   async function read(provider) {
     const source = keySource(provider.auth);
-    if (source.kind === "none") return { key: void 0 };
     if (source.kind === "file") {
       let text;
       try {
         text = await edges.read(source.path);
       } catch (err) {
-        return { problem: keyFileUnread(source.path, err instanceof Error ? err.message : String(err)) };
+        return { problem: keyFileUnread(source.path, messageOf(err)) };
       }
       return keyFromOutput(text);
     }
@@ -6363,7 +6362,7 @@ function createKeys(edges) {
     try {
       out = await edges.run(source.argv, HELPER_TIMEOUT_MS);
     } catch (err) {
-      return { problem: keyCommandDidNotRun(command, err instanceof Error ? err.message : String(err)) };
+      return { problem: keyCommandDidNotRun(command, messageOf(err)) };
     }
     if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? "on a signal") };
     return keyFromOutput(out.stdout);
@@ -6379,13 +6378,9 @@ function createKeys(edges) {
       const held = cache.get(id);
       if (held && now - held.at < KEY_CACHE_MS) return { key: held.key };
       const got = await read(provider);
-      if ("problem" in got) {
-        cache.delete(id);
-        states.set(provider.id, `failed: ${got.problem}`);
-        return got;
-      }
-      if (got.key !== void 0) cache.set(id, { key: got.key, at: now });
-      states.set(provider.id, "ok");
+      states.set(provider.id, "problem" in got ? `failed: ${got.problem}` : "ok");
+      if ("problem" in got) cache.delete(id);
+      else cache.set(id, { key: got.key, at: now });
       return got;
     },
     held() {
@@ -6420,7 +6415,7 @@ function createRouteTable(pkg, configPath) {
   return {
     load(next) {
       read = next;
-      if (next.state === "loaded") for (const alias of next.claimed) claimed.add(alias);
+      if (next.state === "loaded") for (const alias of [...next.claimed, ...Object.keys(next.config.models)]) claimed.add(alias);
     },
     get read() {
       return read;
@@ -6434,14 +6429,10 @@ function createRouteTable(pkg, configPath) {
       return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
     },
     owns(model) {
-      return model !== void 0 && (claimed.has(model) || read.state === "loaded" && Object.hasOwn(read.config.models, model));
+      return model !== void 0 && claimed.has(model);
     },
     mentionedIn(text) {
-      for (const name of claimed) if (text.includes(`"${name}"`)) return true;
-      if (read.state === "loaded") {
-        for (const name of Object.keys(read.config.models)) if (text.includes(`"${name}"`)) return true;
-      }
-      return false;
+      return [...claimed].some((name) => text.includes(`"${name}"`));
     },
     aliases() {
       return read.state === "loaded" ? Object.keys(read.config.models) : [];
@@ -6478,9 +6469,9 @@ var costOf = (c, p) => (c.input * p.input + c.output * p.output + c.cacheRead * 
 var addRequest = (totals, counted, pricing) => plus(totals ?? ZERO, { ...ZERO, requests: 1, ...counted ? { ...counted, cost: pricing ? costOf(counted, pricing) : 0, unpriced: pricing ? 0 : 1 } : { gaps: 1 } });
 var totalOf = (byAlias) => Object.values(byAlias).reduce(plus, ZERO);
 function sumAliases(sessions) {
-  const sum = {};
-  for (const s of sessions) for (const [alias, t] of Object.entries(s.aliases)) sum[alias] = plus(sum[alias] ?? ZERO, t);
-  return sum;
+  const sum2 = {};
+  for (const s of sessions) for (const [alias, t] of Object.entries(s.aliases)) sum2[alias] = plus(sum2[alias] ?? ZERO, t);
+  return sum2;
 }
 function usageLines(byAlias) {
   const lines = Object.entries(byAlias).map(([alias, t]) => usageLine(alias, t, t.gaps ? "\u2265" : ""));
@@ -6525,35 +6516,28 @@ function summaryOf(text) {
 var isProbe = (s) => s.maxTokens === 1 && s.tools === 0 && !s.stream;
 var isStructured = (s) => s.structured;
 function sourceOfKey(source, auth) {
-  if (source.kind === "none") return `key ${KEY_SOURCE_NONE}`;
-  if (source.kind === "file") return `key ${keySourceFile(source.path)}`;
-  if (typeof auth === "object" && "env" in auth) return `key ${keySourceEnv(auth.env)}`;
-  return `key ${keySourceCommand(source.argv[0] ?? "")}`;
+  const where = source.kind === "none" ? KEY_SOURCE_NONE : source.kind === "file" ? keySourceFile(source.path) : typeof auth === "object" && "env" in auth ? keySourceEnv(auth.env) : keySourceCommand(source.argv[0] ?? "");
+  return `key ${where}`;
 }
 
 // src/features/routing/status.ts
 function routingStatus(f) {
+  const { read, curl } = f;
   const lines = [];
-  if (f.read.state === "missing") lines.push(configMissing(f.configPath));
-  else if (f.read.state === "unreadable") lines.push(configUnreadable(f.configPath, f.read.error));
+  if (read.state === "missing") lines.push(configMissing(f.configPath));
+  else if (read.state === "unreadable") lines.push(configUnreadable(f.configPath, read.error));
   else {
-    const { config, errors, warnings } = f.read;
-    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length));
-    lines.push(...errors.map(configErrorLine), ...warnings.map(configWarningLine));
+    const { config, errors, warnings } = read;
+    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length), ...errors.map(configErrorLine), ...warnings.map(configWarningLine));
     for (const p of Object.values(config.providers)) {
       lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ""), f.keyState(p)), presetLine(p.preset, familyOf(p)));
     }
-    for (const m of Object.values(config.models)) {
-      const provider = config.providers[m.providerId];
-      lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, provider ? [...dialectOf(provider, m.model).behaviours] : []));
-    }
+    for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, [...dialectOf(config.providers[m.providerId], m.model).behaviours]));
   }
   if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo));
   lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures));
   if (f.lastFailure) lines.push(lastFailureLine(f.lastFailure));
-  if (!f.curl) lines.push(curlNotChecked(f.curlPath));
-  else if ("problem" in f.curl) lines.push(curlProblemLine(f.curl.problem));
-  else lines.push(curlLine(f.curl.path, f.curl.version, f.curl.mode === "json"));
+  lines.push(!curl ? curlNotChecked(f.curlPath) : "problem" in curl ? curlProblemLine(curl.problem) : curlLine(curl.path, curl.version, curl.mode === "json"));
   return lines;
 }
 
