@@ -1635,7 +1635,7 @@ async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
       carry = text.slice(text.lastIndexOf("\n") + 1);
     }
   }
-  const score = (row) => row.held.reduce((sum, i) => sum + Math.log(1 + seq / holding[i]), 0);
+  const score = (row) => row.held.reduce((sum2, i) => sum2 + Math.log(1 + seq / holding[i]), 0);
   const picked = [...kept.values()].flat().sort((a, b) => score(b) - score(a) || b.seq - a.seq).slice(0, wanted);
   const share = Math.floor(RECALL_BUDGET_BYTES / picked.length);
   return [
@@ -4534,6 +4534,7 @@ function messageIn(value) {
   const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join(".")}: ${value.msg}` : void 0);
   return isString(value.failed_generation) ? modelTried(text ?? "", value.failed_generation.replace(/\s+/g, " ").trim()) : text;
 }
+var errorMessage = (error) => messageIn(error) || JSON.stringify(error);
 function errorMessageOf(body) {
   let message;
   try {
@@ -4568,6 +4569,102 @@ function failureText2(pkg, route, failure, redact) {
   return redact(text);
 }
 
+// src/features/routing/dialect.ts
+var PRESETS = {
+  openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
+  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1", behaviours: [] },
+  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1", behaviours: [] },
+  deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
+  gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
+  mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
+  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1", behaviours: [] },
+  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1", behaviours: [] },
+  xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
+  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: [] },
+  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: [] },
+  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: [] },
+  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic", behaviours: [] },
+  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic", behaviours: [] },
+  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic", behaviours: [] },
+  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic", behaviours: [] },
+  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic", behaviours: [] }
+};
+var CONTEXT_REPORTS = {
+  ollama: ["/api/ps", "models", "context_length"],
+  lmstudio: ["/api/v0/models", "data", "max_context_length"],
+  vllm: ["/v1/models", "data", "max_model_len"]
+};
+function reportedContext(family, listing, model) {
+  const [, list, field] = CONTEXT_REPORTS[family] ?? [];
+  let entries;
+  try {
+    entries = JSON.parse(listing)[list ?? ""];
+  } catch {
+    return void 0;
+  }
+  const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
+  const context = entry?.[field ?? ""];
+  return typeof context === "number" && context > 0 ? context : void 0;
+}
+var MODEL_BEHAVIOURS = [
+  [/gemini/i, ["schemaSubset"]],
+  [/(^|\/)(mistral|magistral|devstral|codestral|ministral|pixtral)/i, ["shortToolIds", "toolTextFolded"]]
+];
+var placeOf = (url) => {
+  const { hostname, port } = new URL(url);
+  return /^(localhost|127\.|\[::1\])/.test(hostname) ? `local:${port}` : hostname;
+};
+function familyOf(provider) {
+  if (provider.preset) return provider.preset;
+  const place = placeOf(provider.baseUrl);
+  return Object.keys(PRESETS).find((name) => placeOf(PRESETS[name].baseUrl) === place && PRESETS[name].api !== "openai-responses");
+}
+function dialectOf(provider, model) {
+  const preset = PRESETS[familyOf(provider) ?? ""];
+  const behaviours = /* @__PURE__ */ new Set([...preset?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
+  return preset?.effort ? { behaviours, effort: preset.effort } : { behaviours };
+}
+var SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+var ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+function shortHash(text, length) {
+  let out = "";
+  for (let round = 0; out.length < length; round++) {
+    let h2 = (2166136261 ^ round) >>> 0;
+    for (let i = 0; i < text.length; i++) h2 = Math.imul(h2 ^ text.charCodeAt(i), 16777619) >>> 0;
+    for (let k = 0; k < 5 && out.length < length; k++, h2 = Math.floor(h2 / 62)) out += ALNUM[h2 % 62];
+  }
+  return out;
+}
+function sentToolName(name) {
+  if (SAFE_NAME.test(name)) return name;
+  const safe = name.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^(?=[^A-Za-z_])/, "_");
+  return safe.length <= 64 ? safe : `${safe.slice(0, 55)}_${shortHash(name, 8)}`;
+}
+var shortToolId = (id) => shortHash(id, 9);
+var NEVER_SENT = ["$schema"];
+var GEMINI_REFUSES = ["additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "propertyNames", "$comment", "$defs", "$ref", "examples", "title", "default"];
+function sentSchema(schema, subset) {
+  if (Array.isArray(schema)) return schema.map((item) => sentSchema(item, subset));
+  if (!isRecord(schema)) return schema;
+  const out = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (NEVER_SENT.includes(key) || subset && GEMINI_REFUSES.includes(key)) continue;
+    out[key] = key === "properties" && isRecord(value) ? Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, sentSchema(inner, subset)])) : sentSchema(value, subset);
+  }
+  if (!subset) return out;
+  if ("const" in out) {
+    out.enum = [out.const];
+    delete out.const;
+  }
+  if (Array.isArray(out.type)) {
+    const types = out.type.filter((t) => t !== "null");
+    if (types.length < out.type.length) out.nullable = true;
+    out.type = types[0] ?? "string";
+  }
+  if (out.type === "array" && out.items === void 0) out.items = {};
+  return out;
+}
+
 // src/features/routing/wire.ts
 var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
 var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
@@ -4584,9 +4681,20 @@ function parseAnthropicRequest(text) {
 var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
 var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
 var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
+var toolUsesOf = (blocks) => blocks.filter((b) => b.type === "tool_use");
 var asRecord = (value) => isRecord(value) ? value : void 0;
 var asText = (value) => typeof value === "string" ? value : "";
 var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
+function readEvent(data, read) {
+  let event;
+  try {
+    event = asRecord(JSON.parse(data));
+  } catch {
+  }
+  return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+}
+var NOTHING = { chunks: [] };
+var streamFailed = (message) => ({ chunks: [], failure: { kind: "stream-error", message } });
 
 // src/features/routing/prompt.ts
 function providerSystemBlocks(system) {
@@ -4709,7 +4817,8 @@ function createStep(ctx) {
       if (reason === void 0) return void 0;
       const chunks = [];
       const toolUses = [];
-      const keptCalls = {};
+      const ids = [];
+      let keptCalls;
       const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1;
       for (const call of calls.values()) {
         const json = call.args.join("").trim() || "{}";
@@ -4719,24 +4828,217 @@ function createStep(ctx) {
           chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, name || UNNAMED_TOOL)));
           continue;
         }
-        const index = base + toolUses.length;
+        const index = base + ids.length;
         const id = ctx.mintId();
-        if (call.kept) keptCalls[id] = call.kept;
+        if (call.kept) (keptCalls ??= {})[id] = call.kept;
         chunks.push({ kind: "tool", index, id, name }, { kind: "input", index, json });
         toolUses.push({ name, input });
+        ids.push(id);
       }
       const printed = toolUses.length ? void 0 : printedCall(answer);
       if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)));
       const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
       const cut = CUT_OFF[String(stopReason)];
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)));
-      const ids = chunks.flatMap((c) => c.kind === "tool" ? [c.id] : []);
-      const hasCalls = Object.keys(keptCalls).length > 0;
-      const kept = ids.length && (keptFields || keptItems || hasCalls) ? { ids, ...keptFields && { fields: keptFields }, ...hasCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } } : void 0;
-      return { ...end(chunks, toolUses, stopReason), ...kept ? { kept } : {} };
+      const kept = ids.length && (keptFields || keptItems || keptCalls) ? { ids, ...keptFields && { fields: keptFields }, ...keptCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } } : void 0;
+      return { ...end(chunks, toolUses, stopReason), ...kept && { kept } };
     },
     fail(text) {
       return end([notice(text)], [], "end_turn");
+    }
+  };
+}
+
+// src/features/routing/openai.ts
+var joinText = (texts) => texts.filter(Boolean).join(BLOCK_SEPARATOR);
+function imageUrl(block) {
+  const source = block.source;
+  if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
+  if (source?.type === "url" && typeof source.url === "string") return source.url;
+  return void 0;
+}
+function userContent(block, route, rename) {
+  if (block.type === "text") return { text: rename(textOf2(block)) };
+  if (block.type !== "image") return isThinking(block) ? void 0 : { text: blockOmitted(block.type) };
+  const url = route.vision ? imageUrl(block) : void 0;
+  return url ? { url } : { text: route.vision ? blockOmitted("image") : imageOmitted(route.label) };
+}
+function toolResultText(block) {
+  const content = block.content;
+  const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf2(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
+  return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
+}
+function systemTextOf(body, systemMessages, renamer) {
+  const text = renamer.rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
+  return renamer.named ? text : joinText([renamer.identity, text]);
+}
+function sentTools(body, make) {
+  const names = /* @__PURE__ */ new Map();
+  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
+    const name = sentToolName(t.name);
+    names.set(name, t.name);
+    return make(name, t);
+  });
+  return { tools, toolName: (sent) => names.get(sent) ?? sent };
+}
+var effortOf = (body, out) => (out.route.effort ?? out.effort)?.[body.output_config?.effort];
+var outputCap = (route, body) => route.maxOutput && Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput);
+var schemaOf = (body) => body.output_config?.format?.type === "json_schema" ? body.output_config.format.schema : void 0;
+var callId = (id, out) => out.behaviours.has("shortToolIds") ? shortToolId(id) : id;
+function userMessages(message, out, rename) {
+  const tools = [];
+  const parts = [];
+  for (const block of blocksOf(message.content)) {
+    if (block.type === "tool_result") {
+      tools.push({ role: "tool", tool_call_id: callId(block.tool_use_id, out), content: toolResultText(block) });
+      continue;
+    }
+    const part = userContent(block, out.route, rename);
+    if (part) parts.push("url" in part ? { type: "image_url", image_url: { url: part.url } } : { type: "text", text: part.text });
+  }
+  const kept = parts.filter((p) => p.type !== "text" || p.text);
+  if (!kept.length) return tools;
+  const texts = kept.flatMap((p) => p.type === "text" ? [p.text] : [blockOmitted("image")]);
+  const last = tools.at(-1);
+  if (last && out.behaviours.has("toolTextFolded")) {
+    last.content = joinText([last.content, ...texts]);
+    return tools;
+  }
+  const content = kept.every((p) => p.type === "text") ? joinText(texts) : kept;
+  return [...tools, { role: "user", content }];
+}
+function assistantMessages(message, out) {
+  const blocks = blocksOf(message.content);
+  const text = joinText(blocks.filter((b) => b.type === "text").map(textOf2));
+  const uses = toolUsesOf(blocks);
+  const replay = out.replay(uses.map((b) => b.id));
+  const calls = uses.map((b, i) => ({
+    id: callId(b.id, out),
+    type: "function",
+    function: { name: sentToolName(b.name), arguments: JSON.stringify(b.input) },
+    ...i === 0 && out.behaviours.has("skipSignature") ? SKIP_SIGNATURE : {},
+    ...replay?.calls?.[b.id]
+  }));
+  if (!text && !calls.length) return [];
+  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") ? { reasoning_content: "" } : {}, ...replay?.fields }];
+}
+function toOpenAiRequest(body, out) {
+  const { route, behaviours } = out;
+  const renamer = createRenamer(route, out.pkg);
+  const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
+  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, renamer.rename));
+  const { tools, toolName } = sentTools(body, (name, t) => ({
+    type: "function",
+    function: { name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) }
+  }));
+  const effort = effortOf(body, out);
+  const maxTokens = outputCap(route, body);
+  const schema = schemaOf(body);
+  const request = {
+    model: route.model,
+    messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
+    ...tools.length ? { tools } : {},
+    ...maxTokens !== void 0 ? { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens } : {},
+    ...effort !== void 0 ? { reasoning_effort: effort } : {},
+    ...schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } } : {},
+    stream: true,
+    ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
+  };
+  return { request, toolName };
+}
+function openAiTarget(provider, key, path = OPENAI_CHAT_PATH) {
+  return {
+    url: provider.baseUrl + path,
+    headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key)
+  };
+}
+var FINISH_REASONS = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  length: "max_tokens",
+  content_filter: "refusal"
+};
+function usageOf(usage, reasoningApart) {
+  const prompt = asCount(usage.prompt_tokens) ?? 0;
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
+  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
+  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0);
+  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
+}
+function mergeDetails(details, more) {
+  for (const raw of Array.isArray(more) ? more : []) {
+    const detail = asRecord(raw);
+    if (!detail) continue;
+    const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
+    if (!same) details.push({ ...detail });
+    else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
+  }
+}
+var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : (Array.isArray(content) ? content : []).map((part) => {
+  const p = asRecord(part);
+  return p?.type !== kind ? "" : kind === "text" ? asText(p.text) : partsOf(p.thinking, "text");
+}).join("");
+function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
+  const step = createStep(ctx);
+  let reasoningContent = "";
+  const details = [];
+  const slots = /* @__PURE__ */ new Map();
+  let slotCount = 0;
+  let done = false;
+  const slotFor = (index, position, id, name) => {
+    const slot = slots.get(index ?? position);
+    if (slot && (id && slot.id ? slot.id === id : !(index === void 0 && name && slot.named))) {
+      slot.id ||= id;
+      slot.named ||= name !== "";
+      return slot.key;
+    }
+    const fresh = { key: String(slotCount++), id, named: name !== "" };
+    slots.set(index ?? position, fresh);
+    return fresh.key;
+  };
+  const apply = (field) => (chunk) => {
+    const error = chunk.error ?? (chunk.object === "error" ? chunk : null);
+    if (error !== null) return streamFailed(errorMessage(error));
+    const usage = asRecord(chunk.usage);
+    if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
+    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
+    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
+    if (!choice) return NOTHING;
+    const delta = asRecord(choice[field]) ?? {};
+    reasoningContent += asText(delta.reasoning_content);
+    mergeDetails(details, delta.reasoning_details);
+    const chunks = [
+      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning) || partsOf(delta.content, "thinking")),
+      ...step.text(partsOf(delta.content, "text")),
+      ...step.text(asText(delta.refusal))
+    ];
+    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    calls.forEach((raw, position) => {
+      const call = asRecord(raw) ?? {};
+      const fn = asRecord(call.function) ?? {};
+      const name = asText(fn.name);
+      const key = slotFor(asCount(call.index), position, asText(call.id), name);
+      step.toolStart(key, name);
+      if (call.extra_content !== void 0) step.keepCall(key, { extra_content: call.extra_content });
+      step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
+    });
+    const finish = asText(choice.finish_reason);
+    if (finish || field === "message") step.stopReason(FINISH_REASONS[finish] ?? "end_turn");
+    return { chunks };
+  };
+  return {
+    push(data) {
+      if (done) return NOTHING;
+      if (data.trim() !== "[DONE]") return readEvent(data, apply("delta"));
+      done = true;
+      step.ended();
+      return NOTHING;
+    },
+    pushCompletion: (json) => readEvent(json, apply("message")),
+    finish() {
+      step.keep({ ...reasoningContent ? { reasoning_content: reasoningContent } : {}, ...details.length ? { reasoning_details: details } : {} });
+      return step.finish();
     }
   };
 }
@@ -4752,7 +5054,7 @@ function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const messages = conversation.flatMap((m) => {
     if (m.role !== "assistant") return [{ ...m, content: typeof m.content === "string" ? rename(m.content) : m.content.map(renameBlock) }];
     if (typeof m.content === "string") return [m];
-    const own = replay(m.content.flatMap((b) => b.type === "tool_use" ? [String(b.id)] : []))?.items ?? [];
+    const own = replay(toolUsesOf(m.content).map((b) => b.id))?.items ?? [];
     const content = [...own, ...m.content.filter((b) => !isThinking(b))];
     return content.length ? [{ ...m, content }] : [];
   });
@@ -4762,7 +5064,7 @@ function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
     model: route.model,
     system: renamer.named ? system : [{ type: "text", text: renamer.identity }, ...system],
     messages,
-    ...route.maxOutput !== void 0 ? { max_tokens: Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput) } : {}
+    max_tokens: outputCap(route, body) ?? body.max_tokens
   };
   const kept = { "anthropic-version": ANTHROPIC_VERSION };
   for (const [name, value] of Object.entries(request.headers)) if (REDIRECT_KEPT_HEADERS.includes(name.toLowerCase())) kept[name.toLowerCase()] = value;
@@ -4797,17 +5099,9 @@ var contentOf = (answer) => [
   ...answer.text ? [{ type: "text", text: answer.text }] : [],
   ...answer.toolCalls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: call.input }))
 ];
+var messageOf2 = (meta, content, stopReason, usage) => ({ id: meta.id, type: "message", role: "assistant", model: meta.model, content, stop_reason: stopReason, stop_sequence: null, usage });
 function encodeAnthropicMessage(answer, meta) {
-  return JSON.stringify({
-    id: meta.id,
-    type: "message",
-    role: "assistant",
-    model: meta.model,
-    content: contentOf(answer),
-    stop_reason: answer.stopReason ?? "end_turn",
-    stop_sequence: null,
-    usage: usageFields(answer.usage)
-  });
+  return JSON.stringify(messageOf2(meta, contentOf(answer), answer.stopReason ?? "end_turn", usageFields(answer.usage)));
 }
 function encodeAnthropicSse(answer, meta) {
   const event = (type, data) => `event: ${type}
@@ -4815,7 +5109,7 @@ data: ${JSON.stringify({ type, ...data })}
 
 `;
   const usage = usageFields(answer.usage);
-  const message = { id: meta.id, type: "message", role: "assistant", model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage };
+  const message = messageOf2(meta, [], null, usage);
   const blocks = contentOf(answer).map((block, index) => {
     const { text, input, ...start } = block;
     const delta = block.type === "text" ? { type: "text_delta", text } : { type: "input_json_delta", partial_json: JSON.stringify(input) };
@@ -4841,19 +5135,12 @@ function createAnthropicDecoder(ctx) {
     thinking.set(key, { ...block, thinking: block.thinking + text, signature: block.signature + signature });
   };
   return {
-    push(data) {
-      let event;
-      try {
-        event = asRecord(JSON.parse(data));
-      } catch {
-        event = void 0;
-      }
-      if (!event) return { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+    push: (data) => readEvent(data, (event) => {
       const key = String(asCount(event.index) ?? 0);
       switch (event.type) {
         case "message_start":
           step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)));
-          return { chunks: [] };
+          break;
         case "content_block_start": {
           const block = asRecord(event.content_block) ?? {};
           if (block.type === "thinking") thought(key, asText(block.thinking), asText(block.signature));
@@ -4861,7 +5148,7 @@ function createAnthropicDecoder(ctx) {
           step.toolStart(key, asText(block.name));
           const input = asRecord(block.input);
           if (input && Object.keys(input).length) step.toolArgs(key, JSON.stringify(input));
-          return { chunks: [] };
+          break;
         }
         case "content_block_delta": {
           const delta = asRecord(event.delta) ?? {};
@@ -4873,17 +5160,16 @@ function createAnthropicDecoder(ctx) {
           const stop = asText(asRecord(event.delta)?.stop_reason);
           if (stop) step.stopReason(ENGINE_STOP_REASONS.includes(stop) ? stop : "end_turn");
           step.usage(usageUpdate(asRecord(event.usage)));
-          return { chunks: [] };
+          break;
         }
         case "message_stop":
           step.ended();
-          return { chunks: [] };
+          break;
         case "error":
-          return { chunks: [], failure: { kind: "stream-error", message: messageIn(event.error) || JSON.stringify(event.error) } };
-        default:
-          return { chunks: [] };
+          return streamFailed(errorMessage(event.error));
       }
-    },
+      return NOTHING;
+    }),
     finish() {
       step.keep(void 0, [...thinking.values()].filter((b) => b.signature));
       return step.finish();
@@ -4894,11 +5180,7 @@ function createAnthropicDecoder(ctx) {
 // src/features/routing/capture.ts
 var AGENT_HEADER = "x-claude-code-agent-id";
 function createCaptures() {
-  const waiters = [];
-  const remove = (w) => {
-    const at = waiters.indexOf(w);
-    if (at >= 0) waiters.splice(at, 1);
-  };
+  const waiters = /* @__PURE__ */ new Set();
   return {
     expect(model, agentId, relay) {
       let waiter;
@@ -4906,128 +5188,32 @@ function createCaptures() {
         waiter = { model, agentId, relay, resolve, reject };
       });
       captured.catch(() => void 0);
-      waiters.push(waiter);
+      waiters.add(waiter);
       return {
         captured,
         cancel: (why) => {
-          remove(waiter);
+          waiters.delete(waiter);
           waiter.reject(why);
         }
       };
     },
     take(model, headers) {
       const agent = headerOf(headers, AGENT_HEADER);
-      const ofModel = waiters.filter((w) => w.model === model);
-      const waiter = ofModel.find((w) => agent === void 0 ? w.agentId === void 0 : w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
+      const ofModel = [...waiters].filter((w) => w.model === model);
+      const waiter = ofModel.find((w) => w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
       if (!waiter) return void 0;
-      remove(waiter);
+      waiters.delete(waiter);
       waiter.resolve();
       return waiter.relay;
     },
     get waiting() {
-      return waiters.length;
+      return waiters.size;
     }
   };
 }
 function headerOf(headers, name) {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
   return void 0;
-}
-
-// src/features/routing/dialect.ts
-var PRESETS = {
-  openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
-  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1", behaviours: [] },
-  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1", behaviours: [] },
-  deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
-  gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
-  mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
-  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1", behaviours: [] },
-  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1", behaviours: [] },
-  xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
-  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: [] },
-  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: [] },
-  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: [] },
-  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic", behaviours: [] },
-  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic", behaviours: [] },
-  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic", behaviours: [] },
-  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic", behaviours: [] },
-  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic", behaviours: [] }
-};
-var CONTEXT_REPORTS = {
-  ollama: ["/api/ps", "models", "context_length"],
-  lmstudio: ["/api/v0/models", "data", "max_context_length"],
-  vllm: ["/v1/models", "data", "max_model_len"]
-};
-function reportedContext(family, listing, model) {
-  const [, list, field] = CONTEXT_REPORTS[family] ?? [];
-  let entries;
-  try {
-    entries = JSON.parse(listing)[list ?? ""];
-  } catch {
-    return void 0;
-  }
-  const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
-  const context = entry?.[field ?? ""];
-  return typeof context === "number" && context > 0 ? context : void 0;
-}
-var MODEL_BEHAVIOURS = [
-  [/gemini/i, ["schemaSubset"]],
-  [/(^|\/)(mistral|magistral|devstral|codestral|ministral|pixtral)/i, ["shortToolIds", "toolTextFolded"]]
-];
-var placeOf = (url) => {
-  const { hostname, port } = new URL(url);
-  return /^(localhost|127\.|\[::1\])/.test(hostname) ? `local:${port}` : hostname;
-};
-function familyOf(provider) {
-  if (provider.preset) return provider.preset;
-  const place = placeOf(provider.baseUrl);
-  return Object.keys(PRESETS).find((name) => placeOf(PRESETS[name].baseUrl) === place && PRESETS[name].api !== "openai-responses");
-}
-function dialectOf(provider, model) {
-  const preset = PRESETS[familyOf(provider) ?? ""];
-  const behaviours = /* @__PURE__ */ new Set([...preset?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
-  return preset?.effort ? { behaviours, effort: preset.effort } : { behaviours };
-}
-var SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
-var ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-function shortHash(text, length) {
-  let out = "";
-  for (let round = 0; out.length < length; round++) {
-    let h2 = (2166136261 ^ round) >>> 0;
-    for (let i = 0; i < text.length; i++) h2 = Math.imul(h2 ^ text.charCodeAt(i), 16777619) >>> 0;
-    for (let k = 0; k < 5 && out.length < length; k++, h2 = Math.floor(h2 / 62)) out += ALNUM[h2 % 62];
-  }
-  return out;
-}
-function sentToolName(name) {
-  if (SAFE_NAME.test(name)) return name;
-  const safe = name.replace(/[^A-Za-z0-9_-]/g, "_").replace(/^(?=[^A-Za-z_])/, "_");
-  return safe.length <= 64 ? safe : `${safe.slice(0, 55)}_${shortHash(name, 8)}`;
-}
-var shortToolId = (id) => shortHash(id, 9);
-var NEVER_SENT = ["$schema"];
-var GEMINI_REFUSES = ["additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "propertyNames", "$comment", "$defs", "$ref", "examples", "title", "default"];
-function sentSchema(schema, subset) {
-  if (Array.isArray(schema)) return schema.map((item) => sentSchema(item, subset));
-  if (!isRecord(schema)) return schema;
-  const out = {};
-  for (const [key, value] of Object.entries(schema)) {
-    if (NEVER_SENT.includes(key) || subset && GEMINI_REFUSES.includes(key)) continue;
-    out[key] = key === "properties" && isRecord(value) ? Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, sentSchema(inner, subset)])) : sentSchema(value, subset);
-  }
-  if (!subset) return out;
-  if ("const" in out) {
-    out.enum = [out.const];
-    delete out.const;
-  }
-  if (Array.isArray(out.type)) {
-    const types = out.type.filter((t) => t !== "null");
-    if (types.length < out.type.length) out.nullable = true;
-    out.type = types[0] ?? "string";
-  }
-  if (out.type === "array" && out.items === void 0) out.items = {};
-  return out;
 }
 
 // src/features/routing/config.ts
@@ -5157,24 +5343,25 @@ function routeFor(config, alias) {
 }
 
 // src/features/routing/estimate.ts
+var sum = (list, count) => list.reduce((n, item) => n + count(item), 0);
 function blockChars(block) {
   switch (block.type) {
     case "text":
       return textOf2(block).length;
     case "thinking":
-      return typeof block.thinking === "string" ? block.thinking.length : 0;
+      return asText(block.thinking).length;
     case "image":
       return IMAGE_TOKEN_ESTIMATE * CHARS_PER_TOKEN2;
     case "tool_use":
       return String(block.name).length + JSON.stringify(block.input ?? {}).length;
     case "tool_result":
-      return typeof block.content === "string" ? block.content.length : (block.content ?? []).reduce((n, b) => n + blockChars(b), 0);
+      return typeof block.content === "string" ? block.content.length : sum(block.content ?? [], blockChars);
     default:
       return JSON.stringify(block).length;
   }
 }
 function estimateTokens(body) {
-  const chars = blocksOf(body.system ?? []).reduce((n, b) => n + blockChars(b), 0) + body.messages.reduce((n, m) => n + blocksOf(m.content).reduce((k, b) => k + blockChars(b), 0), 0) + (body.tools ?? []).reduce((n, t) => n + t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.input_schema ?? {}).length, 0);
+  const chars = sum(blocksOf(body.system ?? []), blockChars) + sum(body.messages, (m) => sum(blocksOf(m.content), blockChars)) + sum(body.tools ?? [], (t) => t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.input_schema ?? {}).length);
   return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN2));
 }
 function countTokensAnswer(bodyText2) {
@@ -5182,251 +5369,50 @@ function countTokensAnswer(bodyText2) {
   return JSON.stringify({ input_tokens: body ? estimateTokens(body) : 1 });
 }
 
-// src/features/routing/openai.ts
-var joinText = (texts) => texts.filter(Boolean).join(BLOCK_SEPARATOR);
-function imageUrl(block) {
-  const source = block.source;
-  if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
-  if (source?.type === "url" && typeof source.url === "string") return source.url;
-  return void 0;
-}
-function toolResultText(block) {
-  const content = block.content;
-  const text = typeof content === "string" ? content : joinText((content ?? []).map((b) => b.type === "text" ? textOf2(b) : b.type === "image" ? TOOL_IMAGE_OMITTED : blockOmitted(b.type)));
-  return block.is_error === true ? TOOL_ERROR_PREFIX + text : text;
-}
-function systemTextOf(body, systemMessages, renamer) {
-  const text = renamer.rename(joinText([...providerSystemBlocks(body.system), ...systemMessages].map(textOf2)));
-  return renamer.named ? text : joinText([renamer.identity, text]);
-}
-var callId = (id, out) => out.behaviours.has("shortToolIds") ? shortToolId(String(id)) : String(id);
-function userMessages(message, out, rename) {
-  const { route } = out;
-  const tools = [];
-  const parts = [];
-  for (const block of blocksOf(message.content)) {
-    if (block.type === "tool_result") tools.push({ role: "tool", tool_call_id: callId(block.tool_use_id, out), content: toolResultText(block) });
-    else if (block.type === "text") parts.push({ type: "text", text: rename(textOf2(block)) });
-    else if (block.type === "image") {
-      const url = route.vision ? imageUrl(block) : void 0;
-      parts.push(url ? { type: "image_url", image_url: { url } } : { type: "text", text: route.vision ? blockOmitted("image") : imageOmitted(route.label) });
-    } else if (!isThinking(block)) parts.push({ type: "text", text: blockOmitted(block.type) });
-  }
-  const kept = parts.filter((p) => p.type !== "text" || p.text);
-  if (!kept.length) return tools;
-  const texts = kept.flatMap((p) => p.type === "text" ? [p.text] : [blockOmitted("image")]);
-  const last = tools.at(-1);
-  if (last && out.behaviours.has("toolTextFolded")) {
-    last.content = joinText([last.content, ...texts]);
-    return tools;
-  }
-  const content = kept.every((p) => p.type === "text") ? joinText(texts) : kept;
-  return [...tools, { role: "user", content }];
-}
-function assistantMessages(message, out) {
-  const blocks = blocksOf(message.content);
-  const text = joinText(blocks.filter((b) => b.type === "text").map(textOf2));
-  const uses = blocks.filter((b) => b.type === "tool_use");
-  const replay = out.replay(uses.map((b) => String(b.id)));
-  const calls = uses.map((b, i) => ({
-    id: callId(b.id, out),
-    type: "function",
-    function: { name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) },
-    ...i === 0 && out.behaviours.has("skipSignature") ? SKIP_SIGNATURE : {},
-    ...replay?.calls?.[String(b.id)]
-  }));
-  if (!text && !calls.length) return [];
-  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") ? { reasoning_content: "" } : {}, ...replay?.fields }];
-}
-function toOpenAiRequest(body, out) {
-  const { route, behaviours } = out;
-  const renamer = createRenamer(route, out.pkg);
-  const { system: systemMessages, conversation } = splitSystemMessages(body.messages);
-  const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, renamer.rename));
-  const system = systemTextOf(body, systemMessages, renamer);
-  const names = /* @__PURE__ */ new Map();
-  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
-    const name = sentToolName(t.name);
-    names.set(name, t.name);
-    return { type: "function", function: { name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) } };
-  });
-  const level = body.output_config?.effort;
-  const effort = typeof level === "string" ? (route.effort ?? out.effort)?.[level] : void 0;
-  const maxTokens = route.maxOutput === void 0 ? void 0 : Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput);
-  const request = {
-    model: route.model,
-    messages: [{ role: "system", content: system }, ...messages],
-    ...tools.length ? { tools } : {},
-    ...maxTokens !== void 0 ? { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens } : {},
-    ...effort !== void 0 ? { reasoning_effort: effort } : {},
-    ...body.output_config?.format?.type === "json_schema" && body.output_config.format.schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema: body.output_config.format.schema } } } : {},
-    stream: true,
-    ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
-  };
-  return { request, toolName: (sent) => names.get(sent) ?? sent };
-}
-function openAiTarget(provider, key) {
-  return {
-    url: provider.baseUrl + OPENAI_CHAT_PATH,
-    headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key)
-  };
-}
-var FINISH_REASONS = {
-  stop: "end_turn",
-  tool_calls: "tool_use",
-  function_call: "tool_use",
-  length: "max_tokens",
-  content_filter: "refusal"
-};
-function usageOf(usage, reasoningApart) {
-  const prompt = asCount(usage.prompt_tokens) ?? 0;
-  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
-  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
-  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0);
-  return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
-}
-function mergeDetails(details, more) {
-  for (const raw of Array.isArray(more) ? more : []) {
-    const detail = asRecord(raw);
-    if (!detail) continue;
-    const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
-    if (!same) details.push({ ...detail });
-    else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
-  }
-}
-var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : (Array.isArray(content) ? content : []).map((part) => {
-  const p = asRecord(part);
-  return p?.type !== kind ? "" : kind === "text" ? asText(p.text) : partsOf(p.thinking, "text");
-}).join("");
-var errorMessage = (error) => messageIn(error) || JSON.stringify(error);
-function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
-  const step = createStep(ctx);
-  let reasoningContent = "";
-  const details = [];
-  const slots = /* @__PURE__ */ new Map();
-  let slotCount = 0;
-  let done = false;
-  const slotFor = (index, position, id, name) => {
-    const slot = slots.get(index ?? position);
-    if (slot && (id && slot.id ? slot.id === id : !(index === void 0 && name && slot.named))) {
-      slot.id ||= id;
-      slot.named ||= name !== "";
-      return slot.key;
-    }
-    const fresh = { key: String(slotCount++), id, named: name !== "" };
-    slots.set(index ?? position, fresh);
-    return fresh.key;
-  };
-  function apply(chunk, field) {
-    if (chunk.error !== void 0 && chunk.error !== null) return { chunks: [], failure: { kind: "stream-error", message: errorMessage(chunk.error) } };
-    if (chunk.object === "error") return { chunks: [], failure: { kind: "stream-error", message: errorMessage(chunk) } };
-    const usage = asRecord(chunk.usage);
-    if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
-    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
-    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
-    if (!choice) return { chunks: [] };
-    const delta = asRecord(choice[field]) ?? {};
-    reasoningContent += asText(delta.reasoning_content);
-    mergeDetails(details, delta.reasoning_details);
-    const chunks = [
-      ...step.thinking(asText(delta.reasoning_content) || asText(delta.reasoning) || partsOf(delta.content, "thinking")),
-      ...step.text(partsOf(delta.content, "text")),
-      ...step.text(asText(delta.refusal))
-    ];
-    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
-    calls.forEach((raw, position) => {
-      const call = asRecord(raw) ?? {};
-      const fn = asRecord(call.function) ?? {};
-      const name = asText(fn.name);
-      const key = slotFor(asCount(call.index), position, asText(call.id), name);
-      step.toolStart(key, name);
-      if (call.extra_content !== void 0) step.keepCall(key, { extra_content: call.extra_content });
-      step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
-    });
-    const finish = asText(choice.finish_reason);
-    if (finish || field === "message") step.stopReason(FINISH_REASONS[finish] ?? "end_turn");
-    return { chunks };
-  }
-  function parse(data, field) {
-    let parsed;
-    try {
-      parsed = JSON.parse(data);
-    } catch {
-      return { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-    }
-    const chunk = asRecord(parsed);
-    return chunk ? apply(chunk, field) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-  }
-  return {
-    push(data) {
-      if (done) return { chunks: [] };
-      if (data.trim() === "[DONE]") {
-        done = true;
-        step.ended();
-        return { chunks: [] };
-      }
-      return parse(data, "delta");
-    },
-    pushCompletion: (json) => parse(json, "message"),
-    finish() {
-      step.keep({ ...reasoningContent ? { reasoning_content: reasoningContent } : {}, ...details.length ? { reasoning_details: details } : {} });
-      return step.finish();
-    }
-  };
-}
-
 // src/features/routing/responses.ts
 function toResponsesRequest(body, out) {
   const { route } = out;
   const renamer = createRenamer(route, out.pkg);
   const { system, conversation } = splitSystemMessages(body.messages);
-  const callId2 = (id) => asText(out.replay([String(id)])?.calls?.[String(id)]?.call_id) || String(id);
+  const callId2 = (id) => asText(out.replay([id])?.calls?.[id]?.call_id) || id;
   const input = [];
   for (const message of conversation) {
     const blocks = blocksOf(message.content);
     if (message.role === "assistant") {
-      const uses = blocks.filter((b) => b.type === "tool_use");
-      input.push(...out.replay(uses.map((b) => String(b.id)))?.items ?? []);
+      const uses = toolUsesOf(blocks);
+      input.push(...out.replay(uses.map((b) => b.id))?.items ?? []);
       const text = blocks.filter((b) => b.type === "text").map(textOf2).join("");
       if (text) input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text }] });
-      for (const b of uses) input.push({ type: "function_call", call_id: callId2(b.id), name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) });
+      for (const b of uses) input.push({ type: "function_call", call_id: callId2(b.id), name: sentToolName(b.name), arguments: JSON.stringify(b.input) });
       continue;
     }
     const parts = [];
     for (const b of blocks) {
-      if (b.type === "tool_result") input.push({ type: "function_call_output", call_id: callId2(b.tool_use_id), output: toolResultText(b) });
-      else if (b.type === "text") parts.push({ type: "input_text", text: renamer.rename(textOf2(b)) });
-      else if (b.type === "image") {
-        const url = route.vision ? imageUrl(b) : void 0;
-        parts.push(url ? { type: "input_image", image_url: url } : { type: "input_text", text: route.vision ? blockOmitted("image") : imageOmitted(route.label) });
-      } else if (b.type !== "thinking" && b.type !== "redacted_thinking") parts.push({ type: "input_text", text: blockOmitted(b.type) });
+      if (b.type === "tool_result") {
+        input.push({ type: "function_call_output", call_id: callId2(b.tool_use_id), output: toolResultText(b) });
+        continue;
+      }
+      const part = userContent(b, route, renamer.rename);
+      if (part) parts.push("url" in part ? { type: "input_image", image_url: part.url } : { type: "input_text", text: part.text });
     }
     if (parts.some((p) => p.type !== "input_text" || p.text)) input.push({ type: "message", role: "user", content: parts });
   }
-  const names = /* @__PURE__ */ new Map();
-  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
-    const name = sentToolName(t.name);
-    names.set(name, t.name);
-    return { type: "function", name, description: t.description ?? "", parameters: sentSchema(t.input_schema, false), strict: false };
-  });
-  const level = body.output_config?.effort;
-  const effort = typeof level === "string" ? (route.effort ?? out.effort)?.[level] : void 0;
-  const format = body.output_config?.format;
+  const { tools, toolName } = sentTools(body, (name, t) => ({ type: "function", name, description: t.description ?? "", parameters: sentSchema(t.input_schema, false), strict: false }));
+  const effort = effortOf(body, out);
+  const maxOutput = outputCap(route, body);
+  const schema = schemaOf(body);
   const request = {
     model: route.model,
     instructions: systemTextOf(body, system, renamer),
     input,
     ...tools.length ? { tools } : {},
     ...effort !== void 0 ? { reasoning: { effort }, include: ["reasoning.encrypted_content"] } : {},
-    ...route.maxOutput !== void 0 ? { max_output_tokens: Math.max(16, Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput)) } : {},
-    ...format?.type === "json_schema" && format.schema !== void 0 ? { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema: format.schema, strict: false } } } : {},
+    ...maxOutput !== void 0 ? { max_output_tokens: Math.max(16, maxOutput) } : {},
+    ...schema !== void 0 ? { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } } : {},
     store: false,
     stream: true
   };
-  return { request, toolName: (sent) => names.get(sent) ?? sent };
-}
-function responsesTarget(provider, key) {
-  return { url: provider.baseUrl + RESPONSES_PATH, headers: requestHeaders(provider, { "Content-Type": "application/json", Accept: "text/event-stream" }, key) };
+  return { request, toolName };
 }
 function usageOf2(usage) {
   const details = asRecord(usage?.input_tokens_details);
@@ -5445,10 +5431,9 @@ function createResponsesDecoder(ctx) {
     const item = asRecord(event.item) ?? {};
     const response = asRecord(event.response);
     switch (event.type) {
-      case "response.output_text.delta":
-        return { chunks: step.text(asText(event.delta)) };
       case "response.refusal.delta":
         refused = true;
+      case "response.output_text.delta":
         return { chunks: step.text(asText(event.delta)) };
       case "response.reasoning_summary_part.added":
         return { chunks: summaries++ ? step.thinking("\n\n") : [] };
@@ -5460,11 +5445,11 @@ function createResponsesDecoder(ctx) {
           step.toolStart(key, asText(item.name));
           step.keepCall(key, { call_id: item.call_id });
         }
-        return { chunks: [] };
+        break;
       case "response.function_call_arguments.delta":
         pieced.add(key);
         step.toolArgs(key, asText(event.delta));
-        return { chunks: [] };
+        break;
       case "response.function_call_arguments.done":
       case "response.output_item.done": {
         const args = asText(event.arguments) || (item.type === "function_call" ? asText(item.arguments) : "");
@@ -5473,71 +5458,56 @@ function createResponsesDecoder(ctx) {
           step.toolArgs(key, args);
         }
         if (item.type === "reasoning" && item.encrypted_content) step.keep(void 0, [{ type: "reasoning", summary: item.summary ?? [], encrypted_content: item.encrypted_content }]);
-        return { chunks: [] };
+        break;
       }
       case "response.completed":
       case "response.incomplete": {
         step.usage(usageOf2(asRecord(response?.usage)));
         const cut = asText(asRecord(response?.incomplete_details)?.reason);
         step.stopReason(refused || cut === "content_filter" ? "refusal" : event.type === "response.incomplete" ? "max_tokens" : "end_turn");
-        return { chunks: [] };
+        break;
       }
       case "response.failed":
       case "error":
-        return { chunks: [], failure: { kind: "stream-error", message: messageIn(response?.error) ?? messageIn(event) ?? JSON.stringify(event) } };
-      default:
-        return { chunks: [] };
+        return streamFailed(messageIn(response?.error) ?? messageIn(event) ?? JSON.stringify(event));
     }
+    return NOTHING;
   }
   return {
-    push(data) {
-      let event;
-      try {
-        event = asRecord(JSON.parse(data));
-      } catch {
-        event = void 0;
-      }
-      return event ? apply(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-    },
+    push: (data) => readEvent(data, apply),
     finish: () => step.finish()
   };
 }
 
 // src/features/routing/exchange.ts
+var OPENAI_CODECS = {
+  "openai-chat": { path: OPENAI_CHAT_PATH, encode: toOpenAiRequest, decoder: createOpenAiDecoder },
+  "openai-responses": { path: RESPONSES_PATH, encode: toResponsesRequest, decoder: createResponsesDecoder }
+};
 function exchangeFor(input) {
   const body = parseAnthropicRequest(input.body);
   if (!body) return void 0;
-  const ctx = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
-  const engineStreams = body.stream === true;
-  const { route } = input;
-  const { api } = route.provider;
-  if (api !== "anthropic-messages") {
+  const { route, pkg, key } = input;
+  const ctx = { pkg, label: route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
+  const exchange = (request, makeDecoder) => ({ request, makeDecoder, engineStreams: body.stream === true, body });
+  const codec = OPENAI_CODECS[route.provider.api];
+  if (codec) {
     const dialect = dialectOf(route.provider, route.model);
-    const out = { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect };
-    const chat = api === "openai-chat";
-    const target = (chat ? openAiTarget : responsesTarget)(route.provider, input.key);
-    const { request, toolName } = (chat ? toOpenAiRequest : toResponsesRequest)(body, out);
-    return {
-      request: { url: target.url, headers: target.headers, body: JSON.stringify(request) },
-      makeDecoder: () => chat ? createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours) : createResponsesDecoder({ ...ctx, toolName }),
-      engineStreams,
-      body
-    };
+    const { request, toolName } = codec.encode(body, { route, pkg, replay: input.replay ?? NO_REPLAY, ...dialect });
+    return exchange({ ...openAiTarget(route.provider, key, codec.path), body: JSON.stringify(request) }, () => codec.decoder({ ...ctx, toolName }, dialect.behaviours));
   }
-  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, input.key, input.pkg, input.replay);
+  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, key, pkg, input.replay);
   if (!redirected) return void 0;
   const streamed = { ...JSON.parse(redirected.body), stream: true };
-  return {
-    request: { url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) },
-    makeDecoder: () => createAnthropicDecoder(ctx),
-    engineStreams,
-    body
-  };
+  return exchange({ url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) }, () => createAnthropicDecoder(ctx));
 }
+
+// src/lib/hex.ts
+var hexOf = (bytes) => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("");
 
 // src/features/routing/ids.ts
 function toolUseId(n, random) {
-  return `${TOOL_ID_PREFIX}${n}_${Array.from(random, (byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+  return `${TOOL_ID_PREFIX}${n}_${hexOf(random)}`;
 }
 function createToolIds(randomBytes) {
   let n = 0;
@@ -5557,7 +5527,7 @@ function stableJson(value) {
 async function providerFingerprint(provider) {
   const { id, api, baseUrl, auth, headers } = provider;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(stableJson({ id, api, baseUrl, auth, headers })));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return hexOf(digest);
 }
 var trustKey = (fingerprint) => TRUST_KEY_PREFIX + fingerprint;
 
@@ -5567,13 +5537,12 @@ function createKeys(edges) {
   const states = /* @__PURE__ */ new Map();
   async function read(provider) {
     const source = keySource(provider.auth);
-    if (source.kind === "none") return { key: void 0 };
     if (source.kind === "file") {
       let text;
       try {
         text = await edges.read(source.path);
       } catch (err) {
-        return { problem: keyFileUnread(source.path, err instanceof Error ? err.message : String(err)) };
+        return { problem: keyFileUnread(source.path, messageOf(err)) };
       }
       return keyFromOutput(text);
     }
@@ -5582,7 +5551,7 @@ function createKeys(edges) {
     try {
       out = await edges.run(source.argv, HELPER_TIMEOUT_MS);
     } catch (err) {
-      return { problem: keyCommandDidNotRun(command, err instanceof Error ? err.message : String(err)) };
+      return { problem: keyCommandDidNotRun(command, messageOf(err)) };
     }
     if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? "on a signal") };
     return keyFromOutput(out.stdout);
@@ -5598,13 +5567,9 @@ function createKeys(edges) {
       const held = cache.get(id);
       if (held && now - held.at < KEY_CACHE_MS) return { key: held.key };
       const got = await read(provider);
-      if ("problem" in got) {
-        cache.delete(id);
-        states.set(provider.id, `failed: ${got.problem}`);
-        return got;
-      }
-      if (got.key !== void 0) cache.set(id, { key: got.key, at: now });
-      states.set(provider.id, "ok");
+      states.set(provider.id, "problem" in got ? `failed: ${got.problem}` : "ok");
+      if ("problem" in got) cache.delete(id);
+      else cache.set(id, { key: got.key, at: now });
       return got;
     },
     held() {
@@ -5639,7 +5604,7 @@ function createRouteTable(pkg, configPath) {
   return {
     load(next) {
       read = next;
-      if (next.state === "loaded") for (const alias of next.claimed) claimed.add(alias);
+      if (next.state === "loaded") for (const alias of [...next.claimed, ...Object.keys(next.config.models)]) claimed.add(alias);
     },
     get read() {
       return read;
@@ -5653,14 +5618,10 @@ function createRouteTable(pkg, configPath) {
       return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
     },
     owns(model) {
-      return model !== void 0 && (claimed.has(model) || read.state === "loaded" && Object.hasOwn(read.config.models, model));
+      return model !== void 0 && claimed.has(model);
     },
     mentionedIn(text) {
-      for (const name of claimed) if (text.includes(`"${name}"`)) return true;
-      if (read.state === "loaded") {
-        for (const name of Object.keys(read.config.models)) if (text.includes(`"${name}"`)) return true;
-      }
-      return false;
+      return [...claimed].some((name) => text.includes(`"${name}"`));
     },
     aliases() {
       return read.state === "loaded" ? Object.keys(read.config.models) : [];
@@ -5697,9 +5658,9 @@ var costOf = (c, p) => (c.input * p.input + c.output * p.output + c.cacheRead * 
 var addRequest = (totals, counted, pricing) => plus(totals ?? ZERO, { ...ZERO, requests: 1, ...counted ? { ...counted, cost: pricing ? costOf(counted, pricing) : 0, unpriced: pricing ? 0 : 1 } : { gaps: 1 } });
 var totalOf = (byAlias) => Object.values(byAlias).reduce(plus, ZERO);
 function sumAliases(sessions) {
-  const sum = {};
-  for (const s of sessions) for (const [alias, t] of Object.entries(s.aliases)) sum[alias] = plus(sum[alias] ?? ZERO, t);
-  return sum;
+  const sum2 = {};
+  for (const s of sessions) for (const [alias, t] of Object.entries(s.aliases)) sum2[alias] = plus(sum2[alias] ?? ZERO, t);
+  return sum2;
 }
 function usageLines(byAlias) {
   const lines = Object.entries(byAlias).map(([alias, t]) => usageLine(alias, t, t.gaps ? "\u2265" : ""));
@@ -5744,41 +5705,33 @@ function summaryOf(text) {
 var isProbe = (s) => s.maxTokens === 1 && s.tools === 0 && !s.stream;
 var isStructured = (s) => s.structured;
 function sourceOfKey(source, auth) {
-  if (source.kind === "none") return `key ${KEY_SOURCE_NONE}`;
-  if (source.kind === "file") return `key ${keySourceFile(source.path)}`;
-  if (typeof auth === "object" && "env" in auth) return `key ${keySourceEnv(auth.env)}`;
-  return `key ${keySourceCommand(source.argv[0] ?? "")}`;
+  const where = source.kind === "none" ? KEY_SOURCE_NONE : source.kind === "file" ? keySourceFile(source.path) : typeof auth === "object" && "env" in auth ? keySourceEnv(auth.env) : keySourceCommand(source.argv[0] ?? "");
+  return `key ${where}`;
 }
 
 // src/features/routing/status.ts
 function routingStatus(f) {
+  const { read, curl } = f;
   const lines = [];
-  if (f.read.state === "missing") lines.push(configMissing(f.configPath));
-  else if (f.read.state === "unreadable") lines.push(configUnreadable(f.configPath, f.read.error));
+  if (read.state === "missing") lines.push(configMissing(f.configPath));
+  else if (read.state === "unreadable") lines.push(configUnreadable(f.configPath, read.error));
   else {
-    const { config, errors, warnings } = f.read;
-    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length));
-    lines.push(...errors.map(configErrorLine), ...warnings.map(configWarningLine));
+    const { config, errors, warnings } = read;
+    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length), ...errors.map(configErrorLine), ...warnings.map(configWarningLine));
     for (const p of Object.values(config.providers)) {
       lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ""), f.keyState(p)), presetLine(p.preset, familyOf(p)));
     }
-    for (const m of Object.values(config.models)) {
-      const provider = config.providers[m.providerId];
-      lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, provider ? [...dialectOf(provider, m.model).behaviours] : []));
-    }
+    for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, [...dialectOf(config.providers[m.providerId], m.model).behaviours]));
   }
   if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo));
   lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures));
   if (f.lastFailure) lines.push(lastFailureLine(f.lastFailure));
-  if (!f.curl) lines.push(curlNotChecked(f.curlPath));
-  else if ("problem" in f.curl) lines.push(curlProblemLine(f.curl.problem));
-  else lines.push(curlLine(f.curl.path, f.curl.version, f.curl.mode === "json"));
+  lines.push(!curl ? curlNotChecked(f.curlPath) : "problem" in curl ? curlProblemLine(curl.problem) : curlLine(curl.path, curl.version, curl.mode === "json"));
   return lines;
 }
 
 // src/features/routing/sse.ts
-var LF = 10;
-var CR = 13;
+var LINE_END = /\r\n|\r|\n/;
 function createSseParser() {
   let line = [];
   let afterCr = false;
@@ -5807,33 +5760,20 @@ function createSseParser() {
   };
   return {
     push(piece) {
-      let from = 0;
-      if (!started && piece) {
-        started = true;
-        if (piece.startsWith("\uFEFF")) from = 1;
-      }
-      for (let i = from; i < piece.length; i++) {
-        const c = piece.charCodeAt(i);
-        if (c !== LF && c !== CR) continue;
-        if (c === LF && afterCr && i === from && line.length === 0) {
-          afterCr = false;
-          from = i + 1;
-          continue;
-        }
-        line.push(piece.slice(from, i));
+      if (!piece) return [];
+      const skip = !started && piece.startsWith("\uFEFF") || afterCr && piece.startsWith("\n");
+      started = true;
+      afterCr = piece.endsWith("\r");
+      const [rest = "", ...lines] = piece.slice(skip ? 1 : 0).split(LINE_END);
+      line.push(rest);
+      for (const next of lines) {
         field(line.join(""));
-        line = [];
-        afterCr = c === CR;
-        from = i + 1;
-      }
-      if (from < piece.length) {
-        line.push(piece.slice(from));
-        afterCr = false;
+        line = [next];
       }
       return take();
     },
     end() {
-      if (line.length) field(line.join(""));
+      field(line.join(""));
       line = [];
       dispatch2();
       return take();
@@ -5848,12 +5788,20 @@ var STALL = /* @__PURE__ */ Symbol("stall");
 var OPENING_KEPT = 200;
 var keep = (text, more) => text.length >= KEPT_TEXT ? text : (text + more).slice(0, KEPT_TEXT);
 var isJson = (head2) => /\bjson\b/i.test(head2.headers["content-type"] ?? "") && !/event-stream/i.test(head2.headers["content-type"] ?? "");
+var isError = (head2) => head2.status < 200 || head2.status >= 300;
+function* yielded(decoded, sent) {
+  for (const chunk of decoded.chunks) {
+    sent.any = true;
+    yield chunk;
+  }
+  return decoded.failure;
+}
 async function* sendRequest(edges, request, opts) {
   for (let retries = 0; ; retries++) {
     const decoder = opts.makeDecoder();
     const sent = { any: false };
     const attempt = yield* attemptOnce(edges, request, opts, decoder, sent);
-    if (attempt.kind === "done") {
+    if (attempt.end) {
       yield* attempt.end.chunks;
       return { end: attempt.end, retries };
     }
@@ -5861,9 +5809,9 @@ async function* sendRequest(edges, request, opts) {
       retries,
       outputSent: sent.any,
       remainingMs: edges.remainingMs(),
-      ...attempt.status !== void 0 ? { status: attempt.status } : {},
-      ...attempt.curlExit !== void 0 ? { curlExit: attempt.curlExit } : {},
-      ...attempt.retryAfter !== void 0 ? { retryAfterMs: retryAfterMs(attempt.retryAfter, await edges.now()) } : {}
+      status: attempt.status,
+      curlExit: attempt.curlExit,
+      retryAfterMs: attempt.retryAfter === void 0 ? void 0 : retryAfterMs(attempt.retryAfter, await edges.now())
     });
     if (plan !== "stop") {
       await edges.sleep(plan.delayMs);
@@ -5898,7 +5846,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
       const r = await Promise.race([child.next(), stall]);
       if (r === STALL) {
         leave();
-        return { kind: "failed", failure: { kind: "stall", idleMs: opts.idleMs } };
+        return { failure: { kind: "stall", idleMs: opts.idleMs } };
       }
       pieces++;
       if (r.done) {
@@ -5914,7 +5862,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
           head2 = out.head;
           continue;
         }
-        if (!head2 || head2.status < 200 || head2.status >= 300) {
+        if (!head2 || isError(head2)) {
           body = keep(body, out.text);
           continue;
         }
@@ -5925,53 +5873,39 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
         if (opening.length < OPENING_KEPT) opening += out.text;
         for (const event of sse.push(out.text)) {
           events++;
-          const decoded = decoder.push(event.data);
-          for (const chunk of decoded.chunks) {
-            sent.any = true;
-            yield chunk;
-          }
-          if (decoded.failure) {
+          const failure = yield* yielded(decoder.push(event.data), sent);
+          if (failure) {
             leave();
-            return { kind: "failed", failure: decoded.failure };
+            return { failure };
           }
         }
       }
     }
   } catch (err) {
-    return { kind: "failed", failure: { kind: "other", reason: err instanceof Error ? err.message : String(err) } };
+    return { failure: { kind: "other", reason: messageOf(err) } };
   } finally {
     stop();
   }
-  if (ended2.code === null) return { kind: "failed", failure: { kind: "other", reason: curlStopped(ended2.signal ?? "a signal") } };
+  if (ended2.code === null) return { failure: { kind: "other", reason: curlStopped(ended2.signal ?? "a signal") } };
   const code = ended2.code;
   if (!head2) {
-    if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr }, curlExit: code };
-    return { kind: "failed", failure: { kind: "other", reason: NO_RESPONSE } };
+    if (code !== 0) return { failure: { kind: "curl", code, stderr }, curlExit: code };
+    return { failure: { kind: "other", reason: NO_RESPONSE } };
   }
-  if (head2.status < 200 || head2.status >= 300) {
-    return { kind: "failed", failure: { kind: "status", status: head2.status, body }, status: head2.status, ...head2.headers["retry-after"] ? { retryAfter: head2.headers["retry-after"] } : {} };
-  }
+  if (isError(head2)) return { failure: { kind: "status", status: head2.status, body }, status: head2.status, retryAfter: head2.headers["retry-after"] || void 0 };
   if (isJson(head2)) {
-    const decoded = decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: "unreadable", sample: body.slice(0, 80) } };
-    if (decoded.failure) return { kind: "failed", failure: decoded.failure };
-    for (const chunk of decoded.chunks) {
-      sent.any = true;
-      yield chunk;
-    }
+    const failure = yield* yielded(decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: "unreadable", sample: body.slice(0, 80) } }, sent);
+    if (failure) return { failure };
   }
-  if (code !== 0) return { kind: "failed", failure: { kind: "curl", code, stderr } };
+  if (code !== 0) return { failure: { kind: "curl", code, stderr } };
   for (const event of sse.end()) {
     events++;
-    const decoded = decoder.push(event.data);
-    for (const chunk of decoded.chunks) {
-      sent.any = true;
-      yield chunk;
-    }
-    if (decoded.failure) return { kind: "failed", failure: decoded.failure };
+    const failure = yield* yielded(decoder.push(event.data), sent);
+    if (failure) return { failure };
   }
-  if (!isJson(head2) && events === 0) return { kind: "failed", failure: { kind: "unreadable", sample: sampleOf(opening) || EMPTY_ANSWER } };
+  if (!isJson(head2) && events === 0) return { failure: { kind: "unreadable", sample: sampleOf(opening) || EMPTY_ANSWER } };
   const end = decoder.finish();
-  return end ? { kind: "done", end } : { kind: "failed", failure: { kind: "unfinished" } };
+  return end ? { end } : { failure: { kind: "unfinished" } };
 }
 
 // src/features/routing/index.ts
@@ -7681,10 +7615,10 @@ function createRuntime(factories, template, raw) {
       return result;
     }
     noteBefore(event, e);
-    const yielded = yields ?? await yieldsOf();
-    if (event !== "turn.complete") return registry.dispatch(event, e, next, yielded);
+    const yielded2 = yields ?? await yieldsOf();
+    if (event !== "turn.complete") return registry.dispatch(event, e, next, yielded2);
     try {
-      return await registry.dispatch(event, e, next, yielded);
+      return await registry.dispatch(event, e, next, yielded2);
     } finally {
       facts.turnEnded(e.agentId);
     }
@@ -7707,7 +7641,7 @@ function createRuntime(factories, template, raw) {
     return deny === void 0 ? next(e) : { deny };
   }
   async function statusText() {
-    const yielded = await yieldsOf();
+    const yielded2 = await yieldsOf();
     const rows = [];
     for (const f of all) {
       const { name } = f;
@@ -7715,7 +7649,7 @@ function createRuntime(factories, template, raw) {
       const lines = isOn(f) && f.status ? await guarded(`${name} status`, ["(status unavailable: see the debug log)"], async () => f.status(featurePorts[name], contextOf(f))) : [];
       rows.push({
         ...activationOf(template, raw, pkg, name, isOn(f)),
-        yieldsTo: yielded.get(name),
+        yieldsTo: yielded2.get(name),
         options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
         skips: registry.skips.get(name) ?? 0,
         lines
