@@ -6,6 +6,7 @@
 // one; a guard refuses; a stream answers its own failure. The registry applies it: no feature wraps
 // its own body in a try/catch to get it.
 import type { Args, Chunk, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
+import { isString } from './lib/shape.ts'
 import type { Options } from './runtime/options.ts'
 
 /** The events answered by a promise. main.ts spells each one as a literal `on()`. */
@@ -130,6 +131,13 @@ export type Feature<P = unknown> = {
   logPrefix?(pkg: string): string
   /** The engine commands (`model`, `rename`) its `command.run` hook hears, beside the package's own command. */
   readonly commands?: readonly string[]
+  /**
+   * Its `prompt.submit` hook needs only the prompts a plugin submits (`origin.kind` 'plugin', the
+   * package's own among them): where every active feature hooking the event says so, main.ts
+   * matches it to those, and a person's prompt makes no trip to the hooks worker (measured: an
+   * object matcher is tested on the host, test/bench/probe-submit.ts).
+   */
+  readonly pluginPromptsOnly?: boolean
   readonly verbs?: Readonly<Record<string, Verb<P>>>
   /** Lines for `/<pkg> status`, under the feature's name. */
   status?(port: P, ctx: FeatureContext): string[] | Promise<string[]>
@@ -139,7 +147,6 @@ export type Feature<P = unknown> = {
 export type FeatureFactory = () => Feature<any>
 
 const isPlainObject = (r: unknown): r is Record<string, unknown> => typeof r === 'object' && r !== null
-const isString = (v: unknown) => typeof v === 'string'
 
 /**
  * A result the engine would refuse, per event (its declarations). A feature that answers one is
@@ -158,10 +165,9 @@ const RESULT_CHECKS: { readonly [E in HookedEvent]?: (r: Record<string, unknown>
   'turn.step': (r) => isString(r.turnId) && typeof r.index === 'number',
 }
 
-function isSettledShape(event: HookedEvent, result: unknown): boolean {
-  if (!isPlainObject(result)) return false
-  const check = RESULT_CHECKS[event]
-  return check ? check(result) : true
+function isSettledShape<R>(event: HookedEvent, result: R): result is NonNullable<R> {
+  // An object, and one the event's check passes where it has one.
+  return isPlainObject(result) && (RESULT_CHECKS[event]?.(result) ?? true)
 }
 
 /** The features a dispatch leaves out, by name (a Set, or a Map keyed by name). */
@@ -213,9 +219,7 @@ export class Registry {
       chain = this.features.flatMap((feature): Entry[] => {
         const spec = feature.hooks[event] as unknown
         if (spec === undefined || leftOut?.has(feature.name)) return []
-        return typeof spec === 'function'
-          ? [{ feature, run: spec as Entry['run'], onFailure: 'open' }]
-          : [{ feature, ...(spec as Pick<Entry, 'run' | 'onFailure'>) }]
+        return [{ feature, onFailure: 'open', ...(typeof spec === 'function' ? { run: spec as Entry['run'] } : (spec as Pick<Entry, 'run' | 'onFailure'>)) }]
       })
       this.chains.set(event, chain)
     }
@@ -235,48 +239,43 @@ export class Registry {
      * unchanged. Kept per dispatch, not per feature: one watch at the bottom instead of one per link.
      */
     let fromEngine: unknown[] | undefined
-    const engineNext = (input: Args<E>): Promise<EventResult<E>> =>
-      (next(input) as Promise<EventResult<E>>).then(undefined, (err: unknown) => {
-        ;(fromEngine ??= []).push(err)
-        throw err
-      })
-    const fail = (i: number, entry: Entry, input: Args<E>, beneath: Promise<EventResult<E>> | undefined, why: string): Promise<EventResult<E>> => {
-      this.noteSkip(entry.feature.name, event, why)
-      // A guard refuses in its place, where it had not let the call through.
-      const policy = entry.onFailure as PromisePolicy<E>
-      const deny = policy === 'open' || beneath !== undefined ? undefined : typeof policy.deny === 'string' ? policy.deny : policy.deny(input, this.contexts[entry.feature.name]!)
-      if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
-      // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
-      return beneath ?? step(i + 1, input)
-    }
     const step = (i: number, input: Args<E>): Promise<EventResult<E>> => {
       const entry = chain[i]
-      if (entry === undefined) return engineNext(input)
-      const { feature } = entry
+      if (entry === undefined) {
+        return (next(input) as Promise<EventResult<E>>).then(undefined, (err: unknown) => {
+          ;(fromEngine ??= []).push(err)
+          throw err
+        })
+      }
+      const { name } = entry.feature
       let beneath: Promise<EventResult<E>> | undefined
-      const featureNext = ((rewritten: Args<E>) => {
+      const featureNext = withFacts(next, (rewritten: Args<E>) => {
         if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE))
         beneath = step(i + 1, rewritten)
         return beneath
-      }) as unknown as { -readonly [K in keyof Next<E>]: Next<E>[K] }
-      // The engine's facts about this dispatch a feature may need: its abort signal, budget and origin.
-      featureNext.signal = next.signal
-      featureNext.budget = next.budget
-      featureNext.origin = next.origin
+      })
+      const fail = (why: string): Promise<EventResult<E>> => {
+        this.noteSkip(name, event, why)
+        // A guard refuses in its place, where it had not let the call through.
+        const deny = beneath === undefined ? this.denyOf(entry, input) : undefined
+        if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
+        // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
+        return beneath ?? step(i + 1, input)
+      }
       let answer: EventResult<E> | Promise<EventResult<E>>
       try {
-        answer = (entry.run as PromiseHook<unknown, E>)(this.ports[feature.name], input, featureNext as unknown as Next<E>, this.contexts[feature.name]!)
+        answer = (entry.run as PromiseHook<unknown, E>)(this.ports[name], input, featureNext, this.contexts[name]!)
       } catch (err) {
-        return fail(i, entry, input, beneath, describe(err))
+        return fail(describe(err))
       }
       return Promise.resolve(answer).then(
         (result) => {
-          if (!isSettledShape(event, result)) return fail(i, entry, input, beneath, result === undefined ? 'answered undefined' : `answered a wrong shape: ${preview(result)}`)
-          if (this.failing.size) this.failing.delete(`${feature.name} ${event}`)
+          if (!isSettledShape(event, result)) return fail(wrongAnswer(result))
+          if (this.failing.size) this.failing.delete(`${name} ${event}`)
           return result
         },
         // A failure that came up from beneath is not this feature's: it goes on up unchanged.
-        (err) => (beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(i, entry, input, beneath, describe(err))),
+        (err) => (beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))),
       )
     }
     return step(0, e)
@@ -295,29 +294,26 @@ export class Registry {
     async function* step(i: number, input: Args<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
       const entry = chain[i]
       if (entry === undefined) return yield* next(input)
-      const { feature } = entry
+      const { name } = entry.feature
       const policy = entry.onFailure as StreamPolicy<E>
-      const ctx = registry.contexts[feature.name]!
+      const ctx = registry.contexts[name]!
       /** The stream beneath, once the feature asked for it, and what it returned once read to its end. */
       let beneath: AsyncGenerator<Chunk<E>, EventResult<E>> | undefined
       let beneathResult: { value: EventResult<E> } | undefined
       let beneathError: unknown = NO_ERROR
-      const featureNext = ((rewritten: Args<E>) => {
+      const featureNext = withFacts(next, (rewritten: Args<E>) => {
         if (beneath !== undefined) throw new Error(NEXT_TWICE)
         const inner = step(i + 1, rewritten)
         beneath = inner
         // The hand-over notes what beneath returned or threw as it passes (no generator of its own: one
         // hop less per chunk and per feature).
         return handOver(inner, () => beneathResult, (value) => { beneathResult = { value } }, (err) => { beneathError = err })
-      }) as unknown as { -readonly [K in keyof StreamNext<E>]: StreamNext<E>[K] }
-      featureNext.signal = next.signal
-      featureNext.budget = next.budget
-      featureNext.origin = next.origin
+      })
       let body: AsyncGenerator<Chunk<E>, EventResult<E> | void> | undefined
       let bodyDone = false
       let failure: string
       try {
-        body = (entry.run as StreamHook<unknown, E>)(registry.ports[feature.name], input, featureNext as unknown as StreamNext<E>, ctx)
+        body = (entry.run as StreamHook<unknown, E>)(registry.ports[name], input, featureNext, ctx)
         for (;;) {
           const r = await body.next()
           if (!r.done) {
@@ -326,13 +322,13 @@ export class Registry {
           }
           bodyDone = true
           const result = r.value ?? beneathResult?.value
-          if (result !== undefined && isSettledShape(event, result)) {
-            if (registry.failing.size) registry.failing.delete(`${feature.name} ${event}`)
+          if (isSettledShape(event, result)) {
+            if (registry.failing.size) registry.failing.delete(`${name} ${event}`)
             // A stream beneath the feature left unread would hold the engine's request open.
-            if (beneath !== undefined && beneathResult === undefined && beneathError === NO_ERROR) await beneath.return(undefined as never).catch(() => undefined)
+            if (beneath !== undefined && beneathResult === undefined && beneathError === NO_ERROR) await closeQuietly(beneath)
             return result
           }
-          failure = result === undefined ? 'answered undefined' : `answered a wrong shape: ${preview(result)}`
+          failure = wrongAnswer(result)
           break
         }
       } catch (err) {
@@ -342,14 +338,14 @@ export class Registry {
       } finally {
         // The engine closed this stream (an Esc, an abort): the feature's body closes, and the stream beneath.
         if (!bodyDone) {
-          await body?.return(undefined).catch(() => undefined)
-          if (beneath !== undefined && beneathResult === undefined) await beneath.return(undefined as never).catch(() => undefined)
+          await closeQuietly(body)
+          if (beneath !== undefined && beneathResult === undefined) await closeQuietly(beneath)
         }
       }
-      registry.noteSkip(feature.name, event, failure)
+      registry.noteSkip(name, event, failure)
       if (policy !== 'open') {
         // Answered in its place: what beneath still streams is closed unread.
-        await beneath?.return(undefined as never).catch(() => undefined)
+        await closeQuietly(beneath)
         return yield* policy.answer({ message: failure, calledNext: beneath !== undefined }, input, ctx)
       }
       if (beneath === undefined) return yield* step(i + 1, input)
@@ -375,12 +371,17 @@ export class Registry {
   /** The refusal a guard's policy gives for a call when keel's hook failed at the engine; undefined: no feature refuses it. */
   denyFor<E extends PromiseEvent>(event: E, e: Args<E>, leftOut?: LeftOut): string | undefined {
     for (const entry of this.chainOf(event, leftOut)) {
-      const policy = entry.onFailure as PromisePolicy<E>
-      if (policy === 'open') continue
-      const deny = typeof policy.deny === 'string' ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]!)
+      const deny = this.denyOf(entry, e)
       if (deny !== undefined) return deny
     }
     return undefined
+  }
+
+  /** The refusal a promise hook's policy gives for `e`; undefined where it fails open. */
+  private denyOf<E extends PromiseEvent>(entry: Entry, e: Args<E>): string | undefined {
+    const policy = entry.onFailure as PromisePolicy<E>
+    if (policy === 'open') return undefined
+    return typeof policy.deny === 'string' ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]!)
   }
 
   /** Counts a skip and says it in the debug log, once per feature and event until it succeeds again. */
@@ -440,6 +441,19 @@ function handOver<C, R>(
   } as AsyncGenerator<C, R> & { readonly result: Promise<R> }
   return held
 }
+
+/**
+ * A feature's `next`: `call`, carrying the engine's facts about the dispatch a feature may need (its
+ * abort signal, budget and origin).
+ */
+function withFacts<N extends { signal: unknown; budget: unknown; origin: unknown }>(next: N, call: (...args: never[]) => unknown): N {
+  return Object.assign(call, { signal: next.signal, budget: next.budget, origin: next.origin }) as unknown as N
+}
+
+/** Closes a stream (the body of a feature, or the stream beneath), its own failure to close ignored; nothing where there is none. */
+const closeQuietly = (stream: AsyncGenerator<unknown, unknown> | undefined) => stream?.return(undefined).catch(() => undefined)
+
+const wrongAnswer = (result: unknown) => (result === undefined ? 'answered undefined' : `answered a wrong shape: ${preview(result)}`)
 
 function describe(err: unknown): string {
   return err instanceof Error ? `${err.name}: ${err.message}` : `threw ${preview(err)}`

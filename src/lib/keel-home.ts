@@ -14,10 +14,12 @@ const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') 
  * else `$HOME/.claude` (measured: all three name one folder). Undefined when none is known.
  */
 export function configRootOf(env: { configDir?: string; pluginData?: string; home?: string }): string | undefined {
-  if (env.configDir?.trim()) return trimSlash(env.configDir.trim())
+  const configDir = env.configDir?.trim()
+  if (configDir) return trimSlash(configDir)
   const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1
   if (at > 0) return env.pluginData!.slice(0, at)
-  return env.home?.trim() ? `${trimSlash(env.home.trim())}/.claude` : undefined
+  const home = env.home?.trim()
+  return home ? `${trimSlash(home)}/.claude` : undefined
 }
 
 export const keelHomeOf = (configRoot: string) => `${configRoot}/${KEEL_HOME_DIR}`

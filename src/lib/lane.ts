@@ -19,7 +19,7 @@ export type Lane = {
   idle(): boolean
 }
 
-type Task = { what: string; task: () => unknown; log: (line: string) => void }
+type Task = { what: string; task: () => unknown; port: LaneEdges }
 
 export function createLane(): Lane {
   const queue: Task[] = []
@@ -30,20 +30,19 @@ export function createLane(): Lane {
       try {
         await next.task()
       } catch (err) {
-        next.log(`${next.what}: ${messageOf(err)}`)
+        next.port.log(`${next.what}: ${messageOf(err)}`)
       }
     }
   }
 
   /** One runner at a time: a timer or a drain joins the run under way, which takes what was queued meanwhile too. */
   function run(): Promise<void> {
-    running ??= runQueue().finally(() => (running = undefined))
-    return running
+    return (running ??= runQueue().finally(() => (running = undefined)))
   }
 
   return {
     defer(port, what, task) {
-      queue.push({ what, task, log: (line) => port.log(line) })
+      queue.push({ what, task, port })
       try {
         port.after(0, () => void run())
       } catch (err) {
@@ -55,6 +54,6 @@ export function createLane(): Lane {
     async drain() {
       while (running || queue.length) await run()
     },
-    idle: () => !running && queue.length === 0,
+    idle: () => !running && !queue.length,
   }
 }

@@ -71,6 +71,15 @@ export type WriteRequest = {
 
 export type WriteOutcome = { ok: true; path: string; atomic: boolean } | { ok: false; reason: string }
 
+/** A write (or a removal) made on the real path `path`; `atomic`: never torn on the way (a rename; for a removal, the file gone, not emptied). */
+const written = (path: string, atomic: boolean): WriteOutcome => ({ ok: true, path, atomic })
+/** A write (or a removal) not made, and why. */
+const notWritten = (reason: string): WriteOutcome => ({ ok: false, reason })
+/** An outcome as a caller that tells a failed write by a throw takes it: a refusal or a failure throws its reason. */
+export function orThrow(outcome: WriteOutcome): void {
+  if (!outcome.ok) throw new Error(outcome.reason)
+}
+
 /** Why a path is not keel's to write, in words; one home each. */
 export const REFUSED = {
   ownerMissing: (within: string) => `its folder ${within} cannot be resolved`,
@@ -109,9 +118,9 @@ export async function resolveTarget(io: Pick<SafeWriteEdges, 'stat'>, within: st
   const owner = trimSlash(within)
   const facts = await io.stat(owner).catch(() => undefined)
   if (!facts?.realPath || facts.kind !== 'dir') return { refused: REFUSED.ownerMissing(owner) }
-  const rest = path.startsWith(owner + '/') ? path.slice(owner.length + 1) : undefined
-  if (rest === undefined || rest.split('/').some((part) => part === '' || part === '.' || part === '..')) return { refused: REFUSED.outside(path, owner) }
-  const parts = rest.split('/')
+  // The parts of the path below the owner: none for a path that is not under it.
+  const parts = path.startsWith(owner + '/') ? path.slice(owner.length + 1).split('/') : []
+  if (!parts.length || parts.some((part) => part === '' || part === '.' || part === '..')) return { refused: REFUSED.outside(path, owner) }
   let real = facts.realPath
   let spelled = owner
   for (const [i, part] of parts.entries()) {
@@ -135,22 +144,23 @@ async function current(io: SafeWriteEdges, target: string): Promise<string | nul
 
 /** Writes one file by the rules above. Never throws: a refusal or a failure is an outcome with its reason. */
 export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promise<WriteOutcome> {
+  const { path, text, expected } = req
   let resolved: { target: string } | { refused: string }
   try {
-    resolved = await resolveTarget(io, req.within, req.path)
+    resolved = await resolveTarget(io, req.within, path)
   } catch (err) {
-    return { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) }
+    return notWritten(REFUSED.failed(path, messageOf(err)))
   }
-  if ('refused' in resolved) return { ok: false, reason: resolved.refused }
+  if ('refused' in resolved) return notWritten(resolved.refused)
   const target = resolved.target
   if (!(await io.hasCommands().catch(() => false))) {
-    if (!req.inPlace) return { ok: false, reason: REFUSED.noRename(req.path) }
+    if (!req.inPlace) return notWritten(REFUSED.noRename(path))
     try {
-      if (req.expected !== undefined && (await current(io, target)) !== req.expected) return { ok: false, reason: REFUSED.changed(req.path) }
-      await io.write(target, req.text)
-      return (await io.read(target)) === req.text ? { ok: true, path: target, atomic: false } : { ok: false, reason: REFUSED.readBack(req.path) }
+      if (expected !== undefined && (await current(io, target)) !== expected) return notWritten(REFUSED.changed(path))
+      await io.write(target, text)
+      return (await io.read(target)) === text ? written(target, false) : notWritten(REFUSED.readBack(path))
     } catch (err) {
-      return { ok: false, reason: `${req.path} could not be written (${messageOf(err)})` }
+      return notWritten(`${path} could not be written (${messageOf(err)})`)
     }
   }
   const slash = target.lastIndexOf('/')
@@ -158,17 +168,17 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
   let outcome: WriteOutcome
   try {
     const mode = (await io.stat(target)) ? await io.mode(target) : undefined
-    if (mode !== undefined && !(mode & OWNER_WRITE)) return { ok: false, reason: REFUSED.readOnly(req.path) }
-    await io.write(temp, req.text)
-    if ((await io.read(temp)) !== req.text) outcome = { ok: false, reason: REFUSED.readBack(req.path) }
-    else if (req.expected !== undefined && (await current(io, target)) !== req.expected) outcome = { ok: false, reason: REFUSED.changed(req.path) }
+    if (mode !== undefined && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(path))
+    await io.write(temp, text)
+    if ((await io.read(temp)) !== text) outcome = notWritten(REFUSED.readBack(path))
+    else if (expected !== undefined && (await current(io, target)) !== expected) outcome = notWritten(REFUSED.changed(path))
     else {
       if (mode !== undefined && mode !== NEW_FILE_MODE) await io.chmod(temp, mode)
       await io.move(temp, target)
-      return { ok: true, path: target, atomic: true }
+      return written(target, true)
     }
   } catch (err) {
-    outcome = { ok: false, reason: REFUSED.failed(req.path, messageOf(err)) }
+    outcome = notWritten(REFUSED.failed(path, messageOf(err)))
   }
   await io.remove(temp).catch(() => undefined)
   return outcome
@@ -178,14 +188,15 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
 export async function removeSafely(io: SafeWriteEdges, within: string, path: string): Promise<WriteOutcome> {
   try {
     const resolved = await resolveTarget(io, within, path)
-    if ('refused' in resolved) return { ok: false, reason: resolved.refused }
-    if ((await io.stat(resolved.target)) === undefined) return { ok: true, path: resolved.target, atomic: true }
+    if ('refused' in resolved) return notWritten(resolved.refused)
+    const { target } = resolved
+    if ((await io.stat(target)) === undefined) return written(target, true)
     const removes = await io.hasCommands().catch(() => false)
-    if (removes) await io.remove(resolved.target)
-    else await io.write(resolved.target, '')
-    return { ok: true, path: resolved.target, atomic: removes }
+    if (removes) await io.remove(target)
+    else await io.write(target, '')
+    return written(target, removes)
   } catch (err) {
-    return { ok: false, reason: `${path} could not be removed (${messageOf(err)})` }
+    return notWritten(`${path} could not be removed (${messageOf(err)})`)
   }
 }
 

@@ -45,7 +45,7 @@ export function problemsOf(value: unknown, shape: Shape, path = '', key = ''): s
   return problems
 }
 
-export const fits = (value: unknown, shape: Shape): boolean => problemsOf(value, shape).length === 0
+export const fits = (value: unknown, shape: Shape): boolean => !problemsOf(value, shape).length
 
 /** A check from a test and the problem it names. */
 export const is = (test: (value: any, key: string) => boolean, problem: string): Check => (value, key) => (test(value, key) ? undefined : problem)
@@ -54,5 +54,8 @@ export const either = (problem: string, ...shapes: readonly Shape[]): Check => i
 /** A non-empty list whose every item fits. */
 export const listOf = (item: Shape, problem: string): Check => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem)
 export const isString = (value: unknown): value is string => typeof value === 'string'
+export const NOT_A_STRING = 'must be a string'
+/** Any string. */
+export const STRING: Check = is(isString, NOT_A_STRING)
 /** Anything (a loose object's other fields). */
 export const ANY: Check = () => undefined

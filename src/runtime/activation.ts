@@ -47,9 +47,9 @@ export type Activation = {
  * the package's default filled in by the engine, so the options alone decide at register time; the
  * profile (known once `$.plugin.name` is) only explains why.
  */
-export function activationOf(template: Template, raw: Readonly<Record<string, unknown>>, pkg: string | undefined, feature: string, on: boolean): Activation {
+export function activationOf(template: Template, raw: Readonly<Record<string, unknown>>, pkg: string, feature: string, on: boolean): Activation {
   if (!(feature in raw)) return { feature, carried: false, on: false, why: 'not carried' }
-  const profileDefault = pkg === undefined ? undefined : template.packages[pkg]?.features[feature]
+  const profileDefault = template.packages[pkg]?.features[feature]
   return { feature, carried: true, on, why: profileDefault === on ? 'profile' : 'option' }
 }
 

@@ -4,13 +4,12 @@
 // state, even in a branch it never takes), while the process environment is one for every plugin
 // the process loads, and a package writing only its own variable needs no read-modify-write.
 // Each value names the session it belongs to, so a `claude` started from a Bash tool, which inherits
-// the variables, does not take its parent's claims for its own. Names must be literals (the loader's
-// rule), so each package has its branch; a package this table does not know publishes nothing.
-import type { EngineInterface } from 'claude-code'
+// the variables, does not take its parent's claims for its own. The variables are set and read in
+// runtime/bind.ts (names must be literals, the loader's rule: each package has its branch there).
 
 export type Claims = Record<string, readonly string[] | undefined>
 
-/** The packages with a claims variable of their own (below). */
+/** The packages with a claims variable of their own (runtime/bind.ts). */
 export const CLAIMING_PACKAGES = ['keel', 'superheroes', 'ws', 'klyth'] as const
 
 type Published = { session: string; features: readonly string[] }
@@ -31,53 +30,9 @@ export function claimText(session: string, features: readonly string[]): string 
   return JSON.stringify({ session, features } satisfies Published)
 }
 
-/** Sets (undefined: unsets) this package's claims variable; rejects when the environment refuses it. */
-async function setClaimVariable($: EngineInterface, pkg: string, value: string | undefined): Promise<void> {
-  let result: { deny?: string } | undefined
-  switch (pkg) {
-    case 'keel':
-      result = await $.env.set('KEEL_CLAIMS_KEEL', value)
-      break
-    case 'superheroes':
-      result = await $.env.set('KEEL_CLAIMS_SUPERHEROES', value)
-      break
-    case 'ws':
-      result = await $.env.set('KEEL_CLAIMS_WS', value)
-      break
-    case 'klyth':
-      result = await $.env.set('KEEL_CLAIMS_KLYTH', value)
-      break
-  }
+/** What setting a claims variable answered (runtime/bind.ts): the environment's refusal rejects. */
+export function claimSettled(result: { deny?: string } | undefined): void {
   if (result?.deny) throw new Error(`the environment refused the claims variable: ${result.deny}`)
-}
-
-export function publishClaims($: EngineInterface, pkg: string, session: string, features: readonly string[]): Promise<void> {
-  return setClaimVariable($, pkg, claimText(session, features))
-}
-
-/** Removes this package's claims: a package that claims nothing leaves no stale claim behind. */
-export function clearClaims($: EngineInterface, pkg: string): Promise<void> {
-  return setClaimVariable($, pkg, undefined)
-}
-
-async function rawClaim($: EngineInterface, pkg: string): Promise<string | undefined> {
-  switch (pkg) {
-    case 'keel':
-      return $.env.get('KEEL_CLAIMS_KEEL')
-    case 'superheroes':
-      return $.env.get('KEEL_CLAIMS_SUPERHEROES')
-    case 'ws':
-      return $.env.get('KEEL_CLAIMS_WS')
-    case 'klyth':
-      return $.env.get('KEEL_CLAIMS_KLYTH')
-    default:
-      return undefined
-  }
-}
-
-/** The claims variables of the named packages as published, read at once (beside the session id they are parsed against). */
-export function readRawClaims($: EngineInterface, pkgs: readonly string[]): Promise<(string | undefined)[]> {
-  return Promise.all(pkgs.map((pkg) => rawClaim($, pkg)))
 }
 
 /** The claims of the named packages in `session`; a package not loaded in this session reads as none. */

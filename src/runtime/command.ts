@@ -3,11 +3,10 @@ import type { Activation } from './activation.ts'
 
 export const STATUS_VERB = 'status'
 
+/** The first word, in lower case (none: the status), and the rest, trimmed. */
 export function parseCommandArgs(args: string): { verb: string; rest: string } {
-  const trimmed = args.trim()
-  const space = trimmed.search(/\s/)
-  if (space < 0) return { verb: trimmed.toLowerCase() || STATUS_VERB, rest: '' }
-  return { verb: trimmed.slice(0, space).toLowerCase(), rest: trimmed.slice(space + 1).trim() }
+  const [, verb = '', rest = ''] = /^(\S*)\s*([\s\S]*)$/.exec(args.trim())!
+  return { verb: verb.toLowerCase() || STATUS_VERB, rest }
 }
 
 export function unknownVerb(pkg: string, verb: string, usages: readonly string[]): string {
@@ -22,8 +21,8 @@ export type FeatureRow = Activation & {
   lines: readonly string[]
 }
 
+/** A carried feature's state. */
 function stateOf(row: FeatureRow): string {
-  if (!row.carried) return 'not carried'
   if (!row.on) return `off (${row.why})`
   if (row.yieldsTo) return `on (${row.why}), yields to ${row.yieldsTo}, which runs it in this session`
   return `runs (${row.why})`
@@ -32,7 +31,7 @@ function stateOf(row: FeatureRow): string {
 export function formatStatus(pkg: string, version: string, rows: readonly FeatureRow[], problems: readonly string[]): string {
   const out = [`${pkg} ${version}`]
   const carried = rows.filter((r) => r.carried)
-  if (carried.length === 0) out.push('No features are carried by this package.')
+  if (!carried.length) out.push('No features are carried by this package.')
   for (const row of carried) {
     out.push(`${row.feature}: ${stateOf(row)}`)
     const options = Object.entries(row.options).map(([k, v]) => `${k}=${JSON.stringify(v)}`)
@@ -40,8 +39,8 @@ export function formatStatus(pkg: string, version: string, rows: readonly Featur
     if (row.skips) out.push(`  skipped hooks: ${row.skips}`)
     for (const line of row.lines) out.push(`  ${line}`)
   }
-  const totalSkips = rows.reduce((n, r) => n + r.skips, 0)
-  out.push(`Skipped hooks: ${totalSkips === 0 ? 'none' : rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`).join(', ')}`)
+  const skipped = rows.filter((r) => r.skips).map((r) => `${r.feature} ${r.skips}`)
+  out.push(`Skipped hooks: ${skipped.join(', ') || 'none'}`)
   for (const problem of problems) out.push(`Problem: ${problem}`)
   return out.join('\n')
 }

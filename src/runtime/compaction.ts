@@ -21,7 +21,7 @@ export function createRelay(facts: Facts): Relay {
 
   return {
     compact(feature, instructions, chain, engineCompact) {
-      running ??= (async () => {
+      return (running ??= (async () => {
         const e = { trigger: 'plugin', messages: [], ...(instructions === undefined ? {} : { instructions }) } as unknown as Args<'session.compact'>
         const engine = ((steered: Args<'session.compact'>) => {
           reached = { instructions: steered.instructions }
@@ -35,8 +35,7 @@ export function createRelay(facts: Facts): Relay {
           reached = undefined
           facts.asking(undefined)
         }
-      })()
-      return running
+      })())
     },
     isOwnReRaise(e) {
       return reached !== undefined && e.trigger === 'plugin' && e.agentId === undefined && e.instructions === reached.instructions

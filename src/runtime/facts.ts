@@ -13,8 +13,8 @@ export type Facts = SessionFacts & {
   /** A main-thread turn started (before the features hear it) or ended (after they did). */
   turnStarted(agentId: string | undefined): void
   turnEnded(agentId: string | undefined): void
-  /** A session ended: a `/clear` or `/resume` goes on in this process under a new id. */
-  sessionEnded(reason: string): void
+  /** A session ended; whether it goes on in this process under a new id (a `/clear` or `/resume`). */
+  sessionEnded(reason: string): boolean
   /** The feature whose compaction the relay runs now; undefined once it settled. */
   asking(feature: string | undefined): void
   bind(edges: FactsEdges): void
@@ -44,10 +44,7 @@ export function createFacts(): Facts {
       }
       return id
     },
-    ownServer() {
-      own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)
-      return own
-    },
+    ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e: Args<'session.compact'>) {
@@ -64,8 +61,10 @@ export function createFacts(): Facts {
       if (agentId === undefined) running = false
     },
     sessionEnded(reason) {
-      if (reason === 'clear' || reason === 'resume') id = undefined
       running = false
+      const goesOn = reason === 'clear' || reason === 'resume'
+      if (goesOn) id = undefined
+      return goesOn
     },
     asking(feature) {
       askedBy = feature

@@ -18,7 +18,12 @@ export type FieldDef = {
   options?: readonly string[]
 }
 
-export type ParsedOptions = { values: Options; problems: string[] }
+export type ParsedOptions = {
+  values: Options
+  problems: string[]
+  /** Each field's fallback: what a blank or bad value becomes (`fallbackOf`). */
+  defaults: Options
+}
 
 /** The values a switch is stored as. */
 export const SWITCH_ON = 'on'
@@ -26,11 +31,14 @@ export const SWITCH_OFF = 'off'
 
 /** What is wrong with a value given for a field, or undefined when it fits. */
 function problemOf(field: FieldDef, given: unknown): string | undefined {
-  if (field.type === 'switch') return given === SWITCH_ON || given === SWITCH_OFF ? undefined : `is not ${SWITCH_ON} or ${SWITCH_OFF}`
-  if (field.type === 'boolean') return typeof given === 'boolean' ? undefined : 'is not true or false'
-  if (field.type === 'string') {
-    if (field.options) return field.options.includes(given as string) ? undefined : `is not one of ${field.options.join(', ')}`
-    return typeof given === 'string' ? undefined : 'is not a text'
+  switch (field.type) {
+    case 'switch':
+      return given === SWITCH_ON || given === SWITCH_OFF ? undefined : `is not ${SWITCH_ON} or ${SWITCH_OFF}`
+    case 'boolean':
+      return typeof given === 'boolean' ? undefined : 'is not true or false'
+    case 'string':
+      if (field.options) return field.options.includes(given as string) ? undefined : `is not one of ${field.options.join(', ')}`
+      return typeof given === 'string' ? undefined : 'is not a text'
   }
   if (typeof given !== 'number' || !Number.isFinite(given)) return 'is not a number'
   // Every number option counts something whole: tokens, seconds, days.
@@ -40,10 +48,12 @@ function problemOf(field: FieldDef, given: unknown): string | undefined {
   return undefined
 }
 
+/** The empty value of each type but a text's (`''`): what a field without a default holds when nothing valid was given. */
+const EMPTY: Readonly<Partial<Record<FieldDef['type'], OptionValue>>> = { number: 0, boolean: false, switch: false }
+
 /** What a field holds when nothing valid was given: its default, else the type's empty value. */
 export function fallbackOf(field: FieldDef): OptionValue {
-  if (field.default !== undefined) return field.default
-  return field.type === 'boolean' || field.type === 'switch' ? false : field.type === 'number' ? 0 : ''
+  return field.default ?? EMPTY[field.type] ?? ''
 }
 
 /**
@@ -52,20 +62,14 @@ export function fallbackOf(field: FieldDef): OptionValue {
  */
 export function parseOptions(fields: Readonly<Record<string, FieldDef>>, raw: Readonly<Record<string, unknown>>): ParsedOptions {
   const values: Record<string, OptionValue> = {}
+  const defaults: Record<string, OptionValue> = {}
   const problems: string[] = []
   for (const [key, field] of Object.entries(fields)) {
     const given = raw[key]
-    if (given === undefined) {
-      values[key] = fallbackOf(field)
-      continue
-    }
-    const problem = problemOf(field, given)
-    if (problem === undefined) {
-      values[key] = field.type === 'switch' ? given === SWITCH_ON : (given as OptionValue)
-    } else {
-      values[key] = fallbackOf(field)
-      problems.push(`option ${key}: ${JSON.stringify(given)} ${problem}; the default ${JSON.stringify(values[key])} applies`)
-    }
+    const problem = given === undefined ? undefined : problemOf(field, given)
+    defaults[key] = fallbackOf(field)
+    values[key] = given === undefined || problem !== undefined ? defaults[key] : field.type === 'switch' ? given === SWITCH_ON : (given as OptionValue)
+    if (problem !== undefined) problems.push(`option ${key}: ${JSON.stringify(given)} ${problem}; the default ${JSON.stringify(values[key])} applies`)
   }
-  return { values, problems }
+  return { values, problems, defaults }
 }

@@ -3,13 +3,13 @@
 // session facts every feature shares (facts.ts), the compaction relay (compaction.ts) and the
 // package command (command.ts). main.ts hands every event to `dispatch`/`stream`; everything here
 // fails open, but a stream a feature answers the failure of (routing's).
-import type { Args, Chunk, CommandRunResult, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
+import type { Args, Caught, Chunk, CommandRunResult, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
 import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
 import { CLAIMING_PACKAGES, parseClaims, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
 import { createRelay } from './compaction.ts'
 import { createFacts } from './facts.ts'
-import { fallbackOf, parseOptions } from './options.ts'
+import { parseOptions } from './options.ts'
 import type { RuntimePort } from './bind.ts'
 import { messageOf } from '../lib/message.ts'
 import { Registry, type Feature, type FeatureContext, type FeatureFactory, type PromiseEvent, type StreamEvent } from '../registry.ts'
@@ -22,34 +22,38 @@ export type Runtime = {
   hooks(event: PromiseEvent | StreamEvent): boolean
   /** The engine commands some active feature hears at `command.run`. */
   readonly engineCommands: readonly string[]
+  /** Every active feature that hooks `prompt.submit` needs only the prompts plugins submit (Feature.pluginPromptsOnly). */
+  readonly pluginPromptsOnly: boolean
   /** Binds this load's ports: the runtime's and each feature's (`$` is one object per load). */
   bind(port: RuntimePort, featurePorts: Readonly<Record<string, unknown>>): void
   readonly isBound: boolean
   dispatch<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>): Promise<EventResult<E>>
-  stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>): AsyncGenerator<Chunk<E>, EventResult<E>>
   /**
-   * keel's stream hook failed at the engine (its `.catch`): a step an answering feature owns is
-   * answered by it; any other goes on beneath, as the engine would have done.
+   * A stream event through the features; or, where keel's stream hook failed at the engine (its
+   * `.catch`, whose next carries the `error`), a step an answering feature owns answered by it and
+   * any other gone on beneath, as the engine would have done.
    */
-  streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, message: string): AsyncGenerator<Chunk<E>, EventResult<E>>
+  stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Partial<Caught>): AsyncGenerator<Chunk<E>, EventResult<E>>
   /**
    * keel's guard hook failed at the engine (its `.catch`: the budget, a throw past the registry): a
    * feature whose policy refuses this call refuses it; any other call goes on (`next` replays what
    * the hook's own call settled to, so nothing runs twice).
    */
-  guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, message: string): Promise<EventResult<E>>
+  guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E> & Caught): Promise<EventResult<E>>
   /** The package's own command, `/<pkg> <verb> <args>`. */
   command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult>
 }
 
 export function createRuntime(factories: readonly FeatureFactory[], template: Template, raw: Readonly<Record<string, unknown>>): Runtime {
   const fields = allFields(template)
-  const { values: options, problems } = parseOptions(fields, raw)
-  const defaults = Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fallbackOf(field)]))
+  const { values: options, problems, defaults } = parseOptions(fields, raw)
   // Each registration makes its features afresh: a reload, or a second register in one process, starts clean.
   const all = factories.map((make) => make())
-  const isOn = (f: Feature<any>) => f.name in raw && options[f.name] === true
+  // A switch the options do not carry reads as its default, off: so a feature runs only where its package carries it.
+  const isOn = (f: Feature<any>) => options[f.name] === true
   let port: RuntimePort | undefined
+  /** The package's name (`port.pkg`), once bound. */
+  let pkg = ''
   const log = (line: string) => port?.log(line)
   const registry = new Registry(all.filter(isOn), log)
   const facts = createFacts()
@@ -79,25 +83,16 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     }
   }
 
-  /** A feature's compaction: the package's own chain around the engine's, stamped with the feature. */
-  function compactFor(feature: string, instructions: string | undefined): Promise<SessionCompactResult> {
-    const p = bound()
-    return relay.compact(feature, instructions, async (e, engine) => (await registry.dispatch('session.compact', e, engine, yields ?? (await yieldsOf()))) as SessionCompactResult, p.compactSession)
-  }
-
-  const prefixOf = (feature: string) => {
-    const f = all.find((x) => x.name === feature)
-    return f?.logPrefix ? f.logPrefix(port?.pkg ?? '') : `${feature}: `
-  }
-  const contextOf = (feature: string): FeatureContext => {
-    const prefix = prefixOf(feature)
+  const contextOf = (feature: Feature<any>): FeatureContext => {
+    const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `
     return {
-      pkg: port?.pkg ?? '',
+      pkg,
       options,
       defaults,
       facts,
       log: (line) => log(prefix + line),
-      compact: (instructions) => compactFor(feature, instructions),
+      // A feature's compaction: the package's own chain around the engine's, stamped with the feature.
+      compact: (instructions) => relay.compact(feature.name, instructions, async (e, engine) => (await registry.dispatch('session.compact', e, engine, yields ?? (await yieldsOf()))) as SessionCompactResult, bound().compactSession),
     }
   }
 
@@ -106,14 +101,14 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     if (!actingOn.length) return {}
     return guarded('reading the packages\' claims', {}, async () => {
       // Read beside the session id (one host trip less on the start's path), parsed against it.
-      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims(CLAIMING_PACKAGES)])
+      const [session, raws] = await Promise.all([facts.sessionId(), bound().readClaims()])
       return parseClaims(session, CLAIMING_PACKAGES, raws)
     })
   }
 
   function yieldsFrom(claims: Claims): ReadonlyMap<string, string> {
-    const pkg = bound().pkg
-    const others = Object.fromEntries(Object.entries(claims).filter(([p]) => p !== pkg))
+    // This package's own claim names no owner other than itself.
+    const others = { ...claims, [pkg]: undefined }
     const found = new Map<string, string>()
     for (const feature of actingOn) {
       const owner = ownerOf(feature, others)
@@ -126,8 +121,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
 
   /** Which features another package runs, read once per session (at its start, or at the first event). */
   async function yieldsOf(): Promise<ReadonlyMap<string, string>> {
-    yields ??= yieldsFrom(await readAllClaims())
-    return yields
+    return (yields ??= yieldsFrom(await readAllClaims()))
   }
 
   async function publish(): Promise<void> {
@@ -159,26 +153,24 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     if (!actingOn.length) {
       // Nothing to claim: clear what an earlier load of this package may have claimed (one write, no read).
       await guarded('clearing claims', undefined, () => bound().clearClaims())
-      yields = new Map()
-      return yields
+      return (yields = new Map())
     }
     const claims = await readAllClaims()
     yields = yieldsFrom(claims)
     owned = actingOn.filter((feature) => !yields!.has(feature))
-    const published = claims[bound().pkg] ?? []
+    const published = claims[pkg] ?? []
     if (owned.length !== published.length || owned.some((f) => !published.includes(f))) await publish()
     return yields
   }
 
   function usages(): string[] {
-    const verbs = registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))
-    return [STATUS_VERB, ...verbs]
+    return [STATUS_VERB, ...registry.features.flatMap((f) => Object.values(f.verbs ?? {}).map((v) => v.usage))]
   }
 
   async function registerCommand(): Promise<void> {
     const p = bound()
     await guarded('registering the package command', undefined, async () => {
-      await p.registerCommand({ name: p.pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
+      await p.registerCommand({ name: pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(' | ') })
     })
   }
 
@@ -186,11 +178,9 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   function noteBefore<E extends PromiseEvent>(event: E, e: Args<E>): void {
     if (event === 'turn.start') facts.turnStarted((e as Args<'turn.start'>).agentId)
     else if (event === 'session.end') {
-      const reason = (e as Args<'session.end'>).reason
-      facts.sessionEnded(reason)
-      // The process goes on under a new session id, with no session.start: the claims follow it at the
-      // next event, off that event's path (publish logs its own failure).
-      if (reason === 'clear' || reason === 'resume') restamp = owned.length > 0
+      // A process that goes on under a new session id, with no session.start: the claims follow it at
+      // the next event, off that event's path (publish logs its own failure).
+      if (facts.sessionEnded((e as Args<'session.end'>).reason)) restamp = owned.length > 0
     } else if (restamp) {
       restamp = false
       void publish()
@@ -216,51 +206,54 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     }
   }
 
-  async function* stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
-    const yielded = yields ?? (await yieldsOf())
-    return yield* registry.stream(event, e, next, yielded)
+  async function* stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E> & Partial<Caught>): AsyncGenerator<Chunk<E>, EventResult<E>> {
+    if (next.error) {
+      // keel's `.catch`: the feature that owns the step answers it, or the step goes on beneath.
+      const answer = registry.answerFor(event, e, { message: failedAtEngine(event, next), calledNext: true }, yields)
+      return yield* answer ?? next(e)
+    }
+    return yield* registry.stream(event, e, next, yields ?? (await yieldsOf()))
   }
 
-  async function* streamFailed<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, message: string): AsyncGenerator<Chunk<E>, EventResult<E>> {
+  /** Says in the debug log that keel's hook failed at the engine (its `.catch` runs); the failure's message. */
+  function failedAtEngine(event: string, next: Partial<Caught>): string {
+    const message = String(next.error?.message ?? 'failed')
     log(`keel: ${event} failed at the engine (${message})`)
-    const answer = registry.answerFor(event, e, { message, calledNext: true }, yields)
-    if (answer) return yield* answer
-    return yield* next(e)
+    return message
   }
 
-  async function guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, message: string): Promise<EventResult<E>> {
-    log(`keel: ${event} failed at the engine (${message})`)
+  async function guardFailed<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E> & Caught): Promise<EventResult<E>> {
+    failedAtEngine(event, next)
     const deny = registry.denyFor(event, e, yields)
     return deny === undefined ? (next(e) as Promise<EventResult<E>>) : ({ deny } as EventResult<E>)
   }
 
   async function statusText(): Promise<string> {
-    const p = bound()
     const yielded = await yieldsOf()
     const rows: FeatureRow[] = []
     for (const f of all) {
-      const fieldKeys = Object.keys(template.features[f.name]?.userConfig ?? {})
-      const lines = isOn(f) && f.status ? await guarded(`${f.name} status`, ['(status unavailable: see the debug log)'], async () => f.status!(featurePorts[f.name], contextOf(f.name))) : []
+      const { name } = f
+      const fieldKeys = Object.keys(template.features[name]?.userConfig ?? {})
+      const lines = isOn(f) && f.status ? await guarded(`${name} status`, ['(status unavailable: see the debug log)'], async () => f.status!(featurePorts[name], contextOf(f))) : []
       rows.push({
-        ...activationOf(template, raw, p.pkg, f.name, isOn(f)),
-        yieldsTo: yielded.get(f.name),
+        ...activationOf(template, raw, pkg, name, isOn(f)),
+        yieldsTo: yielded.get(name),
         options: Object.fromEntries(fieldKeys.filter((k) => k in raw).map((k) => [k, options[k]])),
-        skips: registry.skips.get(f.name) ?? 0,
+        skips: registry.skips.get(name) ?? 0,
         lines,
       })
     }
-    return formatStatus(p.pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems)
+    return formatStatus(pkg, template.version, rows, claimProblem ? [...problems, claimProblem] : problems)
   }
 
   async function command(e: Args<'command.run'>, next: Next<'command.run'>): Promise<CommandRunResult> {
-    const p = bound()
-    if (e.command !== p.pkg) return next(e)
+    if (e.command !== pkg) return next(e)
     const { verb, rest } = parseCommandArgs(e.args)
     if (verb === STATUS_VERB) return { text: await statusText() }
     const owner = registry.features.find((f) => f.verbs?.[verb])
     const handler = owner?.verbs?.[verb]
-    if (!owner || !handler) return { text: unknownVerb(p.pkg, verb, usages()) }
-    const text = await guarded(`/${p.pkg} ${verb}`, `/${p.pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner.name], rest, contextOf(owner.name)))
+    if (!handler) return { text: unknownVerb(pkg, verb, usages()) }
+    const text = await guarded(`/${pkg} ${verb}`, `/${pkg} ${verb} failed; the debug log says why.`, async () => handler.run(featurePorts[owner!.name], rest, contextOf(owner!)))
     return { text }
   }
 
@@ -272,18 +265,19 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     // session.end too where the package claims something (a /clear moves its claims) or keeps facts.
     hooks: (event) => event === 'session.start' || registry.hooks(event) || (event === 'session.end' && registry.features.length > 0),
     engineCommands,
+    pluginPromptsOnly: registry.features.every((f) => !f.hooks['prompt.submit'] || f.pluginPromptsOnly),
     bind(runtimePort, ports) {
       port = runtimePort
+      pkg = runtimePort.pkg
       featurePorts = ports
-      facts.bind({ sessionId: runtimePort.sessionId, ownServer: runtimePort.ownServer })
-      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f.name)])))
+      facts.bind(runtimePort)
+      registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f)])))
     },
     get isBound() {
       return port !== undefined
     },
     dispatch,
     stream,
-    streamFailed,
     guardFailed,
     command,
   }

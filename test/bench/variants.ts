@@ -23,7 +23,7 @@ function replaceOnce(src: string, from: string | RegExp, to: string): string {
 }
 
 const REGISTER = 'export function register(on, options) {\n'
-const START_HOOK = 'on("session.start", ($, e, next) => dispatch("session.start", $, e, next));'
+const START_HOOK = 'on("session.start", dispatch);'
 
 /** A module that registers nothing. */
 export const EMPTY = 'export function register(on, options) {\n}\n'
@@ -45,7 +45,7 @@ export const padded = (src: string, bytes: number) => src + Array.from({ length:
 /** Drops one event's `on(...)` line from register (the event is then not hooked at all). */
 export function withoutEvent(src: string, event: string): string {
   const lines = src.split('\n')
-  const i = lines.findIndex((l) => l.includes(`on("${event}"`) && l.includes('dispatch('))
+  const i = lines.findIndex((l) => l.includes(`on("${event}"`) && /\b(dispatch|stream)\)/.test(l))
   if (i < 0) throw new Error(`variant: no on("${event}") line`)
   lines.splice(i, 1)
   return lines.join('\n')
@@ -62,29 +62,30 @@ export function stamped(src: string): string {
   const head = `var __stamp = () => performance.now();\nvar __t = { top: __stamp(), epochTop: Date.now() };\nvar __calls = [];\n`
   let out = head + src
   out = replaceOnce(out, REGISTER, `${REGISTER}  __t.registerIn = __stamp();\n`)
-  // register's last statement is the tool.describe line; stamp its return after it.
-  out = replaceOnce(out, /(  if \(rt\.hooks\("tool\.describe"\)\)[^\n]*\n)\}/, `$1  __t.registerOut = __stamp();\n}`)
+  // register's last statement is the agent.spawn line; stamp its return after it.
+  out = replaceOnce(out, /(  if \(hooks\("agent\.spawn"\)\)[^\n]*\n)\}/, `$1  __t.registerOut = __stamp();\n}`)
   out = replaceOnce(out, START_HOOK, `on("session.start", async ($, e, next) => {
     __t.hookIn = __stamp();
     const timedNext = async (x) => { __t.nextIn = __stamp(); const r = await next(x); __t.nextOut = __stamp(); return r; };
     timedNext.signal = next.signal;
     timedNext.budget = next.budget;
+    timedNext.event = next.event;
     __calls.length = 0;
-    const r = await dispatch("session.start", $, e, timedNext);
+    const r = await dispatch($, e, timedNext);
     __t.hookOut = __stamp();
     $.ui.log("stamps " + JSON.stringify({ t: __t, calls: __calls }), { to: "debug" });
     return r;
   });`)
   // Every port edge, timed while it is awaited.
-  out = replaceOnce(out, /^function portOf\(\$\) \{/m, `function portOf($) {
-  const edges = portOf0($);
+  out = replaceOnce(out, /^function bindRuntime\(\$\) \{/m, `function bindRuntime($) {
+  const edges = bindRuntime0($);
   for (const [k, f] of Object.entries(edges)) {
     if (typeof f !== "function") continue;
     edges[k] = (...a) => { const t0 = __stamp(); const r = f(...a); if (r && typeof r.then === "function") r.then(() => __calls.push([k, t0, __stamp() - t0]), () => __calls.push([k + " (rejected)", t0, __stamp() - t0])); else __calls.push([k, t0, 0]); return r; };
   }
   return edges;
 }
-function portOf0($) {`)
+function bindRuntime0($) {`)
   // The module's last statement: its evaluation ends here, before the engine calls register.
   out += `\n__t.evalEnd = __stamp();\n`
   return out
@@ -98,7 +99,7 @@ function portOf0($) {`)
 export function deferredStart(src: string): string {
   return replaceOnce(src, START_HOOK, `on("session.start", async ($, e, next) => {
     const r = await next(e);
-    $.clock.after(0, () => { void dispatch("session.start", $, e, async () => r); });
+    $.clock.after(0, () => { void dispatch($, e, Object.assign(async () => r, { event: "session.start" })); });
     return r;
   });`)
 }

@@ -8,7 +8,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { appendFileSync, existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { cleanupTmp, debugLines, packageCopy, repoRoot, tmpDir } from './engine.ts'
+import { cleanupTmp, debugLines, hookSettles, packageCopy, repoRoot, tmpDir } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
 import { requestText, startMockModel, type MockModel, type RecordedRequest, type Reply } from './mock-model.ts'
 
@@ -319,6 +319,31 @@ test('interactive: /clear while the step is under way: the report never reaches 
   assert.is(seen.report, undefined, `the report reached a conversation (${seen.report && requestText(seen.report.body).includes('Ending my turn') ? 'the one before the /clear' : 'the one the /clear began'}): ${seen.report && lastUser(seen.report).slice(-300)}\n${lines().join('\n')}\n${live.debugLog().split('\n').filter((l) => /prompt\.submit|session\.end|turn\.(start|complete)|command\.run|clear/.test(l)).map((l) => l.slice(11, 220)).join('\n')}`)
   assert.not.ok(requestText(seen.after!.body).includes('Ending my turn for the reconnect.'), 'the conversation after the /clear holds nothing of the one before')
   assert.ok(lines().includes(DROPPED), dump())
+})
+
+// Issue 21 goal 4: reconnect's prompt.submit hook needs only the package's own report, so main.ts matches
+// the event to plugins' prompts where no other active feature hooks it; the host tests an object
+// matcher, so a person's prompt makes no hop into keel's hooks worker. klyth's routing hears every
+// prompt, unmatched. (The report itself is still heard: the /clear test above drops it there.)
+test('headless: a person\'s prompts make no prompt.submit hop into keel (reconnect alone hooks it); klyth (routing) hears each', async () => {
+  mock = await startMockModel((req): Reply | undefined => (req.kind === 'main' ? { text: 'Noted.' } : undefined))
+  const asked = (text: string) => () => mock!.messages().some((r) => r.kind === 'main' && lastUser(r).includes(text))
+  for (const [pkg, expected] of [['keel', 0], ['klyth', 2]] as const) {
+    live = await startLive({ mode: 'stream-json', mock, env: ENV, pluginDirs: [packageCopy(pkg)] })
+    const settles = (event: string) => hookSettles(live!.debugLog()).filter((h) => h.event === event && h.plugins.includes(pkg))
+    for (const prompt of [`first prompt for ${pkg}`, `second prompt for ${pkg}`]) {
+      await live.send(prompt)
+      await live.waitFor(`the request for "${prompt}"`, asked(prompt), 30_000)
+    }
+    // keel's own hook on prompt.submit would settle before the prompt's request; its second turn's end comes after both.
+    if (pkg === 'keel') await live.waitFor('keel\'s second turn end', () => settles('turn.complete').length >= 2, 30_000)
+    else await live.waitFor('klyth\'s two prompt.submit hops', () => settles('prompt.submit').length >= 2, 30_000).catch(() => undefined)
+    const hops = settles('prompt.submit')
+    console.log(`  measured: ${pkg}: ${hops.length} prompt.submit hops for 2 prompts (${hops.map((h) => `${h.ms} ms`).join(', ') || 'none'})`)
+    assert.is(hops.length, expected, `${pkg}: ${hops.length} prompt.submit hops`)
+    await live.stop()
+    live = undefined
+  }
 })
 
 test.run()

@@ -35,8 +35,8 @@ export function groupOf(file) {
   return /^src\/(runtime|lib)\//.test(file) ? `src/${file.split('/')[1]}` : file
 }
 
-/** `{ total, byFile, byGroup }`: the whole module's count, and each top-level statement's nodes by the file it came from. */
-export function nodeCounts(code) {
+/** The bundle's syntax tree, and each top-level statement with the source file it came from (esbuild's markers). */
+function parseBundle(code) {
   const markers = []
   const ast = parse(code, {
     ecmaVersion: 'latest',
@@ -45,13 +45,20 @@ export function nodeCounts(code) {
       if (!isBlock && /^ (src\/|node_modules\/|plugin\.json$)/.test(text)) markers.push([start, text.trim()])
     },
   })
-  const byFile = {}
   let at = 0
   let file = '(top)'
-  for (const statement of ast.body) {
+  const statements = ast.body.map((statement) => {
     while (at < markers.length && markers[at][0] < statement.start) file = markers[at++][1]
-    byFile[file] = (byFile[file] ?? 0) + count(statement)
-  }
+    return { statement, file }
+  })
+  return { ast, statements }
+}
+
+/** `{ total, byFile, byGroup }`: the whole module's count, and each top-level statement's nodes by the file it came from. */
+export function nodeCounts(code) {
+  const { ast, statements } = parseBundle(code)
+  const byFile = {}
+  for (const { statement, file } of statements) byFile[file] = (byFile[file] ?? 0) + count(statement)
   const byGroup = {}
   for (const [f, n] of Object.entries(byFile)) byGroup[groupOf(f)] = (byGroup[groupOf(f)] ?? 0) + n
   return { total: count(ast), byFile, byGroup }
@@ -59,3 +66,74 @@ export function nodeCounts(code) {
 
 /** The counts of the built bundle, dist/hooks.js. */
 export const bundleNodeCounts = () => nodeCounts(readFileSync(join(import.meta.dirname, '../../dist/hooks.js'), 'utf8'))
+
+/**
+ * The files whose functions may receive `$` (issue 21, goal 2: the loader checks code in such a
+ * function at up to 2.7x the cost of other code, so `$` stays in the binders): main.ts, the
+ * runtime's binder, each feature's binder and the one that names them all, and lib's binder of the
+ * edges several features share.
+ */
+export const DOLLAR_FILES = [/^src\/main\.ts$/, /^src\/runtime\/bind\.ts$/, /^src\/features\/([^/]+\/)?bind\.ts$/, /^src\/lib\/bind\.ts$/]
+
+/** Every child node of `node`. */
+function* childrenOf(node) {
+  for (const key in node) {
+    const value = node[key]
+    for (const item of Array.isArray(value) ? value : [value]) if (item && typeof item.type === 'string' && key !== 'loc') yield item
+  }
+}
+
+const isFunction = (node) => /^(FunctionDeclaration|FunctionExpression|ArrowFunctionExpression)$/.test(node?.type)
+
+/**
+ * The functions that receive `$`, followed as the loader follows it: each hook handed to `on()` (a
+ * function literal or a top-level function's name, `.catch` handlers too) gets it as its first
+ * parameter, and a top-level function gets it where a function that holds it passes it on
+ * (`bindFiles($)`). `[{ name, file, nodes }]`, `nodes` counting the whole function.
+ */
+export function dollarFunctions(code) {
+  const { statements } = parseBundle(code)
+  /** Top-level functions by name (declarations, and `var f = (…) => …`), with their files. */
+  const topLevel = new Map()
+  for (const { statement, file } of statements) {
+    const declaration = statement.type === 'ExportNamedDeclaration' ? statement.declaration : statement
+    if (declaration?.type === 'FunctionDeclaration') topLevel.set(declaration.id.name, { fn: declaration, file })
+    if (declaration?.type === 'VariableDeclaration') for (const d of declaration.declarations) if (isFunction(d.init)) topLevel.set(d.id.name, { fn: d.init, file })
+  }
+  const register = topLevel.get('register')
+  if (!register) throw new Error('the bundle has no register')
+  const onName = register.fn.params[0]?.name
+  const found = new Map()
+  const receives = (fn, index, file, name) => {
+    const param = fn.params[index]
+    if (param?.type !== 'Identifier' || found.has(fn)) return
+    found.set(fn, { name, file, nodes: count(fn) })
+    walk(fn.body, param.name, file)
+  }
+  const hookOf = (arg, file) => {
+    if (isFunction(arg)) receives(arg, 0, file, `a hook literal`)
+    else if (arg?.type === 'Identifier' && topLevel.has(arg.name)) receives(topLevel.get(arg.name).fn, 0, topLevel.get(arg.name).file, arg.name)
+  }
+  /** In code that holds `$` as `dollar`: each top-level function it is handed to receives it. */
+  function walk(node, dollar, file) {
+    if (node.type === 'CallExpression' && node.callee.type === 'Identifier' && topLevel.has(node.callee.name)) {
+      const callee = topLevel.get(node.callee.name)
+      node.arguments.forEach((arg, i) => arg.type === 'Identifier' && arg.name === dollar && receives(callee.fn, i, callee.file, node.callee.name))
+    }
+    for (const child of childrenOf(node)) walk(child, dollar, file)
+  }
+  /** The hooks `register` hands to `on(…)` and to its `.catch(…)`. */
+  function hooks(node) {
+    if (node.type === 'CallExpression') {
+      const callee = node.callee
+      if (callee.type === 'Identifier' && callee.name === onName) hookOf(node.arguments.at(-1), register.file)
+      if (callee.type === 'MemberExpression' && callee.property.name === 'catch' && callee.object.type === 'CallExpression' && callee.object.callee.name === onName) hookOf(node.arguments[0], register.file)
+    }
+    for (const child of childrenOf(node)) hooks(child)
+  }
+  hooks(register.fn.body)
+  return [...found.values()]
+}
+
+/** The functions of the built bundle that receive `$`. */
+export const bundleDollarFunctions = () => dollarFunctions(readFileSync(join(import.meta.dirname, '../../dist/hooks.js'), 'utf8'))

@@ -35,8 +35,8 @@ test('portOf: every edge reaches its $ call', async () => {
   assert.equal(JSON.parse(env.get('KEEL_CLAIMS_SUPERHEROES')!), { session: 'sess-1', features: ['checkpoint'] })
   env.set('KEEL_CLAIMS_KEEL', JSON.stringify({ session: 'sess-1', features: ['timing'] }))
   env.set('KEEL_CLAIMS_WS', JSON.stringify({ session: 'another', features: ['timing'] }))
-  const pkgs = ['keel', 'superheroes', 'ws', 'stranger']
-  assert.equal(parseClaims(session, pkgs, await port.readClaims(pkgs)), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, stranger: undefined })
+  env.set('KEEL_CLAIMS_KLYTH', JSON.stringify({ session: 'sess-1', features: ['routing'] }))
+  assert.equal(parseClaims(session, CLAIMING_PACKAGES, await port.readClaims()), { keel: ['timing'], superheroes: ['checkpoint'], ws: undefined, klyth: ['routing'] })
 })
 
 test('claims: a refused variable rejects; clearing unsets the package\'s own', async () => {
@@ -57,6 +57,9 @@ test('claims: each package writes only its own variable; an unknown package writ
   }
 })
 
+/** The engine beneath a hook: answers what it is given, and names the event, as the engine's `next.event` does. */
+const engineNext = (event: string) => Object.assign(async (e: unknown) => e, { event })
+
 test('register: one on() per hooked event, session.start and the package command always', async () => {
   const registered: { event: string; matcher?: unknown; hook: Function }[] = []
   const on = (event: string, a: unknown, b?: unknown) => {
@@ -70,7 +73,7 @@ test('register: one on() per hooked event, session.start and the package command
   assert.equal([...CLAIMING_PACKAGES], Object.keys(template.packages))
 
   const { $, calls } = fakeDollar('ws')
-  const started = await registered[0]!.hook($, { cwd: '/w' }, async (e: unknown) => e)
+  const started = await registered[0]!.hook($, { cwd: '/w' }, engineNext('session.start'))
   assert.equal(started, { cwd: '/w' })
   assert.ok(calls.includes('register ws'))
   const status = await registered[1]!.hook($, { command: 'ws', args: 'status' }, async () => ({ text: 'engine' }))
@@ -85,13 +88,13 @@ test('register: the port is built once per load, at the first dispatch, and agai
   const counted = Object.defineProperty({ ...($ as object) }, 'plugin', { get: () => (reads++, { name: 'ws', root: '/p' }) }) as never
   register(on as never, {})
   const start = registered[0]!.hook
-  await start(counted, { cwd: '/w' }, async (e: unknown) => e)
+  await start(counted, { cwd: '/w' }, engineNext('session.start'))
   const once = reads
   assert.ok(once > 0)
-  await start(counted, { cwd: '/w' }, async (e: unknown) => e)
+  await start(counted, { cwd: '/w' }, engineNext('session.start'))
   assert.is(reads, once, 'the second dispatch binds nothing again')
   register(on as never, {})
-  await registered[2]!.hook(counted, { cwd: '/w' }, async (e: unknown) => e)
+  await registered[2]!.hook(counted, { cwd: '/w' }, engineNext('session.start'))
   assert.is(reads, 2 * once, 'a new registration binds afresh')
 })
 

@@ -1,6 +1,6 @@
 // Fakes of the engine's edges for unit tests: a port that records, a feature context as the
 // runtime builds it, and a `next` standing for the engine.
-import { claimText, type Claims } from '../../src/runtime/claims.ts'
+import { CLAIMING_PACKAGES, claimText, type Claims } from '../../src/runtime/claims.ts'
 import type { RuntimePort } from '../../src/runtime/bind.ts'
 import { createFacts, type Facts } from '../../src/runtime/facts.ts'
 import type { Feature, FeatureContext, HookedEvent } from '../../src/registry.ts'
@@ -29,9 +29,9 @@ export function fakePort(pkg = 'keel', overrides: Partial<RuntimePort> & Record<
     sessionId: async () => 'session-1',
     publishClaims: async (_session: string, features: readonly string[]) => void (claims[pkg] = features),
     // Published under the session the port reads now, as the variables would be.
-    readClaims: async (pkgs: readonly string[]) => {
+    readClaims: async () => {
       const session = await port.sessionId()
-      return pkgs.map((p) => (claims[p] ? claimText(session, claims[p]!) : undefined))
+      return CLAIMING_PACKAGES.map((p) => (claims[p] ? claimText(session, claims[p]!) : undefined))
     },
     clearClaims: async () => void delete claims[pkg],
     compactSession: async () => ({ messages: [] }),

@@ -3,7 +3,7 @@ import { test } from 'uvu'
 import shippedTemplate from '../../plugin.json'
 import * as assert from 'uvu/assert'
 import { activationOf, allFields, ownerOf, type Template } from '../../src/runtime/activation.ts'
-import { claimText, parseClaim } from '../../src/runtime/claims.ts'
+import { CLAIMING_PACKAGES, claimText, parseClaim } from '../../src/runtime/claims.ts'
 import { formatStatus, parseCommandArgs } from '../../src/runtime/command.ts'
 import { parseOptions } from '../../src/runtime/options.ts'
 import { createRuntime as makeRuntime, type Runtime } from '../../src/runtime/runtime.ts'
@@ -154,7 +154,7 @@ test('runtime: the first package to start claims what it runs, and the next one 
 test('runtime: with no session start seen, the claims are read once, at the first event', async () => {
   const seen: string[] = []
   let reads = 0
-  const { port } = fakePort('keel', { readClaims: async (pkgs: readonly string[]) => { reads++; return pkgs.map((p) => (p === 'superheroes' ? claimText('session-1', ['acting']) : undefined)) } })
+  const { port } = fakePort('keel', { readClaims: async () => { reads++; return CLAIMING_PACKAGES.map((p) => (p === 'superheroes' ? claimText('session-1', ['acting']) : undefined)) } })
   const rt = createRuntime([recorder('acting', true, seen)], TEMPLATE, { acting: 'on' })
   await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
   await on(rt, port).dispatch('turn.complete', COMPLETE, engine())

@@ -2,7 +2,7 @@
 // over a second writer's change. Over an in-memory file system that behaves as `$.fs` does.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { modeOfListing } from '../../src/lib/files.ts'
+import { filesOver, modeOfListing, type HostFiles } from '../../src/lib/files.ts'
 import { REFUSED, removeSafely, resolveTarget, STALE_TEMP_MS, sweepTemps, TEMP_PATTERN, writeSafely } from '../../src/lib/safe-write.ts'
 import { fakeFiles } from './fake-files.ts'
 
@@ -199,6 +199,37 @@ test('sweepTemps: a stale temporary file goes; a fresh one, the person\'s files,
   plain.commands = false
   await sweepTemps(plain.edges, ROOT, dir, () => now)
   assert.is(plain.files.get(stale), OLD, 'no commands: nothing (a removal would only empty it)')
+})
+
+test('filesOver: the host calls become the safe writer\'s edges (lib/bind.ts binds them to $)', async () => {
+  const runs: string[] = []
+  const answers: Record<string, { exitCode: number | null; stdout: string; stderr: string }> = {
+    '/bin/mv': { exitCode: 1, stdout: '', stderr: 'mv: illegal option -- -\nusage: mv' },
+    '/bin/ls': { exitCode: 0, stdout: '-rw-r--r--  1 u g 3 Dec  1 21:20 /p/x\n', stderr: '' },
+  }
+  const host: HostFiles = {
+    run: async (argv, timeoutMs) => (runs.push(`${argv.join(' ')} (${timeoutMs} ms)`), answers[argv[0]!] ?? { exitCode: 0, stdout: '', stderr: '' }),
+    stat: async (path) => {
+      if (path === '/p/link') return { kind: 'file', isLink: true, realPath: '/p/x' }
+      throw new Error('ENOENT')
+    },
+  }
+  const io = filesOver(host)
+  assert.equal(await io.stat('/p/link'), { kind: 'file', isLink: true, realPath: '/p/x' })
+  assert.is(await io.stat('/p/missing'), undefined, 'a stat that rejects: nothing there')
+  // BSD's mv has no --version: it starts all the same, so the host runs commands; asked once.
+  assert.is(await io.hasCommands(), true)
+  assert.is(await io.hasCommands(), true)
+  assert.equal(runs, ['/bin/mv --version (10000 ms)'])
+  assert.is(await io.mode('/p/x'), 0o644)
+  await io.move('/p/a', '/p/b').then(() => assert.unreachable(), (err: Error) => assert.is(err.message, '/bin/mv exited 1: mv: illegal option -- -'))
+  await io.chmod('/p/x', 0o644)
+  assert.equal(runs.slice(1), ['/bin/ls -ld -- /p/x (10000 ms)', '/bin/mv -f -- /p/a /p/b (10000 ms)', '/bin/chmod -- 644 /p/x (10000 ms)'])
+  assert.match(io.token(), /^[0-9a-f]{12}$/)
+  // No `$.process` on this surface: the bound call throws at once, and that too reads as no commands.
+  const none = filesOver({ ...host, run: () => { throw new TypeError("Cannot read properties of undefined (reading 'run')") } })
+  assert.is(await none.hasCommands(), false)
+  await none.remove('/p/x').then(() => assert.unreachable(), (err: Error) => assert.instance(err, TypeError))
 })
 
 test.run()

@@ -11,12 +11,11 @@ export type BandElements = {
   Button(props: { key?: string; label?: string; onPress: () => void }): Element
 }
 
-export const bandText = (mode: string | undefined) => (mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO)
-
 export function bandTree(els: BandElements, mode: string | undefined, onNow: () => void, onSnooze: () => void): Element {
   return els.Box({
     children: [
-      els.Text({ dimColor: true, children: bandText(mode) }),
+      // Every mode but click-only is the automatic one's band (B.11).
+      els.Text({ dimColor: true, children: mode === CLICK_ONLY_MODE ? BAND_CLICK_ONLY : BAND_AUTO }),
       els.Button({ key: 'now', label: BUTTON_NOW, onPress: onNow }),
       els.Button({ key: 'snooze', label: BUTTON_SNOOZE, onPress: onSnooze }),
     ],

@@ -1,36 +1,34 @@
 // The checkpoint feature's `$` binder: what its notes, its band and its automatic checkpoint need
 // of the world. The compaction it asks for goes through the runtime (`ctx.compact`), not `$`.
-import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionUsage } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
+import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionContextUsage } from 'claude-code'
+import { bindFiles, bindRegisterTool, type RegisterTool, bindStore, pluginDataDirOf, type StoreEdges } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { RecallEdges } from './recall.ts'
-import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 
-export type CheckpointPort = RecallEdges & {
+/** The port: named as the checkpoint's edges name what it needs (session.ts), so the feature hands most of it on as it is. */
+export type CheckpointPort = RecallEdges & StoreEdges & {
   readonly pkg: string
-  /** The context fill; with `summary`, the harness's own threshold in `context.breakdown` too. */
-  usage(breakdown?: 'summary'): Promise<SessionUsage>
+  /** The context window, read with the `summary` breakdown: the fill and the harness's own threshold. */
+  usage(): Promise<SessionContextUsage>
+  /** The fill alone: the plain usage read, which costs nothing. */
+  fill(): Promise<number | undefined>
   /** The surfaces drawing the session (`desktop` among them when the app is attached). */
   surfaces(): Promise<readonly string[]>
   /** Queues a slash command (`$.command.run`); settles with its turn. */
   runCommand(command: string, args: string): Promise<unknown>
-  submitPrompt(text: string): Promise<unknown>
+  submit(text: string): Promise<unknown>
   toast(text: string): void
-  redrawRenders(): void
+  /** Draws the renders again (`ui.render`). */
+  redraw(): void
   elements(e: RenderInput): Elements[RenderSurface]
   now(): Promise<number>
   after(ms: number, fn: () => void): void
-  readFile(path: string): Promise<string>
+  /** The safe writer's edges (lib/files.ts), whose `read` and `list` the notes read with too. */
   readonly files: SafeWriteEdges
-  listDir(path: string): Promise<readonly { name: string; mtimeMs: number }[]>
-  storeGet(key: string): Promise<unknown>
-  storeSet(key: string, value: unknown): Promise<void>
-  storeKeys(): Promise<string[]>
-  storeDelete(key: string): Promise<void>
   /** This plugin's data folder, kept across updates (CLI only: rejects elsewhere). */
   pluginDataDir(): Promise<string>
   /** What says the desktop app started this session: its entrypoint, and the child-session marker a launcher sets. */
-  desktopSignal(): Promise<{ entrypoint: string | undefined; child: string | undefined }>
+  desktopSignal(): Promise<[entrypoint: string | undefined, child: string | undefined]>
   /**
    * The presence signal (spec B.14): the session id of the session whose checkpoint blocks a mod of
    * the bundle saves, exported to the session's Bash children, where the checkpoint skill reads it.
@@ -44,32 +42,21 @@ export type CheckpointPort = RecallEdges & {
 export function bindCheckpoint($: EngineInterface): CheckpointPort {
   return {
     pkg: $.plugin.name,
-    usage: (breakdown) => $.session.usage(breakdown ? { breakdown } : undefined),
+    usage: async () => (await $.session.usage({ breakdown: 'summary' })).context,
+    fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
-    submitPrompt: (text) => $.prompt.submit({ text }),
+    submit: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
-    redrawRenders: () => $.ui.invalidate('ui.render'),
+    redraw: () => $.ui.invalidate('ui.render'),
     elements: (e) => $.ui.resolve(e),
     now: () => $.clock.now(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
-    readFile: (path) => $.fs.read(path),
+    after: (ms, fn) => $.clock.after(ms, fn),
     files: bindFiles($),
-    listDir: (path) => $.fs.list(path),
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
-    storeKeys: () => $.store.keys(),
-    storeDelete: (key) => $.store.delete(key),
-    pluginDataDir: async () => {
-      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA
-      if (!dir) throw new Error('no plugin data folder')
-      return dir
-    },
-    desktopSignal: async () => {
-      const [entrypoint, child] = await Promise.all([$.env.get('CLAUDE_CODE_ENTRYPOINT'), $.env.get('CLAUDE_CODE_CHILD_SESSION')])
-      return { entrypoint, child }
-    },
-    announcePresence: async (sessionId) => (await $.env.set('SUPERHEROES_COMPACT_MOD', sessionId)) as { deny?: string },
+    ...bindStore($),
+    pluginDataDir: () => pluginDataDirOf($),
+    desktopSignal: () => Promise.all([$.env.get('CLAUDE_CODE_ENTRYPOINT'), $.env.get('CLAUDE_CODE_CHILD_SESSION')]),
+    announcePresence: (sessionId) => $.env.set('SUPERHEROES_COMPACT_MOD', sessionId) as Promise<{ deny?: string }>,
     registerTool: bindRegisterTool($),
     // Measured: a subagent's call reads the main conversation's transcript too; empty where none is kept.
     transcript: async () => {

@@ -3,7 +3,7 @@
 import { CHARTER_HEADING, NOTES_HEADING, OWNER_HEADING, preamble, recallSteering } from './strings.ts'
 
 export type Composition = {
-  charter: string | null
+  charter: string | null | undefined
   notes: string | null
   notesPath: string | null
   /** The owner's `/compact` text as given, untrimmed; null or blank when there is none. */
@@ -14,10 +14,11 @@ export type Composition = {
 
 /** Never empty: the preamble stands even when the session has no charter, notes or owner text yet. */
 export function composeInstructions({ charter, notes, notesPath, owner, recall }: Composition): string {
-  const parts = [preamble(notesPath)]
-  if (recall) parts.push(recallSteering(recall))
-  if (charter?.trim()) parts.push(`${CHARTER_HEADING}\n${charter}`)
-  if (notes?.trim()) parts.push(`${NOTES_HEADING}\n${notes}`)
-  if (owner?.trim()) parts.push(`${OWNER_HEADING}\n${owner}`)
-  return parts.join('\n\n')
+  const sections = [[CHARTER_HEADING, charter], [NOTES_HEADING, notes], [OWNER_HEADING, owner]] as const
+  return [
+    preamble(notesPath),
+    ...(recall ? [recallSteering(recall)] : []),
+    // A part present is one that says something: a blank charter, notes or owner text is left out.
+    ...sections.filter(([, text]) => text?.trim()).map(([heading, text]) => `${heading}\n${text}`),
+  ].join('\n\n')
 }

@@ -9,7 +9,7 @@ export const COMPACT_COMMAND = 'compact'
 /** The pause between a checkpoint's turn ending and its compaction, and between the two attempts (B.8.11). */
 export const COMPACT_DELAY_MS = 1000
 /** A checkpoint older than this lost its turn: it no longer counts as running (B.8.3). */
-export const STALE_CHECKPOINT_MS = 30 * 60 * 1000
+export const STALE_CHECKPOINT_MS = 1_800_000 // 30 minutes
 /** How far below the trigger the band appears (B.4.3 row 4). */
 export const HEADS_UP_TOKENS = 50_000
 /** How far past the fill a Snooze or a re-arm pushes the next automatic run (B.4.4). */
@@ -25,7 +25,7 @@ export const AUTO_MODE = 'auto'
 export const OFF_MODE = 'off'
 export const CLICK_ONLY_MODE = 'click-only'
 /** The largest block one save keeps, in UTF-8 bytes: a bigger one fails the save (B.18.4). */
-export const NOTES_CAP_BYTES = 256 * 1024
+export const NOTES_CAP_BYTES = 262_144 // 256 KiB
 /**
  * A save the disk holds longer than this is given up and said. Measured: a headless session ends a
  * turn whose events still run after 60 s (`turn events still running after 60000ms; the turn ends
@@ -42,6 +42,9 @@ export const SESSIONS_KEPT = 50
 export const CHARTER_CAP_CHARS = 16_000
 /** The notes folder under the plugin's data folder (B.18.2). */
 export const NOTES_FOLDER = 'checkpoints'
+/** How a session's files in it end, after its id: the stable copy of the notes (the slots are `.notes.a.md`, `.notes.b.md`), the skip record. */
+export const STABLE_ENDING = '.notes.md'
+export const SKIP_ENDING = '.skip'
 /** Store keys, one per session: the committed notes slot and the charter. */
 export const NOTES_KEY_PREFIX = 'notes:'
 export const CHARTER_KEY_PREFIX = 'charter:'
@@ -56,12 +59,12 @@ export const RECALL_QUERY_MAX = 500
 export const RECALL_LIMIT_DEFAULT = 6
 export const RECALL_LIMIT_MAX = 20
 /** The excerpts' text in all, in UTF-8 bytes: an answer that fits beside the work in the context. */
-export const RECALL_BUDGET_BYTES = 8 * 1024
+export const RECALL_BUDGET_BYTES = 8_192 // 8 KiB
 /**
  * Bytes per `$.fs.read` of the transcript (the engine caps one at 4 MiB). Measured on 2.1.328, 200 MB
  * read in order: 1 MiB ranges beat 4 MiB ones (a 4 MiB answer cost up to twice as much per byte) and
  * 64 KiB ones (the per-call cost dominates); two reads in flight were slower than one (NOTES.md).
  */
-export const RECALL_CHUNK_BYTES = 1024 * 1024
+export const RECALL_CHUNK_BYTES = 1_048_576 // 1 MiB
 /** Words too common to find anything by: a query of these alone is refused; mixed in, they are dropped. */
 export const STOP_WORDS = new Set('a an and are as at be but by did do does for from had has have he her his how i if in into is it its me my no not of on or our she so than that the their them then there these they this to too was we were what when where which who why will with would you your'.split(' '))

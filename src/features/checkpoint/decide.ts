@@ -10,33 +10,32 @@ export type Settings = { thresholdTokens: number; allowanceTokens: number; mode:
 export type Breakdown = { autoCompactThreshold?: number; isAutoCompactEnabled?: boolean }
 
 /**
- * The feature's settings from the package's options, or null (fail safe: no band, no automatic run)
- * when one is missing or of the wrong kind. The options arrive checked against their fields, bounds
- * and picker included, so this only guards against a manifest that lost a field.
+ * The feature's settings from the package's options. The runtime hands every field in, checked
+ * against its rule (src/runtime/options.ts: a whole number within its bounds, a value of its
+ * picker; a bad or missing one is its default), so nothing is checked again here.
  */
-export function settingsFrom(options: Options): Settings | null {
-  const { autoCheckpointTokens: thresholdTokens, autoCheckpointAllowance: allowanceTokens, autoCheckpointMode: mode } = options
-  if (typeof thresholdTokens !== 'number' || !Number.isFinite(thresholdTokens)) return null
-  if (typeof allowanceTokens !== 'number' || !Number.isFinite(allowanceTokens)) return null
-  if (typeof mode !== 'string' || mode === '') return null
-  return { thresholdTokens, allowanceTokens, mode }
-}
+export const settingsFrom = (options: Options): Settings => ({
+  thresholdTokens: options.autoCheckpointTokens as number,
+  allowanceTokens: options.autoCheckpointAllowance as number,
+  mode: options.autoCheckpointMode as string,
+})
 
 /** Why the trigger has the value it has: the owner's threshold, the harness's less the allowance, or the floor. */
 export type TriggerSource = 'threshold' | 'harness' | 'floor'
 
 export function triggerOf(settings: Settings, bd: Breakdown | undefined): { tokens: number; source: TriggerSource } {
-  const harness = bd?.isAutoCompactEnabled === true && bd.autoCompactThreshold !== undefined && Number.isFinite(bd.autoCompactThreshold)
-    ? bd.autoCompactThreshold - settings.allowanceTokens
+  const harness = bd?.isAutoCompactEnabled && Number.isFinite(bd.autoCompactThreshold)
+    ? bd.autoCompactThreshold! - settings.allowanceTokens
     : Infinity
   const below = Math.min(settings.thresholdTokens, harness)
-  if (below < MIN_TRIGGER_TOKENS) return { tokens: MIN_TRIGGER_TOKENS, source: 'floor' }
-  return { tokens: below, source: harness < settings.thresholdTokens ? 'harness' : 'threshold' }
+  return below < MIN_TRIGGER_TOKENS
+    ? { tokens: MIN_TRIGGER_TOKENS, source: 'floor' }
+    : { tokens: below, source: harness < settings.thresholdTokens ? 'harness' : 'threshold' }
 }
 
 /** The desktop app started this session, and it is not a `-p` builder a launcher spawned. */
 export function isDesktopStarted(entrypoint: string | undefined, child: string | undefined): boolean {
-  return typeof entrypoint === 'string' && DESKTOP_ENTRYPOINTS.includes(entrypoint) && (child === undefined || child === '')
+  return DESKTOP_ENTRYPOINTS.includes(entrypoint!) && !child
 }
 
 export function isAttended(isInteractive: boolean, desktopStarted: boolean, surfaces: readonly string[] | null): boolean {
@@ -57,47 +56,49 @@ export type DecideInput = {
 
 export type Decision = { showBand: boolean; fire: boolean; reason: Reason }
 
-const quiet = (reason: Reason): Decision => ({ showBand: false, fire: false, reason })
-const band = (reason: Reason): Decision => ({ showBand: true, fire: false, reason })
-
-/** B.4.3: the first row that matches wins. */
+/** B.4.3: the first row that matches wins; its band, and its reason. Past every row, the checkpoint fires. */
 export function decide({ tokens, trigger, mode, isIdle, isAttended: attended, isRunning, snoozeUntilTokens }: DecideInput): Decision {
   const snoozedUntil = snoozeUntilTokens ?? 0
-  if (mode === OFF_MODE) return quiet('off')
-  if (!attended) return quiet('headless')
-  if (isRunning) return quiet('running')
-  if (tokens < trigger - HEADS_UP_TOKENS) return quiet('below-heads-up')
-  // Every mode but auto and off is band-only; a snooze hides its band.
-  if (mode !== AUTO_MODE) return tokens < snoozedUntil ? quiet('snoozed') : band('click-only')
-  if (!isIdle) return band('busy')
-  if (tokens < trigger) return band('below-trigger')
-  // In auto mode a snooze keeps the band up, so Now stays one press away.
-  if (tokens < snoozedUntil) return band('snoozed')
-  return { showBand: true, fire: true, reason: 'fire' }
+  const rows: readonly [matches: boolean, showBand: boolean, reason: Reason][] = [
+    [mode === OFF_MODE, false, 'off'],
+    [!attended, false, 'headless'],
+    [isRunning, false, 'running'],
+    [tokens < trigger - HEADS_UP_TOKENS, false, 'below-heads-up'],
+    // Every mode but auto and off is band-only; a snooze hides its band.
+    [mode !== AUTO_MODE && tokens < snoozedUntil, false, 'snoozed'],
+    [mode !== AUTO_MODE, true, 'click-only'],
+    [!isIdle, true, 'busy'],
+    [tokens < trigger, true, 'below-trigger'],
+    // In auto mode a snooze keeps the band up, so Now stays one press away.
+    [tokens < snoozedUntil, true, 'snoozed'],
+  ]
+  const [, showBand, reason] = rows.find(([matches]) => matches) ?? [true, true, 'fire']
+  return { showBand, fire: reason === 'fire', reason }
 }
 
-/** The key a skip record is written under, once per change: reason and side of the trigger. */
+/** A skip record's key: its reason and its side of the trigger. */
+export const sideKey = (reason: string, tokens: number, trigger: number) => `${reason}:${tokens >= trigger ? 'past' : 'near'}`
+
+/** The key a skip record is written under, once per change: none when the checkpoint fires, or below the band's reach. */
 export function skipKey(decision: Decision, tokens: number, trigger: number): string | null {
-  if (decision.fire || tokens < trigger - HEADS_UP_TOKENS) return null
-  return `${decision.reason}:${tokens >= trigger ? 'past' : 'near'}`
+  return decision.fire || tokens < trigger - HEADS_UP_TOKENS ? null : sideKey(decision.reason, tokens, trigger)
 }
 
 export const snooze = (tokens: number) => tokens + SNOOZE_STEP_TOKENS
 
 /** One snooze step past the fill, but never beyond the middle of the headroom before the harness compacts. */
 export function rearmAt(fill: number, harnessAt?: number): number {
-  if (harnessAt !== undefined && harnessAt > fill) return Math.min(fill + SNOOZE_STEP_TOKENS, fill + Math.max(1, Math.floor((harnessAt - fill) / 2)))
-  return fill + SNOOZE_STEP_TOKENS
+  return fill + (harnessAt! > fill ? Math.min(SNOOZE_STEP_TOKENS, Math.max(1, Math.floor((harnessAt! - fill) / 2))) : SNOOZE_STEP_TOKENS)
 }
 
 /** The snooze after a compaction or a checkpoint that ended: none below the trigger, which governs alone there. */
 export function rearmTo(tokens: number, trigger: number, bd: Breakdown | undefined): number | null {
-  if (tokens < trigger) return null
-  return rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : undefined)
+  return tokens < trigger ? null : rearmAt(tokens, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : undefined)
 }
 
 export function notesChanged(before: string | null, after: string | null | undefined): boolean {
-  return typeof after === 'string' && after !== '' && after !== before
+  // Notes there are (a text never empty), and not the ones before.
+  return !!after && after !== before
 }
 
 /**

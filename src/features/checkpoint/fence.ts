@@ -3,8 +3,6 @@
 import template from '../../../plugin.json'
 
 const OPEN = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/
-const CLOSE_TICKS = /^ {0,3}(`{3,})[ \t]*$/
-const CLOSE_TILDES = /^ {0,3}(~{3,})[ \t]*$/
 
 /** The info string of the package's checkpoint fence: `superheroes-checkpoint`, `keel-checkpoint`. */
 export const fenceInfo = (pkg: string) => `${pkg}-checkpoint`
@@ -15,33 +13,24 @@ export const fenceInfo = (pkg: string) => `${pkg}-checkpoint`
  */
 export const BUNDLE_FENCES: readonly string[] = Object.keys(template.packages).map(fenceInfo)
 
-type Block = { body: string[]; isClosed: boolean; end: number }
-
 /** The body of the checkpoint block `text` ends with (opened with one of `infos`), verbatim, or null when it ends with none. */
 export function extractCheckpointBlock(text: string, infos: readonly string[]): string | null {
   const lines = text.split(/\r?\n/)
-  let last: Block | null = null
+  /** The last checkpoint fence's opening line and its closing line (`lines.length` when unclosed). */
+  let last: { start: number; end: number } | null = null
   for (let i = 0; i < lines.length; i++) {
     const open = OPEN.exec(lines[i]!)
     if (!open) continue
-    const isTilde = open[3] !== undefined
-    const width = (open[1] ?? open[3]!).length
-    const close = isTilde ? CLOSE_TILDES : CLOSE_TICKS
-    const body: string[] = []
-    let isClosed = false
-    for (i = i + 1; i < lines.length; i++) {
-      const closer = close.exec(lines[i]!)
-      if (closer && closer[1]!.length >= width) {
-        isClosed = true
-        break
-      }
-      body.push(lines[i]!)
-    }
+    const fence = open[1] ?? open[3]!
+    // Its closing fence: the same character, at least as many of it, nothing after but spaces.
+    const closing = new RegExp(`^ {0,3}${fence[0]}{${fence.length},}[ \\t]*$`)
+    const start = i
+    while (++i < lines.length && !closing.test(lines[i]!));
     // Any other fence is walked past whole, so a checkpoint fence quoted inside it is no block.
-    if (!isTilde && infos.includes(open[2]!.trim())) last = { body, isClosed, end: i }
+    // A tilde fence has no backtick info (open[2]): it never counts.
+    if (infos.includes(open[2]?.trim()!)) last = { start, end: i }
   }
-  if (last === null || !last.isClosed) return null
-  if (lines.slice(last.end + 1).some((line) => line.trim() !== '')) return null
-  const body = last.body.join('\n')
-  return body.trim() === '' ? null : body
+  if (!last || last.end === lines.length || lines.slice(last.end + 1).some((line) => line.trim())) return null
+  const body = lines.slice(last.start + 1, last.end).join('\n')
+  return body.trim() ? body : null
 }

@@ -1,197 +1,136 @@
 // The checkpoint feature: binds each hook to one session's state machine (session.ts) over the port's
 // edges. Every hook fails open: a failure is logged and the event goes on as it came.
 import type { Feature, FeatureContext } from '../../registry.ts'
-import { createLane, type Lane } from '../../lib/lane.ts'
-import { messageOf } from '../../lib/message.ts'
-import { removeSafely, writeSafely } from '../../lib/safe-write.ts'
+import { createLane } from '../../lib/lane.ts'
+import { logFailure, messageOf, toUndefined } from '../../lib/message.ts'
+import { orThrow, removeSafely, writeSafely } from '../../lib/safe-write.ts'
 import { bandTree, type BandElements } from './band.ts'
 import type { CheckpointPort as Port } from './bind.ts'
 import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND, RECALL_OPTION, RECALL_TOOL } from './constants.ts'
 import { CheckpointSession, type Edges } from './session.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
 import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
-import { byteLength, Notes } from './notes.ts'
+import { byteLength } from '../../lib/text.ts'
+import { Notes } from './notes.ts'
 import { recall } from './recall.ts'
 import { statusLines } from './status.ts'
 import {
   CHARTER_NONE, CHARTER_USAGE, charterSet, damagedStore, RECALL_DESCRIPTION, RECALL_OFF, RECALL_SCHEMA, RECALL_USAGE, recallFailed,
 } from './strings.ts'
 
-/** What one registration of the feature holds (a reload starts it over; the store and files keep the rest). */
-type State = {
+export function createCheckpointFeature(): Feature<Port> {
+  // What one registration of the feature holds (a reload starts it over; the store and files keep the rest).
   /** Each session this process has seen, by id: a /clear starts another in the same process. */
-  readonly sessions: Map<string, CheckpointSession>
+  const sessions = new Map<string, CheckpointSession>()
   /**
    * Facts of the process, not of one conversation: read at session.start, and carried into each
    * session a /clear starts (no session.start fires for it).
    */
-  readonly process: { isInteractive: boolean; isDesktopStarted: boolean }
+  const processFacts = { isInteractive: false, isDesktopStarted: false }
   /** The session the presence signal names now. */
-  announcedFor: string | undefined
+  let announcedFor: string | undefined
   /** The plugin's data folder: it does not move while the process lives. */
-  dataDir: Promise<string> | undefined
+  let dataDir: Promise<string> | undefined
   /**
    * The work of the observing hooks (a measurement, a turn start, a turn end with no block), run off
    * their path in order. Whatever reads the state it writes drains it first: the steering, a turn end
    * with a block, the band's Now, the compaction timer.
    */
-  readonly lane: Lane
+  const lane = createLane()
   /**
    * The session in force, as its start or the last main turn start resolved it: a turn start marks it
    * busy and a turn end with nothing to do clears the mark, with no `$` call. A session end forgets it.
    */
-  current: CheckpointSession | undefined
+  let current: CheckpointSession | undefined
   /**
    * This package's main-conversation compactions, as the session.compact hook sees each (every one
    * now runs through the package's chain): running from the hook's entry until its next settles, and
    * entered so far. No checkpoint starts while one runs, nor on a fill read before one entered.
    */
-  readonly compactions: { running: number; entered: number }
+  const compactions = { running: 0, entered: 0 }
   /** The recall tool's full name, once registered (the option `recall` on). */
-  recallTool?: string
-}
+  let recallTool: string | undefined
 
-function edgesOf(port: Port, ctx: FeatureContext, state: State): Edges {
-  const log = ctx.log
-  const { lane, compactions } = state
-  const dataDirOf = () => {
+  function edgesOf(port: Port, ctx: FeatureContext): Edges {
     // A failed read is not kept: the next call asks again.
-    state.dataDir ??= port.pluginDataDir().catch((err) => {
-      state.dataDir = undefined
+    const dataDirOf = () => (dataDir ??= port.pluginDataDir().catch((err) => {
+      dataDir = undefined
       throw err
-    })
-    return state.dataDir
+    }))
+    return {
+      // The store, the clock, the usage reads, toasts and prompts: the port's own, as they are.
+      ...port,
+      log: ctx.log,
+      runCheckpoint: (command) => port.runCommand(command, CHECKPOINT_ARGS),
+      compact: ctx.compact,
+      compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
+      compactions: () => compactions,
+      after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => logFailure(ctx, 'compact state', err))),
+      sleep: (ms) => new Promise((resolve) => {
+        try {
+          port.after(ms, resolve)
+        } catch {
+          // No clock: no bound, the save takes what it takes.
+        }
+      }),
+      dataDir: dataDirOf,
+      // The data folder is the one folder these writes may land in: never through a link out of it.
+      write: async (path, text) => orThrow(await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })),
+      remove: async (path) => orThrow(await removeSafely(port.files, await dataDirOf(), path)),
+      read: port.files.read,
+      list: (folder) => port.files.list(folder).catch(() => []),
+      recallTool: () => recallTool,
+    }
   }
-  return {
-    log,
-    toast: (text) => port.toast(text),
-    usage: async () => {
-      const { context } = await port.usage('summary')
-      return { tokens: context.tokens, breakdown: context.breakdown }
-    },
-    fill: async () => (await port.usage()).context.tokens,
-    surfaces: () => port.surfaces(),
-    runCheckpoint: () => port.runCommand(`${port.pkg}:${CHECKPOINT_SKILL}`, CHECKPOINT_ARGS),
-    compact: (instructions) => ctx.compact(instructions),
-    compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
-    compactions: () => ({ ...compactions }),
-    submit: (text) => port.submitPrompt(text),
-    redraw: () => port.redrawRenders(),
-    after: (ms, fn) => port.after(ms, () => void lane.drain().then(fn).catch((err) => log(`compact state: ${messageOf(err)}`))),
-    sleep: (ms) => new Promise((resolve) => {
-      try {
-        port.after(ms, resolve)
-      } catch {
-        // No clock: no bound, the save takes what it takes.
-      }
-    }),
-    dataDir: dataDirOf,
-    read: (path) => port.readFile(path),
-    // The data folder is the one folder these writes may land in: never through a link out of it.
-    write: async (path, text) => {
-      const done = await writeSafely(port.files, { within: await dataDirOf(), path, text, inPlace: true })
-      if (!done.ok) throw new Error(done.reason)
-    },
-    remove: async (path) => {
-      const done = await removeSafely(port.files, await dataDirOf(), path)
-      if (!done.ok) throw new Error(done.reason)
-    },
-    list: async (folder) => (await port.listDir(folder).catch(() => [])).map(({ name, mtimeMs }) => ({ name, mtimeMs })),
-    storeGet: (key) => port.storeGet(key),
-    storeSet: (key, value) => port.storeSet(key, value),
-    storeKeys: () => port.storeKeys(),
-    storeDelete: (key) => port.storeDelete(key),
-    now: () => port.now(),
-    recallTool: () => state.recallTool,
+
+  async function sessionOf(port: Port, ctx: FeatureContext): Promise<CheckpointSession> {
+    const id = await ctx.facts.sessionId()
+    // The process's facts hold for each session it runs, a /clear's too (only the current one is looked up).
+    const session = Object.assign(sessions.get(id) ?? new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts)
+    sessions.set(id, session)
+    return session
   }
-}
 
-async function sessionOf(port: Port, ctx: FeatureContext, state: State): Promise<CheckpointSession> {
-  const id = await ctx.facts.sessionId()
-  let session = state.sessions.get(id)
-  if (!session) {
-    session = Object.assign(new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), state.process)
-    state.sessions.set(id, session)
+  /** B.14: the skill reads the signal to know its block is saved here. A deny is logged (part C.9). */
+  async function announce(port: Port, ctx: FeatureContext, sessionId: string): Promise<void> {
+    announcedFor = sessionId
+    const result = await port.announcePresence(sessionId)
+    if (typeof result?.deny === 'string') ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`)
   }
-  return session
-}
 
-/** B.14: the skill reads the signal to know its block is saved here. A deny is logged (part C.9). */
-async function announce(port: Port, ctx: FeatureContext, state: State, sessionId: string): Promise<void> {
-  state.announcedFor = sessionId
-  const result = await port.announcePresence(sessionId)
-  if (typeof result?.deny === 'string') ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`)
-}
+  /** Runs `task` off the hook's path, in the lane's order. */
+  const defer = (port: Port, ctx: FeatureContext, what: string, task: () => unknown) => lane.defer({ after: port.after, log: ctx.log }, what, task)
 
-async function statusOf(port: Port, ctx: FeatureContext, state: State): Promise<string[]> {
-  const session = await sessionOf(port, ctx, state)
-  const io = edgesOf(port, ctx, state)
-  const notes = new Notes(io)
-  const settings = settingsFrom(ctx.options)
-  const charter = await session.charter(io).catch(() => undefined)
-  const folder = await notes.folder().catch(() => undefined)
-  const text = await notes.read(session.sessionId)
-  const path = await notes.path(session.sessionId).catch(() => null)
-  const fill = await io.fill().catch(() => undefined)
-  const surfaces = await io.surfaces().catch(() => null)
-  return statusLines({
-    pkg: port.pkg,
-    charter,
-    notes: typeof text === 'string' && path !== null ? { bytes: byteLength(text), path } : text === null ? null : undefined,
-    folder,
-    settings,
-    trigger: session.lastTrigger,
-    fill,
-    attended: isAttended(session.isInteractive, session.isDesktopStarted, surfaces),
-    lastSkip: await session.lastSkipRecord(io),
-    store: await io.storeKeys().then(() => undefined, (err: unknown) => damagedStore(err)),
-  })
-}
-
-export function createCheckpointFeature(): Feature<Port> {
-  const state: State = {
-    sessions: new Map(),
-    process: { isInteractive: false, isDesktopStarted: false },
-    announcedFor: undefined,
-    dataDir: undefined,
-    lane: createLane(),
-    current: undefined,
-    compactions: { running: 0, entered: 0 },
-  }
-  const { sessions, lane, compactions } = state
   /** A failure is the answer's to say: the model or the person reads why. */
   const recallFor = (port: Port, { query, limit }: { query?: unknown; limit?: unknown }) =>
-    recall(port, String(query ?? ''), limit, state.recallTool!).catch((err) => recallFailed(messageOf(err)))
-  const io = (port: Port, ctx: FeatureContext) => edgesOf(port, ctx, state)
-  const sessionFor = (port: Port, ctx: FeatureContext) => sessionOf(port, ctx, state)
-  const laneEdges = (port: Port, ctx: FeatureContext) => ({ after: port.after, log: ctx.log })
+    recall(port, String(query ?? ''), limit, recallTool!).catch((err) => recallFailed(messageOf(err)))
+
   return {
   name: 'checkpoint',
   sessionActing: true,
   hooks: {
     'session.start': async (port, e, next, ctx) => {
       try {
-        state.process.isInteractive = e.isInteractive
+        processFacts.isInteractive = e.isInteractive
         try {
-          const { entrypoint, child } = await port.desktopSignal()
-          state.process.isDesktopStarted = isDesktopStarted(entrypoint, child)
+          processFacts.isDesktopStarted = isDesktopStarted(...(await port.desktopSignal()))
         } catch (err) {
-          ctx.log(`session.start desktop signal: ${messageOf(err)}`)
-          state.process.isDesktopStarted = false
+          logFailure(ctx, 'session.start desktop signal', err)
+          processFacts.isDesktopStarted = false
         }
-        const session = (state.current = Object.assign(await sessionFor(port, ctx), state.process))
+        const session = (current = await sessionOf(port, ctx))
         // In use from its start, not only from its first save, and the folder kept bounded: off the start's path.
-        lane.defer(laneEdges(port, ctx), 'session.start', async () => {
-          const edges = io(port, ctx)
+        defer(port, ctx, 'session.start', async () => {
+          const edges = edgesOf(port, ctx)
           await session.touch(edges)
-          await new Notes(edges).sweep(session.sessionId).catch((err) => ctx.log(`sweep: ${messageOf(err)}`))
+          await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, 'sweep', err))
         })
-        await announce(port, ctx, state, session.sessionId)
+        await announce(port, ctx, session.sessionId)
         if (ctx.options[RECALL_OPTION] === 'on') {
-          state.recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false })
+          recallTool = await port.registerTool({ name: RECALL_TOOL, description: RECALL_DESCRIPTION, inputSchema: RECALL_SCHEMA, isDeferred: false })
         }
       } catch (err) {
-        ctx.log(`session.start: ${messageOf(err)}`)
+        logFailure(ctx, 'session.start', err)
       }
       return next(e)
     },
@@ -200,33 +139,27 @@ export function createCheckpointFeature(): Feature<Port> {
     'session.compact': async (port, e, next, ctx) => {
       if (e.agentId !== undefined) return next(e)
       // Marked before anything is awaited: the lane drained below may hold a decision to start a checkpoint.
-      compactions.running += 1
-      compactions.entered += 1
+      compactions.running++
+      compactions.entered++
       try {
-        const edges = io(port, ctx)
+        const edges = edgesOf(port, ctx)
         let session: CheckpointSession | undefined
-        let isOwn = false
+        let isOwn: boolean | undefined
         let steered = e
         try {
           await lane.drain()
-          session = await sessionFor(port, ctx)
+          session = await sessionOf(port, ctx)
           isOwn = session.isOwn(e.trigger, e.instructions)
           steered = { ...e, instructions: await session.steer(edges, e.instructions) }
         } catch (err) {
           // The compaction goes on with the owner's own text.
-          ctx.log(`session.compact: ${messageOf(err)}`)
+          logFailure(ctx, 'session.compact', err)
         }
         const result = await next(steered)
-        if (session && typeof result.skip !== 'string') {
-          try {
-            session.compacted(edges, e.trigger, isOwn)
-          } catch (err) {
-            ctx.log(`session.compact state: ${messageOf(err)}`)
-          }
-        }
+        if (session && typeof result.skip !== 'string') session.compacted(edges, e.trigger, isOwn)
         return result
       } finally {
-        compactions.running -= 1
+        compactions.running--
       }
     },
 
@@ -234,12 +167,12 @@ export function createCheckpointFeature(): Feature<Port> {
     // set here, so a decision still waiting in the lane does not start a checkpoint beside this turn.
     'turn.start': (port, e, next, ctx) => {
       if (e.agentId === undefined) {
-        if (state.current) state.current.activeTurn = e.turnId
-        lane.defer(laneEdges(port, ctx), 'turn.start', async () => {
-          const session = (state.current = await sessionFor(port, ctx))
+        if (current) current.activeTurn = e.turnId
+        defer(port, ctx, 'turn.start', async () => {
+          const session = (current = await sessionOf(port, ctx))
           // A /clear starts a new session id with no session.start: the signal follows it here.
-          if (state.announcedFor !== session.sessionId) await announce(port, ctx, state, session.sessionId)
-          await session.turnStarted(io(port, ctx), e.turnId, e.text)
+          if (announcedFor !== session.sessionId) await announce(port, ctx, session.sessionId)
+          await session.turnStarted(edgesOf(port, ctx), e.turnId, e.text)
         })
       }
       return next(e)
@@ -248,26 +181,20 @@ export function createCheckpointFeature(): Feature<Port> {
     // L1: a main reply ending with the block replaces the notes; a subagent's never does.
     'turn.complete': async (port, e, next, ctx) => {
       if (e.agentId !== undefined) return next(e)
-      const turnCompleted = async () => (await sessionFor(port, ctx)).turnCompleted(io(port, ctx), settingsFrom(ctx.options), e)
+      const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf(port, ctx), settingsFrom(ctx.options), e)
       // Only a failed save changes the answer, so a reply with no block is observed: at once when
       // it only clears the busy mark, else off the path.
-      if (extractCheckpointBlock(e.answer, BUNDLE_FENCES) === null) {
-        if (!(lane.idle() && state.current?.endQuietTurn(e.turnId))) lane.defer(laneEdges(port, ctx), 'turn.complete', turnCompleted)
+      if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
+        if (!(lane.idle() && current?.endQuietTurn(e.turnId))) defer(port, ctx, 'turn.complete', turnCompleted)
         return next(e)
       }
       const result = await next(e)
-      let warning: string | null = null
-      try {
-        // The turn's start binds the checkpoint this block finishes.
-        await lane.drain()
-        warning = await turnCompleted()
-      } catch (err) {
-        ctx.log(`turn.complete: ${messageOf(err)}`)
-      }
+      // The turn's start binds the checkpoint this block finishes.
+      const warning = await lane.drain().then(turnCompleted).catch((err) => (logFailure(ctx, 'turn.complete', err), null))
       // Headless output shows no toast: the failed save is said beneath the answer too. The engine
       // shows a changed text as a capped note of its own under the answer (measured), so the line
       // goes alone: the answer above it is the transcript's already.
-      return warning === null ? result : { ...result, text: warning }
+      return warning ? { ...result, text: warning } : result
     },
 
     // Observes only: the decision runs off the path, on a usage read started here, while the
@@ -275,10 +202,10 @@ export function createCheckpointFeature(): Feature<Port> {
     // read then is gone, and the skip record would name the option's value instead).
     'session.measure': (port, e, next, ctx) => {
       const measured = e.context.tokens
-      const edges = io(port, ctx)
+      const edges = edgesOf(port, ctx)
       const reading = edges.usage()
-      reading.catch(() => undefined) // its failure is the decision's to report
-      lane.defer(laneEdges(port, ctx), 'session.measure', async () => (await sessionFor(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading))
+      reading.catch(toUndefined) // its failure is the decision's to report
+      defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading))
       return next(e)
     },
 
@@ -287,35 +214,31 @@ export function createCheckpointFeature(): Feature<Port> {
     'session.end': async (port, e, next, ctx) => {
       await lane.drain()
       const ending = sessions.get(e.sessionId)
-      if (ending) {
-        ending.ended(io(port, ctx))
-        sessions.delete(e.sessionId)
-      }
-      if (state.current === ending) state.current = undefined
+      ending?.ended(edgesOf(port, ctx))
+      sessions.delete(e.sessionId)
+      if (current === ending) current = undefined
       return next(e)
     },
 
     // Served ahead of the permission check, as the levers are: it only reads the session's own transcript.
-    'tool.call': (port, e, next) => (e.tool === state.recallTool ? recallFor(port, e as { query?: unknown; limit?: unknown }).then((result) => ({ result })) : next(e)),
+    'tool.call': (port, e, next) => (e.tool === recallTool ? recallFor(port, e as { query?: unknown; limit?: unknown }).then((result) => ({ result })) : next(e)),
 
     'ui.render': async (port, e, next, ctx) => {
       // Drawn at every render: with no band up in any session, nothing is asked of the host.
       if (e.component !== 'AbovePrompt' || ![...sessions.values()].some((s) => s.band)) return next(e)
       try {
-        const session = await sessionFor(port, ctx)
-        const props = e.props as { hasSurvey?: boolean }
-        if (!session.band || props.hasSurvey) return next(e)
-        const edges = io(port, ctx)
-        const tree = bandTree(
+        const session = await sessionOf(port, ctx)
+        if (!session.band || (e.props as { hasSurvey?: boolean }).hasSurvey) return next(e)
+        const edges = edgesOf(port, ctx)
+        return bandTree(
           port.elements(e) as unknown as BandElements,
-          settingsFrom(ctx.options)?.mode,
+          settingsFrom(ctx.options).mode,
           // Now waits for a turn start still in the lane: a running turn makes it wait.
           () => void lane.drain().then(() => session.start(edges, true)),
           () => void session.snoozeNow(edges),
-        )
-        return tree as Awaited<ReturnType<typeof next>>
+        ) as Awaited<ReturnType<typeof next>>
       } catch (err) {
-        ctx.log(`ui.render: ${messageOf(err)}`)
+        logFailure(ctx, 'ui.render', err)
         return next(e)
       }
     },
@@ -325,19 +248,38 @@ export function createCheckpointFeature(): Feature<Port> {
     charter: {
       usage: CHARTER_USAGE,
       async run(port, args, ctx) {
-        const session = await sessionFor(port, ctx)
-        const edges = io(port, ctx)
-        if (args === '') return (await session.charter(edges))?.text ?? CHARTER_NONE
-        const charter = await session.setCharter(edges, args, 'verb')
-        return charterSet(charter.text.split('\n')[0] ?? '')
+        const session = await sessionOf(port, ctx)
+        const edges = edgesOf(port, ctx)
+        if (!args) return (await session.charter(edges))?.text ?? CHARTER_NONE
+        return charterSet((await session.setCharter(edges, args, 'verb')).text.split('\n')[0]!)
       },
     },
     recall: {
       usage: RECALL_USAGE,
-      run: (port, args) => (state.recallTool ? recallFor(port, { query: args }) : RECALL_OFF),
+      run: (port, args) => (recallTool ? recallFor(port, { query: args }) : RECALL_OFF),
     },
   },
 
-  status: (port, ctx) => statusOf(port, ctx, state),
+  async status(port, ctx) {
+    const session = await sessionOf(port, ctx)
+    const io = edgesOf(port, ctx)
+    const notes = new Notes(io)
+    const charter = await session.charter(io).catch(toUndefined)
+    const folder = await notes.folder().catch(toUndefined)
+    const text = await notes.read(session.sessionId)
+    const path = await notes.path(session.sessionId).catch(() => null)
+    return statusLines({
+      pkg: port.pkg,
+      charter,
+      notes: typeof text === 'string' && path ? { bytes: byteLength(text), path } : text === null ? null : undefined,
+      folder,
+      settings: settingsFrom(ctx.options),
+      trigger: session.lastTrigger,
+      fill: await io.fill().catch(toUndefined),
+      attended: isAttended(session.isInteractive, session.isDesktopStarted, await io.surfaces().catch(() => null)),
+      lastSkip: await session.lastSkipRecord(io),
+      store: await io.storeKeys().then(toUndefined, damagedStore),
+    })
+  },
   }
 }

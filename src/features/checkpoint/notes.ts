@@ -6,8 +6,10 @@
 // notes are copied to one stable file, `<session>.notes.md`, the path the model is given. The copy
 // is not the truth (the committed slot is): a copy that lags (a crash between the commit and the
 // copy) is rewritten before its path is given out again.
-import { isStaleTemp, TEMP_PATTERN } from '../../lib/safe-write.ts'
-import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT } from './constants.ts'
+import { toUndefined } from '../../lib/message.ts'
+import { isStaleTemp } from '../../lib/safe-write.ts'
+import { byteLength } from '../../lib/text.ts'
+import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT, STABLE_ENDING } from './constants.ts'
 import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK, ERR_SAVE_HELD } from './strings.ts'
 
 export type Slot = 'a' | 'b'
@@ -25,7 +27,7 @@ export type NotesEdges = {
   /** Removes a file of the data folder (emptied where the host runs no commands). */
   remove(path: string): Promise<void>
   /** The notes folder's files; none when it does not exist. */
-  list(folder: string): Promise<FolderEntry[]>
+  list(folder: string): Promise<readonly FolderEntry[]>
   storeGet(key: string): Promise<unknown>
   storeSet(key: string, value: unknown): Promise<void>
   storeKeys(): Promise<string[]>
@@ -46,18 +48,18 @@ export function fnv1a32(text: string): string {
   return hash.toString(16).padStart(8, '0')
 }
 
-export function isPointer(value: unknown): value is Pointer {
-  const p = value as Partial<Pointer> | null
-  return typeof p === 'object' && p !== null && (p.slot === 'a' || p.slot === 'b') &&
-    typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number'
+/** A stored pointer, or null for anything else (anything but an object has no slot). */
+function pointerOf(value: unknown): Pointer | null {
+  const p = value as Partial<Pointer> | null | undefined
+  return (p?.slot === 'a' || p?.slot === 'b') && typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number' ? (p as Pointer) : null
 }
 
-export const byteLength = (text: string) => new TextEncoder().encode(text).length
+export { byteLength }
 
 /** When a stored value says it was last used (saved, or touched by `touch`); one that says nothing counts as the oldest. */
 const savedAtOf = (value: unknown) => {
-  const at = (value as { savedAt?: unknown } | null)?.savedAt
-  return typeof at === 'number' && Number.isFinite(at) ? at : 0
+  const at = (value as { savedAt?: number } | null)?.savedAt
+  return Number.isFinite(at) ? at! : 0
 }
 
 /**
@@ -69,8 +71,8 @@ export async function staleKeys(edges: Pick<NotesEdges, 'storeKeys' | 'storeGet'
   const keys = (await edges.storeKeys()).filter((k) => k.startsWith(prefix))
   if (keys.length <= kept) return []
   const dated = await Promise.all(keys.map(async (key, order) => ({ key, order, at: key === prefix + current ? Infinity : savedAtOf(await edges.storeGet(key)) })))
-  // Newest first; of two saved at the same time, the one set later.
-  dated.sort((a, b) => (a.at === b.at ? b.order - a.order : b.at > a.at ? 1 : -1))
+  // Newest first; of two saved at the same time, the one set later (one key at most is Infinity).
+  dated.sort((a, b) => b.at - a.at || b.order - a.order)
   return dated.slice(kept).map((d) => d.key)
 }
 
@@ -82,23 +84,18 @@ export class Notes {
     return `${await this.edges.dataDir()}/${NOTES_FOLDER}`
   }
 
-  async slotPath(sessionId: string, slot: Slot): Promise<string> {
-    return `${await this.folder()}/${sessionId}.notes.${slot}.md`
-  }
-
-  /** The stable copy: the one path the model is told, always holding the committed notes. */
-  async stablePath(sessionId: string): Promise<string> {
-    return `${await this.folder()}/${sessionId}.notes.md`
-  }
-
-  async skipPath(sessionId: string): Promise<string> {
-    return `${await this.folder()}/${sessionId}.skip`
+  /**
+   * A file of the session's in the folder, by its ending (sessionOfFile reads them back): a slot,
+   * `.notes.a.md`; the stable copy, `.notes.md`, the one path the model is told, always holding
+   * the committed notes; the skip record, `.skip`.
+   */
+  async fileOf(sessionId: string, ending: string): Promise<string> {
+    return `${await this.folder()}/${sessionId}${ending}`
   }
 
   /** The committed pointer, null when nothing was saved; throws when the store cannot be read. */
   async pointer(sessionId: string): Promise<Pointer | null> {
-    const value = await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId)
-    return isPointer(value) ? value : null
+    return pointerOf(await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId))
   }
 
   /**
@@ -108,18 +105,17 @@ export class Notes {
   async path(sessionId: string): Promise<string | null> {
     const pointer = await this.pointer(sessionId)
     if (!pointer) return null
-    const slot = await this.slotPath(sessionId, pointer.slot)
+    const slot = await this.fileOf(sessionId, `.notes.${pointer.slot}.md`)
     const committed = await this.read(sessionId)
     if (typeof committed !== 'string') return slot
-    const stable = await this.stablePath(sessionId)
-    if ((await this.edges.read(stable).catch(() => undefined)) === committed) return stable
-    return (await this.publish(sessionId, committed)) ? stable : slot
+    const stable = await this.fileOf(sessionId, STABLE_ENDING)
+    return (await this.edges.read(stable).catch(toUndefined)) === committed || (await this.publish(sessionId, committed)) ? stable : slot
   }
 
   /** Copies `text` to the stable path; true when it reads back whole. Never throws: the commit stands either way. */
   private async publish(sessionId: string, text: string): Promise<boolean> {
     try {
-      const stable = await this.stablePath(sessionId)
+      const stable = await this.fileOf(sessionId, STABLE_ENDING)
       await this.edges.write(stable, text)
       return (await this.edges.read(stable)) === text
     } catch {
@@ -132,7 +128,7 @@ export class Notes {
     try {
       const pointer = await this.pointer(sessionId)
       if (!pointer) return null
-      const text = await this.edges.read(await this.slotPath(sessionId, pointer.slot))
+      const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`))
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : undefined
     } catch {
       return undefined
@@ -143,14 +139,13 @@ export class Notes {
    * Replaces the notes, or throws with the previous notes still in force. Returns the pointer
    * committed. A save `givenUp` meanwhile (the disk held it past its bound) commits nothing.
    */
-  async save(sessionId: string, body: string, givenUp = () => false): Promise<Pointer> {
+  async save(sessionId: string, body: string, givenUp?: () => boolean): Promise<Pointer> {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE)
-    const committed = await this.pointer(sessionId)
-    const slot: Slot = committed?.slot === 'a' ? 'b' : 'a'
-    const path = await this.slotPath(sessionId, slot)
+    const slot: Slot = (await this.pointer(sessionId))?.slot === 'a' ? 'b' : 'a'
+    const path = await this.fileOf(sessionId, `.notes.${slot}.md`)
     await this.edges.write(path, body)
     if ((await this.edges.read(path)) !== body) throw new Error(ERR_READ_BACK)
-    if (givenUp()) throw new Error(ERR_SAVE_HELD)
+    if (givenUp?.()) throw new Error(ERR_SAVE_HELD)
     const pointer: Pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() }
     await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer)
     await this.publish(sessionId, body)
@@ -158,23 +153,14 @@ export class Notes {
   }
 
   /**
-   * Marks the committed notes as used `at` (the pointer's `savedAt`, nothing else changed): eviction
-   * goes by last use, so a live session that has not saved lately keeps them. Nothing when none are.
-   */
-  async touch(sessionId: string, at: number): Promise<void> {
-    const pointer = await this.pointer(sessionId)
-    if (pointer) await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: at })
-  }
-
-  /**
    * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently used evicted,
    * never `current`; their files go with them (`sweep`). Returns the sessions evicted.
    */
   async evict(current: string): Promise<string[]> {
-    const evicted = (await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)).map((k) => k.slice(NOTES_KEY_PREFIX.length))
-    for (const sessionId of evicted) await this.edges.storeDelete(NOTES_KEY_PREFIX + sessionId)
+    const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)
+    for (const key of evicted) await this.edges.storeDelete(key)
     await this.sweep(current)
-    return evicted
+    return evicted.map(sessionOfKey)
   }
 
   /**
@@ -186,25 +172,27 @@ export class Notes {
   async sweep(current: string): Promise<string[]> {
     const folder = await this.folder()
     const entries = await this.edges.list(folder)
-    const pointed = new Set((await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map((k) => k.slice(NOTES_KEY_PREFIX.length)))
+    const kept = new Set([current, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)])
     const now = await this.edges.now()
     const newest = new Map<string, number>()
     for (const entry of entries) {
       const id = sessionOfFile(entry.name)
-      if (id !== undefined) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs))
+      if (id) newest.set(id, Math.max(newest.get(id) ?? 0, entry.mtimeMs))
     }
-    const kept = new Set([current, ...pointed])
-    const others = [...newest.keys()].filter((id) => !kept.has(id)).sort((a, b) => (newest.get(b) ?? 0) - (newest.get(a) ?? 0))
-    for (const id of others.slice(0, Math.max(0, SESSIONS_KEPT - kept.size))) kept.add(id)
+    // Then the others, most recently written first, while room is left.
+    for (const id of [...newest.keys()].sort((a, b) => newest.get(b)! - newest.get(a)!)) if (kept.size < SESSIONS_KEPT) kept.add(id)
+    // A temporary file's name (dotted) is never a session's.
     const gone = entries.filter((e) => {
-      if (TEMP_PATTERN.test(e.name)) return isStaleTemp(e, now)
       const id = sessionOfFile(e.name)
-      return id !== undefined && !kept.has(id)
+      return isStaleTemp(e, now) || (!!id && !kept.has(id))
     })
     for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`)
     return gone.map((e) => e.name)
   }
 }
+
+/** The session a notes pointer's store key names. */
+const sessionOfKey = (key: string) => key.slice(NOTES_KEY_PREFIX.length)
 
 /** The session a file of the folder belongs to: `<id>.notes.a.md`, `<id>.notes.md`, `<id>.skip`; undefined for anything else. */
 export function sessionOfFile(name: string): string | undefined {

@@ -2,7 +2,7 @@
 // ranges (never whole), each line tested with a cheap raw-text probe before it is parsed. Pure: the
 // transcript comes through edges.
 import { RECALL_BUDGET_BYTES, RECALL_CHUNK_BYTES, RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX, RECALL_QUERY_MAX, STOP_WORDS } from './constants.ts'
-import { byteLength } from './notes.ts'
+import { byteLength } from '../../lib/text.ts'
 import { namedImage, RECALL_HEAD, RECALL_ONLY_STOP_WORDS, RECALL_TOO_LONG, recallHead, recallRow, WHO_MODEL, WHO_PERSON, WHO_TOOL } from './strings.ts'
 
 export type RecallEdges = {
@@ -68,8 +68,8 @@ function rowOf(line: string, tool: string): Pick<Found, 'at' | 'who' | 'text'> |
   // A summary restates what its rows said, and a meta row is the engine's, not the conversation's.
   if (!row?.message || row.isMeta || row.isCompactSummary) return null
   const text = textOf(row.message.content, tool)
-  const who = row.type === 'assistant' ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON
-  return OWN_ROW.test(text) ? null : { at: row.timestamp, who, text }
+  if (OWN_ROW.test(text)) return null
+  return { at: row.timestamp, who: row.type === 'assistant' ? WHO_MODEL : line.includes('"type":"tool_result"') ? WHO_TOOL : WHO_PERSON, text }
 }
 
 /** At most `bytes` of the text from a little before `at`, the cut marked. */
@@ -103,7 +103,8 @@ export async function recall(edges: RecallEdges, query: string, limit: unknown, 
       const held = row ? terms.flatMap((t, i) => (t.match.test(row.text) ? [i] : [])) : []
       if (!held.length) continue
       held.forEach((i) => holding[i]!++)
-      kept.set(held.join(), [...(kept.get(held.join()) ?? []), { ...row!, held, seq: seq++ }].slice(-wanted))
+      const set = held.join()
+      kept.set(set, [...(kept.get(set) ?? []), { ...row!, held, seq: seq++ }].slice(-wanted))
     }
   }
   let carry = ''
@@ -127,6 +128,9 @@ export async function recall(edges: RecallEdges, query: string, limit: unknown, 
   const score = (row: Found) => row.held.reduce((sum, i) => sum + Math.log(1 + seq / holding[i]!), 0)
   const picked = [...kept.values()].flat().sort((a, b) => score(b) - score(a) || b.seq - a.seq).slice(0, wanted)
   const share = Math.floor(RECALL_BUDGET_BYTES / picked.length)
-  const excerpt = (row: Found) => clip(row.text, row.text.search(terms[row.held[0]!]!.match), share)
-  return [recallHead(picked.length, seq, damaged), ...picked.map((row) => `${recallRow(row.at, row.who)}\n${excerpt(row)}`)].join('\n\n')
+  // Each excerpt is cut around its first hit.
+  return [
+    recallHead(picked.length, seq, damaged),
+    ...picked.map((row) => `${recallRow(row.at, row.who)}\n${clip(row.text, row.text.search(terms[row.held[0]!]!.match), share)}`),
+  ].join('\n\n')
 }

@@ -1,23 +1,22 @@
-// One session's checkpoint, as a state machine driven through edges (spec B.6-B.13); its charter and
-// record of use live in records.ts, its skip records in skips.ts:
+// One session's checkpoint, as a state machine driven through edges (spec B.6-B.13); its charter,
+// record of use and skip records live in records.ts, the class it builds on:
 //   idle --fire / Now--> STARTED --its command's turn starts--> BOUND
 //   BOUND --turn ends, notes changed--> COMPACTING --compacted--> idle (one resume prompt follows)
 //   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
 // Every value a step writes is carried forward by the step itself, never read back (part C.10):
 // the state lives in this object, which is not snapshotted.
-import { messageOf } from '../../lib/message.ts'
+import { logFailure, toUndefined } from '../../lib/message.ts'
 import {
   COMPACT_DELAY_MS, SAVE_BOUND_MS, STALE_CHECKPOINT_MS,
 } from './constants.ts'
 import {
   decide, isAttended, notesChanged, rearmTo, resumesAfter, snooze, triggerOf,
-  type Breakdown, type Decision, type Settings, type TriggerSource,
+  type Breakdown, type Settings, type TriggerSource,
 } from './decide.ts'
 import { composeInstructions } from './compose.ts'
 import { extractCheckpointBlock } from './fence.ts'
 import { Notes, type NotesEdges, type NotesRead } from './notes.ts'
-import { SessionRecords, type Charter } from './records.ts'
-import { SkipRecords } from './skips.ts'
+import { SessionRecords } from './records.ts'
 import {
   CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_SAVE_HELD, ERR_TURN_RUNNING,
   NOTES_SAVED, notSaved, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
@@ -32,8 +31,8 @@ export type Edges = NotesEdges & {
   /** The fill alone: the plain usage read, which costs nothing. */
   fill(): Promise<number | undefined>
   surfaces(): Promise<readonly string[]>
-  /** Queues `/<pkg>:checkpoint auto`; settles with that command's turn. */
-  runCheckpoint(): Promise<unknown>
+  /** Queues `/<command> auto` (the session's `<pkg>:checkpoint`); settles with that command's turn. */
+  runCheckpoint(command: string): Promise<unknown>
   /** `$.session.compact()`, carrying the steering: no hook of this plugin hears a call its timer makes. */
   compact(instructions?: string): Promise<{ skip?: string }>
   /** `/compact`, for a session where `$.session.compact()` is refused. */
@@ -55,7 +54,7 @@ export type Edges = NotesEdges & {
 /** A checkpoint in force; `compactionsAt` is `compactionsDone` when it started, to tell a compaction that landed meanwhile. */
 export type Running = { startedAt: number; compactionsAt: number; fill?: number; turnId?: string; notesBefore?: string | null; compacting?: boolean }
 
-export class CheckpointSession {
+export class CheckpointSession extends SessionRecords {
   isInteractive = false
   isDesktopStarted = false
   /** The running main turn's id: a live mirror, read by every decision (B.8.0). */
@@ -74,49 +73,15 @@ export class CheckpointSession {
    * (`isOwn`).
    */
   private own: { steering: string | undefined } | undefined
-  /** The charter and the record of use (records.ts). */
-  private readonly records: SessionRecords
-  /** Why the automatic checkpoint did not run, as written (skips.ts). */
-  private readonly skips: SkipRecords
 
   constructor(
-    readonly sessionId: string,
+    sessionId: string,
     /** The skill's command, `<pkg>:checkpoint`: its turn binds the checkpoint. */
     readonly command: string,
     /** The fences a block may open with: every package's of the bundle, so a manual run of any package's skill saves here. */
     readonly fences: readonly string[],
   ) {
-    this.records = new SessionRecords(sessionId)
-    this.skips = new SkipRecords(sessionId)
-  }
-
-  // ---- the charter and the record of use (records.ts) ----
-
-  charter(io: Edges): Promise<Charter | null> {
-    return this.records.charter(io)
-  }
-
-  setCharter(io: Edges, text: string, source: Charter['source']): Promise<Charter> {
-    return this.records.setCharter(io, text, source)
-  }
-
-  touch(io: Edges): Promise<void> {
-    return this.records.touch(io)
-  }
-
-  // ---- skip records (skips.ts) ----
-
-  get lastSkip(): string | null {
-    return this.skips.lastKey
-  }
-
-  /** The last skip record written, kept for the status after `lastSkip` clears. */
-  get lastRecorded(): { key: string; at: string } | null {
-    return this.skips.lastWritten
-  }
-
-  lastSkipRecord(io: Edges): Promise<{ key: string; at: string } | null> {
-    return this.skips.last(io)
+    super(sessionId)
   }
 
   // ---- steering (B.8.7) ----
@@ -128,13 +93,12 @@ export class CheckpointSession {
     const charter = await this.charter(io)
     const text = await notes.read(this.sessionId)
     if (text === undefined) throw new Error('the notes could not be read')
-    return composeInstructions({ charter: charter?.text ?? null, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() })
+    return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() })
   }
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
   async steer(io: Edges, owner: string | undefined): Promise<string> {
-    if (owner !== undefined && owner === this.own?.steering) return owner
-    return this.instructions(io, owner)
+    return owner && owner === this.own?.steering ? owner : this.instructions(io, owner)
   }
 
   /**
@@ -143,21 +107,26 @@ export class CheckpointSession {
    * call joined (the runtime gives both one) carries that feature's, and gets no second resume.
    */
   isOwn(trigger: string, instructions: string | undefined): boolean {
-    return trigger === 'plugin' && this.own !== undefined && instructions === this.own.steering
+    return trigger === 'plugin' && !!this.own && instructions === this.own.steering
   }
 
   /**
    * A main-conversation compaction completed (not skipped). A precompute installs nothing: no
    * bookkeeping (part C.6). Another feature's compaction (`plugin` too) gets no resume prompt.
+   * Never throws: the compaction stands whatever its bookkeeping meets.
    */
   compacted(io: Edges, trigger: string, isOwn = false): void {
     if (trigger === 'precompute') return
-    this.compactionsDone += 1
-    this.snoozeUntil = null
-    this.setBand(io, false)
-    this.rearmAfterCompact = true
-    if (this.checkpoint?.compacting) this.checkpoint = null
-    if (resumesAfter(trigger, isOwn)) this.submitResume(io)
+    try {
+      this.compactionsDone++
+      this.snoozeUntil = null
+      this.setBand(io, false)
+      this.rearmAfterCompact = true
+      if (this.checkpoint?.compacting) this.checkpoint = null
+      if (resumesAfter(trigger, isOwn)) void this.submitResume(io)
+    } catch (err) {
+      logFailure(io, 'session.compact state', err)
+    }
   }
 
   /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
@@ -166,25 +135,16 @@ export class CheckpointSession {
     this.setBand(io, false)
   }
 
-  /** The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here. */
-  private compactedOwn(io: Edges): void {
-    try {
-      this.compacted(io, 'plugin', true)
-    } catch (err) {
-      io.log(`session.compact state: ${messageOf(err)}`)
-    }
-  }
-
-  private submitResume(io: Edges): void {
+  /** One resume prompt at a time; a prompt refused is logged. */
+  private async submitResume(io: Edges): Promise<void> {
     if (this.isResumePending) return
     this.isResumePending = true
     try {
-      io.submit(RESUME_PROMPT)
-        .catch((err) => io.log(`resume prompt: ${messageOf(err)}`))
-        .finally(() => (this.isResumePending = false))
+      await io.submit(RESUME_PROMPT)
     } catch (err) {
+      logFailure(io, 'resume prompt', err)
+    } finally {
       this.isResumePending = false
-      io.log(`resume prompt: ${messageOf(err)}`)
     }
   }
 
@@ -194,12 +154,10 @@ export class CheckpointSession {
   async turnStarted(io: Edges, turnId: string, text: string): Promise<void> {
     this.activeTurn = turnId
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
-    if (!this.records.isTouched) await this.touch(io)
+    if (!this.isTouched) await this.touch(io)
     const running = this.running(await io.now())
-    if (running !== null && running.turnId === undefined && text.includes(`<command-name>/${this.command}</command-name>`)) {
-      this.checkpoint = { ...running, turnId }
-    }
-    if ((await this.charter(io)) === null) await this.setCharter(io, text, 'first prompt')
+    if (running && !running.turnId && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId
+    if (!(await this.charter(io))) await this.setCharter(io, text, 'first prompt')
   }
 
   /**
@@ -208,7 +166,7 @@ export class CheckpointSession {
    * runs or a checkpoint is in force: `turnCompleted` has the rest to do.
    */
   endQuietTurn(turnId: string): boolean {
-    if (this.activeTurn !== turnId || this.checkpoint !== null) return false
+    if (this.activeTurn !== turnId || this.checkpoint) return false
     this.activeTurn = null
     return true
   }
@@ -217,36 +175,31 @@ export class CheckpointSession {
    * A main turn ended: its block, if it ends with one, replaces the notes, and the checkpoint bound
    * to it finishes. Returns the line to put beneath the answer when the save failed, else null.
    */
-  async turnCompleted(io: Edges, settings: Settings | null, e: { answer: string; isAborted: boolean; turnId: string }): Promise<string | null> {
+  async turnCompleted(io: Edges, settings: Settings, e: { answer: string; isAborted: boolean; turnId: string }): Promise<string | null> {
     this.activeTurn = null
     const block = extractCheckpointBlock(e.answer, this.fences)
     let warning: string | null = null
-    let saved: string | undefined
-    if (block !== null) {
+    if (block) {
       let givenUp = false
       try {
         // A save the disk holds is given up at its bound, and said, before the engine drops the turn's end unsaid.
         await Promise.race([
-          this.records.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          this.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
           io.sleep(SAVE_BOUND_MS).then(() => {
             givenUp = true
             throw new Error(ERR_SAVE_HELD)
           }),
         ])
-        saved = block
         io.toast(NOTES_SAVED)
+        await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, 'notes eviction', err))
       } catch (err) {
-        io.log(`save: ${messageOf(err)}`)
+        logFailure(io, 'save', err)
         warning = notSaved(err)
         io.toast(warning)
       }
-      if (saved !== undefined) await new Notes(io).evict(this.sessionId).catch((err) => io.log(`notes eviction: ${messageOf(err)}`))
     }
-    try {
-      await this.finish(io, settings, warning !== null, e.isAborted, e.turnId, saved)
-    } catch (err) {
-      this.abandon(io, err)
-    }
+    // A block saved is the notes now (a failed one is never read: `saveFailed`).
+    await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err))
     return warning
   }
 
@@ -255,9 +208,8 @@ export class CheckpointSession {
   /** The checkpoint in force, or null; a stale one frees the busy mark of the turn it lost. */
   running(now: number): Running | null {
     const value = this.checkpoint
-    if (!value) return null
-    if (now - value.startedAt < STALE_CHECKPOINT_MS) return value
-    if (value.turnId !== undefined && this.activeTurn === value.turnId) this.activeTurn = null
+    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value
+    if (this.activeTurn === value.turnId) this.activeTurn = null
     return null
   }
 
@@ -267,8 +219,7 @@ export class CheckpointSession {
    * right after its last measurement, before a deferred decision runs, and a read made then
    * answers no breakdown); `measured`, the fill the measurement carried, stands in when it answers none.
    */
-  async evaluate(io: Edges, settings: Settings | null, measured?: number, reading: Promise<{ tokens?: number; breakdown?: Breakdown }> = io.usage()): Promise<void> {
-    if (settings === null) return this.setBand(io, false)
+  async evaluate(io: Edges, settings: Settings, measured?: number, reading: Promise<{ tokens?: number; breakdown?: Breakdown }> = io.usage()): Promise<void> {
     const since = io.compactions().entered
     const { tokens: read, breakdown } = await reading
     const tokens = read ?? measured
@@ -276,17 +227,17 @@ export class CheckpointSession {
     const now = await io.now()
     const surfaces = await io.surfaces().then(
       (s) => (Array.isArray(s) ? s : null),
-      (err) => (io.log(`surfaces: ${messageOf(err)}`), null),
+      (err) => (logFailure(io, 'surfaces', err), null),
     )
     // A compaction under way, or one since the fill was read, makes that fill stale: the next measurement decides.
     if (!this.mayStart(io, since)) return
     const trigger = triggerOf(settings, breakdown)
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold }
-    let snoozed = this.snoozeUntil
     if (this.rearmAfterCompact) {
-      snoozed = this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown)
+      this.snoozeUntil = rearmTo(tokens, trigger.tokens, breakdown)
       this.rearmAfterCompact = false
     }
+    // Read first: a stale checkpoint frees the busy mark of the turn it lost.
     const isRunning = this.running(now) !== null
     const decision = decide({
       tokens,
@@ -295,11 +246,11 @@ export class CheckpointSession {
       isIdle: this.activeTurn === null,
       isAttended: isAttended(this.isInteractive, this.isDesktopStarted, surfaces),
       isRunning,
-      snoozeUntilTokens: snoozed,
+      snoozeUntilTokens: this.snoozeUntil,
     })
     this.setBand(io, decision.showBand)
     if (decision.fire) await this.start(io, false, since)
-    await this.recordSkip(io, decision, tokens, trigger.tokens, surfaces)
+    await this.recordSkip(io, decision, tokens, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces })
   }
 
   /**
@@ -312,19 +263,19 @@ export class CheckpointSession {
     this.isStarting = true
     try {
       const now = await io.now()
-      if (this.running(now) !== null) return
+      if (this.running(now)) return
       const notesBefore: NotesRead = await new Notes(io).read(this.sessionId)
       // An unread fill only costs the fallback snooze.
-      const fill = await io.fill().catch(() => undefined)
+      const fill = await io.fill().catch(toUndefined)
       if (this.activeTurn !== null) {
         if (isNow) io.toast(WAIT_FOR_TURN)
         return
       }
       if (!this.mayStart(io, since)) return
-      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, ...(fill === undefined ? {} : { fill }), ...(notesBefore === undefined ? {} : { notesBefore }) }
+      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore }
       this.setBand(io, false)
       // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
-      io.runCheckpoint().catch((err) => this.abandon(io, err))
+      io.runCheckpoint(this.command).catch((err) => this.abandon(io, err))
     } catch (err) {
       this.abandon(io, err)
     } finally {
@@ -338,52 +289,55 @@ export class CheckpointSession {
       this.snoozeUntil = snooze((await io.fill()) ?? 0)
       this.setBand(io, false)
     } catch (err) {
-      io.log(`snooze: ${messageOf(err)}`)
+      logFailure(io, 'snooze', err)
     }
   }
 
-  private async finish(io: Edges, settings: Settings | null, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | undefined): Promise<void> {
+  private async finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | null): Promise<void> {
     const value = this.checkpoint
-    if (!value || value.compacting || value.turnId !== turnId || this.running(await io.now()) === null) return
-    if (isAborted) return this.endWithoutCompacting(io, settings, value.fill, CHECKPOINT_CANCELLED)
+    if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return
     // The conversation was compacted while the checkpoint ran (an auto compaction mid-turn): a second one would only repeat it.
-    if (this.compactionsDone !== value.compactionsAt) return this.endWithoutCompacting(io, settings, value.fill, skipped(WHY_COMPACTED))
-    // The block just saved is the notes now: carried, not read back.
-    const notesAfter = saveFailed ? null : saved ?? (await new Notes(io).read(this.sessionId))
-    const why = saveFailed
-      ? WHY_SAVE_FAILED
-      : value.notesBefore === undefined
-        ? WHY_BASELINE_UNREADABLE
-        : notesChanged(value.notesBefore, notesAfter ?? null)
-          ? null
-          : WHY_UNCHANGED
-    if (why !== null) return this.endWithoutCompacting(io, settings, value.fill, skipped(why))
+    const isCompacted = this.compactionsDone !== value.compactionsAt
+    // The block just saved is the notes now: carried, not read back; an interrupted or compacted checkpoint reads nothing.
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? (await new Notes(io).read(this.sessionId))
+    const why = isCompacted
+      ? WHY_COMPACTED
+      : saveFailed
+        ? WHY_SAVE_FAILED
+        : value.notesBefore === undefined
+          ? WHY_BASELINE_UNREADABLE
+          : notesChanged(value.notesBefore, notesAfter)
+            ? null
+            : WHY_UNCHANGED
+    if (isAborted || why) {
+      await this.endUncompacted(io, settings)
+      return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why!))
+    }
     this.checkpoint = { ...value, compacting: true }
     this.compactSoon(io, settings, value.startedAt, false)
   }
 
-  /** Compacts a second after the checkpoint's turn; one retry, then a toast and a re-arm. */
-  private compactSoon(io: Edges, settings: Settings | null, startedAt: number, isRetry: boolean): void {
+  /** Compacts a second after the checkpoint's turn; one retry (`isLast` then), then a toast and a re-arm. */
+  private compactSoon(io: Edges, settings: Settings, startedAt: number, isLast: boolean): void {
     io.after(COMPACT_DELAY_MS, async () => {
       const pending = this.checkpoint
       // Another compaction satisfied it, or a new checkpoint replaced it: nothing to do.
       if (!pending?.compacting || pending.startedAt !== startedAt) return
-      let isLast = isRetry
       let skipReason = ''
-      let didFail = false
       try {
         // A running turn, or another compaction under way (which satisfies this one, or leaves the retry when vetoed): wait.
-        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running > 0 ? ERR_COMPACTION_RUNNING : null
-        if (waitsFor !== null) {
-          if (this.running(await io.now()) !== null) return this.compactSoon(io, settings, startedAt, isRetry)
+        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null
+        if (waitsFor) {
+          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast)
+          // Given up: no retry follows.
           isLast = true
           throw new Error(waitsFor)
         }
+        const before = this.compactionsDone
         if (this.isInteractive) {
           // Measured (2.1.328): the engine runs none of this plugin's hooks on a `$` call its timer
           // makes (B.0 F1 no longer holds), so the call carries the steering and the bookkeeping follows it here.
-          const before = this.compactionsDone
-          const steering = await this.instructions(io, undefined).catch((err) => void io.log(`session.compact: ${messageOf(err)}`))
+          const steering = await this.instructions(io, undefined).catch((err) => void logFailure(io, 'session.compact', err))
           // A /clear while the notes were read ended this checkpoint: the new session is not compacted with the old notes.
           if (this.checkpoint !== pending) return
           this.own = { steering }
@@ -393,54 +347,53 @@ export class CheckpointSession {
               skipReason = ` (${res.skip})`
               throw new Error(res.skip)
             }
-            if (this.compactionsDone === before) this.compactedOwn(io)
+            // The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here.
+            if (this.compactionsDone === before) this.compacted(io, 'plugin', true)
           } finally {
             this.own = undefined
           }
         } else {
-          const before = this.compactionsDone
           await io.compactCommand()
           if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND)
         }
       } catch (err) {
         if (!isLast) return this.compactSoon(io, settings, startedAt, true)
-        io.log(`compact: ${messageOf(err)}`)
+        logFailure(io, 'compact', err)
         io.toast(COULD_NOT_COMPACT + skipReason)
-        didFail = true
+        return this.endUncompacted(io, settings)
       }
-      const value = this.checkpoint
       this.checkpoint = null
-      if (didFail) await this.rearmFromEnd(io, settings, value?.fill)
-      else io.toast(CHECKPOINTED)
+      io.toast(CHECKPOINTED)
     })
   }
 
-  private async endWithoutCompacting(io: Edges, settings: Settings | null, startFill: number | undefined, text: string): Promise<void> {
+  /**
+   * The checkpoint ends without compacting: re-armed from the fill now, which includes the
+   * checkpoint's own turn; else from the fill it started at.
+   */
+  private async endUncompacted(io: Edges, settings: Settings): Promise<void> {
+    const startFill = this.checkpoint?.fill
     this.checkpoint = null
-    await this.rearmFromEnd(io, settings, startFill)
-    io.toast(text)
-  }
-
-  /** Re-arms from the fill now, which includes the checkpoint's own turn; else from the fill it started at. */
-  private async rearmFromEnd(io: Edges, settings: Settings | null, startFill: number | undefined): Promise<void> {
-    let until: number | null | undefined = typeof startFill === 'number' ? snooze(startFill) : undefined
     try {
       const { tokens, breakdown } = await io.usage()
-      if (tokens !== undefined) until = rearmTo(tokens, settings === null ? 0 : triggerOf(settings, breakdown).tokens, breakdown)
+      if (tokens !== undefined) {
+        this.snoozeUntil = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown)
+        return
+      }
     } catch {
-      // The fallback stands.
+      // The fill it started at stands in.
     }
-    if (until !== undefined) this.snoozeUntil = until
+    if (startFill !== undefined) this.snoozeUntil = snooze(startFill)
   }
 
   /** No compaction runs now, and none entered since `since`. */
   private mayStart(io: Edges, since: number): boolean {
     const { running, entered } = io.compactions()
-    return running === 0 && entered === since
+    return !running && entered === since
   }
 
   private abandon(io: Edges, err: unknown): void {
-    io.log(`checkpoint: ${messageOf(err)}`)
+    logFailure(io, 'checkpoint', err)
     this.checkpoint = null
     io.toast(CHECKPOINT_FAILED)
   }
@@ -451,7 +404,4 @@ export class CheckpointSession {
     io.redraw()
   }
 
-  private recordSkip(io: Edges, decision: Decision, tokens: number, trigger: number, surfaces: readonly string[] | null): Promise<void> {
-    return this.skips.record(io, decision, tokens, trigger, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces })
-  }
 }

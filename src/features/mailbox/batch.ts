@@ -2,18 +2,16 @@
 // each with its sender's key and time, under one head that tells the model what they are. The texts
 // go in unchanged (byte-exact); a nonce made for the delivery marks the lines that open a mail.
 import { BATCH_MAX_BYTES, BATCH_MAX_MAILS } from './constants.ts'
-import type { Mail } from './spool.ts'
+import { oldestFirst, type Mail } from './spool.ts'
 import { batchHead, mailEntry } from './strings.ts'
 
 export type Delivery = { mail: Mail; redelivered: boolean }
 
-export const oldestFirst = (a: Delivery, b: Delivery) => a.mail.sentAt - b.mail.sentAt || (a.mail.id < b.mail.id ? -1 : 1)
-
 /** `nonce`: fresh for each delivery; every mail's opening line ends in it, and the head says so. */
 export function formatBatch(pkg: string, items: readonly Delivery[], nonce: string): string {
-  const sorted = [...items].sort(oldestFirst)
+  const sorted = [...items].sort((a, b) => oldestFirst(a.mail, b.mail))
   const keys = [...new Set(sorted.map((d) => d.mail.to))]
-  return [batchHead(pkg, keys, sorted.length, nonce), ...sorted.map((d) => mailEntry(d.mail.id, d.mail.from, d.mail.sentAt, d.mail.text, d.redelivered, nonce))].join('\n\n')
+  return [batchHead(pkg, keys, sorted.length, nonce), ...sorted.map((d) => mailEntry(d.mail, d.redelivered, nonce))].join('\n\n')
 }
 
 /** Whether one more mail of `bytes` joins a batch of `count` mails holding `total` bytes; the first always does. */

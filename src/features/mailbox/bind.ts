@@ -1,12 +1,10 @@
-// The mailbox's `$` binder: the spool's files (the safe writer's edges and a listing), where the
+// The mailbox's `$` binder: the spool's files (the safe writer's edges, a listing among them), where the
 // config root and the session's own registry record are, the native send, the two ways mail is
 // put before the model (a prompt, a row), the rename that applies a minted key, the store, and the
 // clock. `$.env` names are literals (the loader's rule).
 import type { EngineInterface } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
+import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
-import type { ListEntry } from './spool.ts'
-import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
 
 /** What names the config root and this session's registry record, read once a start. */
 export type HomeFacts = {
@@ -22,8 +20,6 @@ export type HomeFacts = {
 export type MailboxPort = {
   readonly pkg: string
   readonly files: SafeWriteEdges
-  /** `$.fs.list`: every entry of a folder, a link not followed; rejects for a missing folder. */
-  list(folder: string): Promise<readonly ListEntry[]>
   homeFacts(): Promise<HomeFacts>
   /** `$.session.id()` read afresh (after a /clear the runtime's cached id may be read too soon). */
   sessionId(): Promise<string>
@@ -44,8 +40,9 @@ export type MailboxPort = {
   storeSet(key: string, value: unknown): Promise<void>
   storeDelete(key: string): Promise<void>
   storeKeys(): Promise<readonly string[]>
-  /** Calls `fn` once after `ms`; the returned function cancels it. */
-  after(ms: number, fn: () => void): () => void
+  /** Calls `fn` once after `ms`. */
+  after(ms: number, fn: () => void): void
+  /** Calls `fn` every `ms`; the returned function cancels it. */
   every(ms: number, fn: () => void): () => void
   now(): Promise<number>
   randomBytes(length: number): Uint8Array
@@ -55,7 +52,6 @@ export function bindMailbox($: EngineInterface): MailboxPort {
   return {
     pkg: $.plugin.name,
     files: bindFiles($),
-    list: (folder) => $.fs.list(folder),
     homeFacts: async () => {
       const [configDir, home, socket, env] = await Promise.all([
         $.env.get('CLAUDE_CONFIG_DIR'),
@@ -63,13 +59,7 @@ export function bindMailbox($: EngineInterface): MailboxPort {
         $.env.get('CLAUDE_CODE_MESSAGING_SOCKET'),
         $.process.hookEnv().catch(() => ({}) as Record<string, string>),
       ])
-      return {
-        ...(configDir === undefined ? {} : { configDir }),
-        ...(home === undefined ? {} : { home }),
-        ...(env.CLAUDE_PLUGIN_DATA === undefined ? {} : { pluginData: env.CLAUDE_PLUGIN_DATA }),
-        ...(env.CLAUDE_PID === undefined ? {} : { pid: env.CLAUDE_PID }),
-        messaging: !!socket,
-      }
+      return { configDir, home, pluginData: env.CLAUDE_PLUGIN_DATA, pid: env.CLAUDE_PID, messaging: !!socket }
     },
     sessionId: () => $.session.id(),
     registerTool: bindRegisterTool($),
@@ -83,10 +73,7 @@ export function bindMailbox($: EngineInterface): MailboxPort {
     storeSet: (key, value) => $.store.set(key, value),
     storeDelete: (key) => $.store.delete(key),
     storeKeys: () => $.store.keys(),
-    after: (ms, fn) => {
-      const timer = $.clock.after(ms, fn)
-      return () => timer.cancel()
-    },
+    after: (ms, fn) => void $.clock.after(ms, fn),
     every: (ms, fn) => {
       const timer = $.clock.every(ms, fn)
       return () => timer.cancel()

@@ -13,23 +13,15 @@
 import { messageOf } from '../../lib/message.ts'
 import { writeSafely, type SafeWriteEdges } from '../../lib/safe-write.ts'
 import { fitsBatch, formatBatch, type Delivery } from './batch.ts'
-import { NONCE_CHARS } from './constants.ts'
+import { MAIL_FILE_MAX_BYTES, NONCE_CHARS } from './constants.ts'
 import { findHeader, withHeader, type Header } from './header.ts'
 import { randomBase32 } from './ids.ts'
 import { folderOf, keyOfFolder } from './key.ts'
-import {
-  candidatesOf, claimName, corruptName, doneName, droppedName, namesOf, oversize, ownerOf, parseBody, prunePlan, readListing, stateOf,
-  type Candidate, type ListEntry, type Listing, type MailFiles, type PruneAction,
-} from './spool.ts'
+import { candidatesOf, claimName, fileName, namesOf, ownerOf, parseBody, prunePlan, readListing, stateOf, type Candidate, type Listing } from './spool.ts'
 import * as s from './strings.ts'
 
-/** The file edges: the safe writer's (`stat`, `read`, `write`, `hasCommands`, `move`, `remove`, `token`) and a listing. */
-export type FileEdges = SafeWriteEdges & {
-  /** `$.fs.list(folder)`: every entry, a link not followed; rejects for a missing folder. */
-  list(folder: string): Promise<readonly ListEntry[]>
-}
-
-export type DeliveryEdges = FileEdges & {
+/** The safe writer's file edges (its `list` included), and the ways mail reaches the model. */
+export type DeliveryEdges = SafeWriteEdges & {
   /** `$.prompt.submit({ text })`, not awaited by a hook; resolves `{ drop }` when not taken. */
   submit(text: string): Promise<unknown>
   /** `$.session.append` of a user row; resolves `{ deny }` when refused. */
@@ -49,8 +41,11 @@ export type DeliveryEdges = FileEdges & {
 export type ToolBoundary = { agentId?: string; originPlugin: string }
 /** A `session.receive` of the main conversation. */
 export type Received = { text: string; agentId?: string }
-/** A row as `session.append` stored it (`next(e)` resolved), its text blocks joined. */
-export type StoredRow = { door: string; originKind: string; agentId?: string; text: string }
+/**
+ * A row as `session.append` stored it (`next(e)` resolved), its text blocks joined. main.ts matches
+ * the hook to a peer's rows on door `prompt` or `delivery` only, so every row here is one.
+ */
+export type StoredRow = { agentId?: string; text: string }
 
 export type ScanReport = {
   key: string
@@ -89,8 +84,11 @@ export type MailboxConfig = { retentionMs: number }
 /** What one scan gathers while it takes mail. */
 type ScanWork = { notYet: number; aside: { name: string; why: string }[]; asideIds: Set<string> }
 
-export function createMailbox(pkg: string, config: MailboxConfig) {
-  let edges: DeliveryEdges | undefined
+/** A log line of a file that could not be renamed or removed: its name, and why. */
+type FailedLine = (name: string, why: string) => string
+
+/** The machine over the load's edges (one port a load: main.ts binds `$` once). */
+export function createMailbox(pkg: string, config: MailboxConfig, edges: DeliveryEdges) {
   let root: string | undefined
   let key: string | undefined
   let owner = ''
@@ -113,12 +111,11 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   let appendBlocked = false
   let duplicates = 0
   let lastDelivery: LastDelivery | undefined
-  let lastScan: ScanReport | undefined
   const chains = new Map<string, Promise<unknown>>()
   let scanning: Promise<ScanReport | undefined> | undefined
   let rescan = false
 
-  const log = (text: string) => edges?.log(text)
+  const log = (text: string) => edges.log(text)
 
   /** Runs `fn` off the hook's path, after any earlier work on the same mail; resolves what it resolved (undefined: it failed, logged). */
   function schedule<T>(id: string, fn: () => Promise<T>): Promise<T | undefined> {
@@ -135,7 +132,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   /** Runs `fn` after the calling hook has returned; at once where there is no scheduler (the work is small and fails soft). */
   function offPath(fn: () => void): void {
     try {
-      edges!.after(fn)
+      edges.after(fn)
     } catch {
       fn()
     }
@@ -148,73 +145,62 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   /** `undefined` when taken, else why not. */
   async function attempt(fn: () => Promise<unknown>, field: 'drop' | 'deny'): Promise<string | undefined> {
     try {
-      const r = (await fn()) as Record<string, unknown> | undefined
-      const why = r?.[field]
-      return why === undefined ? undefined : field === 'drop' ? s.dropped(String(why)) : s.refused(String(why))
+      const why = ((await fn()) as Record<string, unknown> | undefined)?.[field]
+      return why === undefined ? undefined : s.notTaken(field, why)
     } catch (err) {
       return messageOf(err)
     }
   }
 
-  async function placeMarker(e: DeliveryEdges, path: string): Promise<boolean> {
-    const r = await writeSafely(e, { within: root!, path, text: '', inPlace: true })
+  /** An empty marker (a claim, done or dropped where nothing renames), written in place. */
+  async function placeMarker(path: string): Promise<void> {
+    const r = await writeSafely(edges, { within: root!, path, text: '', inPlace: true })
     if (!r.ok) log(s.markFailedLine(path, r.reason))
-    return r.ok
   }
 
-  /** Takes a mail: renamed to this session's claim (one winner), or, where nothing renames, a marker beside it. */
-  async function claim(e: DeliveryEdges, folder: string, c: Pick<Candidate, 'files' | 'body'>, commands: boolean): Promise<Held | undefined> {
-    const path = `${folder}/${claimName(c.files.base, owner, e.now())}`
-    if (commands) {
-      try {
-        await e.move(`${folder}/${c.body}`, path)
-      } catch (err) {
-        log(s.claimLostLine(c.body, messageOf(err)))
-        return undefined
-      }
-    } else await placeMarker(e, path) // not exclusive here: at least once, deduped by id
-    const h: Held = { id: c.files.id, folder, base: c.files.base, path, marker: !commands }
-    held.set(h.id, h)
-    return h
+  /** Renames `from` to `to`; a failure is logged (`failed`, naming `name`) and resolves false. */
+  async function moved(from: string, to: string, failed: FailedLine, name: string): Promise<boolean> {
+    try {
+      await edges.move(from, to)
+      return true
+    } catch (err) {
+      log(failed(name, messageOf(err)))
+      return false
+    }
+  }
+
+  /** Removes these files of a folder; a failure is logged and the rest go on. */
+  async function removeAll(folder: string, names: readonly string[]): Promise<void> {
+    for (const n of names) await edges.remove(`${folder}/${n}`).catch((err: unknown) => log(s.pruneFailedLine(n, messageOf(err))))
   }
 
   async function markDone(h: Held): Promise<void> {
-    const e = edges!
     if (held.get(h.id) !== h) return
     held.delete(h.id)
-    const done = `${h.folder}/${doneName(h.base)}`
-    if (h.marker) await placeMarker(e, done)
-    else await e.move(h.path, done).catch((err: unknown) => log(s.markFailedLine(h.path, messageOf(err))))
-  }
-
-  async function release(e: DeliveryEdges, h: Held): Promise<void> {
-    held.delete(h.id)
-    seen.delete(h.id)
-    released.add(h.id)
-    if (h.marker) return // the marker stays; this load knows the claim was never shown
-    await e.move(h.path, `${h.folder}/${h.base}.json`).catch((err: unknown) => log(s.releaseFailedLine(h.path, messageOf(err))))
+    const done = `${h.folder}/${fileName(h.base, 'done')}`
+    if (h.marker) await placeMarker(done)
+    else await moved(h.path, done, s.markFailedLine, h.path)
   }
 
   /** The batch as one text, framed with a nonce made for this delivery. */
-  const batchText = (e: DeliveryEdges, items: Held[]) => formatBatch(pkg, items.map((h) => h.delivery!), randomBase32((n) => e.randomBytes(n), NONCE_CHARS))
+  const batchText = (items: Held[]) => formatBatch(pkg, items.map((h) => h.delivery!), randomBase32(edges.randomBytes, NONCE_CHARS))
 
   async function deliver(items: Held[]): Promise<void> {
-    const e = edges!
-    const text = batchText(e, items)
+    const text = batchText(items)
     log(s.submittingLine(items.length))
     let via: LastDelivery['via'] = 'prompt'
-    const submitWhy = await attempt(() => e.submit(text), 'drop')
+    const submitWhy = await attempt(() => edges.submit(text), 'drop')
     if (submitWhy !== undefined) {
       // Measured (timing): right after the person stops a turn the engine drops a plugin's submit; a row rides their next prompt.
       log(s.submitFallbackLine(submitWhy))
-      const appendWhy = await attempt(() => e.append(text), 'deny')
+      const appendWhy = await attempt(() => edges.append(text), 'deny')
       via = 'row'
       if (appendWhy !== undefined) {
-        e.keep(s.keepText(pkg, s.submitFailed(submitWhy, appendWhy), text))
+        edges.keep(s.keepText(pkg, s.submitFailed(submitWhy, appendWhy), text))
         via = 'transcript'
       }
     }
-    lastDelivery = { at: e.now(), count: items.length, via }
+    lastDelivery = { at: edges.now(), count: items.length, via }
     // Recorded in the transcript counts as done too: the person has it, and a redelivery would repeat it there.
     await markAll(items)
   }
@@ -227,80 +213,65 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     } else void deliver(items)
   }
 
-  /** Reads, judges and claims one candidate; undefined when it is not taken now. */
-  async function take(e: DeliveryEdges, folder: string, k: string, c: Candidate, commands: boolean, scan: ScanWork): Promise<Held | undefined> {
-    const now = e.now()
-    if (oversize(c.size)) {
-      await setAside(e, folder, c, s.CORRUPT.tooLarge(c.size), commands, scan)
-      return undefined
-    }
+  /**
+   * Reads, judges and claims one candidate: the mail renamed to this session's claim (one winner),
+   * or, where nothing renames, a marker beside it. Undefined when it is not taken now.
+   */
+  async function take(folder: string, k: string, c: Candidate, commands: boolean, scan: ScanWork): Promise<Held | undefined> {
+    const { id, base } = c.files
+    const now = edges.now()
+    // A file larger than any mail is set aside unread.
+    if (c.size > MAIL_FILE_MAX_BYTES) return setAside(folder, c, s.CORRUPT.tooLarge(c.size), commands, scan)
     let text: string
     try {
-      text = await e.read(`${folder}/${c.body}`)
+      text = await edges.read(`${folder}/${c.body}`)
     } catch (err) {
       log(s.claimLostLine(c.body, messageOf(err))) // claimed or removed since the listing
-      return undefined
+      return
     }
-    const body = parseBody(text, { key: k, base: c.files.base, mtimeMs: c.mtimeMs, now })
+    const body = parseBody(text, { key: k, base, mtimeMs: c.mtimeMs, now })
     if ('notYet' in body) {
       scan.notYet++
-      return undefined
+      return
     }
-    if ('corrupt' in body) {
-      await setAside(e, folder, c, body.corrupt, commands, scan)
-      return undefined
-    }
+    if ('corrupt' in body) return setAside(folder, c, body.corrupt, commands, scan)
     // Seen before the claim: a live copy that arrives meanwhile is a duplicate.
-    seen.add(c.files.id)
-    const h = await claim(e, folder, c, commands)
-    if (!h) {
-      seen.delete(c.files.id)
-      return undefined
+    seen.add(id)
+    const path = `${folder}/${claimName(base, owner, edges.now())}`
+    if (!commands) await placeMarker(path) // not exclusive here: at least once, deduped by id
+    else if (!(await moved(`${folder}/${c.body}`, path, s.claimLostLine, c.body))) {
+      seen.delete(id)
+      return
     }
-    h.delivery = { mail: body.mail, redelivered: c.redelivered }
+    const h: Held = { id, folder, base, path, marker: !commands, delivery: { mail: body.mail, redelivered: c.redelivered } }
+    held.set(id, h)
     return h
   }
 
   /** Corrupt: renamed out of the scan's way where the host renames, else remembered by this load and left in place. */
-  async function setAside(e: DeliveryEdges, folder: string, c: Candidate, why: string, commands: boolean, scan: ScanWork): Promise<void> {
+  async function setAside(folder: string, c: Candidate, why: string, commands: boolean, scan: ScanWork): Promise<undefined> {
     log(s.setAsideLine(c.body, why))
     scan.asideIds.add(c.files.id)
-    if (!commands) {
-      asideIds.set(c.files.id, { name: c.body, why })
-      return
-    }
-    const to = corruptName(c.files.base)
-    try {
-      await e.move(`${folder}/${c.body}`, `${folder}/${to}`)
+    const to = fileName(c.files.base, 'corrupt')
+    if (commands && (await moved(`${folder}/${c.body}`, `${folder}/${to}`, s.pruneFailedLine, c.body))) {
       asideWhy.set(to, why)
       scan.aside.push({ name: to, why })
-    } catch (err) {
-      log(s.pruneFailedLine(c.body, messageOf(err)))
-      asideIds.set(c.files.id, { name: c.body, why }) // left in place: not read again by this load
-    }
+    } else asideIds.set(c.files.id, { name: c.body, why }) // left in place: not read again by this load
+    return undefined
   }
 
-  async function prune(e: DeliveryEdges, folder: string, actions: PruneAction[], commands: boolean): Promise<Set<string>> {
+  /** The retention period applied to a folder's listing (spool.prunePlan); resolves the ids it dropped. */
+  async function prune(folder: string, listing: Listing, now: number, commands: boolean): Promise<Set<string>> {
     const droppedIds = new Set<string>()
-    for (const a of actions) {
-      if (a.op === 'remove') {
-        for (const n of a.names) await e.remove(`${folder}/${n}`).catch((err: unknown) => log(s.pruneFailedLine(n, messageOf(err))))
-        continue
+    for (const a of prunePlan(listing, { now, retentionMs: config.retentionMs, commands, held: mine() })) {
+      if (a.op === 'remove') await removeAll(folder, a.names)
+      else {
+        droppedIds.add(a.files.id)
+        log(s.droppedLine(a.body))
+        const to = `${folder}/${fileName(a.files.base, 'dropped')}`
+        if (!commands) await placeMarker(to)
+        else if (await moved(`${folder}/${a.body}`, to, s.pruneFailedLine, a.body)) await removeAll(folder, namesOf(a.files).filter((n) => n !== a.body))
       }
-      droppedIds.add(a.files.id)
-      log(s.droppedLine(a.body))
-      const to = `${folder}/${droppedName(a.files.base)}`
-      if (!commands) {
-        await placeMarker(e, to)
-        continue
-      }
-      try {
-        await e.move(`${folder}/${a.body}`, to)
-      } catch (err) {
-        log(s.pruneFailedLine(a.body, messageOf(err)))
-        continue
-      }
-      for (const n of namesOf(a.files)) if (n !== a.body) await e.remove(`${folder}/${n}`).catch((err: unknown) => log(s.pruneFailedLine(n, messageOf(err))))
     }
     return droppedIds
   }
@@ -311,12 +282,21 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
     return [...listing.aside, ...corrupt, ...scan.aside, ...asideIds.values()]
   }
 
-  /** A key folder's listing; undefined when no mail was ever sent to it; rejects when it is a link, not a folder, or unreadable. */
-  async function listFolder(e: DeliveryEdges, folder: string): Promise<Listing | undefined> {
-    const facts = await e.stat(folder)
-    if (facts === undefined) return undefined
-    if (facts.isLink || facts.kind !== 'dir') throw new Error(s.folderRefused(facts.isLink))
-    return readListing(await e.list(folder))
+  /**
+   * A key folder's listing; undefined when no mail was ever sent to it, or when it cannot be read
+   * (a link, not a folder, a failed listing: logged, and the report's error).
+   */
+  async function listed(folder: string, report?: ScanReport): Promise<Listing | undefined> {
+    try {
+      const facts = await edges.stat(folder)
+      if (facts === undefined) return
+      if (facts.isLink || facts.kind !== 'dir') throw new Error(s.folderRefused(facts.isLink))
+      return readListing(await edges.list(folder))
+    } catch (err) {
+      const why = messageOf(err)
+      log(s.listFailedLine(folder, why))
+      if (report) report.error = why
+    }
   }
 
   /** The ids this load delivered, holds or set aside: never candidates, never pruned from under it. */
@@ -327,71 +307,63 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
    * batch), and handed to delivery; else only counted (the status), with this load's own queue apart.
    */
   async function survey(taking: boolean): Promise<ScanReport | undefined> {
-    const e = edges
     const k = key
     const r = root
-    if (!e || k === undefined || r === undefined) return undefined
-    const at = e.now()
+    if (k === undefined || r === undefined) return
+    const at = edges.now()
     const report: ScanReport = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
-    const commands = taking && (await e.hasCommands().catch(() => false))
+    const commands = taking && (await edges.hasCommands().catch(() => false))
     // The key's own folder, then any an earlier keel filed under another spelling of it (read in place, NOTES §9).
     const own = folderOf(k)
-    const older = (await e.list(r).catch(() => [])).filter((x) => x.kind === 'dir' && !x.isLink && x.name !== own && folderOf(keyOfFolder(x.name) ?? '') === own).map((x) => x.name)
+    const older = (await edges.list(r).catch(() => [])).filter((x) => x.kind === 'dir' && !x.isLink && x.name !== own && folderOf(keyOfFolder(x.name) ?? '') === own).map((x) => x.name)
     const taken: Held[] = []
-    const waiting: MailFiles[] = []
     const done = new Set<string>()
     let bytes = 0
+    let oldest = Infinity
     for (const name of [own, ...older]) {
       const folder = `${r}/${name}`
-      let listing: Listing | undefined
-      try {
-        listing = await listFolder(e, folder)
-      } catch (err) {
-        report.error = messageOf(err)
-        log(s.listFailedLine(folder, report.error))
-      }
+      const listing = await listed(folder, report)
       if (listing === undefined) continue // no mail was ever sent to it, or unreadable
-      const droppedIds = taking ? await prune(e, folder, prunePlan(listing, { now: at, retentionMs: config.retentionMs, commands, held: mine() }), commands) : new Set<string>()
+      const droppedIds = taking ? await prune(folder, listing, at, commands) : new Set<string>()
       const work: ScanWork = { notYet: 0, aside: [], asideIds: new Set() }
       for (const c of taking ? candidatesOf(listing, { owners, held: new Set([...mine(), ...droppedIds]), released, now: at }) : []) {
         if (!fitsBatch(taken.length, bytes, c.size)) break // the rest goes in the next batch
         // An older spelling's mail may have reached this session live under a keel that did not match it.
-        const h = await take(e, folder, k, { ...c, redelivered: c.redelivered || name !== own }, commands, work)
-        if (!h) continue
-        taken.push(h)
-        bytes += c.size
+        const h = await take(folder, k, { ...c, redelivered: c.redelivered || name !== own }, commands, work)
+        if (h) {
+          taken.push(h)
+          bytes += c.size
+        }
       }
-      for (const f of listing.mails) if (stateOf(f) === 'done') done.add(f.id)
       const gone = new Set([...mine(), ...droppedIds, ...work.asideIds])
-      waiting.push(...listing.mails.filter((f) => (stateOf(f) === 'waiting' || stateOf(f) === 'claimed') && !gone.has(f.id)))
+      for (const f of listing.mails) {
+        const state = stateOf(f)
+        if (state === 'done') done.add(f.id)
+        else if ((state === 'waiting' || state === 'claimed') && !gone.has(f.id)) {
+          report.waiting++
+          oldest = Math.min(oldest, f.sentAt)
+        }
+      }
       report.notYet += work.notYet
       report.dropped += droppedIds.size
       report.aside.push(...asideOf(listing, work))
     }
-    report.waiting = waiting.length
-    if (waiting.length) report.oldestSentAt = Math.min(...waiting.map((f) => f.sentAt))
+    if (report.waiting) report.oldestSentAt = oldest
     if (older.length) report.older = older
     if (!taking) return report
     report.taken = taken.length
     doneIds = done
     log(s.scanLine(k, report.taken, report.waiting, report.notYet))
-    lastScan = report
     offer(taken)
     return report
   }
 
   return {
-    /** Every hook dispatch has its own `$`: the edges of the latest one are used from here on. */
-    bind(current: DeliveryEdges): void {
-      edges = current
-    },
-
     /**
      * A session start (fresh, resumed, after /clear, after a reload): the spool's real root, this
      * session's id (its claims' owner) and its key, once settled (undefined: live mail only).
      */
-    start(bound: DeliveryEdges, at: { root: string; sessionId: string; key?: string }): void {
-      edges = bound
+    start(at: { root?: string; sessionId: string; key?: string }): void {
       root = at.root
       owner = ownerOf(at.sessionId)
       owners.add(owner)
@@ -410,9 +382,14 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       mainTurn = false
       const items = queue
       queue = []
-      if (!items.length || !edges) return
-      const e = edges
-      for (const h of items) await release(e, h)
+      if (!items.length) return
+      for (const h of items) {
+        held.delete(h.id)
+        seen.delete(h.id)
+        released.add(h.id)
+        // Where nothing renames the marker stays: this load knows the claim was never shown.
+        if (!h.marker) await moved(h.path, `${h.folder}/${fileName(h.base, 'json')}`, s.releaseFailedLine, h.path)
+      }
       log(s.releasedLine(items.length, reason))
     },
 
@@ -427,7 +404,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
       if (agentId !== undefined) return
       mainTurn = false
       appendBlocked = false
-      if (!queue.length || !edges) return
+      if (!queue.length) return
       const items = queue
       queue = []
       offPath(() => void deliver(items))
@@ -435,19 +412,18 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
     /** After `next(e)` of a tool call, before its result returns: the queue as ONE row, at a model's main-thread call only. */
     async toolCompleted(call: ToolBoundary): Promise<void> {
-      if (call.agentId !== undefined || call.originPlugin !== 'engine' || !mainTurn || appendBlocked || !queue.length || !edges) return
-      const e = edges
+      if (call.agentId !== undefined || call.originPlugin !== 'engine' || !mainTurn || appendBlocked || !queue.length) return
       const items = queue
       queue = []
       log(s.appendingLine(items.length))
-      const why = await attempt(() => e.append(batchText(e, items)), 'deny')
+      const why = await attempt(() => edges.append(batchText(items)), 'deny')
       if (why !== undefined) {
         log(s.appendFailedLine(why))
         appendBlocked = true
         queue = [...items, ...queue]
         return
       }
-      lastDelivery = { at: e.now(), count: items.length, via: 'row' }
+      lastDelivery = { at: edges.now(), count: items.length, via: 'row' }
       offPath(() => void markAll(items))
     },
 
@@ -459,9 +435,9 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
      * without keel's header, or with no spool copy here, passes.
      */
     async receive(got: Received): Promise<{ consumed: string } | undefined> {
-      if (got.agentId !== undefined || !edges) return undefined
+      if (got.agentId !== undefined) return
       const h = findHeader(got.text)
-      if (!h) return undefined
+      if (!h) return
       if (seen.has(h.id) || doneIds.has(h.id)) {
         duplicates++
         return { consumed: s.duplicateOf(pkg, h.id) }
@@ -472,8 +448,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
     /** The engine stored a live mail's row: it is delivered, and its spool copy is marked done. */
     rowStored(row: StoredRow): void {
-      if (row.agentId !== undefined || row.originKind !== 'peer' || (row.door !== 'prompt' && row.door !== 'delivery') || !edges) return
-      const h = findHeader(row.text)
+      const h = row.agentId === undefined ? findHeader(row.text) : undefined
       if (!h) return
       seen.add(h.id)
       lastDelivery = { at: edges.now(), count: 1, via: 'live' }
@@ -487,20 +462,20 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
 
     /** Collects the key's waiting mail into one batch and delivers it by the rules above; one scan at a time. */
     scan(): Promise<ScanReport | undefined> {
-      if (scanning) {
-        rescan = true
-        return scanning
+      // A scan asked for while one runs: that one looks once more when it is done.
+      if (scanning) rescan = true
+      else {
+        scanning = (async () => {
+          let report: ScanReport | undefined
+          do {
+            rescan = false
+            report = await survey(true)
+          } while (rescan)
+          return report
+        })().finally(() => {
+          scanning = undefined
+        })
       }
-      scanning = (async () => {
-        let report: ScanReport | undefined
-        do {
-          rescan = false
-          report = await survey(true)
-        } while (rescan)
-        return report
-      })().finally(() => {
-        scanning = undefined
-      })
       return scanning
     },
 
@@ -517,42 +492,34 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
      * alone. Resolves how many mails were dropped.
      */
     async sweep(name: string): Promise<number> {
-      const e = edges
-      if (!e || root === undefined) return 0
+      if (root === undefined) return 0
       const folder = `${root}/${name}`
-      let listing: Listing | undefined
-      try {
-        listing = await listFolder(e, folder)
-      } catch (err) {
-        log(s.listFailedLine(folder, messageOf(err)))
-        return 0
-      }
+      const listing = await listed(folder)
       if (listing === undefined) return 0
-      const commands = await e.hasCommands().catch(() => false)
-      return (await prune(e, folder, prunePlan(listing, { now: e.now(), retentionMs: config.retentionMs, commands, held: mine() }), commands)).size
+      const commands = await edges.hasCommands().catch(() => false)
+      return (await prune(folder, listing, edges.now(), commands)).size
     },
 
     /** For the status lines and tests. */
     facts() {
-      return { key, lastScan, lastDelivery, duplicates, queued: queue.length, holding: held.size, mainTurn }
+      return { key, lastDelivery, duplicates, queued: queue.length, holding: held.size }
     },
   }
 
   /** A live mail's copy in this key's mailbox, read and claimed as a scan takes one; undefined when not there (another holder's, or never kept). */
   async function claimLive(id: string): Promise<Held | undefined> {
-    const e = edges
-    if (!e || key === undefined || root === undefined) return undefined
+    if (key === undefined || root === undefined) return
     if (held.has(id)) return held.get(id)
     const folder = `${root}/${folderOf(key)}`
     let files
     try {
-      files = readListing(await e.list(folder)).mails.find((f) => f.id === id)
+      files = readListing(await edges.list(folder)).mails.find((f) => f.id === id)
     } catch (err) {
       log(s.listFailedLine(folder, messageOf(err)))
-      return undefined
+      return
     }
-    if (!files?.json || stateOf(files) !== 'waiting') return undefined
-    const h = await take(e, folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await e.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: new Set() })
+    if (!files?.json || stateOf(files) !== 'waiting') return
+    const h = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await edges.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: new Set() })
     seen.add(id) // a live mail stays seen even where its copy was not claimed
     if (h) log(s.liveClaimLine(id))
     return h
@@ -562,7 +529,7 @@ export function createMailbox(pkg: string, config: MailboxConfig) {
   async function verify(h: Header, arrived: string): Promise<{ consumed: string } | undefined> {
     const x = await claimLive(h.id)
     const mail = x?.delivery?.mail
-    if (!mail || arrived.includes(withHeader(h.pkg, h.id, h.from, mail.text))) return undefined
+    if (!mail || arrived.includes(withHeader(h.pkg, h.id, h.from, mail.text))) return
     offer([x!])
     return { consumed: s.alteredOf(pkg, h.id) }
   }

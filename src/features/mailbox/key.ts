@@ -4,7 +4,7 @@
 // The allowed form: a string, trimmed, of 1-64 characters, with no control character (C0, DEL, C1,
 // the line and paragraph separators: a key sits on one header line), no `/` or `\`, no `..`, and a
 // folder name (below) of at most 255 bytes. Anything else a session name may hold is allowed.
-import * as v from 'valibot'
+import { isRecord, isString } from '../../lib/shape.ts'
 import { FOLDER_NAME_MAX, KEY_MAX_CHARS, KEY_STORE_PREFIX, KEY_STORE_TTL_MS, MINTED_SUFFIX_CHARS, SLUG_FALLBACK, SLUG_MAX_CHARS, type Naming } from './constants.ts'
 import { randomBase32 } from './ids.ts'
 import { KEY_WHY, NO_KEY_WHY } from './strings.ts'
@@ -13,16 +13,21 @@ export type KeyCheck = { ok: true; key: string } | { ok: false; why: string }
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/
 
+/** What a trimmed text must not be, in order: the first that holds is why it is no key. */
+const NOT_A_KEY: readonly (readonly [keyof typeof KEY_WHY, (key: string) => boolean])[] = [
+  ['empty', (key) => !keyIdOf(key)],
+  ['control', (key) => CONTROL.test(key)],
+  ['path', (key) => /[/\\]/.test(key)],
+  ['dots', (key) => key.includes('..')],
+  ['long', (key) => [...key].length > KEY_MAX_CHARS],
+  ['folder', (key) => folderOf(key).length > FOLDER_NAME_MAX],
+]
+
 export function checkKey(raw: unknown): KeyCheck {
   if (typeof raw !== 'string') return { ok: false, why: KEY_WHY.notText }
   const key = raw.trim()
-  if (!keyIdOf(key)) return { ok: false, why: KEY_WHY.empty }
-  if (CONTROL.test(key)) return { ok: false, why: KEY_WHY.control }
-  if (/[/\\]/.test(key)) return { ok: false, why: KEY_WHY.path }
-  if (key.includes('..')) return { ok: false, why: KEY_WHY.dots }
-  if ([...key].length > KEY_MAX_CHARS) return { ok: false, why: KEY_WHY.long }
-  if (folderOf(key).length > FOLDER_NAME_MAX) return { ok: false, why: KEY_WHY.folder }
-  return { ok: true, key }
+  const broken = NOT_A_KEY.find(([, breaks]) => breaks(key))
+  return broken ? { ok: false, why: KEY_WHY[broken[0]] } : { ok: true, key }
 }
 
 /**
@@ -77,41 +82,37 @@ export type OwnName = { name: string; source: 'user' | 'auto' | 'derived' | 'unk
 
 /** `$.store` `mailbox-key:<sessionId>`. */
 export type StoredKey = { key: string; at: number }
-const StoredKeySchema = v.object({ key: v.string(), at: v.number() })
 
 /** A stored value as a key entry, or undefined when it is not one (a damaged or foreign value is ignored). */
 export function storedKeyOf(value: unknown): StoredKey | undefined {
-  const parsed = v.safeParse(StoredKeySchema, value)
-  return parsed.success && checkKey(parsed.output.key).ok ? { key: parsed.output.key, at: parsed.output.at } : undefined
+  return isRecord(value) && isString(value.key) && typeof value.at === 'number' && checkKey(value.key).ok ? { key: value.key, at: value.at } : undefined
 }
 
 export const keyStoreName = (sessionId: string) => `${KEY_STORE_PREFIX}${sessionId}`
 
 export type KeySource = 'user' | 'auto' | 'stored' | 'minted'
-export type StoreWrite = { name: string; value: StoredKey }
 
+/** The key, or why there is none. The caller stores `{ key, at }` under `keyStoreName(sessionId)` at every settle, so an entry in use is never pruned. */
 export type KeyPlan =
   | {
     key: string
     source: KeySource
     /** Apply with `$.command.run({ command: 'rename', args })` from a timer (the engine then records it as `user`). */
     rename?: string
-    /** Refreshes `at`, so an entry in use is never pruned. */
-    store: StoreWrite
   }
   | { key?: undefined; why: string }
 
 export type SettleInput = {
-  sessionId: string
   /** From `<config root>/sessions/<CLAUDE_PID>.json` first, else ListAgents' first line; undefined when neither was read. */
   own: OwnName | undefined
   /** `$.store.get(keyStoreName(sessionId))`. */
   stored: unknown
   naming: Naming
+  /** Nobody watches the session (`-p`, the SDK): keel renames only a watched one, since a plugin's /rename answers into a headless run's output. */
+  headless?: boolean
   /** The session's working folder: a derived name is made from its basename, and so is a minted key. */
   cwd: string
-  now: number
-  /** For minting: at least `bytesFor(4)` = 3 random bytes. */
+  /** For minting: at least 4 random bytes. */
   randomBytes: (length: number) => Uint8Array
 }
 
@@ -120,7 +121,7 @@ const basename = (cwd: string) => cwd.replace(/[\\/]+$/, '').split(/[\\/]/).pop(
 /** The engine derives `<cwd basename, lowercased>-<2 hex>` and changes it at every resume (A8, NOTES §1). */
 export function looksDerived(name: string, cwd: string): boolean {
   const base = basename(cwd).toLowerCase()
-  return base !== '' && name.length === base.length + 3 && name.startsWith(`${base}-`) && /^[0-9a-f]{2}$/.test(name.slice(-2))
+  return base !== '' && /^(.+)-[0-9a-f]{2}$/.exec(name)?.[1] === base
 }
 
 /** The working folder's basename as a key's first part: lower case, runs of other characters as one `-`, at most 24. */
@@ -133,30 +134,28 @@ export function slugOf(cwd: string): string {
 export const mintKey = (cwd: string, randomBytes: (length: number) => Uint8Array) =>
   `${slugOf(cwd)}-${randomBase32(randomBytes, MINTED_SUFFIX_CHARS)}`
 
-const entry = (sessionId: string, key: string, now: number): StoreWrite => ({ name: keyStoreName(sessionId), value: { key, at: now } })
-
 /**
  * The key a session takes at start. A name the person gave (`user`) or the engine restored
  * (`auto`) is the key; a derived name is replaced by the key stored for this session id, else by a
- * minted one, unless `mailboxNaming` is off. ListAgents' name has no source: it counts as derived
- * when it has the derived form for this folder, else as given.
+ * minted one, unless `mailboxNaming` is off or the session is headless. ListAgents' name has no
+ * source: it counts as derived when it has the derived form for this folder, else as given.
  */
 export function settleKey(input: SettleInput): KeyPlan {
-  const { own, sessionId, now } = input
+  const { own } = input
   if (!own) return { why: NO_KEY_WHY.unknown }
   const source = own.source === 'unknown' ? (looksDerived(own.name, input.cwd) ? 'derived' : 'user') : own.source
-  if (source !== 'derived') return adopt(own.name, source, sessionId, now)
+  if (source !== 'derived') return adopt(own.name, source)
   if (input.naming === 'off') return { why: NO_KEY_WHY.namingOff(own.name) }
-  const stored = storedKeyOf(input.stored)
-  if (stored) return { key: stored.key, source: 'stored', ...(stored.key === own.name ? {} : { rename: stored.key }), store: entry(sessionId, stored.key, now) }
+  if (input.headless) return { why: NO_KEY_WHY.headless(own.name) }
+  const stored = storedKeyOf(input.stored)?.key
+  if (stored !== undefined) return { key: stored, source: 'stored', ...(stored === own.name ? {} : { rename: stored }) }
   const minted = mintKey(input.cwd, input.randomBytes)
-  return { key: minted, source: 'minted', rename: minted, store: entry(sessionId, minted, now) }
+  return { key: minted, source: 'minted', rename: minted }
 }
 
-function adopt(name: string, source: 'user' | 'auto', sessionId: string, now: number): KeyPlan {
+function adopt(name: string, source: 'user' | 'auto'): KeyPlan {
   const checked = checkKey(name)
-  if (!checked.ok) return { why: NO_KEY_WHY.invalid(name, checked.why) }
-  return { key: checked.key, source, store: entry(sessionId, checked.key, now) }
+  return checked.ok ? { key: checked.key, source } : { why: NO_KEY_WHY.invalid(name, checked.why) }
 }
 
 /**
@@ -164,22 +163,16 @@ function adopt(name: string, source: 'user' | 'auto', sessionId: string, now: nu
  * key (adoption; the caller then scans K2's mailbox). A name that cannot be a key leaves the session
  * with none: the key follows the name, or another session could take the old name and its mail.
  */
-export const adoptRename = (name: string, sessionId: string, now: number): KeyPlan => adopt(name, 'user', sessionId, now)
+export const adoptRename = (name: string): KeyPlan => adopt(name, 'user')
 
-/** `/clear` keeps the process and its name but changes the session id: the key entry follows it. */
-export const carryAcrossClear = (key: string, newSessionId: string, now: number): StoreWrite => entry(newSessionId, key, now)
+/** The name a `/rename` answered with (`Session renamed to: K`, measured, A10), or undefined when it did not apply. */
+export function renamedTo(answer: unknown): string | undefined {
+  const text = (answer as { text?: unknown } | undefined)?.text
+  return typeof text === 'string' ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : undefined
+}
 
-/** The engine's answer to a rename that applied (A10). */
-export const renameApplied = (answer: unknown, key: string) =>
-  typeof (answer as { text?: unknown } | undefined)?.text === 'string' && (answer as { text: string }).text.trim() === `Session renamed to: ${key}`
-
-/** The key entries to delete: not a key entry any more, or not refreshed for 30 days. */
-export function staleKeyEntries(entries: readonly (readonly [string, unknown])[], now: number): string[] {
-  return entries
-    .filter(([name, value]) => {
-      if (!name.startsWith(KEY_STORE_PREFIX)) return false
-      const stored = storedKeyOf(value)
-      return !stored || now - stored.at > KEY_STORE_TTL_MS
-    })
-    .map(([name]) => name)
+/** A key entry (`mailbox-key:…`) to delete: not a key entry any more, or not refreshed for 30 days. */
+export function isStaleKeyEntry(value: unknown, now: number): boolean {
+  const stored = storedKeyOf(value)
+  return !stored || now - stored.at > KEY_STORE_TTL_MS
 }

@@ -1,24 +1,20 @@
 // The sender's outbox: the mail this session sent, so its status can say what still waits for its
 // recipient and what the retention period dropped untaken. `$.store` `mailbox-outbox:<sessionId>`
 // holds the records; each mail's state is read from the recipient's folder, never stored.
-import * as v from 'valibot'
+import { isRecord, isString } from '../../lib/shape.ts'
 import { DROPPED_KEPT_FACTOR, KEY_STORE_TTL_MS, OUTBOX_MAX_RECORDS, OUTBOX_STORE_PREFIX } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
 import { stateOf, type Listing, type MailState } from './spool.ts'
 
 export type OutboxRecord = { id: string; to: string; sentAt: number }
 
-const RecordSchema = v.object({ id: v.pipe(v.string(), v.regex(MAIL_ID_PATTERN)), to: v.string(), sentAt: v.number() })
-
 export const outboxStoreName = (sessionId: string) => `${OUTBOX_STORE_PREFIX}${sessionId}`
 
 /** The stored records; a damaged entry is skipped, a damaged value reads as empty. */
 export function parseOutbox(value: unknown): OutboxRecord[] {
   if (!Array.isArray(value)) return []
-  return value.flatMap((r) => {
-    const parsed = v.safeParse(RecordSchema, r)
-    return parsed.success ? [{ id: parsed.output.id, to: parsed.output.to, sentAt: parsed.output.sentAt }] : []
-  })
+  return value.flatMap((r) =>
+    isRecord(r) && isString(r.id) && MAIL_ID_PATTERN.test(r.id) && isString(r.to) && typeof r.sentAt === 'number' ? [{ id: r.id, to: r.to, sentAt: r.sentAt }] : [])
 }
 
 /** One more record; the oldest go past the cap. */
@@ -52,27 +48,16 @@ export type SettledOutbox = {
 }
 
 export function settleOutbox(records: readonly OutboxRecord[], state: (r: OutboxRecord) => SentState): SettledOutbox {
-  const out: SettledOutbox = { keep: [], waiting: [], dropped: [], aside: [], missing: [] }
+  const states = records.map(state)
+  const those = (wanted: SentState) => records.filter((_, i) => states[i] === wanted)
+  const keep = those('waiting')
   const byKey = new Map<string, number>()
-  for (const r of records) {
-    const st = state(r)
-    if (st === 'waiting') {
-      out.keep.push(r)
-      byKey.set(r.to, (byKey.get(r.to) ?? 0) + 1)
-    } else if (st === 'dropped' || st === 'aside' || st === 'missing') out[st].push(r)
-  }
-  out.waiting = [...byKey]
-  return out
+  for (const r of keep) byKey.set(r.to, (byKey.get(r.to) ?? 0) + 1)
+  return { keep, waiting: [...byKey], dropped: those('dropped'), aside: those('aside'), missing: those('missing') }
 }
 
-/** Outbox entries of any session to delete: damaged, empty, or with nothing sent for longer than a dropped mail is kept, and 30 days. */
-export function staleOutboxEntries(entries: readonly (readonly [string, unknown])[], now: number, retentionMs: number): string[] {
-  const ttl = Math.max(KEY_STORE_TTL_MS, DROPPED_KEPT_FACTOR * retentionMs)
-  return entries
-    .filter(([name, value]) => {
-      if (!name.startsWith(OUTBOX_STORE_PREFIX)) return false
-      const records = parseOutbox(value)
-      return records.length === 0 || now - Math.max(...records.map((r) => r.sentAt)) > ttl
-    })
-    .map(([name]) => name)
+/** An outbox entry (`mailbox-outbox:…`) to delete: damaged, empty, or with nothing sent for longer than a dropped mail is kept, and 30 days. */
+export function isStaleOutbox(value: unknown, now: number, retentionMs: number): boolean {
+  const records = parseOutbox(value)
+  return records.length === 0 || now - Math.max(...records.map((r) => r.sentAt)) > Math.max(KEY_STORE_TTL_MS, DROPPED_KEPT_FACTOR * retentionMs)
 }

@@ -13,17 +13,20 @@ import * as s from './strings.ts'
 
 export type SendCheck = { ok: true; to: string; text: string } | { ok: false; deny: string }
 
+/** A refusal: nothing was sent. */
+const denied = (deny: string) => ({ ok: false as const, deny })
+
 /** The input rules: `to` a key (not this session's own, in any spelling), `text` a non-blank string of at most 64 KiB of UTF-8. */
 export function checkSend(input: { to?: unknown; text?: unknown }, ownKey: string | undefined): SendCheck {
   const to = checkKey(input.to)
-  if (!to.ok) return { ok: false, deny: s.toRefused(to.why) }
-  if (sameKey(to.key, ownKey)) return { ok: false, deny: s.toSelf(to.key) }
-  if (typeof input.text !== 'string') return { ok: false, deny: s.TEXT_NOT_TEXT }
-  if (!input.text.trim()) return { ok: false, deny: s.TEXT_EMPTY }
+  if (!to.ok) return denied(s.toRefused(to.why))
+  if (sameKey(to.key, ownKey)) return denied(s.toSelf(to.key))
+  if (typeof input.text !== 'string') return denied(s.TEXT_NOT_TEXT)
+  if (!input.text.trim()) return denied(s.TEXT_EMPTY)
   // A lone surrogate has no UTF-8 form: measured, the model reads it as U+FFFD by either path.
-  if (/\p{Cs}/u.test(input.text)) return { ok: false, deny: s.TEXT_NOT_UTF8 }
+  if (/\p{Cs}/u.test(input.text)) return denied(s.TEXT_NOT_UTF8)
   const bytes = utf8Bytes(input.text)
-  if (bytes > MAIL_TEXT_MAX_BYTES) return { ok: false, deny: s.textTooLong(bytes) }
+  if (bytes > MAIL_TEXT_MAX_BYTES) return denied(s.textTooLong(bytes))
   return { ok: true, to: to.key, text: input.text }
 }
 
@@ -46,12 +49,11 @@ const NOT_RUNNING = [/^No agent named '.*' is reachable\./s, /^No agent is named
 const TWO_HOLDERS = /^\d+ agents are named '/
 const REF = /^\s+.*?\[([^\]\s]+)\]/gm
 
-/** Classifies `$.session.send`'s result (or what it rejected with). */
+/** Classifies `$.session.send`'s result. */
 export function classifySend(result: unknown): Outcome {
-  if (result instanceof Error) return { kind: 'refused', reason: result.message }
   const r = result as { isDelivered?: unknown; reason?: unknown } | undefined
   if (r?.isDelivered === true) return { kind: 'delivered' }
-  const reason = typeof r?.reason === 'string' ? r.reason : String(r?.reason ?? 'no reason given')
+  const reason = String(r?.reason ?? 'no reason given')
   if (NOT_RUNNING.some((p) => p.test(reason))) return { kind: 'notRunning' }
   if (TWO_HOLDERS.test(reason)) return { kind: 'twoHolders', refs: [...reason.matchAll(REF)].map((m) => m[1]!) }
   return { kind: 'refused', reason: reason.trim() }
@@ -110,29 +112,22 @@ export type SendResult =
 export async function sendMail(e: SendEdges, req: SendRequest): Promise<SendResult> {
   const checked = checkSend(req.input, req.ownKey)
   if (!checked.ok) return checked
-  if (req.from === undefined) return { ok: false, deny: s.FROM_UNKNOWN }
+  if (req.from === undefined) return denied(s.FROM_UNKNOWN)
   const from = checkKey(req.from)
-  if (!from.ok) return { ok: false, deny: s.fromRefused(req.from, from.why) }
-  let mail: Mail
-  try {
-    mail = { v: MAIL_VERSION, id: newMailId((n) => e.randomBytes(n)), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text }
-  } catch (err) {
-    return { ok: false, deny: s.notKept(messageOf(err)) }
-  }
+  if (!from.ok) return denied(s.fromRefused(req.from, from.why))
+  const mail: Mail = { v: MAIL_VERSION, id: newMailId(e.randomBytes), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text }
   const folder = `${req.root}/${folderOf(mail.to)}`
-  const path = `${folder}/${mailName(mail)}`
   // Never over an existing file (`expected: null`); in place only where nothing renames (then a reader's "not yet" rule covers the torn moment).
-  const written = await writeSafely(e, { within: req.root, path, text: mailFileText(mail), expected: null, inPlace: true })
-  if (!written.ok) return { ok: false, deny: s.notKept(written.reason) }
+  const written = await writeSafely(e, { within: req.root, path: `${folder}/${mailName(mail)}`, text: mailFileText(mail), expected: null, inPlace: true })
+  if (!written.ok) return denied(s.notKept(written.reason))
   let outcome: Outcome = { kind: 'noMessaging' }
   if (e.send) {
     try {
       outcome = classifySend(await e.send(mail.to, withHeader(req.pkg, mail.id, mail.from, mail.text)))
     } catch (err) {
-      outcome = classifySend(err instanceof Error ? err : new Error(messageOf(err)))
+      outcome = { kind: 'refused', reason: messageOf(err) }
     }
   }
-  const answer = answerFor(outcome, mail.to, mail.id, folder)
-  if (outcome.kind === 'delivered') return { ok: true, answer, outcome, mail, path: written.path }
-  return { ok: true, answer, outcome, mail, path: written.path, record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } }
+  const kept = outcome.kind === 'delivered' ? {} : { record: { id: mail.id, to: mail.to, sentAt: mail.sentAt } }
+  return { ok: true, answer: answerFor(outcome, mail.to, mail.id, folder), outcome, mail, path: written.path, ...kept }
 }

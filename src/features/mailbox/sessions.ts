@@ -1,7 +1,7 @@
 // Where the mailbox lives, and what the engine's session registry says (NOTES §1 and §6): peers are
 // the sessions of one config root (`${CLAUDE_CONFIG_DIR:-$HOME/.claude}`), whose registry holds a
 // record per running session, and whose keel home holds the spool every keel package shares.
-import * as v from 'valibot'
+import { ANY, fits, STRING, type Shape } from '../../lib/shape.ts'
 import { keelHomeOf } from '../../lib/keel-home.ts'
 import { SESSIONS_DIR, SPOOL_DIR } from './constants.ts'
 import type { OwnName } from './key.ts'
@@ -13,12 +13,7 @@ export const registryPathOf = (configRoot: string, pid: string) => `${sessionsDi
 /** The fields of `<config root>/sessions/<pid>.json` the mailbox reads; the others are the engine's. */
 export type SessionRecord = { sessionId?: string; name?: string; nameSource?: string; status?: string }
 
-const RecordSchema = v.looseObject({
-  sessionId: v.optional(v.string()),
-  name: v.optional(v.string()),
-  nameSource: v.optional(v.string()),
-  status: v.optional(v.string()),
-})
+const RECORD_SHAPE: Shape = { 'sessionId?': STRING, 'name?': STRING, 'nameSource?': STRING, 'status?': STRING, '*': ANY }
 
 export function parseSessionRecord(text: string): SessionRecord | undefined {
   let json: unknown
@@ -27,17 +22,16 @@ export function parseSessionRecord(text: string): SessionRecord | undefined {
   } catch {
     return undefined
   }
-  const parsed = v.safeParse(RecordSchema, json)
-  if (!parsed.success || Array.isArray(json)) return undefined
-  const { sessionId, name, nameSource, status } = parsed.output
-  return { sessionId, name, nameSource, status }
+  return fits(json, RECORD_SHAPE) ? (json as SessionRecord) : undefined
 }
 
-/** The session's own name and its source from its record; a source this build does not know counts as unknown. */
+/** The sources of a name this build knows; another counts as unknown. */
+const NAME_SOURCES: readonly (string | undefined)[] = ['user', 'auto', 'derived'] satisfies OwnName['source'][]
+
+/** The session's own name and its source from its record. */
 export function ownNameOf(record: SessionRecord | undefined): OwnName | undefined {
   if (!record?.name) return undefined
-  const known = record.nameSource === 'user' || record.nameSource === 'auto' || record.nameSource === 'derived'
-  return { name: record.name, source: known ? (record.nameSource as OwnName['source']) : 'unknown' }
+  return { name: record.name, source: NAME_SOURCES.includes(record.nameSource) ? (record.nameSource as OwnName['source']) : 'unknown' }
 }
 
 /** ListAgents' first line, `This session is <name> [<ref>] — …` (A11): the name, with no source. */

@@ -10,23 +10,24 @@
 //   B.dropped                     never taken within the retention period (the text kept, for the person)
 //   B.corrupt                     set aside: unreadable as a mail (named in status)
 // The state of B is the strongest name present: corrupt, done, dropped, claimed, waiting.
-import * as v from 'valibot'
+import { is, isString, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
-import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_FILE_MAX_BYTES, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
+import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_ID_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
 import { checkKey, escapeName, sameKey } from './key.ts'
-import { CORRUPT } from './strings.ts'
+import { CORRUPT, MAIL_FIELD } from './strings.ts'
 
 export type Mail = { v: typeof MAIL_VERSION; id: string; from: string; to: string; sentAt: number; text: string }
 
-const MailSchema = v.strictObject({
-  v: v.literal(MAIL_VERSION),
-  id: v.pipe(v.string(), v.regex(MAIL_ID_PATTERN)),
-  from: v.string(),
-  to: v.string(),
-  sentAt: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
-  text: v.string(),
-})
+/** A mail file's JSON: exactly these fields. */
+const MAIL_SHAPE: Shape = {
+  v: is((n) => n === MAIL_VERSION, MAIL_FIELD.version),
+  id: is((id) => isString(id) && MAIL_ID_PATTERN.test(id), MAIL_FIELD.id),
+  from: STRING,
+  to: STRING,
+  sentAt: is((n) => Number.isSafeInteger(n) && n >= 0, MAIL_FIELD.sentAt),
+  text: STRING,
+}
 
 export const utf8Bytes = (text: string) => new TextEncoder().encode(text).length
 
@@ -38,19 +39,18 @@ export const mailName = (mail: Pick<Mail, 'sentAt' | 'id'>) => `${baseOf(mail.se
 /** The owner part of a claim name: the session id, escaped as a folder name is. */
 export const ownerOf = (sessionId: string) => escapeName(sessionId)
 export const claimName = (base: string, owner: string, at: number) => `${base}.claimed-${owner}-${at}`
-export const doneName = (base: string) => `${base}.done`
-export const droppedName = (base: string) => `${base}.dropped`
-export const corruptName = (base: string) => `${base}.corrupt`
+/** `B.json`, `B.done`, `B.dropped` or `B.corrupt`. */
+export const fileName = (base: string, kind: 'json' | 'done' | 'dropped' | 'corrupt') => `${base}.${kind}`
 
 export type Name =
   | { base: string; sentAt: number; id: string; kind: 'json' | 'done' | 'dropped' | 'corrupt' }
   | { base: string; sentAt: number; id: string; kind: 'claimed'; owner: string; at: number }
 
-const NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]+))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`)
+const NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]{${MAIL_ID_CHARS}}))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`)
 
 export function parseName(name: string): Name | undefined {
   const m = NAME.exec(name)
-  if (!m || !MAIL_ID_PATTERN.test(m[3]!)) return undefined
+  if (!m) return undefined
   const common = { base: m[1]!, sentAt: Number(m[2]), id: m[3]! }
   if (m[5] !== undefined) return { ...common, kind: 'claimed', owner: m[5], at: Number(m[6]) }
   return { ...common, kind: m[4] as 'json' | 'done' | 'dropped' | 'corrupt' }
@@ -86,11 +86,10 @@ export function stateOf(f: MailFiles): MailState {
 }
 
 /** Where the mail's text is: B.json while it is there, else the newest claim that is not an empty marker. */
-export function bodyOf(f: MailFiles): { name: string; size: number; mtimeMs: number } | undefined {
-  if (f.json) return f.json
-  for (let i = f.claims.length - 1; i >= 0; i--) if (f.claims[i]!.size > 0) return f.claims[i]!
-  return undefined
-}
+export const bodyOf = (f: MailFiles): { name: string; size: number; mtimeMs: number } | undefined => f.json ?? f.claims.findLast((c) => c.size > 0)
+
+/** Oldest first by `sentAt`, then by id. */
+export const oldestFirst = (a: Pick<Mail, 'sentAt' | 'id'>, b: Pick<Mail, 'sentAt' | 'id'>) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1)
 
 export type Listing = {
   /** Oldest first. */
@@ -107,37 +106,25 @@ export function readListing(entries: readonly ListEntry[]): Listing {
   const temps: ListEntry[] = []
   const aside: { name: string; why: string }[] = []
   for (const e of entries) {
-    if (e.isLink) {
-      aside.push({ name: e.name, why: CORRUPT.link })
-      continue
-    }
-    if (TEMP_PATTERN.test(e.name)) {
+    if (!e.isLink && TEMP_PATTERN.test(e.name)) {
       if (e.kind === 'file') temps.push(e)
       continue
     }
-    const n = e.kind === 'file' ? parseName(e.name) : undefined
+    const n = !e.isLink && e.kind === 'file' ? parseName(e.name) : undefined
     if (!n) {
-      aside.push({ name: e.name, why: CORRUPT.stray })
+      aside.push({ name: e.name, why: e.isLink ? CORRUPT.link : CORRUPT.stray })
       continue
     }
     let f = byBase.get(n.base)
     if (!f) byBase.set(n.base, (f = { base: n.base, id: n.id, sentAt: n.sentAt, claims: [] }))
     if (n.kind === 'json') f.json = e
-    else if (n.kind === 'claimed') f.claims.push({ name: e.name, owner: n.owner, at: n.at, size: e.size, mtimeMs: e.mtimeMs })
+    else if (n.kind === 'claimed') f.claims.push({ ...e, owner: n.owner, at: n.at })
     else f[n.kind] = e.name
   }
-  const mails = [...byBase.values()].sort((a, b) => a.sentAt - b.sentAt || (a.id < b.id ? -1 : 1))
+  const mails = [...byBase.values()].sort(oldestFirst)
   for (const f of mails) f.claims.sort((a, b) => a.at - b.at)
   return { mails, temps, aside }
 }
-
-const issueOf = (issue: v.BaseIssue<unknown>) => {
-  const path = issue.path?.map((p) => String(p.key)).join('.')
-  return path ? `${path}: ${issue.message}` : issue.message
-}
-
-/** A file larger than any mail is set aside unread. */
-export const oversize = (bytes: number) => bytes > MAIL_FILE_MAX_BYTES
 
 export type Body = { mail: Mail } | { notYet: true } | { corrupt: string }
 
@@ -153,9 +140,9 @@ export function parseBody(text: string, at: { key: string; base: string; mtimeMs
   } catch {
     return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true }
   }
-  const parsed = v.safeParse(MailSchema, json)
-  if (!parsed.success) return { corrupt: CORRUPT.notMail(issueOf(parsed.issues[0])) }
-  const mail = parsed.output
+  const problem = problemsOf(json, MAIL_SHAPE)[0]
+  if (problem !== undefined) return { corrupt: CORRUPT.notMail(problem) }
+  const mail = json as Mail
   if (baseOf(mail.sentAt, mail.id) !== at.base) return { corrupt: CORRUPT.misnamed }
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) }
   const from = checkKey(mail.from)
@@ -198,13 +185,10 @@ export function candidatesOf(listing: Listing, h: Holdings): Candidate[] {
     if ((state !== 'waiting' && state !== 'claimed') || h.held.has(files.id)) continue
     const { name: body, size, mtimeMs } = bodyOf(files)!
     const last = files.claims.at(-1)
-    if (!last) {
-      out.push({ files, body, size, mtimeMs, redelivered: false })
-      continue
-    }
-    const ours = h.owners.has(last.owner)
-    if (!ours && h.now - last.at <= CLAIM_STALE_MS) continue
-    out.push({ files, body, size, mtimeMs, redelivered: !(ours && h.released.has(files.id)) })
+    const ours = last !== undefined && h.owners.has(last.owner)
+    if (last && !ours && h.now - last.at <= CLAIM_STALE_MS) continue
+    // Claimed before: redelivered, unless this load released it unshown.
+    out.push({ files, body, size, mtimeMs, redelivered: last !== undefined && !(ours && h.released.has(files.id)) })
   }
   return out
 }
@@ -237,9 +221,8 @@ export function prunePlan(listing: Listing, p: { now: number; retentionMs: numbe
     // A fresh claim is a live delivery: dropping the file would pull it from under its holder.
     if (state === 'claimed' && p.now - f.claims.at(-1)!.at <= CLAIM_STALE_MS) continue
     if (state === 'waiting' || state === 'claimed') out.push({ op: 'drop', files: f, body: bodyOf(f)!.name })
-    else if (!p.commands) continue
-    else if (state === 'done' || state === 'corrupt' || state === 'empty') out.push({ op: 'remove', names: namesOf(f) })
-    else if (age > DROPPED_KEPT_FACTOR * p.retentionMs) out.push({ op: 'remove', names: namesOf(f) })
+    // Done, corrupt or empty: gone after the retention period; dropped, after twice that.
+    else if (p.commands && (state !== 'dropped' || age > DROPPED_KEPT_FACTOR * p.retentionMs)) out.push({ op: 'remove', names: namesOf(f) })
   }
   return out
 }

@@ -25,42 +25,38 @@ export type StatusFacts = {
   scanSeconds: number
 }
 
-function waiting(key: string, scan: ScanReport | undefined, queued: number): string[] {
-  const lines: string[] = []
-  if (scan?.error !== undefined) lines.push(s.waitingUnknownLine(key, scan.error))
-  else if (scan) lines.push(s.waitingLine(key, scan.waiting, scan.oldestSentAt))
-  if (queued) lines.push(s.queuedStatusLine(queued))
-  return lines
-}
-
 export function statusLines(f: StatusFacts): string[] {
   if (!f.key) return [s.NOT_STARTED_LINE]
-  const k = f.key
-  const lines = [k.key === undefined ? s.noKeyLine(k.why) : s.keyLine(k.key, s.KEY_SOURCE[k.source], k.renameProblem)]
-  if (k.key !== undefined) {
-    lines.push(...waiting(k.key, f.scan, f.queued))
-    if (f.holders > 1) lines.push(s.holdersLine(k.key, f.holders))
-  }
-  lines.push(s.sentWaitingLine(f.sent.waiting))
-  for (const r of f.sent.dropped) lines.push(s.sentDroppedLine(r.id, r.to, r.sentAt))
-  for (const r of f.sent.aside) lines.push(s.sentAsideLine(r.id, r.to))
-  for (const r of f.sent.missing) lines.push(s.sentMissingLine(r.id, r.to))
-  lines.push(s.lastDeliveryLine(f.lastDelivery && { ...f.lastDelivery, via: s.VIA[f.lastDelivery.via] }))
-  for (const a of f.scan?.aside ?? []) lines.push(s.keptAsideLine(a.name, a.why))
-  for (const folder of f.scan?.older ?? []) lines.push(s.olderSpellingLine(folder))
-  lines.push(s.messagingLine(f.messaging), s.duplicatesLine(f.duplicates), s.scanEveryLine(f.scanSeconds))
-  if (!f.commands) lines.push(s.NO_COMMANDS_LINE)
-  return lines
-}
-
-/** Problems worth a look: an unreadable mailbox, files kept aside, two holders, sent mail dropped or lost. */
-function problems(f: StatusFacts): number {
-  return (f.scan?.error !== undefined ? 1 : 0) + (f.scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + f.sent.dropped.length + f.sent.aside.length + f.sent.missing.length
+  const { key, scan, sent } = f
+  return [
+    ...(key.key === undefined
+      ? [s.noKeyLine(key.why)]
+      : [
+        s.keyLine(key.key, s.KEY_SOURCE[key.source], key.renameProblem),
+        ...(scan?.error !== undefined ? [s.waitingUnknownLine(key.key, scan.error)] : scan ? [s.waitingLine(key.key, scan.waiting, scan.oldestSentAt)] : []),
+        ...(f.queued ? [s.queuedStatusLine(f.queued)] : []),
+        ...(f.holders > 1 ? [s.holdersLine(key.key, f.holders)] : []),
+      ]),
+    s.sentWaitingLine(sent.waiting),
+    ...sent.dropped.map((r) => s.sentDroppedLine(r.id, r.to, r.sentAt)),
+    ...sent.aside.map((r) => s.sentAsideLine(r.id, r.to)),
+    ...sent.missing.map((r) => s.sentMissingLine(r.id, r.to)),
+    s.lastDeliveryLine(f.lastDelivery && { ...f.lastDelivery, via: s.VIA[f.lastDelivery.via] }),
+    ...(scan?.aside ?? []).map((a) => s.keptAsideLine(a.name, a.why)),
+    ...(scan?.older ?? []).map(s.olderSpellingLine),
+    s.messagingLine(f.messaging),
+    s.duplicatesLine(f.duplicates),
+    s.scanEveryLine(f.scanSeconds),
+    ...(f.commands ? [] : [s.NO_COMMANDS_LINE]),
+  ]
 }
 
 export function summaryLine(f: StatusFacts): string {
   if (!f.key) return s.NOT_STARTED_LINE
-  const sent = f.sent.waiting.reduce((n, [, c]) => n + c, 0)
-  const waitingNow = f.scan && f.scan.error === undefined ? f.scan.waiting + f.queued : undefined
-  return s.summaryLine(f.pkg, f.key.key, waitingNow, sent, problems(f))
+  const { scan, sent } = f
+  const unread = scan?.error !== undefined
+  // Problems worth a look: an unreadable mailbox, files kept aside, two holders, sent mail dropped or lost.
+  const problems = (unread ? 1 : 0) + (scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + sent.dropped.length + sent.aside.length + sent.missing.length
+  const waitingNow = scan && !unread ? scan.waiting + f.queued : undefined
+  return s.summaryLine(f.pkg, f.key.key, waitingNow, sent.waiting.reduce((n, [, c]) => n + c, 0), problems)
 }

@@ -2,13 +2,15 @@
 // project's root is, the conversation it reads repeats in, the clock and the store of what each
 // session's prompt carries.
 import type { EngineInterface } from 'claude-code'
+import { bindCommonEdges, type CommonEdges } from '../../lib/bind.ts'
 import type { ApiRow } from './reads.ts'
 import type { Store } from './snapshot.ts'
 
 /** What `$.fs.stat(path, { resolve: true })` tells: what the path leads to, its size, where it lands. */
 export type PathStat = { readonly kind: 'file' | 'dir' | 'other'; readonly size: number; readonly realPath?: string }
 
-export type ManualPort = {
+/** The common edges it uses: the clock. */
+export type ManualPort = Pick<CommonEdges, 'now' | 'after'> & {
   /** `$.fs.stat(path, { resolve: true })`; rejects (`… failed: ENOENT`) for a missing path. */
   stat(path: string): Promise<PathStat>
   /** `$.fs.read`: the file's text (bytes that are not UTF-8 read as U+FFFD). */
@@ -19,17 +21,16 @@ export type ManualPort = {
   ancestors(name: string): Promise<string[]>
   /** The session's project root (`$.session.root()`). */
   sessionRoot(): Promise<string>
-  /** Whether the main conversation holds rows already (a --resume, a --continue, a fork). */
+  /** Whether the main conversation holds rows already (a --resume, a --continue, a fork); a refused read rejects. */
   hasHistory(): Promise<boolean>
   /** The main conversation in api form: the text each tool result read as. */
   apiMessages(): Promise<readonly ApiRow[]>
-  now(): Promise<number>
-  after(ms: number, fn: () => void): void
   readonly store: Store
 }
 
 export function bindManual($: EngineInterface): ManualPort {
   return {
+    ...bindCommonEdges($),
     stat: (path) => $.fs.stat(path, { resolve: true }),
     read: (path) => $.fs.read(path),
     repoRoot: async () => (await $.session.repo())?.root,
@@ -41,8 +42,6 @@ export function bindManual($: EngineInterface): ManualPort {
       return rows.length > 0
     },
     apiMessages: () => $.session.messages({ as: 'api' }),
-    now: () => $.clock.now(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
     store: {
       get: (key) => $.store.get(key),
       set: (key, value) => $.store.set(key, value),

@@ -31,6 +31,7 @@ export type Inspection =
   | { readonly found: true; readonly realPath: string; readonly content: Content; readonly hash: string | null }
 
 const problem = (p: Problem): Inspection => ({ found: false, problem: p })
+const unreadable = (err: unknown) => problem({ kind: 'unreadable', detail: messageOf(err) })
 
 /** Stat and root first: a file outside the project or over the cap is never read. */
 export async function inspectManual(fs: ManualFs, cap: number = MANUAL_CAP_BYTES): Promise<Inspection> {
@@ -39,11 +40,11 @@ export async function inspectManual(fs: ManualFs, cap: number = MANUAL_CAP_BYTES
   try {
     ;[stat, realRoot] = await Promise.all([fs.stat(), fs.realRoot()])
   } catch (err) {
-    return problem({ kind: 'unreadable', detail: messageOf(err) })
+    return unreadable(err)
   }
-  if (stat === null) return problem({ kind: 'missing' })
-  const realPath = stat.realPath
-  if (realPath === undefined) return problem({ kind: 'missing' })
+  // A link that leads nowhere (no real path) is no manual either.
+  const realPath = stat?.realPath
+  if (!stat || realPath === undefined) return problem({ kind: 'missing' })
   if (!isUnder(realRoot, realPath)) return problem({ kind: 'outside', realPath, realRoot })
   if (!stat.isFile) return problem({ kind: 'not-a-file', realPath })
   if (stat.bytes > cap) return { found: true, realPath, content: { kind: 'too-large', bytes: stat.bytes }, hash: null }
@@ -51,7 +52,7 @@ export async function inspectManual(fs: ManualFs, cap: number = MANUAL_CAP_BYTES
   try {
     raw = await fs.read(realPath)
   } catch (err) {
-    return problem({ kind: 'unreadable', detail: messageOf(err) })
+    return unreadable(err)
   }
   const content = classifyText(raw, cap)
   return { found: true, realPath, content, hash: content.kind === 'ok' ? await contentHash(content.text) : null }

@@ -6,7 +6,7 @@
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { messageOf } from '../../lib/message.ts'
 import type { ManualPort as Port } from './bind.ts'
-import { CLEAR_REASON, DEFAULT_MANUAL_FILE, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
+import { CLEAR_REASON, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
 import { inspectManual, type ManualFs } from './file.ts'
 import { foldersUp, joinPath, manualLocation } from './paths.ts'
 import { createReads, type ReadEdges, type Reads } from './reads.ts'
@@ -15,8 +15,15 @@ import { createSnapshot, type Edges, type Snapshot } from './snapshot.ts'
 import { statusLines } from './status.ts'
 import * as s from './strings.ts'
 
-/** `$.fs.stat` answers a missing path with a rejection naming ENOENT (measured: `$.fs.stat(<path>) failed: ENOENT`). */
-const isMissing = (err: unknown) => /\bENOENT\b/.test(messageOf(err))
+/**
+ * Where a path leads (`$.fs.stat`), undefined when nothing is there: the stat answers a missing path
+ * with a rejection naming ENOENT (measured: `$.fs.stat(<path>) failed: ENOENT`); any other rejects.
+ */
+const statOf = (port: Port, path: string) =>
+  port.stat(path).catch((err: unknown) => {
+    if (/\bENOENT\b/.test(messageOf(err))) return
+    throw err
+  })
 
 /**
  * The top of the git working tree the session runs in. `$.session.repo().root` is the main
@@ -25,7 +32,7 @@ const isMissing = (err: unknown) => /\bENOENT\b/.test(messageOf(err))
  */
 async function workTree(port: Port, repo: string): Promise<string> {
   for (const dir of foldersUp(await port.sessionRoot(), repo)) {
-    if (await port.stat(joinPath(dir, '.git')).catch(() => undefined)) return dir
+    if (await port.stat(joinPath(dir, '.git')).catch(() => {})) return dir
   }
   return repo
 }
@@ -37,10 +44,10 @@ async function workTree(port: Port, repo: string): Promise<string> {
  * once per reset.
  */
 async function projectRoot(port: Port, file: string): Promise<string> {
-  const repo = await port.repoRoot().catch(() => undefined)
+  const repo = await port.repoRoot().catch(() => {})
   if (repo) return workTree(port, repo).catch(() => repo)
   const found = await port.ancestors(file).catch(() => [])
-  return found[found.length - 1] ?? (await port.sessionRoot())
+  return found.at(-1) ?? (await port.sessionRoot())
 }
 
 /** Where the project is: its root as found, and that root resolved (a root that is itself a link is fine). */
@@ -63,56 +70,34 @@ type Bound = {
 
 function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
   let place: Promise<Place> | undefined
-  const placeOnce = () => {
-    const finding = (place ??= (async () => {
+  /** Looks the project up afresh; a lookup that fails is made again when next needed. */
+  const relocate = () => {
+    const finding = (async () => {
       const root = await projectRoot(port, file)
       return { root, realRoot: (await port.stat(root).catch(() => undefined))?.realPath ?? root }
-    })())
+    })()
     finding.catch(() => {
       if (place === finding) place = undefined
     })
-    return finding
+    return (place = finding)
   }
+  const placeOnce = () => place ?? relocate()
   const fs: ManualFs = {
+    // `file` is the option as manualLocation spelled it: under the root, joined as it is.
     async stat() {
-      const location = manualLocation((await placeOnce()).root, file)
-      if (!('path' in location)) return null
-      try {
-        const found = await port.stat(location.path)
-        return { ...(found.realPath === undefined ? {} : { realPath: found.realPath }), isFile: found.kind === 'file', bytes: found.size }
-      } catch (err) {
-        if (isMissing(err)) return null
-        throw err
-      }
+      const found = await statOf(port, joinPath((await placeOnce()).root, file))
+      return found ? { realPath: found.realPath, isFile: found.kind === 'file', bytes: found.size } : null
     },
     realRoot: async () => (await placeOnce()).realRoot,
-    read: (realPath) => port.read(realPath),
+    read: port.read,
   }
   const snapshot = createSnapshot({ pkg: ctx.pkg, file })
-  const edges: Edges = {
-    fs,
-    sessionId: () => ctx.facts.sessionId(),
-    now: () => port.now(),
-    after: (ms, fn) => port.after(ms, fn),
-    store: port.store,
-    log: (text) => ctx.log(text),
-  }
+  const edges: Edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: port.store, log: ctx.log }
   snapshot.bind(edges)
   const readEdges: ReadEdges = {
-    async realPath(path) {
-      try {
-        return (await port.stat(path)).realPath
-      } catch (err) {
-        if (isMissing(err)) return undefined
-        throw err
-      }
-    },
-    messages: () => port.apiMessages(),
-    log: (text) => ctx.log(text),
-  }
-  const relocate = () => {
-    place = undefined
-    void placeOnce().catch(() => undefined)
+    realPath: async (path) => (await statOf(port, path))?.realPath,
+    messages: port.apiMessages,
+    log: ctx.log,
   }
   return { file, snapshot, reads: createReads({ pkg: ctx.pkg, file }, snapshot), fs, edges, readEdges, relocate }
 }
@@ -122,23 +107,21 @@ export function createManualFeature(): Feature<Port> {
   let bound: Bound | undefined
   /** Why `manualFile` names no file the project may hold: then the feature adds nothing. */
   let problem: string | undefined
-  /** The session start's own work, until it is done (the rows read that tells a resume). */
+  /** The session start's own work (the rows read that tells a resume): a hook that needs it awaits it. */
   let starting: Promise<void> | undefined
-
-  const optionOf = (ctx: FeatureContext) => String(ctx.options[MANUAL_FILE_OPTION] ?? ctx.defaults[MANUAL_FILE_OPTION] ?? DEFAULT_MANUAL_FILE)
 
   /** The cores for this registration, made at the first hook; undefined when the option is unusable. */
   function coresOf(port: Port, ctx: FeatureContext): Bound | undefined {
-    if (bound || problem !== undefined) return bound
+    if (bound || problem) return bound
     // The option alone decides whether it names a place inside the root; the root joins it later.
-    const location = manualLocation('/', optionOf(ctx))
+    // The runtime fills it (its default where none was given) and checks it is a text (runtime/options.ts).
+    const location = manualLocation('/', ctx.options[MANUAL_FILE_OPTION])
     if ('problem' in location) {
       problem = location.problem
       ctx.log(s.statusLocation(problem))
-      return undefined
+      return
     }
-    bound = bindCores(port, ctx, location.display)
-    return bound
+    return (bound = bindCores(port, ctx, location.display))
   }
 
   return {
@@ -155,11 +138,7 @@ export function createManualFeature(): Feature<Port> {
         // engine replays its recorded prompt. Read off the start's path; the first compose waits
         // for it. A failed read counts as resumed: with no record that collapses nothing, where
         // reading it as fresh could point at a copy the prompt lacks.
-        const begun: Promise<void> = port.hasHistory().catch(() => true).then((resumed) => {
-          cores.snapshot.start(cores.edges, { resumed })
-          if (starting === begun) starting = undefined
-        })
-        starting = begun
+        starting = port.hasHistory().catch(() => true).then((resumed) => cores.snapshot.start(cores.edges, { resumed }))
         return next(e)
       },
 
@@ -168,9 +147,9 @@ export function createManualFeature(): Feature<Port> {
       'prompt.compose': async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx)
         if (!cores) return next(e)
-        if (starting) await starting
+        await starting
         const [result, text] = await Promise.all([next(e), cores.snapshot.compose(e.traits)])
-        if (text === undefined) return result
+        if (!text) return result
         const sections = withSection(result.sections, { id: sectionIdOf(ctx.pkg), text })
         return sections ? { sections } : result
       },
@@ -179,8 +158,8 @@ export function createManualFeature(): Feature<Port> {
         const result = await next(e)
         const cores = coresOf(port, ctx)
         if (cores) {
-          if (starting) await starting
-          cores.snapshot.compacted({ trigger: e.trigger, ...(e.agentId === undefined ? {} : { agentId: e.agentId }), skipped: 'skip' in result && result.skip !== undefined })
+          await starting
+          cores.snapshot.compacted({ trigger: e.trigger, agentId: e.agentId, skipped: 'skip' in result && result.skip !== undefined })
           cores.relocate()
         }
         return result
@@ -189,7 +168,7 @@ export function createManualFeature(): Feature<Port> {
       'session.end': async (port, e, next, ctx) => {
         const cores = coresOf(port, ctx)
         if (cores) {
-          if (starting) await starting
+          await starting
           cores.snapshot.ended(e.reason)
           if (e.reason === CLEAR_REASON) cores.relocate()
         }
@@ -211,7 +190,8 @@ export function createManualFeature(): Feature<Port> {
 
     async status(port, ctx) {
       const cores = coresOf(port, ctx)
-      if (!cores) return statusLines({ file: optionOf(ctx), locationProblem: problem ?? '', now: undefined, prompt: { state: 'not-started' }, reads: { manual: 0, repeat: 0, tokensSaved: 0 } })
+      // No cores: the option names no place the project may hold, and that is all there is to say.
+      if (!cores) return [s.statusLocation(problem ?? '')]
       return statusLines({ file: cores.file, now: await inspectManual(cores.fs), prompt: cores.snapshot.view(), reads: cores.reads.counts() })
     },
   }

@@ -2,7 +2,8 @@
 // the engine answers and a spelling the model gave compare alike. Pure; no file system here.
 import * as s from './strings.ts'
 
-const DRIVE = /^[A-Za-z]:$/
+/** A drive (`C:`) before the first separator: the path is absolute on it. */
+const DRIVE = /^[A-Za-z]:(?=\/)/
 
 /**
  * `\` read as `/`, repeated separators and `.` dropped, `..` applied; no trailing separator. An
@@ -10,26 +11,30 @@ const DRIVE = /^[A-Za-z]:$/
  */
 export function normalizePath(path: string): string {
   const unified = path.replace(/\\/g, '/')
-  const segments = unified.split('/')
-  const drive = segments.length > 1 && DRIVE.test(segments[0] ?? '') ? segments.shift() : undefined
-  const absolute = drive !== undefined || unified.startsWith('/')
+  const drive = DRIVE.exec(unified)?.[0] ?? ''
+  const absolute = drive !== '' || unified.startsWith('/')
   const out: string[] = []
-  for (const segment of segments) {
+  for (const segment of unified.slice(drive.length).split('/')) {
     if (segment === '' || segment === '.') continue
     if (segment !== '..') out.push(segment)
-    else if (out.length && out[out.length - 1] !== '..') out.pop()
+    else if (out.length && out.at(-1) !== '..') out.pop()
     else if (!absolute) out.push('..')
   }
   const body = out.join('/')
-  if (drive !== undefined) return `${drive}/${body}`
-  return absolute ? `/${body}` : body || '.'
+  return absolute ? `${drive}/${body}` : body || '.'
 }
 
-/** Whether `path` lies strictly beneath `folder` (both normalized here), at any depth. */
-export function isUnder(folder: string, path: string): boolean {
+/** A folder normalized, with the separator its entries follow it by. */
+function asFolder(folder: string): string {
   const base = normalizePath(folder)
+  return base.endsWith('/') ? base : `${base}/`
+}
+
+/** Whether `path` lies strictly beneath `folder` (both normalized here), at any depth: past its separator. */
+export function isUnder(folder: string, path: string): boolean {
+  const base = asFolder(folder)
   const target = normalizePath(path)
-  return target !== base && target.startsWith(base.endsWith('/') ? base : `${base}/`)
+  return target.length > base.length && target.startsWith(base)
 }
 
 /** The folder holding `path` (normalized). */
@@ -37,7 +42,8 @@ export function folderOf(path: string): string {
   const normal = normalizePath(path)
   const cut = normal.lastIndexOf('/')
   if (cut < 0) return '.'
-  return cut === 0 || normal.slice(0, cut).endsWith(':') ? normal.slice(0, cut + 1) : normal.slice(0, cut)
+  // A root (`/`, `C:/`) keeps its separator.
+  return normal.slice(0, cut === 0 || normal[cut - 1] === ':' ? cut + 1 : cut)
 }
 
 /** `from` and each folder above it, nearest first, up to `stop` (left out) or the file system's root. */
@@ -49,10 +55,7 @@ export function foldersUp(from: string, stop: string): string[] {
 }
 
 /** `name` (normalized, relative) under `folder`. */
-export const joinPath = (folder: string, name: string) => {
-  const base = normalizePath(folder)
-  return `${base.endsWith('/') ? base : `${base}/`}${name}`
-}
+export const joinPath = (folder: string, name: string) => asFolder(folder) + name
 
 export type ManualLocation = { readonly path: string; readonly display: string } | { readonly problem: string }
 
@@ -61,8 +64,8 @@ export type ManualLocation = { readonly path: string; readonly display: string }
  * the root (not absolute, not climbing out with `..`); `display` is how texts name it.
  */
 export function manualLocation(root: string, manualFile: unknown): ManualLocation {
-  if (typeof manualFile !== 'string' || manualFile.trim() === '') return { problem: s.LOCATION_EMPTY }
-  const spelled = manualFile.trim()
+  const spelled = typeof manualFile === 'string' ? manualFile.trim() : ''
+  if (!spelled) return { problem: s.LOCATION_EMPTY }
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: s.locationAbsolute(spelled) }
   const display = normalizePath(spelled)
   if (display === '.' || display === '..' || display.startsWith('../')) return { problem: s.locationOutside(spelled) }

@@ -32,10 +32,12 @@ export type ReadOutcome =
   | { readonly kind: 'manual' | 'repeat'; readonly answer: ReadAnswer; readonly tokensSaved: number }
 
 const PASS: ReadOutcome = { kind: 'pass' }
+/** A conversation's counts before its first pointer (replaced, never changed in place). */
+const NO_COUNTS: ReadCounts = { manual: 0, repeat: 0, tokensSaved: 0 }
 
 /** A read of part of the file: an offset, a line limit or a page range was asked for. */
 export function isRangedRead(args: ReadArgs): boolean {
-  return [args.offset, args.limit, args.pages].some((value) => value !== undefined && value !== null)
+  return [args.offset, args.limit, args.pages].some((value) => value != null)
 }
 
 /**
@@ -43,14 +45,11 @@ export function isRangedRead(args: ReadArgs): boolean {
  * refusal or an error, a `text` result starting at line 1 and not cut at the token cap.
  */
 export function wholeText(res: unknown): ReadText | undefined {
-  if (typeof res !== 'object' || res === null) return undefined
-  const { deny, isError, result } = res as { deny?: unknown; isError?: unknown; result?: unknown }
-  if (deny !== undefined || isError !== undefined || typeof result !== 'object' || result === null) return undefined
-  const record = result as { type?: unknown; file?: unknown }
-  if (record.type !== 'text' || typeof record.file !== 'object' || record.file === null) return undefined
-  const file = record.file as Partial<ReadText['file']>
-  if (typeof file.content !== 'string' || file.startLine !== 1 || file.truncatedByTokenCap === true) return undefined
-  return result as ReadText
+  // Untrusted: any field may be missing or of another type (a property of a text or a number reads as undefined).
+  const r = res as { deny?: unknown; isError?: unknown; result?: { type?: unknown; file?: Partial<ReadText['file']> | null } } | null | undefined
+  const file = r?.result?.file
+  if (r?.deny !== undefined || r?.isError !== undefined || r?.result?.type !== 'text' || typeof file?.content !== 'string' || file.startLine !== 1 || file.truncatedByTokenCap === true) return
+  return r.result as ReadText
 }
 
 /** wsflow §5.3 `headings`: every line `#`, `##` or `###` opens, joined by `; `. */
@@ -73,7 +72,7 @@ export function pointerAnswer(res: unknown, record: ReadText, pointer: string): 
 /** A tool_result block's text as the model read it: the string, or its text blocks joined. */
 function resultText(content: unknown): string | undefined {
   if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return undefined
+  if (!Array.isArray(content)) return
   return content.map((block: { type?: unknown; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('\n')
 }
 
@@ -85,23 +84,20 @@ function resultText(content: unknown): string | undefined {
  * again, and a result no longer in view (compacted, cleared, rewound) is no repeat.
  */
 export function isRepeat(messages: readonly ApiRow[], paths: ReadonlySet<string>, fresh: string, pointer: string, self?: string): boolean {
-  const ids = new Set<string>()
-  for (const message of messages) {
-    for (const block of message.content) {
-      if (block.type !== 'tool_use' || block.name !== READ_TOOL || typeof block.id !== 'string' || block.id === self) continue
-      const spelled = (block.input as { file_path?: unknown } | undefined)?.file_path
-      if (typeof spelled === 'string' && paths.has(normalizePath(spelled))) ids.add(block.id)
-    }
+  const blocks = messages.flatMap((message) => message.content)
+  const ids = new Set<unknown>()
+  for (const block of blocks) {
+    if (block.type !== 'tool_use' || block.name !== READ_TOOL || typeof block.id !== 'string' || block.id === self) continue
+    const spelled = (block.input as { file_path?: unknown } | undefined)?.file_path
+    if (typeof spelled === 'string' && paths.has(normalizePath(spelled))) ids.add(block.id)
   }
   let full = 0
   let pointers = 0
-  for (const message of messages) {
-    for (const block of message.content) {
-      if (block.type !== 'tool_result' || !ids.has(block.tool_use_id as string) || block.is_error === true) continue
-      const text = resultText(block.content)
-      if (text === fresh) full++
-      else if (text?.includes(pointer)) pointers++
-    }
+  for (const block of blocks) {
+    if (block.type !== 'tool_result' || !ids.has(block.tool_use_id) || block.is_error === true) continue
+    const text = resultText(block.content)
+    if (text === fresh) full++
+    else if (text?.includes(pointer)) pointers++
   }
   return full === 1 && pointers === 0
 }
@@ -125,25 +121,8 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
   /** The last whole content hash per real path under the manual's folder, since the last reset. */
   const hints = new Map<string, string>()
   let hintsGeneration: number | undefined
-  let counts = { manual: 0, repeat: 0, tokensSaved: 0 }
+  let counts = NO_COUNTS
   let countsSession: number | undefined
-
-  function sync(generation: number, session: number): void {
-    if (hintsGeneration !== generation) {
-      hints.clear()
-      hintsGeneration = generation
-    }
-    if (countsSession !== session) {
-      counts = { manual: 0, repeat: 0, tokensSaved: 0 }
-      countsSession = session
-    }
-  }
-
-  function answered(kind: 'manual' | 'repeat', res: unknown, record: ReadText, pointer: string): ReadOutcome {
-    const saved = tokensSaved(record.file.content, pointer)
-    counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved }
-    return { kind, answer: pointerAnswer(res, record, pointer), tokensSaved: saved }
-  }
 
   async function examine(edges: ReadEdges, call: ReadCall): Promise<ReadOutcome> {
     const before = snapshot.carried()
@@ -151,26 +130,39 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     if (call.agentId !== undefined || !manual || isRangedRead(call.args)) return PASS
     const record = wholeText(call.res)
     if (!record) return PASS
-    sync(before.generation, before.session)
+    // The hints hold since the last reset, the counts for the conversation.
+    if (hintsGeneration !== before.generation) {
+      hints.clear()
+      hintsGeneration = before.generation
+    }
+    if (countsSession !== before.session) {
+      counts = NO_COUNTS
+      countsSession = before.session
+    }
+    /** A reset landed while the Read was examined: what it was compared with is gone. */
+    const reset = () => snapshot.carried().generation !== before.generation
+    const answered = (kind: 'manual' | 'repeat', pointer: string): ReadOutcome => {
+      const saved = tokensSaved(record.file.content, pointer)
+      counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved }
+      return { kind, answer: pointerAnswer(call.res, record, pointer), tokensSaved: saved }
+    }
     const spelled = typeof call.args.file_path === 'string' ? call.args.file_path : record.file.filePath
     const path = normalizePath(spelled)
     const manualPath = normalizePath(manual.realPath)
     const content = record.file.content
     const hash = await contentHash(content)
-    if (snapshot.carried().generation !== before.generation) return PASS
-    const isCopy = manual.hash !== null && hash === manual.hash
+    if (reset()) return PASS
+    // A hash is text: a prompt that carries no manual (null) is no copy of anything.
+    const isCopy = hash === manual.hash
     // Known by its spelling, with no file system call per Read: the manual's own real path is the
     // manual, a path under its folder is that file. A stat only for a copy of the manual read under
     // another name: a link to it is the manual.
-    let isManual = path === manualPath
-    if (!isManual && isCopy) {
-      const landed = await edges.realPath(spelled)
-      if (snapshot.carried().generation !== before.generation) return PASS
-      isManual = landed !== undefined && normalizePath(landed) === manualPath
-    }
+    const landed = isCopy && path !== manualPath ? await edges.realPath(spelled) : spelled
+    if (reset()) return PASS
+    const isManual = !!landed && normalizePath(landed) === manualPath
     if (isManual && isCopy) {
       const pointer = s.manualPointer(config.file, config.pkg)
-      if (tokensSaved(content, pointer) > 0) return answered('manual', call.res, record, pointer)
+      if (tokensSaved(content, pointer) > 0) return answered('manual', pointer)
     }
     if (!isManual && !isUnder(manual.folder, path)) return PASS
     const real = isManual ? manualPath : path
@@ -180,17 +172,11 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     // The text the model reads for this call (core's `text`): what an earlier result in view is compared with.
     const fresh = (call.res as { text?: unknown }).text
     if (typeof fresh !== 'string') return PASS
-    let rows: readonly ApiRow[]
-    try {
-      rows = await edges.messages()
-    } catch (err) {
-      edges.log(s.conversationUnread(messageOf(err)))
-      return PASS
-    }
-    if (snapshot.carried().generation !== before.generation) return PASS
+    const rows = await edges.messages().catch((err: unknown) => void edges.log(s.conversationUnread(messageOf(err))))
+    if (!rows || reset()) return PASS
     const pointer = s.repeatPointer(headings(content))
     if (tokensSaved(content, pointer) <= 0 || !isRepeat(rows, new Set([path, real]), fresh, pointer, call.toolUseId)) return PASS
-    return answered('repeat', call.res, record, pointer)
+    return answered('repeat', pointer)
   }
 
   return {
@@ -211,7 +197,7 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
     /** The pointers answered in this conversation (since its start or /clear) and the tokens they saved. */
     counts(): ReadCounts {
       const { session } = snapshot.carried()
-      return countsSession === session ? counts : { manual: 0, repeat: 0, tokensSaved: 0 }
+      return countsSession === session ? counts : NO_COUNTS
     },
   }
 }

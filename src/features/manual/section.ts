@@ -39,11 +39,9 @@ export type ContentKind = Content['kind']
 
 export function classifyText(raw: string, cap: number = MANUAL_CAP_BYTES): Content {
   const bytes = byteLength(raw)
-  if (/[\u0000\uFFFD]/.test(raw)) return { kind: 'binary', bytes }
-  if (bytes > cap) return { kind: 'too-large', bytes }
   const text = canonical(raw)
-  if (text.trim() === '') return { kind: 'empty', bytes }
-  return { kind: 'ok', text, bytes }
+  const kind = /[\u0000\uFFFD]/.test(raw) ? 'binary' : bytes > cap ? 'too-large' : text.trim() === '' ? 'empty' : 'ok'
+  return kind === 'ok' ? { kind, text, bytes } : { kind, bytes }
 }
 
 /** What the section says besides the manual: the mailbox's key, and whether the mailbox runs. */
@@ -55,14 +53,10 @@ export type SectionExtras = { readonly key?: string; readonly mailboxOn?: boolea
  * blank line, as the spec's `sectionText`.
  */
 export function sectionText(file: string, content: Content, extras: SectionExtras = {}): string {
-  const opening = content.kind === 'ok' ? s.headerLine(file)
-    : content.kind === 'too-large' ? s.tooLargeLine(file, content.bytes, MANUAL_CAP_BYTES)
-    : content.kind === 'binary' ? s.binaryLine(file)
-    : s.emptyLine(file)
   const key = extras.key?.trim()
-  const blocks = [opening, ...(key ? [s.keyLine(key)] : []), ...(extras.mailboxOn ? [s.MAILBOX_LINE] : [])]
-  if (content.kind === 'ok') blocks.push(content.text)
-  return blocks.join('\n\n')
+  // A block that is not there is false (an ok manual's text and a key are never empty).
+  const blocks = [s.OPENING_LINES[content.kind](file, content.bytes), key && s.keyLine(key), extras.mailboxOn && s.MAILBOX_LINE, content.kind === 'ok' && content.text]
+  return blocks.filter(Boolean).join('\n\n')
 }
 
 /**
@@ -73,6 +67,6 @@ export function withSection(
   sections: readonly PromptComposeSection[],
   section: { readonly id: string; readonly text: string },
 ): PromptComposeSection[] | undefined {
-  if (sections.some((existing) => existing.id === section.id)) return undefined
-  return [...sections, { id: section.id, text: section.text, scope: 'session' }]
+  if (sections.some((existing) => existing.id === section.id)) return
+  return [...sections, { ...section, scope: 'session' }]
 }

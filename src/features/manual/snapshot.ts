@@ -25,13 +25,11 @@ export type SnapshotRecord = { readonly hash: string | null; readonly at: number
 
 /** A stored value read back: a record this feature wrote, or undefined. */
 export function parseRecord(value: unknown): SnapshotRecord | undefined {
-  if (typeof value !== 'object' || value === null) return undefined
-  const { hash, at, reason, bytes } = value as Record<string, unknown>
-  if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) return undefined
-  if (typeof at !== 'number' || !Number.isFinite(at)) return undefined
-  if (typeof reason !== 'string' || !REASONS.includes(reason)) return undefined
-  if (typeof bytes !== 'number' || !Number.isInteger(bytes) || bytes < 0) return undefined
-  return { hash, at, reason: reason as Reason, bytes }
+  // A value of another kind has none of the fields; the number tests are false for anything but a number.
+  const { hash, at, reason, bytes } = (value ?? {}) as Record<string, unknown>
+  if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) return
+  if (!Number.isFinite(at) || !REASONS.includes(reason as string) || !Number.isInteger(bytes) || (bytes as number) < 0) return
+  return { hash, at: at as number, reason: reason as Reason, bytes: bytes as number }
 }
 
 /** The snapshot keys to delete: older than the retention or not a record, never `keep`'s own. */
@@ -39,8 +37,8 @@ export function recordsToPrune(entries: readonly (readonly [string, unknown])[],
   return entries
     .filter(([key, value]) => {
       if (!key.startsWith(SNAPSHOT_STORE_PREFIX) || key === keep) return false
-      const record = parseRecord(value)
-      return record === undefined || now - record.at > SNAPSHOT_RETENTION_MS
+      const at = parseRecord(value)?.at
+      return at === undefined || now - at > SNAPSHOT_RETENTION_MS
     })
     .map(([key]) => key)
 }
@@ -69,26 +67,20 @@ export type Edges = {
 /** Where the manual is, for the reads: its real path and the folder whose repeat reads collapse. */
 export type Located = { readonly realPath: string; readonly folder: string }
 
-/** One copy of the prompt: the section it answers (none: no section), and what it carries. */
-type Snap = {
-  readonly reason: Reason
-  readonly section: string | undefined
-  readonly hash: string | null
-  readonly bytes: number
-  readonly located: Located | undefined
-  /** When it was taken, once the clock answered. */
-  at?: number
-}
+/** What a copy of the prompt carries, as its record keeps it: `at` once the clock answered. */
+type Copy = { readonly reason: Reason; readonly hash: string | null; readonly bytes: number; at?: number }
 
+/**
+ * Where the prompt is: not started, a copy to take after a reset (`outcome` while it is taken), the
+ * copy (taken here, with the section it answers (none: no section); or recorded by the process a
+ * resume replays), a record being read, unknown, or ended.
+ */
 type Phase =
-  | { readonly name: 'idle' }
-  | { readonly name: 'awaiting'; readonly reason: Reason }
-  | { readonly name: 'taking'; readonly reason: Reason; readonly outcome: Promise<string | undefined> }
-  | { readonly name: 'taken'; readonly snap: Snap }
-  | { readonly name: 'loading' }
-  | { readonly name: 'recorded'; readonly record: SnapshotRecord; readonly located: Located | undefined }
-  | { readonly name: 'unknown' }
+  | { readonly name: 'not-started' | 'loading' | 'unknown' }
+  | { readonly name: 'pending'; readonly reason: Reason; readonly outcome?: Promise<string | undefined> }
+  | { readonly name: 'copy'; readonly copy: Copy; readonly resumed: boolean; readonly section?: string; readonly located?: Located }
   | { readonly name: 'ended'; readonly reason: string }
+type CopyPhase = Extract<Phase, { name: 'copy' }>
 
 /** What the reads need: what the prompt carries now, and counters that tell a reset or a new session. */
 export type Carried = {
@@ -112,9 +104,12 @@ export type Snapshot = ReturnType<typeof createSnapshot>
 const locatedOf = (inspection: Inspection): Located | undefined =>
   inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : undefined
 
+/** The prompt after `reason` carries no section and nothing of a manual. */
+const noCopy = (reason: Reason): CopyPhase => ({ name: 'copy', copy: { reason, hash: null, bytes: 0 }, resumed: false })
+
 export function createSnapshot(config: { readonly pkg: string; readonly file: string }) {
   let edges: Edges | undefined
-  let phase: Phase = { name: 'idle' }
+  let phase: Phase = { name: 'not-started' }
   let generation = 0
   let session = 0
   let composedEarly = false
@@ -128,23 +123,17 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
   }
 
   /** Records the copy once the clock and the session id answer; only for the conversation it belongs to. */
-  async function persist(e: Edges, gen: number, snap: Snap): Promise<void> {
+  async function persist(e: Edges, gen: number, copy: Copy): Promise<void> {
     try {
       const at = await e.now()
       const id = await e.sessionId()
       if (gen !== generation) return
-      snap.at = at
-      const record: SnapshotRecord = { hash: snap.hash, at, reason: snap.reason, bytes: snap.bytes }
-      await e.store.set(snapshotKeyOf(id), record)
+      copy.at = at
+      // The copy, now with its time, is the record (`{ hash, at, reason, bytes }`).
+      await e.store.set(snapshotKeyOf(id), copy)
     } catch (err) {
       log(s.recordNotWritten(messageOf(err)))
     }
-  }
-
-  /** The copy is this one from here to the next reset. A missing manual writes no record: no cost outside manual projects. */
-  function settle(e: Edges, gen: number, snap: Snap, isManualProject: boolean): void {
-    phase = { name: 'taken', snap }
-    if (isManualProject) void persist(e, gen, snap)
   }
 
   async function readExtras(e: Edges): Promise<SectionExtras> {
@@ -158,15 +147,14 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
   }
 
   /** The copy the prompt after `reason` carries: the file and the extras, built into the section. */
-  function build(reason: Reason, inspection: Inspection, extras: SectionExtras): { snap: Snap; isManualProject: boolean } {
+  function build(reason: Reason, inspection: Inspection, extras: SectionExtras): CopyPhase {
     if (!inspection.found) {
       log(s.notCarried(reason, s.problemText(inspection.problem)))
-      const isManualProject = inspection.problem.kind !== 'missing'
-      return { snap: { reason, section: undefined, hash: null, bytes: 0, located: undefined }, isManualProject }
+      return noCopy(reason)
     }
-    log(s.carried(config.file, inspection.content.kind, inspection.content.bytes, reason))
-    const section = sectionText(config.file, inspection.content, extras)
-    return { snap: { reason, section, hash: inspection.hash, bytes: inspection.content.bytes, located: locatedOf(inspection) }, isManualProject: true }
+    const { content } = inspection
+    log(s.carried(config.file, content.kind, content.bytes, reason))
+    return { name: 'copy', copy: { reason, hash: inspection.hash, bytes: content.bytes }, resumed: false, section: sectionText(config.file, content, extras), located: locatedOf(inspection) }
   }
 
   /**
@@ -177,34 +165,33 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
    */
   function take(e: Edges, reason: Reason): Promise<string | undefined> {
     const gen = generation
-    const none: Snap = { reason, section: undefined, hash: null, bytes: 0, located: undefined }
     return new Promise((resolve) => {
       let decided = false
       let inspection: Inspection | undefined
       let extras: SectionExtras | undefined
-      const decide = (built: { snap: Snap; isManualProject: boolean } | undefined) => {
+      /** The prompt's copy from here to the next reset: built from the file as read (none: no section). */
+      const decide = (found?: Inspection) => {
         if (decided) return
         decided = true
+        const taken = found ? build(reason, found, extras ?? {}) : noCopy(reason)
         if (gen !== generation) return resolve(undefined)
-        settle(e, gen, built?.snap ?? none, built?.isManualProject ?? true)
-        resolve(built?.snap.section)
+        phase = taken
+        // A missing manual writes no record: no cost outside manual projects.
+        if (found?.found !== false || found.problem.kind !== 'missing') void persist(e, gen, taken.copy)
+        resolve(taken.section)
       }
       const whenBoth = () => {
-        if (!decided && inspection && extras) decide(build(reason, inspection, extras))
+        if (inspection && extras) decide(inspection)
       }
       try {
         e.after(COMPOSE_WAIT_MS, () => {
           if (decided) return
-          if (!inspection) {
-            log(s.noManualInTime(reason))
-            return decide(undefined)
-          }
-          log(s.EXTRAS_LATE)
-          decide(build(reason, inspection, {}))
+          log(inspection ? s.EXTRAS_LATE : s.noManualInTime(reason))
+          decide(inspection)
         })
       } catch (err) {
         log(s.timerFailed(messageOf(err)))
-        return decide(undefined)
+        return decide()
       }
       inspectManual(e.fs).then(
         (found) => {
@@ -213,7 +200,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
         },
         (err: unknown) => {
           if (!decided) log(s.takeFailed(messageOf(err)))
-          decide(undefined)
+          decide()
         },
       )
       void readExtras(e).then((read) => {
@@ -229,13 +216,13 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
       const raw = await e.store.get(snapshotKeyOf(await e.sessionId()))
       if (gen !== generation) return
       const record = parseRecord(raw)
-      if (record === undefined) {
+      if (!record) {
         phase = { name: 'unknown' }
         return log(raw === undefined ? s.RESUMED_UNKNOWN : s.RECORD_INVALID)
       }
-      const inspection = await inspectManual(e.fs)
+      const located = locatedOf(await inspectManual(e.fs))
       if (gen !== generation) return
-      phase = { name: 'recorded', record, located: locatedOf(inspection) }
+      phase = { name: 'copy', copy: record, resumed: true, located }
       log(s.resumedRecorded(record.reason, record.bytes))
     } catch (err) {
       if (gen !== generation) return
@@ -284,18 +271,18 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
       } else if (early) {
         // The first prompt went out before this start, without the section (wsflow §5.4
         // composedEarly). No record: whether this is a manual project was never looked at.
-        reset({ name: 'taken', snap: { reason: 'start', section: undefined, hash: null, bytes: 0, located: undefined } })
+        reset(noCopy('start'))
         log(s.COMPOSED_EARLY)
       } else {
-        reset({ name: 'awaiting', reason: 'start' })
+        reset({ name: 'pending', reason: 'start' })
       }
       void prune(bound)
     },
 
     /** A compaction's outcome (after its `next`): a landed main one of a refreshing trigger resets. */
-    compacted({ trigger, agentId, skipped }: { readonly trigger: string; readonly agentId?: string; readonly skipped: boolean }): void {
+    compacted({ trigger, agentId, skipped }: { readonly trigger: string; readonly agentId?: string | undefined; readonly skipped: boolean }): void {
       if (!edges || agentId !== undefined || skipped || !REFRESHING_TRIGGERS.includes(trigger)) return
-      reset({ name: 'awaiting', reason: 'compaction' })
+      reset({ name: 'pending', reason: 'compaction' })
     },
 
     /** `session.end`: a /clear resets under the new session id; any other end forgets the copy. */
@@ -303,7 +290,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
       log(s.ended(reason))
       if (reason === CLEAR_REASON) {
         session++
-        reset({ name: 'awaiting', reason: 'clear' })
+        reset({ name: 'pending', reason: 'clear' })
       } else {
         reset({ name: 'ended', reason })
       }
@@ -313,50 +300,35 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
      * A `prompt.compose`: the section's text, or undefined for none. Only the first main compose
      * after a reset reads anything; every later one answers that copy, with no `$` call.
      */
-    compose(traits: readonly string[]): Promise<string | undefined> {
-      if (traits.includes(TEAMMATE_TRAIT)) return Promise.resolve(undefined)
+    async compose(traits: readonly string[]): Promise<string | undefined> {
+      if (traits.includes(TEAMMATE_TRAIT)) return
       const current = phase
-      if (traits.includes(ANALYSIS_TRAIT)) return Promise.resolve(current.name === 'taken' ? current.snap.section : undefined)
-      if (!edges || current.name === 'idle' || current.name === 'ended') {
+      // An analysis render answers the copy once there is one, and never takes it.
+      if (current.name === 'copy') return current.section
+      if (traits.includes(ANALYSIS_TRAIT)) return
+      if (current.name === 'not-started' || current.name === 'ended') {
         composedEarly = true
-        return Promise.resolve(undefined)
+        return
       }
-      switch (current.name) {
-        case 'awaiting': {
-          const outcome = take(edges, current.reason)
-          // Another compose while this one waits answers what this one will: the prompt is one.
-          if (phase === current) phase = { name: 'taking', reason: current.reason, outcome }
-          return outcome
-        }
-        case 'taking':
-          return current.outcome
-        case 'taken':
-          return Promise.resolve(current.snap.section)
-        default:
-          return Promise.resolve(undefined)
-      }
+      if (current.name !== 'pending' || !edges) return
+      // Another compose while this one waits answers what this one will: the prompt is one.
+      if (current.outcome) return current.outcome
+      const outcome = take(edges, current.reason)
+      if (phase === current) phase = { ...current, outcome }
+      return outcome
     },
 
     carried(): Carried {
-      const manual = phase.name === 'taken' && phase.snap.located ? { ...phase.snap.located, hash: phase.snap.hash }
-        : phase.name === 'recorded' && phase.located ? { ...phase.located, hash: phase.record.hash }
-        : undefined
+      const manual = phase.name === 'copy' && phase.located ? { ...phase.located, hash: phase.copy.hash } : undefined
       return { generation, session, ...(manual ? { manual } : {}) }
     },
 
     view(): PromptView {
       switch (phase.name) {
-        case 'idle':
-          return { state: 'not-started' }
-        case 'awaiting':
-        case 'taking':
+        case 'copy':
+          return { state: 'copy', resumed: phase.resumed, ...phase.copy }
+        case 'pending':
           return { state: 'pending', reason: phase.reason }
-        case 'taken': {
-          const { reason, hash, bytes, at } = phase.snap
-          return { state: 'copy', resumed: false, reason, hash, bytes, ...(at !== undefined ? { at } : {}) }
-        }
-        case 'recorded':
-          return { state: 'copy', resumed: true, ...phase.record }
         case 'ended':
           return { state: 'ended', reason: phase.reason }
         default:

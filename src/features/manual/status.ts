@@ -1,7 +1,6 @@
 // The feature's lines in `/<pkg> status`: the manual file and its size, what the system prompt
 // carries and since when, whether the file changed since, the pointers and what they saved. Pure:
 // the binding gathers the facts (a look at the file now, the snapshot's view, the read counts).
-import { MANUAL_CAP_BYTES } from './constants.ts'
 import type { Inspection } from './file.ts'
 import type { ReadCounts } from './reads.ts'
 import type { PromptView } from './snapshot.ts'
@@ -21,29 +20,11 @@ export type StatusFacts = {
 const iso = (at: number | undefined) => (at === undefined ? 'an unknown time' : new Date(at).toISOString())
 
 function fileLine(file: string, now: Inspection | undefined): string {
-  if (!now) return s.statusFile(file, s.STATUS_FILE_UNCHECKED)
-  if (!now.found) return s.statusFile(file, s.problemText(now.problem))
-  const { content } = now
-  switch (content.kind) {
-    case 'ok':
-      return s.statusFile(file, s.sizeOk(content.bytes))
-    case 'too-large':
-      return s.statusFile(file, s.sizeTooLarge(content.bytes, MANUAL_CAP_BYTES))
-    case 'binary':
-      return s.statusFile(file, s.sizeBinary(content.bytes))
-    case 'empty':
-      return s.statusFile(file, s.sizeEmpty(content.bytes))
-  }
+  return s.statusFile(file, !now ? s.STATUS_FILE_UNCHECKED : !now.found ? s.problemText(now.problem) : s.SIZE_TEXTS[now.content.kind](now.content.bytes))
 }
 
 function promptLines(prompt: PromptView, now: Inspection | undefined): string[] {
   switch (prompt.state) {
-    case 'not-started':
-      return [s.PROMPT_NOT_STARTED]
-    case 'loading':
-      return [s.PROMPT_LOADING]
-    case 'unknown':
-      return [s.PROMPT_UNKNOWN]
     case 'pending':
       return [s.promptPending(prompt.reason)]
     case 'ended':
@@ -51,9 +32,11 @@ function promptLines(prompt: PromptView, now: Inspection | undefined): string[] 
     case 'copy': {
       const why = prompt.resumed ? s.resumedWhy(prompt.reason) : s.reasonWord(prompt.reason)
       if (prompt.hash === null) return [s.promptNoCopy(iso(prompt.at), why)]
-      const changed = !now ? s.FILE_GONE : !now.found ? (now.problem.kind === 'missing' ? s.FILE_DELETED : s.FILE_GONE) : now.hash === prompt.hash ? s.FILE_SAME : s.FILE_CHANGED
+      const changed = now?.found ? (now.hash === prompt.hash ? s.FILE_SAME : s.FILE_CHANGED) : now?.problem.kind === 'missing' ? s.FILE_DELETED : s.FILE_GONE
       return [s.promptCopy(iso(prompt.at), why, prompt.bytes, prompt.hash), changed]
     }
+    default:
+      return [s.PROMPT_STATE_LINES[prompt.state]]
   }
 }
 

@@ -1,6 +1,7 @@
 // Every text the manual feature shows the model, the person or the debug log. One home each.
 import type { Problem } from './file.ts'
-import { COMPOSE_WAIT_MS, sectionIdOf } from './constants.ts'
+import type { ContentKind } from './section.ts'
+import { COMPOSE_WAIT_MS, MANUAL_CAP_BYTES, sectionIdOf } from './constants.ts'
 
 // ---- The section (design §4.2) ----
 /** The section's first line when it carries the manual. */
@@ -15,14 +16,16 @@ export const keyLine = (key: string) =>
 export const MAILBOX_LINE =
   'Mail from other sessions is delivered to you by itself: it starts your next turn when you are idle and joins the current turn when you are busy, so launch no wait and do not poll for it.'
 
-/** In place of the manual: it is over the cap (the file is not cut: a cut manual would read as whole). */
-export const tooLargeLine = (file: string, bytes: number, cap: number) =>
-  `This project's workflow manual, ${file}, is not in this system prompt: it is ${bytes} bytes, over the ${cap} bytes the prompt carries. Read it when you need it, in parts (offset and limit) if it is long.`
-
-export const binaryLine = (file: string) =>
-  `This project's workflow manual, ${file}, is not in this system prompt: it is not UTF-8 text (it holds a NUL byte or bytes that are not UTF-8).`
-
-export const emptyLine = (file: string) => `This project's workflow manual, ${file}, is empty.`
+/** The section's first line, by what the manual holds: the manual itself follows only when it is `ok`. */
+export const OPENING_LINES: { readonly [K in ContentKind]: (file: string, bytes: number) => string } = {
+  ok: headerLine,
+  // Over the cap: the file is not cut (a cut manual would read as whole).
+  'too-large': (file, bytes) =>
+    `This project's workflow manual, ${file}, is not in this system prompt: it is ${bytes} bytes, over the ${MANUAL_CAP_BYTES} bytes the prompt carries. Read it when you need it, in parts (offset and limit) if it is long.`,
+  binary: (file) =>
+    `This project's workflow manual, ${file}, is not in this system prompt: it is not UTF-8 text (it holds a NUL byte or bytes that are not UTF-8).`,
+  empty: (file) => `This project's workflow manual, ${file}, is empty.`,
+}
 
 // ---- What a collapsed Read reads (design §3.2, wsflow §5.6) ----
 /** A full Read of the manual whose content is the prompt's copy. */
@@ -58,10 +61,13 @@ export function problemText(problem: Problem): string {
 // ---- Status lines (`/<pkg> status`) ----
 export const statusFile = (file: string, what: string) => `manual: ${file}: ${what}`
 export const statusLocation = (problem: string) => `manual: ${problem}; nothing is added`
-export const sizeOk = (bytes: number) => `${bytes} bytes`
-export const sizeTooLarge = (bytes: number, cap: number) => `${bytes} bytes, over the ${cap}-byte cap: too large to carry (the section names it instead)`
-export const sizeBinary = (bytes: number) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`
-export const sizeEmpty = (bytes: number) => `empty (${bytes} bytes)`
+/** The file line's size, by what the manual holds. */
+export const SIZE_TEXTS: { readonly [K in ContentKind]: (bytes: number) => string } = {
+  ok: (bytes) => `${bytes} bytes`,
+  'too-large': (bytes) => `${bytes} bytes, over the ${MANUAL_CAP_BYTES}-byte cap: too large to carry (the section names it instead)`,
+  binary: (bytes) => `${bytes} bytes, not UTF-8 text (a NUL byte or bytes that are not UTF-8): not carried (the section says so instead)`,
+  empty: (bytes) => `empty (${bytes} bytes)`,
+}
 export const STATUS_FILE_UNCHECKED = 'not looked at (see the debug log)'
 /** No file and no copy carried: the whole status of a project without a manual. */
 export const NOT_A_MANUAL_PROJECT = 'no such file (not a manual project: nothing is added and no read is touched)'
@@ -73,9 +79,12 @@ export const promptCopy = (at: string, why: string, bytes: number, hash: string)
 export const promptNoCopy = (at: string, why: string) => `system prompt: carries no copy of the manual (since ${at}, ${why})`
 export const resumedWhy = (reason: string) => `resume (recorded): taken at ${reasonWord(reason)}`
 export const promptPending = (reason: string) => `system prompt: refreshed by ${reasonWord(reason)}; the next prompt takes the manual's copy`
-export const PROMPT_UNKNOWN = 'system prompt: unknown (resumed with no record of what it carries); no read is collapsed until the next compaction or /clear'
-export const PROMPT_LOADING = 'system prompt: resumed; reading the record of what it carries'
-export const PROMPT_NOT_STARTED = 'system prompt: the session has not started yet'
+/** The prompt line of a state that carries no reason. */
+export const PROMPT_STATE_LINES = {
+  unknown: 'system prompt: unknown (resumed with no record of what it carries); no read is collapsed until the next compaction or /clear',
+  loading: 'system prompt: resumed; reading the record of what it carries',
+  'not-started': 'system prompt: the session has not started yet',
+}
 export const promptEnded = (reason: string) => `system prompt: the session ended (${reason})`
 export const FILE_SAME = "file now: the same as the prompt's copy"
 export const FILE_CHANGED = "file now: changed since the prompt's copy (the prompt refreshes at the next compaction or /clear; until then a Read returns the file)"

@@ -2,7 +2,7 @@
 // Binds the hooks to port edges; the rules live in targets.ts, the state machine in machine.ts.
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
-import { MCP_COMMAND, TOOL_NAME } from './constants.ts'
+import { TOOL_NAME } from './constants.ts'
 import type { ReconnectPort as Port } from './bind.ts'
 import { createReconnect, type ReconnectEdges } from './machine.ts'
 import {
@@ -17,24 +17,16 @@ export const OPTION = 'reconnectServers'
 
 function edgesOf(port: Port, ctx: FeatureContext): ReconnectEdges {
   return {
-    reconnect: async (server) => (await port.runCommand(MCP_COMMAND, `reconnect ${server}`)) as { text?: string } | undefined,
+    // The port's own `reconnect`, `connection`, `now` and `notice` as they are.
+    ...port,
     toolsListed: async (server) => (await port.listTools()).some((name) => name.startsWith(toolPrefix(server))),
-    connection: async (server) => port.connectMcp(server),
-    submit: async (text) => (await port.submitPrompt(text)) as { drop?: string } | undefined,
-    notice: (text) => port.notice(text),
+    submit: port.submitPrompt as ReconnectEdges['submit'],
     after: (fn) => port.after(0, fn),
     sleep: (ms) => new Promise<void>((resolve) => port.after(ms, resolve)),
-    now: () => port.now(),
-    mainTurns: () => ctx.facts.mainTurns(),
-    busy: () => ctx.facts.isMainTurnRunning(),
-    log: (text) => ctx.log(text),
+    mainTurns: ctx.facts.mainTurns,
+    busy: ctx.facts.isMainTurnRunning,
+    log: ctx.log,
   }
-}
-
-/** The MCP servers the session lists now (the context breakdown), in their tool spelling. */
-async function listedServers(port: Port): Promise<string[]> {
-  const tools = (await port.usage()).context.breakdown?.mcpTools ?? []
-  return [...new Set(tools.map((t) => t.serverName))]
 }
 
 export function createReconnectFeature(): Feature<Port> {
@@ -54,12 +46,14 @@ export function createReconnectFeature(): Feature<Port> {
    */
   let known: string[] = []
 
-  const sessionServers = async (port: Port) => realNames(await listedServers(port), known)
-
-  /** `*` keeps every server the session has listed, so a server that went down can still be named. */
+  /**
+   * `*` keeps every server the session has listed, so a server that went down can still be named:
+   * the ones the context breakdown lists now (in their tool spelling), under the real names known.
+   */
   async function noteSessionServers(port: Port): Promise<void> {
     if (!targets?.rule.any) return
-    const listed = await sessionServers(port)
+    const tools = (await port.usage()).context.breakdown?.mcpTools ?? []
+    const listed = realNames([...new Set(tools.map((t) => t.serverName))], known)
     if (targets) targets = withSeen(targets, listed)
   }
 
@@ -68,8 +62,7 @@ export function createReconnectFeature(): Feature<Port> {
     // `*`: the session's servers are not listed yet at its start (they connect after it), so they are
     // read off the start's path, at each main turn start and at the lever's call (the usage read that
     // lists them cost 70-210 ms on the start's path: test/bench/FINDINGS.md).
-    const own = await ctx.facts.ownServer()
-    targets = { rule, ...(own === undefined ? {} : { own }), seen: [] }
+    targets = { rule, own: await ctx.facts.ownServer(), seen: [] }
     if (!hasTarget(targets, port.pkg)) {
       unregistered = NO_TARGET_EMPTY
       return ctx.log(notRegisteredLine(unregistered))
@@ -91,10 +84,12 @@ export function createReconnectFeature(): Feature<Port> {
     name: 'reconnect',
     sessionActing: true,
     logPrefix: debugPrefix,
+    // Its prompt.submit hook drops only its own stale report: a person's prompt need not reach it.
+    pluginPromptsOnly: true,
     // With no server to reach (an empty option; no package ships a server of its own today) the lever
     // is not registered, so the package claims nothing and another package's lever can run.
     actsWith: (options) => {
-      const rule = parseServerRule(String(options[OPTION] ?? ''))
+      const rule = parseServerRule(options[OPTION] as string)
       return rule.any || rule.names.length > 0
     },
     hooks: {
@@ -106,7 +101,7 @@ export function createReconnectFeature(): Feature<Port> {
         tool = undefined
         unregistered = undefined
         try {
-          await setup(port, ctx, String(ctx.options[OPTION] ?? ''))
+          await setup(port, ctx, ctx.options[OPTION] as string)
         } catch (err) {
           unregistered = setupFailed(err)
           ctx.log(unregistered)
@@ -119,13 +114,13 @@ export function createReconnectFeature(): Feature<Port> {
       'tool.call': {
         onFailure: { deny: HOOK_FAILED },
         run: async (port, e, next) => {
-          if (tool === undefined || e.tool !== tool || targets === undefined) return next(e)
-          const input = e as { server?: unknown; continue?: unknown }
+          // Before the tool is registered (undefined), no call is its.
+          if (e.tool !== tool || !targets) return next(e)
           // A turn start's read not yet landed is made now; `*` allows a server that joined after the
           // start too: read the session's list afresh.
           await lane.drain()
-          await noteSessionServers(port).catch(() => undefined)
-          const call = checkCall(e.agentId, input, allowedServers(targets, port.pkg), targets.rule.any)
+          await noteSessionServers(port).catch(() => {})
+          const call = checkCall(e.agentId, e as { server?: unknown; continue?: unknown }, allowedServers(targets, port.pkg), targets.rule.any)
           return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
         },
       },
@@ -142,8 +137,8 @@ export function createReconnectFeature(): Feature<Port> {
       // its server's real name, which joins those `*` allows and maps the breakdown's spelling.
       'tool.describe': (port, e, next) => {
         const server = serverOfTool(e.tool, e.provider?.plugin, port.pkg)
-        if (server !== undefined && !known.includes(server)) {
-          known = [...known, server]
+        if (server && !known.includes(server)) {
+          known.push(server)
           if (targets?.rule.any) targets = withSeen({ ...targets, seen: [...new Set(realNames(targets.seen, known))] }, [server])
         }
         return next(e)
@@ -168,8 +163,8 @@ export function createReconnectFeature(): Feature<Port> {
     },
 
     status(port) {
-      const lines = [tool !== undefined && targets !== undefined ? statusRegistered(tool, describeAllowed(targets, port.pkg))
-        : unregistered !== undefined ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
+      // The tool is registered only once its targets are set (setup); both go at a session start.
+      const lines = [tool ? statusRegistered(tool, describeAllowed(targets!, port.pkg)) : unregistered ? statusNotRegistered(unregistered) : STATUS_NOT_STARTED]
       if (targets?.rule.any) lines.push(seenPhrase(targets.seen))
       const pending = reconnect.pending()
       if (pending) lines.push(statusPending(pending.servers, pending.resume))

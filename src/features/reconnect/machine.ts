@@ -15,7 +15,7 @@
 // conversation after /clear or /resume).
 import { NOT_CONNECTED_READS, TOOLS_POLL_MS, TOOLS_WAIT_MS, UNLISTED } from './constants.ts'
 import {
-  connectionReadFailed, ENDED_BEFORE_REPORT, ENDED_DURING_STEP, endDropped, failureText, listReadFailed, notReconnectedLine, notScheduled, pollLine, promptNotSubmitted,
+  ENDED_BEFORE_REPORT, ENDED_DURING_STEP, endDropped, failureText, notReconnectedLine, notScheduled, pollLine, promptNotSubmitted, readFailed,
   reasonCommandAnswered, reasonCommandFailed, reasonNotConnected, reasonUnlisted, REASON_TOOLS_ABSENT, reconnectedLine, reconnectResult, requestedLine,
   RESCHEDULED, stepFailed, successText, TURN_STARTED_DURING_STEP, type Failure,
 } from './strings.ts'
@@ -48,10 +48,9 @@ type Request = { servers: string[]; resume: boolean; scheduled?: number }
 
 export type Connection = { isConnected: true } | { isConnected: false; reason: string; message?: string }
 
-/** How a connection reads in the debug log and in a failure reason. */
-const describeConnection = (c: Connection | undefined) => (c === undefined ? 'unread' : c.isConnected ? 'connected' : `${c.reason}${c.message ? `: ${c.message}` : ''}`)
-
-type Outcome = { ok: true } | { ok: false; reason: string }
+/** How a connection (and, connected, whether its tools are `listed`) reads in the debug log and in a failure reason. */
+const describeConnection = (c: Connection | void, listed: unknown) =>
+  !c ? 'unread' : c.isConnected ? `connected, tools ${listed ? 'listed' : 'not listed'}` : `${c.reason}${c.message ? `: ${c.message}` : ''}`
 
 /**
  * A command answer that says the reconnect did not happen. An interactive reconnect answers with no
@@ -60,7 +59,7 @@ type Outcome = { ok: true } | { ok: false; reason: string }
  */
 export function commandRefusal(answer: { text?: string } | undefined): string | undefined {
   const text = answer?.text?.trim()
-  if (!text || /\breconnected\b/i.test(text)) return undefined
+  if (!text || /\breconnected\b/i.test(text)) return
   return text
 }
 
@@ -95,16 +94,16 @@ export function createReconnect(pkg: string) {
     )
   }
 
-  /** Never throws: every failure is an outcome. */
-  async function attempt(e: ReconnectEdges, server: string): Promise<Outcome> {
+  /** Why the server did not come back; undefined when it did. Never throws. */
+  async function attempt(e: ReconnectEdges, server: string): Promise<string | undefined> {
     let answer: { text?: string } | undefined
     try {
       answer = await e.reconnect(server)
     } catch (err) {
-      return { ok: false, reason: reasonCommandFailed(err) }
+      return reasonCommandFailed(err)
     }
     const refused = commandRefusal(answer)
-    if (refused !== undefined) return { ok: false, reason: reasonCommandAnswered(refused) }
+    if (refused) return reasonCommandAnswered(refused)
     // Success is proven, never inferred: the command resolves `{}` whether or not the server came
     // back, and right after a failed reconnect the tool list still shows the dead server's tools for
     // about a second (measured). So the step waits until the engine holds the server connected
@@ -114,29 +113,17 @@ export function createReconnect(pkg: string) {
     let last: string | undefined
     let unconnected = 0
     for (let waited = 0; ; waited += TOOLS_POLL_MS) {
-      let state: Connection | undefined
-      try {
-        state = await e.connection(server)
-      } catch (err) {
-        e.log(connectionReadFailed(err))
-      }
-      let listed = false
-      if (state?.isConnected) {
-        try {
-          listed = await e.toolsListed(server)
-        } catch (err) {
-          e.log(listReadFailed(err))
-        }
-      }
-      const seen = `${describeConnection(state)}${state?.isConnected ? `, tools ${listed ? 'listed' : 'not listed'}` : ''}`
-      unconnected = state && !state.isConnected && seen === last ? unconnected + 1 : state && !state.isConnected ? 1 : 0
+      // A read that fails is logged and reads as nothing known.
+      const state = await e.connection(server).catch((err) => e.log(readFailed('connection', err)))
+      const listed = state?.isConnected && (await e.toolsListed(server).catch((err) => e.log(readFailed('tool list', err))))
+      const seen = describeConnection(state, listed)
+      const down = state?.isConnected === false
+      unconnected = down ? (seen === last ? unconnected + 1 : 1) : 0
       if (seen !== last) e.log(pollLine(server, waited, seen))
       last = seen
-      if (state?.isConnected && listed) return { ok: true }
-      if (state && !state.isConnected && state.reason === UNLISTED) return { ok: false, reason: reasonUnlisted(server) }
-      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) {
-        return { ok: false, reason: state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(describeConnection(state), waited) }
-      }
+      if (listed) return
+      if (down && state.reason === UNLISTED) return reasonUnlisted(server)
+      if (unconnected >= NOT_CONNECTED_READS || waited >= TOOLS_WAIT_MS) return state?.isConnected ? REASON_TOOLS_ABSENT : reasonNotConnected(seen, waited)
       await e.sleep(TOOLS_POLL_MS)
     }
   }
@@ -162,15 +149,12 @@ export function createReconnect(pkg: string) {
     const lines: string[] = []
     for (const server of r.servers) {
       const started = await now(e)
-      const outcome = await attempt(e, server)
+      const reason = await attempt(e, server)
       const ms = Math.round((await now(e)) - started)
-      if (outcome.ok) {
-        reconnected.push(server)
-        lines.push(reconnectedLine(server, ms))
-      } else {
-        failures.push({ server, reason: outcome.reason })
-        lines.push(notReconnectedLine(server, outcome.reason, ms))
-      }
+      // A failure always has its reason.
+      if (!reason) reconnected.push(server)
+      else failures.push({ server, reason })
+      lines.push(reason ? notReconnectedLine(server, reason, ms) : reconnectedLine(server, ms))
     }
     if (gen !== generation) return e.log(ENDED_DURING_STEP)
     for (const line of lines) e.log(line)
@@ -194,16 +178,12 @@ export function createReconnect(pkg: string) {
 
     /** Records a checked call; the latest call's `continue` wins, servers add up. */
     lever(server: string, resume: boolean): { result: string } {
-      if (request) {
-        request.resume = resume
-        if (!request.servers.includes(server)) request.servers.push(server)
-      } else {
-        request = { servers: [server], resume }
-      }
+      request ??= { servers: [], resume }
+      request.resume = resume
+      if (!request.servers.includes(server)) request.servers.push(server)
       edges?.log(requestedLine(request.servers, resume))
       return { result: reconnectResult(resume) }
     },
-
 
     /**
      * A main turn's end (called inside its hook) submits a held report (answers whether it did); one
@@ -211,26 +191,21 @@ export function createReconnect(pkg: string) {
      */
     turnComplete(agentId: string | undefined, reason: string): boolean {
       const e = edges
-      const r = request
-      const report = held
       if (agentId !== undefined || !e) return false
+      const report = held
       held = undefined
-      if (report !== undefined) submit(e, report)
-      if (reason === 'aborted' || !r) return report !== undefined
-      scheduleStep(
-        r,
-        (fn) => e.after(fn),
-        () => void run(r).catch((err) => e.log(stepFailed(err))),
-        () => e.log(RESCHEDULED),
-        (err) => e.log(notScheduled(err)),
-      )
+      if (report) submit(e, report)
+      const r = request
+      if (reason !== 'aborted' && r) {
+        scheduleStep(r, e.after, () => void run(r).catch((err) => e.log(stepFailed(err))), () => e.log(RESCHEDULED), (err) => e.log(notScheduled(err)))
+      }
       return report !== undefined
     },
 
     /** A session end drops a pending request and a held report, so nothing acts in the next conversation. */
     end(reason: string): void {
       if (request) edges?.log(endDropped(reason))
-      if (held !== undefined) edges?.log(ENDED_BEFORE_REPORT)
+      if (held) edges?.log(ENDED_BEFORE_REPORT)
       reset()
     },
 

@@ -78,8 +78,8 @@ export const ENDED_BEFORE_REPORT = "the session ended before the reconnect repor
 /** The reason a stale report is dropped with (shown to the person by the engine). */
 export const STALE_REPORT = 'an MCP reconnect report of the conversation before this one; dropped'
 export const TURN_STARTED_DURING_STEP = 'a turn started during the reconnect step; the resume prompt is not submitted'
-export const listReadFailed = (err: unknown) => `tool list read failed: ${String(err)}`
-export const connectionReadFailed = (err: unknown) => `connection read failed: ${String(err)}`
+/** A read of the step's poll that failed (`connection`, `tool list`). */
+export const readFailed = (what: string, err: unknown) => `${what} read failed: ${String(err)}`
 export const pollLine = (server: string, ms: number, state: string) => `"${server}" after ${ms} ms: ${state}`
 export const endDropped = (reason: string) => `session.end ${reason} dropped a pending reconnect request`
 export const promptNotSubmitted = (pkg: string, why: string, text: string) => `${pkg} mcp reconnect: a prompt was not submitted (${why}):\n${text}`

@@ -29,8 +29,7 @@ export type Targets = {
  * this very tool from it.
  */
 export function allowedServers(t: Targets, hostName: string): string[] {
-  const fromRule = t.rule.any ? t.seen : t.rule.names
-  return [...new Set([...(t.own ? [t.own] : []), ...fromRule])].filter((s) => s !== hostName)
+  return [...new Set([t.own, ...(t.rule.any ? t.seen : t.rule.names)])].filter((s): s is string => s !== undefined && s !== hostName)
 }
 
 /**
@@ -62,14 +61,12 @@ export function checkCall(agentId: string | undefined, input: { server?: unknown
   if (agentId !== undefined) return { deny: subagentDenied(agentId) }
   if (allowed.length === 0) return { deny: NO_SERVER_SEEN }
   const resume = input.continue === true
-  if (input.server === undefined) {
-    const only = allowed.length === 1 ? allowed[0] : undefined
-    return only === undefined ? { deny: serverNeeded(allowed) } : { server: only, resume }
-  }
-  if (typeof input.server !== 'string' || !input.server.trim()) return { deny: badServer }
-  const asked = input.server.trim()
+  const given = input.server
+  if (given === undefined) return allowed.length === 1 ? { server: allowed[0]!, resume } : { deny: serverNeeded(allowed) }
+  const asked = typeof given === 'string' ? given.trim() : ''
+  if (!asked) return { deny: badServer }
   const server = resolveServer(asked, allowed)
-  return server !== undefined ? { server, resume } : { deny: notAllowed(asked, allowed, any) }
+  return server ? { server, resume } : { deny: notAllowed(asked, allowed, any) }
 }
 
 /**
@@ -98,11 +95,11 @@ export function resolveServer(name: string, allowed: readonly string[]): string 
  * plugin registers itself, this package's own host) is no server: undefined.
  */
 export function serverOfTool(tool: string, provider: string | undefined, hostName: string): string | undefined {
-  if (!provider || !tool.startsWith('mcp__') || tool.startsWith(toolPrefix(hostName))) return undefined
+  if (!provider || !tool.startsWith('mcp__') || tool.startsWith(toolPrefix(hostName))) return
   if (provider.startsWith('mcp:')) return provider.slice('mcp:'.length) || undefined
-  const plugin = provider.split('@')[0] ?? ''
+  const plugin = provider.split('@')[0]!
   const head = `mcp__plugin_${toolSpelling(plugin)}_`
-  if (!plugin || !tool.startsWith(head)) return undefined
+  if (!plugin || !tool.startsWith(head)) return
   const key = tool.slice(head.length).split('__')[0]
   return key ? `plugin:${plugin}:${key}` : undefined
 }

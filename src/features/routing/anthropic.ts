@@ -7,10 +7,11 @@ import { requestHeaders } from './auth.ts'
 import type { Route } from './config.ts'
 import { NO_REPLAY, type ReplayLookup } from './replay.ts'
 import { ANTHROPIC_MESSAGES_PATH, ANTHROPIC_VERSION, REDIRECT_DROPPED_FIELDS, REDIRECT_KEPT_HEADERS } from './constants.ts'
-import { messageIn, sampleOf } from './failure.ts'
+import { errorMessage } from './failure.ts'
+import { outputCap } from './openai.ts'
 import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type StepChunk, type StepContext, type StopReason } from './step.ts'
-import { asCount, asRecord, asText, isThinking, parseAnthropicRequest, textOf, type AnthropicMessage, type Block, type Json } from './wire.ts'
+import { asCount, asRecord, asText, isThinking, NOTHING, parseAnthropicRequest, readEvent, streamFailed, textOf, toolUsesOf, type AnthropicMessage, type Block, type Json } from './wire.ts'
 
 /** A request as `http.fetch` carries it. */
 export type EngineRequest = { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: string }
@@ -33,7 +34,7 @@ export function redirectRequest(request: EngineRequest, route: Route, key: strin
     if (typeof m.content === 'string') return [m]
     // Foreign thinking carries no signature the provider can check; replayed, it is refused (§1.1).
     // The provider's own, kept when it made the step, goes back ahead of the step's content.
-    const own = replay(m.content.flatMap((b) => (b.type === 'tool_use' ? [String(b.id)] : [])))?.items ?? []
+    const own = replay(toolUsesOf(m.content).map((b) => b.id))?.items ?? []
     const content = [...(own as Block[]), ...m.content.filter((b) => !isThinking(b))]
     return content.length ? [{ ...m, content }] : []
   })
@@ -43,7 +44,8 @@ export function redirectRequest(request: EngineRequest, route: Route, key: strin
     model: route.model,
     system: renamer.named ? system : [{ type: 'text', text: renamer.identity }, ...system],
     messages,
-    ...(route.maxOutput !== undefined ? { max_tokens: Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput) } : {}),
+    // Where the alias gives none, the engine's own (a field it left out stays out of the JSON).
+    max_tokens: outputCap(route, body) ?? body.max_tokens,
   }
   const kept: Record<string, string> = { 'anthropic-version': ANTHROPIC_VERSION }
   for (const [name, value] of Object.entries(request.headers)) if (REDIRECT_KEPT_HEADERS.includes(name.toLowerCase())) kept[name.toLowerCase()] = value
@@ -91,19 +93,20 @@ const contentOf = (answer: Answer): Json[] => [
   ...answer.toolCalls.map((call) => ({ type: 'tool_use', id: call.id, name: call.name, input: call.input })),
 ]
 
+/** The `message` object: the whole answer, or (opening a stream) with no content and no stop yet. */
+const messageOf = (meta: Meta, content: Json[], stopReason: string | null, usage: ReturnType<typeof usageFields>) =>
+  ({ id: meta.id, type: 'message', role: 'assistant', model: meta.model, content, stop_reason: stopReason, stop_sequence: null, usage })
+
 /** The non-streaming `message` JSON. */
 export function encodeAnthropicMessage(answer: Answer, meta: Meta): string {
-  return JSON.stringify({
-    id: meta.id, type: 'message', role: 'assistant', model: meta.model, content: contentOf(answer),
-    stop_reason: answer.stopReason ?? 'end_turn', stop_sequence: null, usage: usageFields(answer.usage),
-  })
+  return JSON.stringify(messageOf(meta, contentOf(answer), answer.stopReason ?? 'end_turn', usageFields(answer.usage)))
 }
 
 /** The same answer as a whole Anthropic SSE stream, `message_start` to `message_stop`; usage goes in both ends, as the API sends it. */
 export function encodeAnthropicSse(answer: Answer, meta: Meta): string {
   const event = (type: string, data: Json) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
   const usage = usageFields(answer.usage)
-  const message = { id: meta.id, type: 'message', role: 'assistant', model: meta.model, content: [], stop_reason: null, stop_sequence: null, usage }
+  const message = messageOf(meta, [], null, usage)
   const blocks = contentOf(answer).map((block, index) => {
     const { text, input, ...start } = block
     const delta = block.type === 'text' ? { type: 'text_delta', text } : { type: 'input_json_delta', partial_json: JSON.stringify(input) }
@@ -142,51 +145,44 @@ export function createAnthropicDecoder(ctx: StepContext) {
     thinking.set(key, { ...block, thinking: block.thinking + text, signature: block.signature + signature })
   }
   return {
-    push(data: string): Decoded {
-      let event: Json | undefined
-      try {
-        event = asRecord(JSON.parse(data))
-      } catch {
-        event = undefined
-      }
-      if (!event) return { chunks: [], failure: { kind: 'unreadable', sample: sampleOf(data) } }
-      const key = String(asCount(event.index) ?? 0)
-      switch (event.type) {
-        case 'message_start':
-          step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)))
-          return { chunks: [] }
-        case 'content_block_start': {
-          const block = asRecord(event.content_block) ?? {}
-          if (block.type === 'thinking') thought(key, asText(block.thinking), asText(block.signature))
-          if (block.type !== 'tool_use') return { chunks: [...step.text(asText(block.text)), ...step.thinking(asText(block.thinking))] }
-          step.toolStart(key, asText(block.name))
-          // A few compatible servers put the whole input here and send no deltas.
-          const input = asRecord(block.input)
-          if (input && Object.keys(input).length) step.toolArgs(key, JSON.stringify(input))
-          return { chunks: [] }
+    push: (data: string): Decoded =>
+      readEvent(data, (event) => {
+        const key = String(asCount(event.index) ?? 0)
+        switch (event.type) {
+          case 'message_start':
+            step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)))
+            break
+          case 'content_block_start': {
+            const block = asRecord(event.content_block) ?? {}
+            if (block.type === 'thinking') thought(key, asText(block.thinking), asText(block.signature))
+            if (block.type !== 'tool_use') return { chunks: [...step.text(asText(block.text)), ...step.thinking(asText(block.thinking))] }
+            step.toolStart(key, asText(block.name))
+            // A few compatible servers put the whole input here and send no deltas.
+            const input = asRecord(block.input)
+            if (input && Object.keys(input).length) step.toolArgs(key, JSON.stringify(input))
+            break
+          }
+          case 'content_block_delta': {
+            const delta = asRecord(event.delta) ?? {}
+            if (delta.type === 'input_json_delta') step.toolArgs(key, asText(delta.partial_json))
+            if (delta.type === 'thinking_delta' || delta.type === 'signature_delta') thought(key, asText(delta.thinking), asText(delta.signature))
+            return { chunks: [...step.text(asText(delta.type === 'text_delta' ? delta.text : '')), ...step.thinking(asText(delta.thinking))] }
+          }
+          case 'message_delta': {
+            const stop = asText(asRecord(event.delta)?.stop_reason)
+            if (stop) step.stopReason((ENGINE_STOP_REASONS.includes(stop) ? stop : 'end_turn') as StopReason)
+            step.usage(usageUpdate(asRecord(event.usage)))
+            break
+          }
+          case 'message_stop':
+            step.ended()
+            break
+          case 'error':
+            return streamFailed(errorMessage(event.error))
         }
-        case 'content_block_delta': {
-          const delta = asRecord(event.delta) ?? {}
-          if (delta.type === 'input_json_delta') step.toolArgs(key, asText(delta.partial_json))
-          if (delta.type === 'thinking_delta' || delta.type === 'signature_delta') thought(key, asText(delta.thinking), asText(delta.signature))
-          return { chunks: [...step.text(asText(delta.type === 'text_delta' ? delta.text : '')), ...step.thinking(asText(delta.thinking))] }
-        }
-        case 'message_delta': {
-          const stop = asText(asRecord(event.delta)?.stop_reason)
-          if (stop) step.stopReason((ENGINE_STOP_REASONS.includes(stop) ? stop : 'end_turn') as StopReason)
-          step.usage(usageUpdate(asRecord(event.usage)))
-          return { chunks: [] }
-        }
-        case 'message_stop':
-          step.ended()
-          return { chunks: [] }
-        case 'error':
-          return { chunks: [], failure: { kind: 'stream-error', message: messageIn(event.error) || JSON.stringify(event.error) } }
-        default:
-          // ping, content_block_stop, and event types added later
-          return { chunks: [] }
-      }
-    },
+        // ping, content_block_stop, and event types added later: nothing to yield
+        return NOTHING
+      }),
     finish() {
       step.keep(undefined, [...thinking.values()].filter((b) => b.signature))
       return step.finish()

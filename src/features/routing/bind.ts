@@ -1,8 +1,7 @@
 // The routing feature's `$` binder: where the config and keys are read, curl is started, approvals
 // are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
 import type { EngineInterface } from 'claude-code'
-import { bindFiles } from '../../lib/files.ts'
-import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
+import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { SpawnEnd, SpawnPiece } from './transport.ts'
 

@@ -19,11 +19,8 @@ type Waiter = {
 export const AGENT_HEADER = 'x-claude-code-agent-id'
 
 export function createCaptures() {
-  const waiters: Waiter[] = []
-  const remove = (w: Waiter) => {
-    const at = waiters.indexOf(w)
-    if (at >= 0) waiters.splice(at, 1)
-  }
+  /** In the order they began to wait. */
+  const waiters = new Set<Waiter>()
 
   return {
     /** A step waits for the engine's request: `captured` settles when `take` hands its relay over, or rejects on `cancel`. */
@@ -33,11 +30,11 @@ export function createCaptures() {
         waiter = { model, agentId, relay, resolve, reject }
       })
       captured.catch(() => undefined)
-      waiters.push(waiter)
+      waiters.add(waiter)
       return {
         captured,
         cancel: (why) => {
-          remove(waiter)
+          waiters.delete(waiter)
           waiter.reject(why)
         },
       }
@@ -49,18 +46,18 @@ export function createCaptures() {
      */
     take(model: string, headers: Readonly<Record<string, string>>): StepRelay | undefined {
       const agent = headerOf(headers, AGENT_HEADER)
-      const ofModel = waiters.filter((w) => w.model === model)
+      const ofModel = [...waiters].filter((w) => w.model === model)
       const waiter =
-        ofModel.find((w) => (agent === undefined ? w.agentId === undefined : w.agentId === agent)) ??
+        ofModel.find((w) => w.agentId === agent) ??
         ofModel.find((w) => (agent === undefined) === (w.agentId === undefined)) ??
         ofModel[0]
       if (!waiter) return undefined
-      remove(waiter)
+      waiters.delete(waiter)
       waiter.resolve()
       return waiter.relay
     },
     get waiting(): number {
-      return waiters.length
+      return waiters.size
     },
   }
 }

@@ -5,12 +5,13 @@
 // errors and retry on its own; measured slower to first token too: routing.md §2.3, +53–95 ms vs +30–39).
 import { createAnthropicDecoder, redirectRequest } from './anthropic.ts'
 import type { Route } from './config.ts'
+import { OPENAI_CHAT_PATH, RESPONSES_PATH } from './constants.ts'
 import type { CurlRequest } from './curl.ts'
 import { estimateTokens } from './estimate.ts'
 import { dialectOf } from './dialect.ts'
 import { createOpenAiDecoder, openAiTarget, toOpenAiRequest } from './openai.ts'
 import { NO_REPLAY, type ReplayLookup } from './replay.ts'
-import { createResponsesDecoder, responsesTarget, toResponsesRequest } from './responses.ts'
+import { createResponsesDecoder, toResponsesRequest } from './responses.ts'
 import type { StepContext } from './step.ts'
 import type { Decoder } from './transport.ts'
 import { parseAnthropicRequest, type AnthropicRequest } from './wire.ts'
@@ -36,35 +37,28 @@ export type ExchangeInput = {
   readonly replay?: ReplayLookup
 }
 
+/** The OpenAI APIs' codecs: the path under the provider's base URL, the request, the decoder of its answer. */
+const OPENAI_CODECS = {
+  'openai-chat': { path: OPENAI_CHAT_PATH, encode: toOpenAiRequest, decoder: createOpenAiDecoder },
+  'openai-responses': { path: RESPONSES_PATH, encode: toResponsesRequest, decoder: createResponsesDecoder },
+}
+
 /** The provider's request, or undefined when the engine's body is no Messages request. */
 export function exchangeFor(input: ExchangeInput): Exchange | undefined {
   const body = parseAnthropicRequest(input.body)
   if (!body) return undefined
-  const ctx: StepContext = { pkg: input.pkg, label: input.route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) }
-  const engineStreams = body.stream === true
-  const { route } = input
-  const { api } = route.provider
-  if (api !== 'anthropic-messages') {
+  const { route, pkg, key } = input
+  const ctx: StepContext = { pkg, label: route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) }
+  const exchange = (request: CurlRequest, makeDecoder: Exchange['makeDecoder']): Exchange => ({ request, makeDecoder, engineStreams: body.stream === true, body })
+  const codec = OPENAI_CODECS[route.provider.api as keyof typeof OPENAI_CODECS]
+  if (codec) {
     const dialect = dialectOf(route.provider, route.model)
-    const out = { route, pkg: input.pkg, replay: input.replay ?? NO_REPLAY, ...dialect }
-    const chat = api === 'openai-chat'
-    const target = (chat ? openAiTarget : responsesTarget)(route.provider, input.key)
-    const { request, toolName } = (chat ? toOpenAiRequest : toResponsesRequest)(body, out)
-    return {
-      request: { url: target.url, headers: target.headers, body: JSON.stringify(request) },
-      makeDecoder: () => (chat ? createOpenAiDecoder({ ...ctx, toolName }, dialect.behaviours) : createResponsesDecoder({ ...ctx, toolName })),
-      engineStreams,
-      body,
-    }
+    const { request, toolName } = codec.encode(body, { route, pkg, replay: input.replay ?? NO_REPLAY, ...dialect })
+    return exchange({ ...openAiTarget(route.provider, key, codec.path), body: JSON.stringify(request) }, () => codec.decoder({ ...ctx, toolName }, dialect.behaviours))
   }
-  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, input.key, input.pkg, input.replay)
+  const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, key, pkg, input.replay)
   if (!redirected) return undefined
   // Always streamed from the provider: one decoder for every answer; a buffered one is encoded back.
   const streamed = { ...(JSON.parse(redirected.body) as Record<string, unknown>), stream: true }
-  return {
-    request: { url: redirected.url, headers: { ...redirected.headers, accept: 'text/event-stream' }, body: JSON.stringify(streamed) },
-    makeDecoder: () => createAnthropicDecoder(ctx),
-    engineStreams,
-    body,
-  }
+  return exchange({ url: redirected.url, headers: { ...redirected.headers, accept: 'text/event-stream' }, body: JSON.stringify(streamed) }, () => createAnthropicDecoder(ctx))
 }

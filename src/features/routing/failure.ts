@@ -37,6 +37,9 @@ export function messageIn(value: unknown): string | undefined {
   return isString(value.failed_generation) ? modelTried(text ?? '', value.failed_generation.replace(/\s+/g, ' ').trim()) : text
 }
 
+/** An error object's message (messageIn), or the object itself as JSON. */
+export const errorMessage = (error: unknown): string => messageIn(error) || JSON.stringify(error)
+
 /** The message an error body carries (messageIn), an HTML page's title, or the text itself; its first line. */
 export function errorMessageOf(body: string): string {
   let message: string

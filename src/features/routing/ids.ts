@@ -2,9 +2,10 @@
 // conversation goes on if the person switches back to Claude, and never a provider's own id, which
 // may hold characters Anthropic refuses.
 import { TOOL_ID_PREFIX, TOOL_ID_RANDOM_BYTES } from './constants.ts'
+import { hexOf } from '../../lib/hex.ts'
 
 export function toolUseId(n: number, random: Uint8Array): string {
-  return `${TOOL_ID_PREFIX}${n}_${Array.from(random, (byte) => byte.toString(16).padStart(2, '0')).join('')}`
+  return `${TOOL_ID_PREFIX}${n}_${hexOf(random)}`
 }
 
 /** A minter counting from 1; `randomBytes` is the edge's `crypto.getRandomValues`. */

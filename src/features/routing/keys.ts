@@ -1,11 +1,12 @@
 // A provider's key (§3.5): read when a request needs it (its command run, its file read), kept in
 // this module's memory for KEY_CACHE_MS and nowhere else: never in `$.state`, `$.store`, a file,
 // a log line or a child's argv or environment. A failed read is not kept: the next request tries again.
-import { keyFromOutput, keySource } from './auth.ts'
+import { keyFromOutput, keySource, type KeySource } from './auth.ts'
 import type { Provider } from './config.ts'
 import { HELPER_TIMEOUT_MS, KEY_CACHE_MS } from './constants.ts'
 import { stableJson } from './trust.ts'
 import { keyCommandDidNotRun, keyCommandFailed, keyFileUnread } from './strings.ts'
+import { messageOf } from '../../lib/message.ts'
 
 export type KeyEdges = {
   /** Runs a command by its argv (`$.process.run`), no shell, with a timeout. */
@@ -25,15 +26,15 @@ export function createKeys(edges: KeyEdges) {
   const cache = new Map<string, { key: string; at: number }>()
   const states = new Map<string, KeyState>()
 
-  async function read(provider: Provider): Promise<KeyRead> {
-    const source = keySource(provider.auth)
-    if (source.kind === 'none') return { key: undefined }
+  /** The key of a provider that has one (`auth` is no `"none"`). */
+  async function read(provider: Provider): Promise<{ readonly key: string } | { readonly problem: string }> {
+    const source = keySource(provider.auth) as Exclude<KeySource, { kind: 'none' }>
     if (source.kind === 'file') {
       let text: string
       try {
         text = await edges.read(source.path)
       } catch (err) {
-        return { problem: keyFileUnread(source.path, err instanceof Error ? err.message : String(err)) }
+        return { problem: keyFileUnread(source.path, messageOf(err)) }
       }
       return keyFromOutput(text)
     }
@@ -42,7 +43,7 @@ export function createKeys(edges: KeyEdges) {
     try {
       out = await edges.run(source.argv, HELPER_TIMEOUT_MS)
     } catch (err) {
-      return { problem: keyCommandDidNotRun(command, err instanceof Error ? err.message : String(err)) }
+      return { problem: keyCommandDidNotRun(command, messageOf(err)) }
     }
     // Its standard error is never quoted: a command may print the key there, before keel knows it to redact.
     if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? 'on a signal') }
@@ -60,13 +61,9 @@ export function createKeys(edges: KeyEdges) {
       const held = cache.get(id)
       if (held && now - held.at < KEY_CACHE_MS) return { key: held.key }
       const got = await read(provider)
-      if ('problem' in got) {
-        cache.delete(id)
-        states.set(provider.id, `failed: ${got.problem}`)
-        return got
-      }
-      if (got.key !== undefined) cache.set(id, { key: got.key, at: now })
-      states.set(provider.id, 'ok')
+      states.set(provider.id, 'problem' in got ? `failed: ${got.problem}` : 'ok')
+      if ('problem' in got) cache.delete(id)
+      else cache.set(id, { key: got.key, at: now })
       return got
     },
     /** Every key held now: what the redactor must hide in any text shown. */

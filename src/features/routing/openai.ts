@@ -5,11 +5,11 @@ import type { EffortLevel, Provider, Route } from './config.ts'
 import { sentSchema, sentToolName, shortToolId, type Behaviour } from './dialect.ts'
 import type { ReplayLookup } from './replay.ts'
 import { BLOCK_SEPARATOR, DEFERRED_PLACEHOLDER_TOOL, OPENAI_CHAT_PATH, SKIP_SIGNATURE, STRUCTURED_OUTPUT_NAME } from './constants.ts'
-import { messageIn, sampleOf, type RouteFailure } from './failure.ts'
+import { errorMessage, type RouteFailure } from './failure.ts'
 import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type ProviderUsage, type StepContext, type StepEnd, type StopReason } from './step.ts'
 import { blockOmitted, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
-import { asCount, asRecord, asText, blocksOf, isThinking, textOf, type AnthropicMessage, type AnthropicRequest, type Block, type Json } from './wire.ts'
+import { asCount, asRecord, asText, blocksOf, isThinking, textOf, toolUsesOf, NOTHING, readEvent, streamFailed, type AnthropicMessage, type AnthropicRequest, type AnthropicTool, type Block, type Json } from './wire.ts'
 
 export type OpenAiPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
 export type OpenAiToolCall = { readonly id: string; readonly type: 'function'; readonly function: { readonly name: string; readonly arguments: string } }
@@ -44,11 +44,22 @@ export type Outbound = {
 
 const joinText = (texts: readonly string[]) => texts.filter(Boolean).join(BLOCK_SEPARATOR)
 
-export function imageUrl(block: Block): string | undefined {
+function imageUrl(block: Block): string | undefined {
   const source = block.source as { type?: unknown; media_type?: unknown; data?: unknown; url?: unknown } | undefined
   if (source?.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') return `data:${source.media_type};base64,${source.data}`
   if (source?.type === 'url' && typeof source.url === 'string') return source.url
   return undefined
+}
+
+/**
+ * A user block other than a tool result, as a provider reads it (both OpenAI codecs): its text
+ * renamed, an image's URL where the alias reads images, else a placeholder; thinking is nothing.
+ */
+export function userContent(block: Block, route: Route, rename: (text: string) => string): { readonly text: string } | { readonly url: string } | undefined {
+  if (block.type === 'text') return { text: rename(textOf(block)) }
+  if (block.type !== 'image') return isThinking(block) ? undefined : { text: blockOmitted(block.type) }
+  const url = route.vision ? imageUrl(block) : undefined
+  return url ? { url } : { text: route.vision ? blockOmitted('image') : imageOmitted(route.label) }
 }
 
 /** A tool result's text: a tool message carries text only, so an image in it becomes a placeholder. */
@@ -67,8 +78,36 @@ export function systemTextOf(body: AnthropicRequest, systemMessages: readonly Bl
   return renamer.named ? text : joinText([renamer.identity, text])
 }
 
+/**
+ * The engine's tools a provider can call (not its placeholder; only those with a schema), each as
+ * `make` builds it under the name it is sent as, and the engine's name of each by that name.
+ */
+export function sentTools<T>(body: AnthropicRequest, make: (name: string, tool: AnthropicTool) => T): { tools: T[]; toolName: (sent: string) => string } {
+  const names = new Map<string, string>()
+  const tools = (body.tools ?? [])
+    .filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== undefined)
+    .map((t) => {
+      const name = sentToolName(t.name)
+      names.set(name, t.name)
+      return make(name, t)
+    })
+  return { tools, toolName: (sent) => names.get(sent) ?? sent }
+}
+
+/** The provider's name for the engine's effort level: the alias's names, else its family's; undefined where neither names the level (or the engine sent none). */
+export const effortOf = (body: AnthropicRequest, out: Outbound): string | undefined => (out.route.effort ?? out.effort)?.[body.output_config?.effort as EffortLevel]
+
+/**
+ * The output cap a request carries: the alias's `maxOutput`, within the engine's own; undefined
+ * without one, since the engine asks for Claude's output size, which most other models refuse.
+ */
+export const outputCap = (route: Route, body: AnthropicRequest): number | undefined => route.maxOutput && Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput)
+
+/** The schema of the engine's structured output (`output_config.format`, its title call), where it asks for one. */
+export const schemaOf = (body: AnthropicRequest): unknown => (body.output_config?.format?.type === 'json_schema' ? body.output_config.format.schema : undefined)
+
 /** The id a call is sent under: the engine's, or Mistral's 9 characters made from it. */
-const callId = (id: unknown, out: Outbound) => (out.behaviours.has('shortToolIds') ? shortToolId(String(id)) : String(id))
+const callId = (id: string, out: Outbound) => (out.behaviours.has('shortToolIds') ? shortToolId(id) : id)
 
 /**
  * A user message: its tool results first, as `tool` messages, so each follows the assistant call it
@@ -76,16 +115,15 @@ const callId = (id: unknown, out: Outbound) => (out.behaviours.has('shortToolIds
  * the last tool result).
  */
 function userMessages(message: AnthropicMessage, out: Outbound, rename: (text: string) => string): OpenAiMessage[] {
-  const { route } = out
   const tools: { role: 'tool'; tool_call_id: string; content: string }[] = []
   const parts: OpenAiPart[] = []
   for (const block of blocksOf(message.content)) {
-    if (block.type === 'tool_result') tools.push({ role: 'tool', tool_call_id: callId(block.tool_use_id, out), content: toolResultText(block) })
-    else if (block.type === 'text') parts.push({ type: 'text', text: rename(textOf(block)) })
-    else if (block.type === 'image') {
-      const url = route.vision ? imageUrl(block) : undefined
-      parts.push(url ? { type: 'image_url', image_url: { url } } : { type: 'text', text: route.vision ? blockOmitted('image') : imageOmitted(route.label) })
-    } else if (!isThinking(block)) parts.push({ type: 'text', text: blockOmitted(block.type) })
+    if (block.type === 'tool_result') {
+      tools.push({ role: 'tool', tool_call_id: callId(block.tool_use_id as string, out), content: toolResultText(block) })
+      continue
+    }
+    const part = userContent(block, out.route, rename)
+    if (part) parts.push('url' in part ? { type: 'image_url', image_url: { url: part.url } } : { type: 'text', text: part.text })
   }
   const kept = parts.filter((p) => p.type !== 'text' || p.text)
   if (!kept.length) return tools
@@ -107,61 +145,50 @@ function userMessages(message: AnthropicMessage, out: Outbound, rename: (text: s
 function assistantMessages(message: AnthropicMessage, out: Outbound): OpenAiMessage[] {
   const blocks = blocksOf(message.content)
   const text = joinText(blocks.filter((b) => b.type === 'text').map(textOf))
-  const uses = blocks.filter((b) => b.type === 'tool_use')
-  const replay = out.replay(uses.map((b) => String(b.id)))
+  const uses = toolUsesOf(blocks)
+  const replay = out.replay(uses.map((b) => b.id))
   const calls: OpenAiToolCall[] = uses.map((b, i) => ({
     id: callId(b.id, out),
     type: 'function',
-    function: { name: sentToolName(String(b.name)), arguments: JSON.stringify(b.input ?? {}) },
+    function: { name: sentToolName(b.name), arguments: JSON.stringify(b.input) },
     // Gemini's first call of a step needs a signature: one made elsewhere (another model's call) gets the placeholder.
     ...(i === 0 && out.behaviours.has('skipSignature') ? SKIP_SIGNATURE : {}),
-    ...replay?.calls?.[String(b.id)],
+    ...replay?.calls?.[b.id],
   }))
   if (!text && !calls.length) return []
   return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}), ...(out.behaviours.has('emptyReasoning') ? { reasoning_content: '' } : {}), ...replay?.fields }]
 }
 
-/**
- * The Chat Completions request for a captured engine request, and the engine's name of each tool by
- * the name it was sent under. `max_tokens` is sent only under the alias's `maxOutput` (capped by the
- * engine's own): the engine asks for Claude's output size, which most other models refuse.
- */
+/** The Chat Completions request for a captured engine request, and the engine's name of each tool by the name it was sent under. */
 export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { request: OpenAiRequest; toolName: (sent: string) => string } {
   const { route, behaviours } = out
   const renamer = createRenamer(route, out.pkg)
   const { system: systemMessages, conversation } = splitSystemMessages(body.messages)
   const messages = conversation.flatMap((m) => (m.role === 'assistant' ? assistantMessages(m, out) : userMessages(m, out, renamer.rename)))
-  const system = systemTextOf(body, systemMessages, renamer)
-  const names = new Map<string, string>()
-  const tools: OpenAiTool[] = (body.tools ?? [])
-    .filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== undefined)
-    .map((t) => {
-      const name = sentToolName(t.name)
-      names.set(name, t.name)
-      return { type: 'function', function: { name, ...(typeof t.description === 'string' ? { description: t.description } : {}), parameters: sentSchema(t.input_schema, behaviours.has('schemaSubset')) } }
-    })
-  const level = body.output_config?.effort
-  const effort = typeof level === 'string' ? (route.effort ?? out.effort)?.[level as EffortLevel] : undefined
-  const maxTokens = route.maxOutput === undefined ? undefined : Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput)
+  const { tools, toolName } = sentTools(body, (name, t): OpenAiTool => ({
+    type: 'function',
+    function: { name, ...(typeof t.description === 'string' ? { description: t.description } : {}), parameters: sentSchema(t.input_schema, behaviours.has('schemaSubset')) },
+  }))
+  const effort = effortOf(body, out)
+  const maxTokens = outputCap(route, body)
+  const schema = schemaOf(body)
   const request: OpenAiRequest = {
     model: route.model,
-    messages: [{ role: 'system', content: system }, ...messages],
+    messages: [{ role: 'system', content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...(tools.length ? { tools } : {}),
     ...(maxTokens !== undefined ? { [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens } : {}),
     ...(effort !== undefined ? { reasoning_effort: effort } : {}),
-    ...(body.output_config?.format?.type === 'json_schema' && body.output_config.format.schema !== undefined
-      ? { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema: body.output_config.format.schema } } }
-      : {}),
+    ...(schema !== undefined ? { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } } : {}),
     stream: true,
     ...(behaviours.has('noStreamOptions') ? {} : { stream_options: { include_usage: true } }),
   }
-  return { request, toolName: (sent) => names.get(sent) ?? sent }
+  return { request, toolName }
 }
 
-/** Where the request goes and its headers (curl adds `Expect:`). */
-export function openAiTarget(provider: Provider, key: string | undefined): { url: string; headers: Record<string, string> } {
+/** Where a request goes (the Chat Completions path, or another under the same base URL) and its headers (curl adds `Expect:`). */
+export function openAiTarget(provider: Provider, key: string | undefined, path = OPENAI_CHAT_PATH): { url: string; headers: Record<string, string> } {
   return {
-    url: provider.baseUrl + OPENAI_CHAT_PATH,
+    url: provider.baseUrl + path,
     headers: requestHeaders(provider, { 'Content-Type': 'application/json', Accept: 'text/event-stream' }, key),
   }
 }
@@ -212,9 +239,6 @@ const partsOf = (content: unknown, kind: 'text' | 'thinking'): string =>
         return p?.type !== kind ? '' : kind === 'text' ? asText(p.text) : partsOf(p.thinking, 'text')
       }).join('')
 
-/** An error object's message (failure.ts), or the object itself. */
-const errorMessage = (error: unknown): string => messageIn(error) || JSON.stringify(error)
-
 /**
  * The streaming decoder: fed each SSE event's `data` (`[DONE]` included), it returns the chunks to
  * yield now; `finish()` gives the held-back tool calls and the stop (undefined: the stream never finished).
@@ -245,15 +269,15 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
   }
 
   /** One chunk (`delta`) or a whole completion (`message`): both carry the same fields. */
-  function apply(chunk: Json, field: 'delta' | 'message'): Decoded {
-    if (chunk.error !== undefined && chunk.error !== null) return { chunks: [], failure: { kind: 'stream-error', message: errorMessage(chunk.error) } }
+  const apply = (field: 'delta' | 'message') => (chunk: Json): Decoded => {
     // An older vLLM's error mid-stream has no `error` key: `{"object": "error", "message": …}`.
-    if (chunk.object === 'error') return { chunks: [], failure: { kind: 'stream-error', message: errorMessage(chunk) } }
+    const error = chunk.error ?? (chunk.object === 'error' ? chunk : null)
+    if (error !== null) return streamFailed(errorMessage(error))
     const usage = asRecord(chunk.usage)
     if (usage) step.usage(usageOf(usage, behaviours.has('reasoningInOutput')))
     const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : []
     const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0)
-    if (!choice) return { chunks: [] }
+    if (!choice) return NOTHING
     const delta = asRecord(choice[field]) ?? {}
     reasoningContent += asText(delta.reasoning_content)
     mergeDetails(details, delta.reasoning_details)
@@ -280,29 +304,16 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
     return { chunks }
   }
 
-  function parse(data: string, field: 'delta' | 'message'): Decoded {
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(data)
-    } catch {
-      return { chunks: [], failure: { kind: 'unreadable', sample: sampleOf(data) } }
-    }
-    const chunk = asRecord(parsed)
-    return chunk ? apply(chunk, field) : { chunks: [], failure: { kind: 'unreadable', sample: sampleOf(data) } }
-  }
-
   return {
     push(data: string): Decoded {
-      if (done) return { chunks: [] }
-      if (data.trim() === '[DONE]') {
-        done = true
-        step.ended()
-        return { chunks: [] }
-      }
-      return parse(data, 'delta')
+      if (done) return NOTHING
+      if (data.trim() !== '[DONE]') return readEvent(data, apply('delta'))
+      done = true
+      step.ended()
+      return NOTHING
     },
     /** A whole `chat.completion` JSON: a provider that answers without streaming. */
-    pushCompletion: (json: string): Decoded => parse(json, 'message'),
+    pushCompletion: (json: string): Decoded => readEvent(json, apply('message')),
     finish() {
       step.keep({ ...(reasoningContent ? { reasoning_content: reasoningContent } : {}), ...(details.length ? { reasoning_details: details } : {}) })
       return step.finish()

@@ -50,8 +50,10 @@ export const isStructured = (s: RequestSummary) => s.structured
 
 /** Where a provider's key comes from, in words for status and the trust answer: never the key. */
 export function sourceOfKey(source: KeySource, auth: Auth): string {
-  if (source.kind === 'none') return `key ${KEY_SOURCE_NONE}`
-  if (source.kind === 'file') return `key ${keySourceFile(source.path)}`
-  if (typeof auth === 'object' && 'env' in auth) return `key ${keySourceEnv(auth.env)}`
-  return `key ${keySourceCommand(source.argv[0] ?? '')}`
+  const where =
+    source.kind === 'none' ? KEY_SOURCE_NONE
+    : source.kind === 'file' ? keySourceFile(source.path)
+    : typeof auth === 'object' && 'env' in auth ? keySourceEnv(auth.env)
+    : keySourceCommand(source.argv[0] ?? '')
+  return `key ${where}`
 }

@@ -13,13 +13,17 @@ export type RouteDecision =
 
 export function createRouteTable(pkg: string, configPath: string) {
   let read: ConfigRead = { state: 'missing' }
-  /** Every alias a file loaded in this process named: it stays routing's after an edit or a deletion, so a stale name never reaches Claude. */
+  /**
+   * Every alias a file loaded in this process named or configured: it stays routing's after an edit or
+   * a deletion, so a stale name never reaches Claude. (A file's configured aliases are among those it
+   * names; a read built by hand may not say so.)
+   */
   const claimed = new Set<string>()
 
   return {
     load(next: ConfigRead): void {
       read = next
-      if (next.state === 'loaded') for (const alias of next.claimed) claimed.add(alias)
+      if (next.state === 'loaded') for (const alias of [...next.claimed, ...Object.keys(next.config.models)]) claimed.add(alias)
     },
     get read(): ConfigRead {
       return read
@@ -34,13 +38,11 @@ export function createRouteTable(pkg: string, configPath: string) {
     },
     /** Whether a model name is routing's, routed or failing. */
     owns(model: string | undefined): boolean {
-      return model !== undefined && (claimed.has(model) || (read.state === 'loaded' && Object.hasOwn(read.config.models, model)))
+      return model !== undefined && claimed.has(model)
     },
     /** Whether a request body names one of routing's models anywhere: the cheap test before it is parsed. */
     mentionedIn(text: string): boolean {
-      for (const name of claimed) if (text.includes(`"${name}"`)) return true
-      if (read.state === 'loaded') for (const name of Object.keys(read.config.models)) if (text.includes(`"${name}"`)) return true
-      return false
+      return [...claimed].some((name) => text.includes(`"${name}"`))
     },
     /** The aliases that route now. */
     aliases(): string[] {

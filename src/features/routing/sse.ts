@@ -4,8 +4,8 @@
 
 export type SseEvent = { readonly event?: string; readonly data: string }
 
-const LF = 10
-const CR = 13
+/** A line end: CRLF, CR or LF. */
+const LINE_END = /\r\n|\r|\n/
 
 export function createSseParser() {
   /** The current line's pieces, joined once the line ends: a long line arriving in many pieces stays linear. */
@@ -42,34 +42,24 @@ export function createSseParser() {
   return {
     /** The events this piece completes. */
     push(piece: string): SseEvent[] {
-      let from = 0
-      if (!started && piece) {
-        started = true
-        if (piece.startsWith('\uFEFF')) from = 1
-      }
-      for (let i = from; i < piece.length; i++) {
-        const c = piece.charCodeAt(i)
-        if (c !== LF && c !== CR) continue
-        if (c === LF && afterCr && i === from && line.length === 0) {
-          afterCr = false
-          from = i + 1
-          continue
-        }
-        line.push(piece.slice(from, i))
+      // An empty piece changes nothing: a CR before it still pairs with a LF after it.
+      if (!piece) return []
+      // A BOM opens the stream only; a LF after a piece's closing CR ended that line already.
+      const skip = (!started && piece.startsWith('\uFEFF')) || (afterCr && piece.startsWith('\n'))
+      started = true
+      afterCr = piece.endsWith('\r')
+      const [rest = '', ...lines] = piece.slice(skip ? 1 : 0).split(LINE_END)
+      line.push(rest)
+      // Each line end closes the current line; what follows the last one opens the next.
+      for (const next of lines) {
         field(line.join(''))
-        line = []
-        afterCr = c === CR
-        from = i + 1
-      }
-      if (from < piece.length) {
-        line.push(piece.slice(from))
-        afterCr = false
+        line = [next]
       }
       return take()
     },
     /** The stream ended: a last line without its line end, and a last event without its blank line, still count. */
     end(): SseEvent[] {
-      if (line.length) field(line.join(''))
+      field(line.join(''))
       line = []
       dispatch()
       return take()

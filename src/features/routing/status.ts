@@ -27,26 +27,22 @@ export type RoutingStatusFacts = {
 }
 
 export function routingStatus(f: RoutingStatusFacts): string[] {
+  const { read, curl } = f
   const lines: string[] = []
-  if (f.read.state === 'missing') lines.push(configMissing(f.configPath))
-  else if (f.read.state === 'unreadable') lines.push(configUnreadable(f.configPath, f.read.error))
+  if (read.state === 'missing') lines.push(configMissing(f.configPath))
+  else if (read.state === 'unreadable') lines.push(configUnreadable(f.configPath, read.error))
   else {
-    const { config, errors, warnings } = f.read
-    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length))
-    lines.push(...errors.map(configErrorLine), ...warnings.map(configWarningLine))
+    const { config, errors, warnings } = read
+    lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length), ...errors.map(configErrorLine), ...warnings.map(configWarningLine))
     for (const p of Object.values(config.providers)) {
       lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ''), f.keyState(p)), presetLine(p.preset, familyOf(p)))
     }
-    for (const m of Object.values(config.models)) {
-      const provider = config.providers[m.providerId]
-      lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, provider ? [...dialectOf(provider, m.model).behaviours] : []))
-    }
+    // A loaded alias's provider is loaded too (readConfig drops an alias whose provider is not).
+    for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, [...dialectOf(config.providers[m.providerId]!, m.model).behaviours]))
   }
   if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo))
   lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures))
   if (f.lastFailure) lines.push(lastFailureLine(f.lastFailure))
-  if (!f.curl) lines.push(curlNotChecked(f.curlPath))
-  else if ('problem' in f.curl) lines.push(curlProblemLine(f.curl.problem))
-  else lines.push(curlLine(f.curl.path, f.curl.version, f.curl.mode === 'json'))
+  lines.push(!curl ? curlNotChecked(f.curlPath) : 'problem' in curl ? curlProblemLine(curl.problem) : curlLine(curl.path, curl.version, curl.mode === 'json'))
   return lines
 }

@@ -150,7 +150,9 @@ export function createStep(ctx: StepContext) {
       if (reason === undefined) return undefined
       const chunks: StepChunk[] = []
       const toolUses: { name: string; input: unknown }[] = []
-      const keptCalls: Record<string, Json> = {}
+      /** The ids minted for the calls the engine gets, and what any of them sends back. */
+      const ids: string[] = []
+      let keptCalls: Record<string, Json> | undefined
       const base = thought ? THINKING_INDEX + 1 : TEXT_INDEX + 1
       for (const call of calls.values()) {
         const json = call.args.join('').trim() || '{}'
@@ -160,11 +162,12 @@ export function createStep(ctx: StepContext) {
           chunks.push(notice(unreadableArguments(ctx.pkg, ctx.label, name || UNNAMED_TOOL)))
           continue
         }
-        const index = base + toolUses.length
+        const index = base + ids.length
         const id = ctx.mintId()
-        if (call.kept) keptCalls[id] = call.kept
+        if (call.kept) (keptCalls ??= {})[id] = call.kept
         chunks.push({ kind: 'tool', index, id, name }, { kind: 'input', index, json })
         toolUses.push({ name, input })
+        ids.push(id)
       }
       // A model that printed a call as its answer (a weak local model): said, never run (RULES.md, text tool calls).
       const printed = toolUses.length ? undefined : printedCall(answer)
@@ -173,10 +176,8 @@ export function createStep(ctx: StepContext) {
       const stopReason: StopReason = toolUses.length ? 'tool_use' : reason === 'tool_use' || reason === null ? 'end_turn' : reason
       const cut = CUT_OFF[String(stopReason)]
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)))
-      const ids = chunks.flatMap((c) => (c.kind === 'tool' ? [c.id] : []))
-      const hasCalls = Object.keys(keptCalls).length > 0
-      const kept = ids.length && (keptFields || keptItems || hasCalls) ? { ids, ...(keptFields && { fields: keptFields }), ...(hasCalls && { calls: keptCalls }), ...(keptItems && { items: keptItems }) } : undefined
-      return { ...end(chunks, toolUses, stopReason), ...(kept ? { kept } : {}) }
+      const kept = ids.length && (keptFields || keptItems || keptCalls) ? { ids, ...(keptFields && { fields: keptFields }), ...(keptCalls && { calls: keptCalls }), ...(keptItems && { items: keptItems }) } : undefined
+      return { ...end(chunks, toolUses, stopReason), ...(kept && { kept }) }
     },
     /** A step answered with a line alone (keel's own failure, before any answer): the text so far, the line, and no held-back tool call. */
     fail(text: string): StepEnd {

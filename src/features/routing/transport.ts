@@ -7,8 +7,9 @@
 import { curlConfig, createCurlReader, retryAfterMs, retryPlan, type BodyMode, type CurlHead, type CurlRequest } from './curl.ts'
 import { sampleOf, type RouteFailure } from './failure.ts'
 import { createSseParser } from './sse.ts'
-import type { StepChunk, StepEnd, StreamDecoder } from './step.ts'
+import type { Decoded, StepChunk, StepEnd, StreamDecoder } from './step.ts'
 import { curlStopped, EMPTY_ANSWER, NO_RESPONSE } from './strings.ts'
+import { messageOf } from '../../lib/message.ts'
 
 export type SpawnPiece = { readonly stream: 'stdout' | 'stderr'; readonly text: string }
 export type SpawnEnd = { readonly code: number | null; readonly signal: string | null }
@@ -28,7 +29,7 @@ export type TransportEdges = {
 }
 
 /** A decoder a whole JSON answer can feed too (a provider that ignored `stream: true`). */
-export type Decoder = StreamDecoder & { pushCompletion?(json: string): { chunks: StepChunk[]; failure?: RouteFailure } }
+export type Decoder = StreamDecoder & { pushCompletion?(json: string): Decoded }
 
 export type TransportOptions = {
   /** curl's argv: its absolute path and the fixed arguments (constants.ts). */
@@ -51,12 +52,23 @@ const STALL = Symbol('stall')
 /** How much of a stream's opening is kept to quote when it held no event. */
 const OPENING_KEPT = 200
 
+/** One try: the whole answer, or its failure with what the retry rule reads. */
 type Attempt =
-  | { readonly kind: 'done'; readonly end: StepEnd }
-  | { readonly kind: 'failed'; readonly failure: RouteFailure; readonly status?: number; readonly curlExit?: number; readonly retryAfter?: string }
+  | { readonly end: StepEnd; readonly failure?: undefined }
+  | { readonly failure: RouteFailure; readonly end?: undefined; readonly status?: number; readonly curlExit?: number; readonly retryAfter?: string }
 
 const keep = (text: string, more: string) => (text.length >= KEPT_TEXT ? text : (text + more).slice(0, KEPT_TEXT))
 const isJson = (head: CurlHead) => /\bjson\b/i.test(head.headers['content-type'] ?? '') && !/event-stream/i.test(head.headers['content-type'] ?? '')
+const isError = (head: CurlHead) => head.status < 200 || head.status >= 300
+
+/** Yields what one event (or a whole JSON answer) decoded to, noting that output was sent; returns its failure, if any. */
+function* yielded(decoded: Decoded, sent: { any: boolean }): Generator<StepChunk, RouteFailure | undefined> {
+  for (const chunk of decoded.chunks) {
+    sent.any = true
+    yield chunk
+  }
+  return decoded.failure
+}
 
 /**
  * Sends the request and yields the answer's chunks as they come, the stop included; returns how it
@@ -68,7 +80,7 @@ export async function* sendRequest(edges: TransportEdges, request: CurlRequest, 
     const decoder = opts.makeDecoder()
     const sent = { any: false }
     const attempt = yield* attemptOnce(edges, request, opts, decoder, sent)
-    if (attempt.kind === 'done') {
+    if (attempt.end) {
       yield* attempt.end.chunks
       return { end: attempt.end, retries }
     }
@@ -78,9 +90,9 @@ export async function* sendRequest(edges: TransportEdges, request: CurlRequest, 
           retries,
           outputSent: sent.any,
           remainingMs: edges.remainingMs(),
-          ...(attempt.status !== undefined ? { status: attempt.status } : {}),
-          ...(attempt.curlExit !== undefined ? { curlExit: attempt.curlExit } : {}),
-          ...(attempt.retryAfter !== undefined ? { retryAfterMs: retryAfterMs(attempt.retryAfter, await edges.now()) } : {}),
+          status: attempt.status,
+          curlExit: attempt.curlExit,
+          retryAfterMs: attempt.retryAfter === undefined ? undefined : retryAfterMs(attempt.retryAfter, await edges.now()),
         })
     if (plan !== 'stop') {
       await edges.sleep(plan.delayMs)
@@ -118,7 +130,7 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
       const r = await Promise.race([child.next(), stall])
       if (r === STALL) {
         leave()
-        return { kind: 'failed', failure: { kind: 'stall', idleMs: opts.idleMs } }
+        return { failure: { kind: 'stall', idleMs: opts.idleMs } }
       }
       pieces++
       if (r.done) {
@@ -135,7 +147,7 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
           continue
         }
         // The reader gives the head before any body text.
-        if (!head || head.status < 200 || head.status >= 300) {
+        if (!head || isError(head)) {
           body = keep(body, out.text)
           continue
         }
@@ -146,54 +158,41 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
         if (opening.length < OPENING_KEPT) opening += out.text
         for (const event of sse.push(out.text)) {
           events++
-          const decoded = decoder.push(event.data)
-          for (const chunk of decoded.chunks) {
-            sent.any = true
-            yield chunk
-          }
-          if (decoded.failure) {
+          const failure = yield* yielded(decoder.push(event.data), sent)
+          if (failure) {
             leave()
-            return { kind: 'failed', failure: decoded.failure }
+            return { failure }
           }
         }
       }
     }
   } catch (err) {
     // The first pull rejects when curl cannot start; a later one when the dispatch is torn down.
-    return { kind: 'failed', failure: { kind: 'other', reason: err instanceof Error ? err.message : String(err) } }
+    return { failure: { kind: 'other', reason: messageOf(err) } }
   } finally {
     stop()
   }
-  if (ended.code === null) return { kind: 'failed', failure: { kind: 'other', reason: curlStopped(ended.signal ?? 'a signal') } }
+  if (ended.code === null) return { failure: { kind: 'other', reason: curlStopped(ended.signal ?? 'a signal') } }
   const code = ended.code
   if (!head) {
-    if (code !== 0) return { kind: 'failed', failure: { kind: 'curl', code, stderr }, curlExit: code }
-    return { kind: 'failed', failure: { kind: 'other', reason: NO_RESPONSE } }
+    if (code !== 0) return { failure: { kind: 'curl', code, stderr }, curlExit: code }
+    return { failure: { kind: 'other', reason: NO_RESPONSE } }
   }
-  if (head.status < 200 || head.status >= 300) {
-    return { kind: 'failed', failure: { kind: 'status', status: head.status, body }, status: head.status, ...(head.headers['retry-after'] ? { retryAfter: head.headers['retry-after'] } : {}) }
-  }
+  if (isError(head)) return { failure: { kind: 'status', status: head.status, body }, status: head.status, retryAfter: head.headers['retry-after'] || undefined }
   if (isJson(head)) {
-    const decoded = decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: 'unreadable' as const, sample: body.slice(0, 80) } }
-    if (decoded.failure) return { kind: 'failed', failure: decoded.failure }
-    for (const chunk of decoded.chunks) {
-      sent.any = true
-      yield chunk
-    }
+    // A failed completion yields no chunk: the failure comes alone.
+    const failure = yield* yielded(decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: 'unreadable', sample: body.slice(0, 80) } }, sent)
+    if (failure) return { failure }
   }
   // Cut off after the head (a dropped connection, curl's 18 or 56): what came stands, the line says why.
-  if (code !== 0) return { kind: 'failed', failure: { kind: 'curl', code, stderr } }
+  if (code !== 0) return { failure: { kind: 'curl', code, stderr } }
   // A clean end: a last event without its blank line still counts (sse.ts `end()`).
   for (const event of sse.end()) {
     events++
-    const decoded = decoder.push(event.data)
-    for (const chunk of decoded.chunks) {
-      sent.any = true
-      yield chunk
-    }
-    if (decoded.failure) return { kind: 'failed', failure: decoded.failure }
+    const failure = yield* yielded(decoder.push(event.data), sent)
+    if (failure) return { failure }
   }
-  if (!isJson(head) && events === 0) return { kind: 'failed', failure: { kind: 'unreadable', sample: sampleOf(opening) || EMPTY_ANSWER } }
+  if (!isJson(head) && events === 0) return { failure: { kind: 'unreadable', sample: sampleOf(opening) || EMPTY_ANSWER } }
   const end = decoder.finish()
-  return end ? { kind: 'done', end } : { kind: 'failed', failure: { kind: 'unfinished' } }
+  return end ? { end } : { failure: { kind: 'unfinished' } }
 }

@@ -2,6 +2,7 @@
 // conversation goes and with which credentials: editing the id, api, URL, auth or headers asks again.
 import type { Provider } from './config.ts'
 import { TRUST_KEY_PREFIX } from './constants.ts'
+import { hexOf } from '../../lib/hex.ts'
 
 /** JSON with every object's keys sorted at every depth, so equal values always give equal text. */
 export function stableJson(value: unknown): string {
@@ -18,7 +19,7 @@ export function stableJson(value: unknown): string {
 export async function providerFingerprint(provider: Provider): Promise<string> {
   const { id, api, baseUrl, auth, headers } = provider
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(stableJson({ id, api, baseUrl, auth, headers })))
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return hexOf(digest)
 }
 
 /** The `$.store` key holding a provider's approval. */

@@ -1,6 +1,8 @@
 // The engine's Anthropic Messages request as captured (§2.2), read loosely: the codecs need its
 // shape, and a field the engine adds later must pass through the redirect untouched.
 import { isRecord, isString } from '../../lib/shape.ts'
+import { sampleOf } from './failure.ts'
+import type { Decoded } from './step.ts'
 
 export type Block = { readonly type: string; readonly [field: string]: unknown }
 export type AnthropicMessage = { readonly role: string; readonly content: string | readonly Block[] }
@@ -41,9 +43,29 @@ export function parseAnthropicRequest(text: string): AnthropicRequest | undefine
 export const blocksOf = (content: string | readonly Block[]): readonly Block[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : content)
 export const textOf = (block: Block): string => (typeof block.text === 'string' ? block.text : '')
 export const isThinking = (block: Block) => block.type === 'thinking' || block.type === 'redacted_thinking'
+/** A `tool_use` block as the engine writes it (its declared type: a string id and name, an input). */
+export type ToolUse = Block & { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
+export const toolUsesOf = (blocks: readonly Block[]) => blocks.filter((b): b is ToolUse => b.type === 'tool_use')
 
 // ---- Reading a provider's JSON, which no schema vouches for ----
 export type Json = Record<string, unknown>
 export const asRecord = (value: unknown): Json | undefined => (isRecord(value) ? value : undefined)
 export const asText = (value: unknown): string => (typeof value === 'string' ? value : '')
 export const asCount = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+
+/** A stream event's JSON object, handed to `read`; an event that is no JSON object ends the stream as unreadable. */
+export function readEvent(data: string, read: (event: Json) => Decoded): Decoded {
+  let event: Json | undefined
+  try {
+    event = asRecord(JSON.parse(data))
+  } catch {
+    // Not JSON: unreadable, as below.
+  }
+  return event ? read(event) : { chunks: [], failure: { kind: 'unreadable', sample: sampleOf(data) } }
+}
+
+/** What an event gives that has nothing to yield now. */
+export const NOTHING: Decoded = { chunks: [] }
+
+/** An error event: nothing to yield, and the failure that ends the stream. */
+export const streamFailed = (message: string): Decoded => ({ chunks: [], failure: { kind: 'stream-error', message } })

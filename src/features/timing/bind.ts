@@ -1,7 +1,6 @@
 // The timing feature's `$` binder: what its wake prompts and its lever need of the world.
 import type { EngineInterface, SessionUsage } from 'claude-code'
-import { readWindowEnv } from '../../lib/harness-window.ts'
-import { bindRegisterTool, type RegisterTool } from '../../lib/tool.ts'
+import { bindRegisterTool, readWindowEnv, type RegisterTool } from '../../lib/bind.ts'
 
 export type TimingPort = {
   readonly pkg: string

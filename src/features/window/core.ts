@@ -1,6 +1,7 @@
 // The window feature's pure core (spec part A): parse the project's settings file, and decide what
 // sync, reset, disable and enable do to it. Each decision returns its result and, when the file must
 // change, the whole new text; index.ts does the reading and writing.
+import { isRecord } from '../../lib/shape.ts'
 import { MAX_WINDOW_TOKENS, MIN_WINDOW_TOKENS, OPTOUT_KEY, OPTOUT_VALUE, WINDOW_KEY, WRITTEN_KEY } from './constants.ts'
 
 type JsonObject = Record<string, unknown>
@@ -82,15 +83,9 @@ export function isWindowInBand(tokens: number | null): boolean {
 /** A positive whole token count, as a number or a plain digit string (the harness takes no `850k`). */
 export function parseWindowTokens(raw: unknown): number | null {
   if (typeof raw === 'number') return Number.isInteger(raw) && raw > 0 ? raw : null
-  if (typeof raw !== 'string') return null
-  const trimmed = raw.replace(/^[ \t\r\n]+|[ \t\r\n]+$/g, '')
-  if (!/^[0-9]+$/.test(trimmed)) return null
-  const n = Number(trimmed)
+  // Digits only, white space around them allowed.
+  const n = typeof raw === 'string' && /^[ \t\r\n]*[0-9]+[ \t\r\n]*$/.test(raw) ? Number(raw) : 0
   return n > 0 && Number.isSafeInteger(n) ? n : null
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** The file's text (undefined when there is no file) as this feature may edit it. */
@@ -102,14 +97,13 @@ export function parseSettings(text: string | undefined): SettingsFile {
   } catch {
     return { kind: 'unreadable', why: 'not valid JSON' }
   }
-  if (!isPlainObject(root)) return { kind: 'unreadable', why: 'not a JSON object' }
-  if (root.env === undefined) return { kind: 'object', root, env: {} }
-  if (!isPlainObject(root.env)) return { kind: 'unreadable', why: 'its "env" is not an object' }
-  return { kind: 'object', root, env: root.env }
+  if (!isRecord(root)) return { kind: 'unreadable', why: 'not a JSON object' }
+  const env = root.env === undefined ? {} : root.env
+  return isRecord(env) ? { kind: 'object', root, env } : { kind: 'unreadable', why: 'its "env" is not an object' }
 }
 
-function envOf(file: SettingsFile): JsonObject {
-  return file.kind === 'object' ? file.env : {}
+function envOf(file: SettingsFile | undefined): JsonObject {
+  return file?.kind === 'object' ? file.env : {}
 }
 
 /**
@@ -117,13 +111,8 @@ function envOf(file: SettingsFile): JsonObject {
  * Values in `env` are strings: the block is the process environment.
  */
 export function withEnvRows(file: SettingsFile, rows: Readonly<Record<string, string | undefined>>): string {
-  const root: JsonObject = file.kind === 'object' ? { ...file.root } : {}
-  const env: JsonObject = { ...envOf(file) }
-  for (const [key, value] of Object.entries(rows)) {
-    if (value === undefined) delete env[key]
-    else env[key] = value
-  }
-  root.env = env
+  // A row set to undefined keeps its place in the object and is left out of the JSON: removed.
+  const root = { ...(file.kind === 'object' ? file.root : {}), env: { ...envOf(file), ...rows } }
   return JSON.stringify(root, null, 2) + '\n'
 }
 
@@ -138,11 +127,11 @@ export function readWindow(file: SettingsFile, processValue: string | undefined)
   const env = envOf(file)
   const fileRaw = env[WINDOW_KEY]
   const fileTokens = parseWindowTokens(fileRaw)
-  const fromEnv = processValue !== undefined && processValue !== ''
+  const fromEnv = !!processValue
   const source = fromEnv ? 'process-env' : fileRaw !== undefined ? 'settings-file' : null
   const raw = fromEnv ? processValue : fileRaw
   return {
-    tokens: source === null ? null : parseWindowTokens(raw),
+    tokens: parseWindowTokens(raw),
     raw,
     source,
     fileTokens,
@@ -156,39 +145,36 @@ export function readWindow(file: SettingsFile, processValue: string | undefined)
 /**
  * Sync: make the file carry `tokens` as the harness's window, with the marker, unless the person
  * opted out or pinned another value, in the file or, where the file has none, in the value the
- * running process holds (`running`). The order: the home guard before any file access, then the
- * file's state, then the number; an equal value is `unchanged` whoever set it.
+ * running process holds (`running`). The order: the file's state (none is read at the home
+ * folder: the guard comes before any file access), then the number; an equal value is `unchanged`
+ * whoever set it.
  */
 export function decideSync(location: WindowLocation, file: SettingsFile | undefined, tokens: number, running?: string): Decision<SyncResult> {
   const base = { settingsPath: location.settingsPath, requestedTokens: tokens }
-  if (location.projectIsHome || file === undefined) {
-    return { result: { ...base, action: 'skipped', reason: 'unsafe-project-root', tokens: null, previousTokens: null, previousRawValue: undefined, owned: false } }
-  }
-  if (file.kind === 'unreadable') {
-    return { result: { ...base, action: 'skipped', reason: 'unreadable-settings', why: file.why, tokens: null, previousTokens: null, previousRawValue: undefined, owned: false } }
-  }
+  // A file not read (the home folder) or not safely editable holds no value this feature knows of.
   const env = envOf(file)
   const previousRawValue = env[WINDOW_KEY]
   const previousTokens = parseWindowTokens(previousRawValue)
   const owned = isOwned(env)
-  const as = (action: SyncResult['action'], reason?: SkipReason): SyncResult => ({ ...base, action, ...(reason ? { reason } : {}), tokens: previousTokens, previousTokens, previousRawValue, owned })
-  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as('skipped', 'opted-out') }
-  if (!isWindowInBand(tokens)) return { result: as('skipped', 'out-of-band') }
-  if (previousTokens === tokens) return { result: as('unchanged') }
-  if (previousRawValue !== undefined && !owned) return { result: as('skipped', 'not-owned') }
+  /** The decision: the file's value as it stands, unless `over` says otherwise. */
+  const as = (action: SyncResult['action'], reason?: SkipReason, over?: Partial<SyncResult>): Decision<SyncResult> =>
+    ({ result: { ...base, action, ...(reason ? { reason } : {}), tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } })
+  if (file?.kind === 'unreadable') return as('skipped', 'unreadable-settings', { why: file.why })
+  if (location.projectIsHome || !file) return as('skipped', 'unsafe-project-root')
+  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return as('skipped', 'opted-out')
+  if (!isWindowInBand(tokens)) return as('skipped', 'out-of-band')
+  if (previousTokens === tokens) return as('unchanged')
+  if (previousRawValue !== undefined && !owned) return as('skipped', 'not-owned')
   const runningTokens = parseWindowTokens(running)
   // The file has no value, but the process runs with another one: set outside this feature (the
   // marker names this feature's own, still running after its row left the file), so it is a pin
   // too. A running value equal to the one asked for is no pin: nothing to protect or write over
   // (a `claude` started from a Bash tool inherits the session's own value with its environment).
-  if (previousRawValue === undefined && running !== undefined && running !== '' && runningTokens !== tokens && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
-    return { result: { ...base, action: 'skipped', reason: 'not-owned', tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: 'running-env' } }
+  if (previousRawValue === undefined && running && runningTokens !== tokens && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+    return as('skipped', 'not-owned', { tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: 'running-env' })
   }
   const value = String(tokens)
-  return {
-    result: { ...base, action: 'written', tokens, previousTokens, previousRawValue, owned: true },
-    write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value }),
-  }
+  return { ...as('written', undefined, { tokens, owned: true }), write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value }) }
 }
 
 /**
@@ -198,29 +184,22 @@ export function decideSync(location: WindowLocation, file: SettingsFile | undefi
 export function decideReset(settingsPath: string, file: SettingsFile): Decision<ResetResult> {
   if (file.kind === 'unreadable') return { result: { settingsPath, action: 'unreadable-settings', previousTokens: null, optedOut: false, why: file.why } }
   const env = envOf(file)
-  if (env[WINDOW_KEY] !== undefined) {
-    return {
-      result: { settingsPath, action: 'removed', previousTokens: parseWindowTokens(env[WINDOW_KEY]), optedOut: env[OPTOUT_KEY] !== OPTOUT_VALUE },
-      write: withEnvRows(file, { [WINDOW_KEY]: undefined, [WRITTEN_KEY]: undefined, [OPTOUT_KEY]: OPTOUT_VALUE }),
-    }
-  }
-  const hasOwnRow = env[WRITTEN_KEY] !== undefined || env[OPTOUT_KEY] !== undefined
+  const raw = env[WINDOW_KEY]
+  const wasOff = env[OPTOUT_KEY] === OPTOUT_VALUE
   // A file with nothing of this feature's stays as it is: reset only undoes.
-  if (!hasOwnRow || env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: { settingsPath, action: 'absent', previousTokens: null, optedOut: false } }
-  return {
-    result: { settingsPath, action: 'absent', previousTokens: null, optedOut: true },
-    write: withEnvRows(file, { [WRITTEN_KEY]: undefined, [OPTOUT_KEY]: OPTOUT_VALUE }),
-  }
+  const writes = raw !== undefined || (!wasOff && (env[WRITTEN_KEY] !== undefined || env[OPTOUT_KEY] !== undefined))
+  const result: ResetResult = { settingsPath, action: raw === undefined ? 'absent' : 'removed', previousTokens: parseWindowTokens(raw), optedOut: writes && !wasOff }
+  return writes ? { result, write: withEnvRows(file, { [WINDOW_KEY]: undefined, [WRITTEN_KEY]: undefined, [OPTOUT_KEY]: OPTOUT_VALUE }) } : { result }
 }
 
 /** Disable: record the opt-out, touching nothing else and claiming nothing (no marker). */
 export function decideDisable(location: WindowLocation, file: SettingsFile | undefined): Decision<DisableResult> {
-  const settingsPath = location.settingsPath
-  if (location.projectIsHome || file === undefined) return { result: { settingsPath, action: 'refused-unsafe-project-root', fileRaw: undefined } }
-  if (file.kind === 'unreadable') return { result: { settingsPath, action: 'unreadable-settings', fileRaw: undefined, why: file.why } }
   const env = envOf(file)
-  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: { settingsPath, action: 'already-opted-out', fileRaw: env[WINDOW_KEY] } }
-  return { result: { settingsPath, action: 'disabled', fileRaw: env[WINDOW_KEY] }, write: withEnvRows(file, { [OPTOUT_KEY]: OPTOUT_VALUE }) }
+  const as = (action: DisableResult['action']): DisableResult => ({ settingsPath: location.settingsPath, action, fileRaw: env[WINDOW_KEY] })
+  if (location.projectIsHome || !file) return { result: as('refused-unsafe-project-root') }
+  if (file.kind === 'unreadable') return { result: { ...as('unreadable-settings'), why: file.why } }
+  if (env[OPTOUT_KEY] === OPTOUT_VALUE) return { result: as('already-opted-out') }
+  return { result: as('disabled'), write: withEnvRows(file, { [OPTOUT_KEY]: OPTOUT_VALUE }) }
 }
 
 /** Enable: remove the opt-out row only; the key and the marker stay as they are. */
@@ -242,7 +221,6 @@ function normalPath(path: string): string {
  * file would be the person's own, shared by every project. Real paths, when known, settle links.
  */
 export function isHomeRoot(root: string, home: string | undefined, real: { root?: string; home?: string } = {}): boolean {
-  if (!home) return false
-  if (normalPath(root) === normalPath(home)) return true
-  return real.root !== undefined && real.home !== undefined && normalPath(real.root) === normalPath(real.home)
+  const same = (a?: string, b?: string) => a !== undefined && b !== undefined && normalPath(a) === normalPath(b)
+  return !!home && (same(root, home) || same(real.root, real.home))
 }

@@ -8,7 +8,7 @@ import type { WindowPort as Port } from './bind.ts'
 import { SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
 import {
   decideDisable, decideEnable, decideReset, decideSync, isHomeRoot, parseSettings, parseWindowTokens, readWindow,
-  type SettingsFile, type SyncResult, type WindowLocation,
+  type Decision, type SettingsFile, type SyncResult, type WindowLocation,
 } from './core.ts'
 import {
   describeDisable, describeEnable, describeReset, describeState, describeSync, ENV_SET_REFUSED, NOT_MANAGED, NOT_WRITTEN,
@@ -25,7 +25,12 @@ type State = {
 }
 
 const namesOf = (port: Port): Names => ({ who: port.pkg, cmd: `/${port.pkg} window` })
-const requestedOf = (ctx: FeatureContext): number => Number(ctx.options[WINDOW_OPTION] ?? 0)
+/** The window asked for: the runtime fills the option and checks it is a whole number (runtime/options.ts). */
+const requestedOf = (ctx: FeatureContext) => ctx.options[WINDOW_OPTION] as number
+
+/** The last sync as the status says it; an option of 0 manages nothing. */
+const lastSyncLine = (port: Port, ctx: FeatureContext, state: State) =>
+  requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(state.lastSync, namesOf(port))
 
 type Located = WindowLocation & { readonly root: string }
 
@@ -33,8 +38,8 @@ async function locate(port: Port): Promise<Located> {
   const root = await port.projectRoot()
   const home = await port.homeDir()
   // Real paths settle a link to the home folder; where one cannot be read, the spelling decides.
-  const real = async (path: string | undefined) => (path === undefined ? undefined : port.realPath(path).catch(() => undefined))
-  const [rootReal, homeReal] = await Promise.all([real(root), real(home)])
+  const real = async (path: string | undefined) => (path === undefined ? undefined : (await port.files.stat(path))?.realPath)
+  const [rootReal, homeReal] = await Promise.all([root, home].map(real))
   return {
     root,
     settingsPath: `${root.replace(/[\\/]+$/, '')}/${SETTINGS_RELATIVE_PATH}`,
@@ -56,21 +61,33 @@ async function readSettings(port: Port, path: string): Promise<Read> {
 }
 
 /**
- * The one way this feature writes the person's settings file (lib/safe-write.ts): a real path inside
- * the project, replaced atomically or not at all, and only while it still holds the text the change
- * was made from. Undefined when written; else the sentence that says why not (the file is as it was).
+ * One change of the person's settings file: read (with `guarded`, not at the home folder: the home
+ * guard comes before any file access), decided, and written the one way this feature writes it
+ * (lib/safe-write.ts): a real path inside the project, replaced atomically or not at all, and only
+ * while it still holds the text the change was made from. The decision's result, or the sentence
+ * that says why its write was not made (the file is as it was).
  */
-async function writeChecked(port: Port, location: Located, read: Read, text: string): Promise<string | undefined> {
-  const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text, expected: read.text })
-  return outcome.ok ? undefined : NOT_WRITTEN(outcome.reason)
+async function change<R>(port: Port, guarded: boolean, decide: (location: Located, file: SettingsFile | undefined) => Decision<R> | Promise<Decision<R>>): Promise<R | string> {
+  const location = await locate(port)
+  const read = guarded && location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
+  const { result, write } = await decide(location, read?.file)
+  if (!write || !read) return result
+  const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text: write, expected: read.text })
+  return outcome.ok ? result : NOT_WRITTEN(outcome.reason)
 }
 
-function report(port: Port, ctx: FeatureContext, state: State, text: string, notify: boolean): void {
+/** Sets (undefined: unsets) the running session's value; the reason when that was refused. */
+const setRunning = async (port: Port, value: string | undefined) =>
+  (await port.setWindowEnv(value).catch((err: unknown) => ({ deny: messageOf(err) }))).deny
+
+/** A line in the debug log, and where `notify`, a notice: once per text, so a warning that stands is shown once. */
+function report(port: Port, ctx: FeatureContext, state: State, text: string, notify: boolean): string {
   ctx.log(text)
   if (notify && !state.noticed.has(text)) {
     state.noticed.add(text)
     port.notice(text)
   }
+  return text
 }
 
 /** Sync at every session start (a change of the option reloads the module, so it starts again). */
@@ -79,33 +96,22 @@ async function sync(port: Port, ctx: FeatureContext, state: State): Promise<stri
   const requested = requestedOf(ctx)
   if (requested === 0) {
     state.lastSync = undefined
-    const text = NOT_MANAGED(names)
-    ctx.log(text)
-    return text
+    return report(port, ctx, state, NOT_MANAGED(names), false)
   }
-  const location = await locate(port)
-  // The home guard comes before any file access.
-  const read = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
-  // A crashed write's temporary file (a whole copy of the settings, easy to commit) goes at the next start.
-  if (read) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf('/')), port.now)
-  // A value the process already runs with counts as a pin where the file has none (A-I6).
-  const running = await port.windowEnv().catch(() => undefined)
-  const { result, write } = decideSync(location, read?.file, requested, running)
-  if (write !== undefined && read !== undefined) {
-    const problem = await writeChecked(port, location, read, write)
-    if (problem) {
-      state.lastSync = problem
-      report(port, ctx, state, problem, true)
-      return problem
-    }
-  }
+  const result = await change(port, true, async (location, file) => {
+    // A crashed write's temporary file (a whole copy of the settings, easy to commit) goes at the next start.
+    if (file) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf('/')), port.now)
+    // A value the process already runs with counts as a pin where the file has none (A-I6).
+    return decideSync(location, file, requested, await port.windowEnv().catch(() => undefined))
+  })
   state.lastSync = result
+  if (typeof result === 'string') return report(port, ctx, state, result, true)
   let text = describeSync(result, names)
   if (result.action === 'written') {
     // Measured: the harness applies a changed settings file a second or two later, but a set
     // variable at once, so the running session compacts on the new window from its first turn.
-    const set = await port.setWindowEnv(String(requested)).catch((err: unknown) => ({ deny: messageOf(err) }))
-    if (set.deny) text += ` (${ENV_SET_REFUSED(set.deny)})`
+    const refused = await setRunning(port, String(requested))
+    if (refused) text += ` (${ENV_SET_REFUSED(refused)})`
   }
   const warning = syncWarning(result, names)
   report(port, ctx, state, text, result.action === 'written' || warning !== null)
@@ -116,61 +122,53 @@ async function sync(port: Port, ctx: FeatureContext, state: State): Promise<stri
 async function harnessWindow(port: Port): Promise<HarnessWindow | undefined> {
   try {
     const b = (await port.usage()).context.breakdown
-    return b && { rawMaxTokens: b.rawMaxTokens, source: b.autocompactSource, autoCompactThreshold: b.autoCompactThreshold, isAutoCompactEnabled: b.isAutoCompactEnabled }
+    return b && { ...b, source: b.autocompactSource }
   } catch {
-    return undefined
+    return
   }
 }
 
 async function status(port: Port, ctx: FeatureContext, state: State): Promise<string> {
   const location = await locate(port)
   const { file } = await readSettings(port, location.settingsPath)
+  const requested = requestedOf(ctx)
   const read = file.kind === 'unreadable' ? undefined : readWindow(file, await port.windowEnv())
-  const lines = describeState(requestedOf(ctx), read, location.settingsPath, await harnessWindow(port), namesOf(port))
-  if (file.kind === 'unreadable') lines.push(describeSync({ settingsPath: location.settingsPath, action: 'skipped', reason: 'unreadable-settings', why: file.why, tokens: null, previousTokens: null, requestedTokens: requestedOf(ctx), previousRawValue: undefined, owned: false }, namesOf(port)))
-  lines.push(`last sync: ${requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(state.lastSync, namesOf(port))}`)
+  const lines = describeState(requested, read, location.settingsPath, await harnessWindow(port), namesOf(port))
+  // An unreadable file: the sentence a sync says of it.
+  if (!read) lines.push(describeSync(decideSync(location, file, requested).result, namesOf(port)))
+  lines.push(`last sync: ${lastSyncLine(port, ctx, state)}`)
   return lines.join('\n')
 }
 
-async function reset(port: Port, state: State): Promise<string> {
-  const location = await locate(port)
-  const read = await readSettings(port, location.settingsPath)
-  const { result, write } = decideReset(location.settingsPath, read.file)
-  const problem = write === undefined ? undefined : await writeChecked(port, location, read, write)
-  if (problem) return problem
+async function reset(port: Port, ctx: FeatureContext, state: State): Promise<string> {
+  const result = await change(port, false, (location, file) => decideReset(location.settingsPath, file!))
+  if (typeof result === 'string') return result
   state.lastSync = undefined
-  let text = describeReset(result, namesOf(port))
-  if (result.action === 'removed') {
-    // The harness does not unset a variable whose row left the file: the running session keeps
-    // it until it restarts, unless it is the value just removed, which this feature unsets.
-    const running = await port.windowEnv()
-    if (running !== undefined && running !== '') {
-      const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens
-      const unset = ours ? await port.setWindowEnv(undefined).catch((err: unknown) => ({ deny: messageOf(err) })) : undefined
-      text += ' ' + (ours && !unset?.deny ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running))
-    }
-  }
-  return text
+  const text = describeReset(result, namesOf(port))
+  if (result.action !== 'removed') return text
+  // The harness does not unset a variable whose row left the file: the running session keeps
+  // it until it restarts, unless it is the value just removed, which this feature unsets.
+  const running = await port.windowEnv()
+  if (!running) return text
+  const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens
+  return `${text} ${ours && (await setRunning(port, undefined)) === undefined ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running)}`
 }
 
 async function disable(port: Port): Promise<string> {
-  const location = await locate(port)
-  const read = location.projectIsHome ? undefined : await readSettings(port, location.settingsPath)
-  const { result, write } = decideDisable(location, read?.file)
-  const problem = write === undefined || read === undefined ? undefined : await writeChecked(port, location, read, write)
-  return problem ?? describeDisable(result, namesOf(port))
+  const result = await change(port, true, decideDisable)
+  return typeof result === 'string' ? result : describeDisable(result, namesOf(port))
 }
 
 async function enable(port: Port, ctx: FeatureContext, state: State): Promise<string> {
-  const location = await locate(port)
-  const read = await readSettings(port, location.settingsPath)
-  const { result, write } = decideEnable(location.settingsPath, read.file)
-  const problem = write === undefined ? undefined : await writeChecked(port, location, read, write)
-  if (problem) return problem
+  const result = await change(port, false, (location, file) => decideEnable(location.settingsPath, file!))
+  if (typeof result === 'string') return result
   const text = describeEnable(result, requestedOf(ctx), namesOf(port))
   // Sync at once rather than at the next start: enabling means "manage it again".
   return result.action === 'reenabled' && requestedOf(ctx) !== 0 ? `${text}\n${await sync(port, ctx, state)}` : text
 }
+
+/** The window verb's actions, by name. */
+const ACTIONS = new Map([['status', status], ['reset', reset], ['disable', disable], ['enable', enable]])
 
 export function createWindowFeature(): Feature<Port> {
   const state: State = { lastSync: undefined, noticed: new Set() }
@@ -179,27 +177,19 @@ export function createWindowFeature(): Feature<Port> {
     sessionActing: true,
     hooks: {
       'session.start': async (port, e, next, ctx) => {
-        try {
-          await sync(port, ctx, state)
-        } catch (err) {
-          ctx.log(`sync failed (${messageOf(err)}); the harness window is left as it was`)
-        }
+        await sync(port, ctx, state).catch((err) => ctx.log(`sync failed (${messageOf(err)}); the harness window is left as it was`))
         return next(e)
       },
     },
     verbs: {
       window: {
         usage: VERB_USAGE,
-        run: async (port, args, ctx) => {
+        run: (port, args, ctx) => {
           const action = args.trim().toLowerCase() || 'status'
-          if (action === 'status') return status(port, ctx, state)
-          if (action === 'reset') return reset(port, state)
-          if (action === 'disable') return disable(port)
-          if (action === 'enable') return enable(port, ctx, state)
-          return UNKNOWN_SUBVERB(namesOf(port).cmd, action)
+          return ACTIONS.get(action)?.(port, ctx, state) ?? UNKNOWN_SUBVERB(namesOf(port).cmd, action)
         },
       },
     },
-    status: (port, ctx) => [requestedOf(ctx) === 0 ? NOT_MANAGED(namesOf(port)) : describeSync(state.lastSync, namesOf(port))],
+    status: (port, ctx) => [lastSyncLine(port, ctx, state)],
   }
 }

@@ -1,11 +1,13 @@
 // Every sentence the window feature shows: one wording per outcome (spec A.3.9), so no call site
 // composes its own. `who` is the package name, `cmd` its window verb (`/ws window`).
 import { MAX_WINDOW_TOKENS, MIN_WINDOW_TOKENS, OPTOUT_KEY, OPTOUT_VALUE, WINDOW_KEY, WINDOW_OPTION } from './constants.ts'
-import { parseWindowTokens, type DisableResult, type EnableResult, type ResetResult, type SyncResult, type WindowRead } from './core.ts'
+import type { DisableResult, EnableResult, ResetResult, SyncResult, WindowRead } from './core.ts'
 
 export type Names = { readonly who: string; readonly cmd: string }
 
 const BAND = `${MIN_WINDOW_TOKENS}..${MAX_WINDOW_TOKENS}`
+/** The opt-out row, as the file holds it. */
+const OPTOUT_ROW = `${OPTOUT_KEY}=${OPTOUT_VALUE}`
 
 export const VERB_USAGE = 'window status|reset|disable|enable'
 export const UNKNOWN_SUBVERB = (cmd: string, given: string) => `${cmd}: unknown action "${given}". Usage: ${cmd} status|reset|disable|enable`
@@ -20,6 +22,14 @@ export const RESET_ENV_CLEARED = `The running session compacts on the model's ow
 export const RESET_ENV_KEPT = (raw: string) => `The running session keeps ${WINDOW_KEY}=${raw} (from its environment) until it restarts.`
 export const ENV_SET_REFUSED = (deny: string) => `the running session's ${WINDOW_KEY} was not set (${deny}); the harness reads the file when it next loads its settings`
 
+/** A file that is not safely editable: what was not done, where, and why; the file is left as it is. */
+const notEditable = (what: string, path: string, names: Names, why: string | undefined) =>
+  `${what}: ${path} is not a JSON object ${names.who} can edit safely (${why}); left untouched.`
+
+function valueClause(raw: unknown): string {
+  return raw === undefined ? 'unset' : JSON.stringify(raw)
+}
+
 /** Where the value set outside lives: the file, or the running process's environment. */
 const pinPlace = (result: SyncResult) => (result.pinnedIn === 'running-env' ? RUNNING_ENV : result.settingsPath)
 
@@ -27,7 +37,7 @@ const pinPlace = (result: SyncResult) => (result.pinnedIn === 'running-env' ? RU
 function conflictClause(result: SyncResult, names: Names): string {
   const raw = result.previousRawValue
   if (raw === undefined) return ''
-  if (parseWindowTokens(raw) === null) return ` ${pinPlace(result)} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`
+  if (result.previousTokens === null) return ` ${pinPlace(result)} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`
   if (result.previousTokens !== result.requestedTokens) return ` ${pinPlace(result)} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`
   return ''
 }
@@ -43,10 +53,9 @@ export function describeSync(result: SyncResult | string | undefined, names: Nam
   if (!result) return SYNC_NOT_RUN
   if (typeof result === 'string') return result
   const { settingsPath: p, requestedTokens: n } = result
-  const undo = `Undo: ${names.cmd} reset`
   switch (result.action) {
     case 'written':
-      return `Harness auto-compact window: wrote ${WINDOW_KEY}=${n} to ${p} (was ${result.previousTokens ?? (result.previousRawValue === undefined ? 'unset' : JSON.stringify(result.previousRawValue))}). ${undo}`
+      return `Harness auto-compact window: wrote ${WINDOW_KEY}=${n} to ${p} (was ${result.previousTokens ?? valueClause(result.previousRawValue)}). Undo: ${names.cmd} reset`
     case 'unchanged':
       return result.owned
         ? `Harness auto-compact window: ${WINDOW_KEY}=${n} in ${p} already (managed by ${names.who}).`
@@ -56,11 +65,11 @@ export function describeSync(result: SyncResult | string | undefined, names: Nam
         case 'not-owned':
           return `Harness window not managed (set outside ${names.who}):${conflictClause(result, names)} ${handOver(result, names)}`
         case 'opted-out':
-          return `Harness window sync is off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written.${conflictClause(result, names)} Re-enable: ${names.cmd} enable`
+          return `Harness window sync is off (${OPTOUT_ROW} in ${p}); nothing written.${conflictClause(result, names)} Re-enable: ${names.cmd} enable`
         case 'unsafe-project-root':
           return `Harness window not written: the project root is your home folder, so ${p} would be your personal settings for every project. Start the session in the project's folder.`
         case 'unreadable-settings':
-          return `Harness window not written: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+          return notEditable('Harness window not written', p, names, result.why)
         default:
           return `Harness window not written: ${WINDOW_OPTION} ${n} is not a whole number in the harness's accepted ${BAND}; the harness would not compact on it.`
       }
@@ -73,11 +82,14 @@ export function describeSync(result: SyncResult | string | undefined, names: Nam
  */
 export function syncWarning(result: SyncResult | undefined, names: Names): string | null {
   if (!result) return null
-  const raw = result.previousRawValue
   if (result.reason === 'out-of-band') return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`
-  if (result.action === 'skipped' && raw !== undefined && parseWindowTokens(raw) === null) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${JSON.stringify(raw)}, not a token count, but ${names.who} asked for ${result.requestedTokens}`
-  if (result.tokens !== null && result.tokens !== result.requestedTokens) return `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${result.tokens} but ${names.who} asked for ${result.requestedTokens}`
-  return null
+  // What the harness compacts on instead: a value that is no token count (never this feature's own, so
+  // only a skip meets one; left untouched), or another number.
+  const raw = result.previousRawValue
+  const instead = raw !== undefined && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,`
+    : result.tokens !== null && result.tokens !== result.requestedTokens ? result.tokens
+    : undefined
+  return instead === undefined ? null : `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${instead} but ${names.who} asked for ${result.requestedTokens}`
 }
 
 /** `window reset`: what was removed, the value before, the file, and how to undo it. */
@@ -85,18 +97,14 @@ export function describeReset(result: ResetResult, names: Names): string {
   const p = result.settingsPath
   switch (result.action) {
     case 'removed':
-      return `Harness auto-compact window: removed ${WINDOW_KEY} (was ${result.previousTokens ?? 'not a token count'}) from ${p} and turned sync off there (${OPTOUT_KEY}=${OPTOUT_VALUE}), so it is not written back. Undo: ${names.cmd} enable`
+      return `Harness auto-compact window: removed ${WINDOW_KEY} (was ${result.previousTokens ?? 'not a token count'}) from ${p} and turned sync off there (${OPTOUT_ROW}), so it is not written back. Undo: ${names.cmd} enable`
     case 'absent':
       return result.optedOut
-        ? `Harness auto-compact window: ${p} holds no ${WINDOW_KEY}; turned sync off there (${OPTOUT_KEY}=${OPTOUT_VALUE}). Undo: ${names.cmd} enable`
+        ? `Harness auto-compact window: ${p} holds no ${WINDOW_KEY}; turned sync off there (${OPTOUT_ROW}). Undo: ${names.cmd} enable`
         : `Harness auto-compact window: ${p} holds nothing of ${names.who}'s window sync to remove; nothing written.`
     case 'unreadable-settings':
-      return `Harness window not reset: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+      return notEditable('Harness window not reset', p, names, result.why)
   }
-}
-
-function valueClause(raw: unknown): string {
-  return raw === undefined ? 'unset' : JSON.stringify(raw)
 }
 
 /** `window disable`: the opt-out recorded, the key left as it was. */
@@ -104,13 +112,13 @@ export function describeDisable(result: DisableResult, names: Names): string {
   const p = result.settingsPath
   switch (result.action) {
     case 'disabled':
-      return `Harness window sync is now off: wrote ${OPTOUT_KEY}=${OPTOUT_VALUE} to ${p}; ${WINDOW_KEY} left as it was (${valueClause(result.fileRaw)}). Undo: ${names.cmd} enable`
+      return `Harness window sync is now off: wrote ${OPTOUT_ROW} to ${p}; ${WINDOW_KEY} left as it was (${valueClause(result.fileRaw)}). Undo: ${names.cmd} enable`
     case 'already-opted-out':
-      return `Harness window sync was already off (${OPTOUT_KEY}=${OPTOUT_VALUE} in ${p}); nothing written. Re-enable: ${names.cmd} enable`
+      return `Harness window sync was already off (${OPTOUT_ROW} in ${p}); nothing written. Re-enable: ${names.cmd} enable`
     case 'refused-unsafe-project-root':
       return `Harness window sync not turned off here: the project root is your home folder, so ${p} would be your personal settings, and ${names.who} never writes there anyway; nothing written.`
     case 'unreadable-settings':
-      return `Harness window sync not turned off: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+      return notEditable('Harness window sync not turned off', p, names, result.why)
   }
 }
 
@@ -124,7 +132,7 @@ export function describeEnable(result: EnableResult, requested: number, names: N
     case 'absent':
       return `Harness window sync was not off in ${p}; nothing written.`
     case 'unreadable-settings':
-      return `Harness window sync not re-enabled: ${p} is not a JSON object ${names.who} can edit safely (${result.why}); left untouched.`
+      return notEditable('Harness window sync not re-enabled', p, names, result.why)
   }
 }
 
@@ -133,11 +141,13 @@ export type HarnessWindow = { readonly rawMaxTokens: number; readonly source: st
 
 /** `window status` and the status lines: the option, the file, the running session, the harness. */
 export function describeState(requested: number, read: WindowRead | undefined, settingsPath: string, harness: HarnessWindow | undefined, names: Names): string[] {
-  const lines = [requested === 0 ? `${WINDOW_OPTION}: 0 (not managed)` : `${WINDOW_OPTION}: ${requested}`]
+  const lines = [`${WINDOW_OPTION}: ${requested}${requested === 0 ? ' (not managed)' : ''}`]
   if (read) {
-    const owner = read.fileRaw === undefined ? 'unset' : `${JSON.stringify(read.fileRaw)}, ${read.owned ? `written by ${names.who}` : `set outside ${names.who}`}`
-    lines.push(`${settingsPath}: ${WINDOW_KEY} ${owner}; sync ${read.optedOut ? `off (${OPTOUT_KEY}=${OPTOUT_VALUE})` : 'on'}`)
-    lines.push(`running session: ${WINDOW_KEY} ${read.source === 'process-env' ? JSON.stringify(read.raw) : 'unset in its environment'}`)
+    const owner = read.fileRaw === undefined ? 'unset' : `${JSON.stringify(read.fileRaw)}, ${read.owned ? 'written by' : 'set outside'} ${names.who}`
+    lines.push(
+      `${settingsPath}: ${WINDOW_KEY} ${owner}; sync ${read.optedOut ? `off (${OPTOUT_ROW})` : 'on'}`,
+      `running session: ${WINDOW_KEY} ${read.source === 'process-env' ? JSON.stringify(read.raw) : 'unset in its environment'}`,
+    )
   }
   if (harness) {
     const auto = harness.isAutoCompactEnabled && harness.autoCompactThreshold !== undefined ? `auto-compaction at ${harness.autoCompactThreshold} tokens` : 'auto-compaction off'

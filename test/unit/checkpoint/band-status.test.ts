@@ -50,7 +50,6 @@ test('status: the other cases say why', () => {
   assert.is(lines({ notes: null })[1], 'notes: none saved yet (kept in /d)')
   assert.is(lines({ notes: null, folder: undefined })[1], 'notes: none saved yet')
   assert.is(lines({ notes: undefined })[1], 'notes: unreadable (see the debug log)')
-  assert.match(lines({ settings: null })[2]!, /off \(its settings/)
   assert.match(lines({ settings: { ...SETTINGS, mode: 'off' } })[2]!, /autoCheckpointMode is off/)
   assert.match(lines({ trigger: null, attended: false })[2]!, /not measured yet; this session is not attended/)
   assert.match(lines({ trigger: { tokens: 150000, source: 'threshold' }, fill: undefined })[2]!, /at 150000 tokens \(autoCheckpointTokens\)$/)

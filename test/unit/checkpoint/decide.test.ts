@@ -5,6 +5,9 @@ import {
   decide, isAttended, isDesktopStarted, notesChanged, rearmAt, rearmTo, resumesAfter, settingsFrom, skipKey,
   snooze, triggerOf, type DecideInput,
 } from '../../../src/features/checkpoint/decide.ts'
+import { allFields, type Template } from '../../../src/runtime/activation.ts'
+import { parseOptions } from '../../../src/runtime/options.ts'
+import template from '../../../plugin.json'
 
 const SETTINGS = { thresholdTokens: 150000, allowanceTokens: 20000, mode: 'auto' }
 const BD = { isAutoCompactEnabled: true, autoCompactThreshold: 167000 }
@@ -27,14 +30,14 @@ test('triggerOf says why', () => {
   assert.equal(triggerOf(SETTINGS, { isAutoCompactEnabled: true, autoCompactThreshold: 60000 }), { tokens: 50000, source: 'floor' })
 })
 
-test('settings coercion: the options, or null when one is missing or of the wrong kind', () => {
+test('settings: the options as the runtime checked them, a bad or missing one its default', () => {
   const options = { autoCheckpointTokens: 150000, autoCheckpointAllowance: 20000, autoCheckpointMode: 'auto' }
   assert.equal(settingsFrom(options), SETTINGS)
-  assert.is(settingsFrom({ ...options, autoCheckpointTokens: 'x' }), null)
-  assert.is(settingsFrom({ ...options, autoCheckpointTokens: NaN }), null)
-  assert.is(settingsFrom({ ...options, autoCheckpointAllowance: false }), null)
-  assert.is(settingsFrom({ ...options, autoCheckpointMode: '' }), null)
-  assert.is(settingsFrom({ autoCheckpointTokens: 150000, autoCheckpointAllowance: 20000 }), null)
+  // settingsFrom checks nothing again: every field arrives, whole and within its bounds (runtime/options.ts).
+  const checked = (raw: Record<string, unknown>) => settingsFrom(parseOptions(allFields(template as Template), raw).values)
+  assert.equal(checked({ autoCheckpointTokens: 'x', autoCheckpointAllowance: NaN, autoCheckpointMode: '' }), SETTINGS)
+  assert.equal(checked({}), SETTINGS)
+  assert.equal(checked({ autoCheckpointTokens: 49999, autoCheckpointAllowance: 1.5, autoCheckpointMode: 'click-only' }), { ...SETTINGS, mode: 'click-only' })
 })
 
 test('#2 off, with its skip keys', () => {

@@ -91,8 +91,8 @@ function session(sp: Spool, script: Script = {}, at: { sessionId?: string; key?:
     now: sp.now,
     randomBytes: (n) => new Uint8Array(n).fill(nonces++),
   }
-  const box = createMailbox('ws', { retentionMs: RETENTION })
-  box.start(edges, { root: ROOT, sessionId: at.sessionId ?? SID, key: 'key' in at ? at.key : KEY })
+  const box = createMailbox('ws', { retentionMs: RETENTION }, edges)
+  box.start({ root: ROOT, sessionId: at.sessionId ?? SID, key: 'key' in at ? at.key : KEY })
   const settle = async () => {
     for (let i = 0; i < 50; i++) await Promise.resolve()
   }
@@ -203,7 +203,7 @@ test('a failed boundary append: the mail waits for the turn end, with no second 
   await b.box.toolCompleted({ originPlugin: 'engine' })
   await b.box.toolCompleted({ originPlugin: 'engine' })
   assert.is(b.seen.appends.length, 1)
-  assert.ok(b.seen.logs.includes(s.appendFailedLine(s.refused('no rows now'))))
+  assert.ok(b.seen.logs.includes(s.appendFailedLine(s.notTaken('deny', 'no rows now'))))
   b.box.turnCompleted(undefined)
   await b.fire()
   assert.is(b.seen.submits.length, 1)
@@ -266,7 +266,7 @@ test('corrupt files are set aside and named, never delivered: unparsable and old
   assert.equal(report.aside, [
     { name: 'notes.txt', why: s.CORRUPT.stray },
     { name: `${baseOf(tA, A)}.corrupt`, why: s.CORRUPT.unparsable },
-    { name: `${baseOf(tN, B)}.corrupt`, why: s.CORRUPT.notMail('v: Invalid key: Expected "v" but received undefined') },
+    { name: `${baseOf(tN, B)}.corrupt`, why: s.CORRUPT.notMail('v: missing') },
     { name: `${baseOf(tN, 'dddddddddddddddd')}.corrupt`, why: s.CORRUPT.misfiled('other', KEY) },
     { name: `${baseOf(tN, 'eeeeeeeeeeeeeeee')}.corrupt`, why: s.CORRUPT.tooLarge(MAIL_FILE_MAX_BYTES + 1) },
   ])
@@ -275,7 +275,7 @@ test('corrupt files are set aside and named, never delivered: unparsable and old
   // C was addressed to keel-C: its own folder, not this one.
   assert.equal(sp.names(`${ROOT}/${folderOf('keel-C')}`), [mailName({ id: C, sentAt: tN })])
   const again = (await b.box.scan())!
-  assert.equal(again.aside.map((a) => a.why), [s.CORRUPT.stray, s.CORRUPT.unparsable, s.CORRUPT.notMail('v: Invalid key: Expected "v" but received undefined'), s.CORRUPT.misfiled('other', KEY), s.CORRUPT.tooLarge(MAIL_FILE_MAX_BYTES + 1)])
+  assert.equal(again.aside.map((a) => a.why), [s.CORRUPT.stray, s.CORRUPT.unparsable, s.CORRUPT.notMail('v: missing'), s.CORRUPT.misfiled('other', KEY), s.CORRUPT.tooLarge(MAIL_FILE_MAX_BYTES + 1)])
   const fresh = session(sp, {}, { sessionId: 'S9' })
   assert.equal((await fresh.box.scan())!.aside.map((a) => a.why).slice(1), Array(4).fill(s.CORRUPT.keptAside), 'a new load names them, reason unknown')
 })
@@ -289,7 +289,7 @@ test('where nothing renames: a corrupt file stays in place, is named, and is not
   b.edges.read = (p) => (reads.push(p), read(p))
   const r1 = (await b.box.scan())!
   const r2 = (await b.box.scan())!
-  assert.equal(r1.aside, [{ name: mailName({ id: A, sentAt: T0 }), why: s.CORRUPT.notMail('v: Invalid key: Expected "v" but received undefined') }])
+  assert.equal(r1.aside, [{ name: mailName({ id: A, sentAt: T0 }), why: s.CORRUPT.notMail('v: missing') }])
   assert.equal(r2.aside, r1.aside)
   assert.is(reads.filter((p) => p.endsWith('.json')).length, 1)
   assert.equal(sp.names(), [mailName({ id: A, sentAt: T0 })])
@@ -322,13 +322,12 @@ test('live mail: its spool copy is claimed and matches, so it passes; no scan de
   assert.equal(b.seen.submits, [])
   assert.equal(await b.receive({ text: live(A) }), { consumed: 'ws mailbox: duplicate of mail aaaaaaaaaaaaaaaa' })
   assert.is(b.box.facts().duplicates, 1)
-  b.box.rowStored({ door: 'queue', originKind: 'engine', text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', agentId: 'x', text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'plugin', text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: 'no header' })
+  // main.ts lets only a peer's row on door prompt or delivery reach the hook.
+  b.box.rowStored({ agentId: 'x', text: live(A) })
+  b.box.rowStored({ text: 'no header' })
   await b.fire()
-  assert.equal(sp.names(), [claimName(baseOf(T0, A), ownerOf(SID), T0)], 'only a peer row on door prompt or delivery counts')
-  b.box.rowStored({ door: 'delivery', originKind: 'peer', text: `<system-reminder>\nAnother Claude session sent a message while you were working:\n${live(A)}` })
+  assert.equal(sp.names(), [claimName(baseOf(T0, A), ownerOf(SID), T0)], 'a subagent\'s row, or one without keel\'s header, does not count')
+  b.box.rowStored({ text: `<system-reminder>\nAnother Claude session sent a message while you were working:\n${live(A)}` })
   await b.fire()
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`])
   assert.equal(b.box.facts().lastDelivery, { at: T0, count: 1, via: 'live' })
@@ -373,13 +372,13 @@ test('live mail whose row is stored before its claim ran: claimed, then done, in
   sp.put({ id: A })
   const b = session(sp)
   const verdict = b.box.receive({ text: live(A) })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
+  b.box.rowStored({ text: live(A) })
   await b.fire()
   assert.is(await verdict, undefined)
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`])
   // A row whose receive the hook never saw (it failed open) is still marked done.
   sp.put({ id: B })
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(B) })
+  b.box.rowStored({ text: live(B) })
   await b.fire()
   assert.equal(sp.names(), [`${baseOf(T0, A)}.done`, `${baseOf(T0, B)}.done`])
 })
@@ -419,9 +418,13 @@ test('what receive leaves alone: a subagent\'s delivery, text without keel\'s he
   assert.is(await b.receive({ text: live(A), agentId: 'sub' }), undefined)
   assert.is(await b.receive({ text: 'hello' }), undefined)
   assert.is(b.queued.length, 0)
-  const idle = createMailbox('ws', { retentionMs: RETENTION })
-  assert.is(await idle.receive({ text: live(A) }), undefined)
-  idle.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
+  // A machine whose start never ran: no spool root and no key, so live mail has nothing to claim.
+  const idle = createMailbox('ws', { retentionMs: RETENTION }, b.edges)
+  const verdict = idle.receive({ text: live(A) })
+  idle.rowStored({ text: live(A) })
+  await b.fire()
+  assert.is(await verdict, undefined)
+  assert.equal(sp.fs.log, [], 'nothing read or written')
   assert.is(await idle.scan(), undefined)
   await idle.toolCompleted({ originPlugin: 'engine' })
   idle.turnCompleted(undefined)
@@ -434,7 +437,7 @@ test('live mail with no spool copy (another holder took it, or mail to a name th
   const b = session(sp)
   sp.fs.dirs.add(DIR)
   assert.is(await b.receive({ text: live(A) }), undefined, 'nothing to compare with: the live copy passes')
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(A) })
+  b.box.rowStored({ text: live(A) })
   await b.fire()
   assert.equal(sp.names(), [])
   const noKey = session(sp, {}, { key: undefined })
@@ -526,7 +529,7 @@ test('/clear: queued mail goes back to the mailbox, and the next start delivers 
   await b.box.end('clear')
   assert.equal(sp.names(), [mailName({ id: A, sentAt: T0 })])
   assert.ok(b.seen.logs.includes(s.releasedLine(1, 'clear')))
-  b.box.start(b.edges, { root: ROOT, sessionId: 'NEW-ID', key: KEY })
+  b.box.start({ root: ROOT, sessionId: 'NEW-ID', key: KEY })
   await b.box.scan()
   await b.settle()
   assert.is(b.seen.submits.length, 1)
@@ -542,7 +545,7 @@ test('/clear where nothing renames: the marker stays, and this load still delive
   const marker = claimName(baseOf(T0, A), ownerOf(SID), T0)
   assert.equal(sp.names(), [marker, mailName({ id: A, sentAt: T0 })].sort())
   await b.box.end('clear')
-  b.box.start(b.edges, { root: ROOT, sessionId: 'NEW-ID', key: KEY })
+  b.box.start({ root: ROOT, sessionId: 'NEW-ID', key: KEY })
   await b.box.scan()
   await b.settle()
   assert.is(b.seen.submits.length, 1)
@@ -679,7 +682,6 @@ test('the folder: missing (no mail yet), unreadable, a link or not a folder: rep
   const r = (await b.box.scan())!
   assert.is(r.error, 'EACCES: permission denied')
   assert.ok(b.seen.logs.includes(s.listFailedLine(DIR, 'EACCES: permission denied')))
-  assert.equal(b.box.facts().lastScan, r)
   const linked = spool()
   linked.fs.links.set(DIR, '/elsewhere')
   const c = session(linked)
@@ -778,21 +780,9 @@ test('a failing live claim is logged, and the hook still passed', async () => {
   b.edges.list = () => {
     throw new Error('sync boom')
   }
-  b.box.rowStored({ door: 'prompt', originKind: 'peer', text: live(B) })
+  b.box.rowStored({ text: live(B) })
   await b.fire()
   assert.ok(b.seen.logs.includes(s.listFailedLine(DIR, 'sync boom')))
-})
-
-test('a rebind uses the latest edges', async () => {
-  const sp = spool()
-  sp.put({ id: A })
-  const b = session(sp)
-  const submits: string[] = []
-  b.box.bind({ ...b.edges, submit: (t) => (submits.push(t), Promise.resolve({})) })
-  await b.box.scan()
-  await b.settle()
-  assert.is(submits.length, 1)
-  assert.equal(b.seen.submits, [])
 })
 
 /** A sender over the same spool: the native send reaches `receiver` when it runs, else the engine's refusal. */
@@ -805,7 +795,7 @@ function sender(sp: Spool, receiver: () => ReturnType<typeof session> | undefine
       if (!r) return { isDelivered: false, reason: `No agent named '${to}' is reachable.\nUse ListAgents to see everyone you can message.` }
       const wrapped = `<cross-session-message from="uds:/tmp/cc-socks/1.sock" from-name="keel-A" from-mode="prompting">\n${text}\n</cross-session-message>`
       const taken = await r.receive({ text: wrapped })
-      if (!taken) r.box.rowStored({ door: 'prompt', originKind: 'peer', text: `Another Claude session sent a message:\n${wrapped}` })
+      if (!taken) r.box.rowStored({ text: `Another Claude session sent a message:\n${wrapped}` })
       return { isDelivered: true }
     },
     now: sp.now,

@@ -42,6 +42,7 @@ type Setup = {
 function setup(o: Setup = {}) {
   const fs = fakeFiles({}, [CFG, `${CFG}/sessions`])
   fs.commands = o.commands ?? true
+  fs.now = T0
   if (o.record !== undefined) fs.files.set(REG, JSON.stringify({ pid: 42, sessionId: SID, ...o.record }))
   let clock = T0
   let sid = SID
@@ -52,7 +53,7 @@ function setup(o: Setup = {}) {
   const list = async (folder: string): Promise<ListEntry[]> => {
     if (!fs.dirs.has(folder)) throw new Error(`ENOENT: ${folder}`)
     const out: ListEntry[] = []
-    for (const [p, t] of fs.files) if (parent(p) === folder) out.push({ name: p.slice(folder.length + 1), kind: 'file', size: t.length, mtimeMs: T0, isLink: false })
+    for (const [p, t] of fs.files) if (parent(p) === folder) out.push({ name: p.slice(folder.length + 1), kind: 'file', size: t.length, mtimeMs: fs.mtimes.get(p) ?? T0, isLink: false })
     for (const d of fs.dirs) if (parent(d) === folder) out.push({ name: d.slice(folder.length + 1), kind: 'dir', size: 0, mtimeMs: 0, isLink: false })
     return out.sort((a, b) => (a.name < b.name ? -1 : 1))
   }
@@ -62,8 +63,8 @@ function setup(o: Setup = {}) {
     return () => void (t.live = false)
   }
   const fake = fakePort('ws', {
-    files: fs.edges,
-    list,
+    // The spool's listing as the test stamps it (every file sent at T0).
+    files: { ...fs.edges, list },
     homeFacts: async () => ({ configDir: CFG, pid: '42', messaging: o.messaging ?? true }),
     sessionId: async () => sid,
     registerTool: async (spec: { name: string }) => (seen.tools.push(spec.name), `mcp__ws__${spec.name}`),
@@ -213,10 +214,10 @@ test('start, headless, a turn already running (a -p prompt): the mail waits; its
 
 test('interactive: waiting mail is taken at once; a derived name is replaced by a minted key, applied with /rename', async () => {
   const w = setup({ interactive: true, record: { name: 'proj-3f', nameSource: 'derived' } })
-  w.put({ id: ID[0], to: 'proj-a4dq' })
+  w.put({ id: ID[0], to: 'proj-hhhh' })
   await w.h.start()
-  assert.equal(w.seen.renames, ['proj-a4dq'], 'the minted key (random bytes of 7: a4dq) applied as the name')
-  assert.equal(w.store.get(keyStoreName(SID)), { key: 'proj-a4dq', at: T0 })
+  assert.equal(w.seen.renames, ['proj-hhhh'], 'the minted key (random bytes of 7: hhhh) applied as the name')
+  assert.equal(w.store.get(keyStoreName(SID)), { key: 'proj-hhhh', at: T0 })
   assert.is(w.seen.submits.length, 1, 'the key\'s mail, at once')
 })
 

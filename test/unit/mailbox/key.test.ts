@@ -3,9 +3,9 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { KEY_STORE_TTL_MS } from '../../../src/features/mailbox/constants.ts'
-import { base32Of, bytesFor, MAIL_ID_PATTERN, newMailId } from '../../../src/features/mailbox/ids.ts'
+import { MAIL_ID_PATTERN, newMailId, randomBase32 } from '../../../src/features/mailbox/ids.ts'
 import {
-  adoptRename, carryAcrossClear, checkKey, escapeName, folderOf, keyIdOf, keyOfFolder, sameKey, looksDerived, mintKey, renameApplied, settleKey, slugOf, staleKeyEntries, storedKeyOf,
+  adoptRename, checkKey, escapeName, folderOf, isStaleKeyEntry, keyIdOf, keyOfFolder, sameKey, looksDerived, mintKey, renamedTo, settleKey, slugOf, storedKeyOf,
   type SettleInput,
 } from '../../../src/features/mailbox/key.ts'
 import {
@@ -14,7 +14,8 @@ import {
 import { configRootOf, keelHomeOf } from '../../../src/lib/keel-home.ts'
 import { KEY_WHY, NO_KEY_WHY } from '../../../src/features/mailbox/strings.ts'
 
-const bytes = (...b: number[]) => () => new Uint8Array(b)
+/** Random bytes of the length asked for, repeating `b`. */
+const bytes = (...b: number[]) => (n: number) => new Uint8Array(n).map((_, i) => b[i % b.length]!)
 
 test('checkKey: the allowed form, trimmed', () => {
   assert.equal(checkKey('keel-B'), { ok: true, key: 'keel-B' })
@@ -89,15 +90,12 @@ test('keys (issue 17 item 4): one rule, the engine\'s (measured: SendMessage rea
   assert.equal(checkKey(' \u00ad '), { ok: false, why: KEY_WHY.empty })
 })
 
-test('ids: base32 of random bytes; a mail id has 16 characters; too few bytes throw', () => {
-  assert.is(base32Of(new Uint8Array([0, 0, 0]), 4), 'aaaa')
-  assert.is(base32Of(new Uint8Array([255, 255, 255]), 4), '7777')
-  assert.is(base32Of(new Uint8Array([0b00001000, 0b01000010]), 3), 'bbb')
-  assert.is(bytesFor(16), 10)
-  assert.is(bytesFor(4), 3)
-  const id = newMailId((n) => new Uint8Array(n).fill(7))
+test('ids: base32 of random bytes, one a byte (its low 5 bits); a mail id has 16 characters', () => {
+  assert.is(randomBase32(bytes(0), 4), 'aaaa')
+  assert.is(randomBase32(bytes(255), 4), '7777')
+  assert.is(randomBase32(bytes(1, 33, 31), 3), 'bb7')
+  const id = newMailId(bytes(7))
   assert.ok(MAIL_ID_PATTERN.test(id), id)
-  assert.throws(() => base32Of(new Uint8Array([1]), 4), /fewer than 4/)
 })
 
 test('slugs and minting: the folder basename, lower case, with a 4-character random suffix', () => {
@@ -118,38 +116,36 @@ test('looksDerived: <cwd basename, lowercased>-<2 hex>', () => {
 })
 
 const base = (over: Partial<SettleInput>): SettleInput => ({
-  sessionId: 'S1',
   own: { name: 'keel-B', source: 'user' },
   stored: undefined,
   naming: 'auto',
   cwd: '/work/keel',
-  now: 1000,
   randomBytes: bytes(0, 0, 0),
   ...over,
 })
 
-test('settleKey: a given or restored name is the key (the store refreshed)', () => {
-  const store = { name: 'mailbox-key:S1', value: { key: 'keel-B', at: 1000 } }
-  assert.equal(settleKey(base({})), { key: 'keel-B', source: 'user', store })
-  assert.equal(settleKey(base({ own: { name: 'keel-B', source: 'auto' }, stored: { key: 'other', at: 1 } })), { key: 'keel-B', source: 'auto', store })
+test('settleKey: a given or restored name is the key', () => {
+  assert.equal(settleKey(base({})), { key: 'keel-B', source: 'user' })
+  assert.equal(settleKey(base({ own: { name: 'keel-B', source: 'auto' }, stored: { key: 'other', at: 1 } })), { key: 'keel-B', source: 'auto' })
+  assert.equal(settleKey(base({ headless: true })), { key: 'keel-B', source: 'user' }, 'headless too')
 })
 
 test('settleKey: a derived name: the stored key, applied by rename; else a minted one; off leaves it', () => {
   const own = { name: 'keel-7a', source: 'derived' as const }
-  assert.equal(settleKey(base({ own, stored: { key: 'keel-k2xq', at: 5 } })), {
-    key: 'keel-k2xq', source: 'stored', rename: 'keel-k2xq', store: { name: 'mailbox-key:S1', value: { key: 'keel-k2xq', at: 1000 } },
-  })
+  assert.equal(settleKey(base({ own, stored: { key: 'keel-k2xq', at: 5 } })), { key: 'keel-k2xq', source: 'stored', rename: 'keel-k2xq' })
   assert.equal(settleKey(base({ own: { name: 'keel-k2xq', source: 'derived' }, stored: { key: 'keel-k2xq', at: 5 } })).key, 'keel-k2xq')
   assert.not.ok('rename' in settleKey(base({ own: { name: 'keel-k2xq', source: 'derived' }, stored: { key: 'keel-k2xq', at: 5 } })), 'already the name')
-  assert.equal(settleKey(base({ own })), { key: 'keel-aaaa', source: 'minted', rename: 'keel-aaaa', store: { name: 'mailbox-key:S1', value: { key: 'keel-aaaa', at: 1000 } } })
+  assert.equal(settleKey(base({ own })), { key: 'keel-aaaa', source: 'minted', rename: 'keel-aaaa' })
   assert.equal(settleKey(base({ own, stored: { key: '../x', at: 5 } })).key, 'keel-aaaa', 'a stored value that is no key is ignored')
   assert.equal(settleKey(base({ own, stored: 'garbage' })).key, 'keel-aaaa')
   assert.equal(settleKey(base({ own, naming: 'off' })), { why: NO_KEY_WHY.namingOff('keel-7a') })
+  assert.equal(settleKey(base({ own, naming: 'off', headless: true })), { why: NO_KEY_WHY.namingOff('keel-7a') })
+  assert.equal(settleKey(base({ own, headless: true, stored: { key: 'keel-k2xq', at: 5 } })), { why: NO_KEY_WHY.headless('keel-7a') }, 'a headless session is never renamed')
 })
 
 test('settleKey: the ListAgents fallback (no source) counts as derived only in the derived form', () => {
   assert.equal(settleKey(base({ own: { name: 'keel-7a', source: 'unknown' } })).key, 'keel-aaaa')
-  assert.equal(settleKey(base({ own: { name: 'reviewer', source: 'unknown' } })), { key: 'reviewer', source: 'user', store: { name: 'mailbox-key:S1', value: { key: 'reviewer', at: 1000 } } })
+  assert.equal(settleKey(base({ own: { name: 'reviewer', source: 'unknown' } })), { key: 'reviewer', source: 'user' })
 })
 
 test('settleKey: no name read, or a name that cannot be a key: no key, and why', () => {
@@ -157,26 +153,25 @@ test('settleKey: no name read, or a name that cannot be a key: no key, and why',
   assert.equal(settleKey(base({ own: { name: 'a/b', source: 'user' } })), { why: NO_KEY_WHY.invalid('a/b', KEY_WHY.path) })
 })
 
-test('adoption, /clear, the rename answer', () => {
-  assert.equal(adoptRename(' K2 ', 'S1', 9), { key: 'K2', source: 'user', store: { name: 'mailbox-key:S1', value: { key: 'K2', at: 9 } } })
-  assert.equal(adoptRename('bad\nname', 'S1', 9), { why: NO_KEY_WHY.invalid('bad\nname', KEY_WHY.control) })
-  assert.equal(carryAcrossClear('K', 'S2', 10), { name: 'mailbox-key:S2', value: { key: 'K', at: 10 } })
-  assert.ok(renameApplied({ text: 'Session renamed to: keel-aaaa' }, 'keel-aaaa'))
-  assert.not.ok(renameApplied({ text: 'Session renamed to: other' }, 'keel-aaaa'))
-  assert.not.ok(renameApplied(undefined, 'keel-aaaa'))
-  assert.not.ok(renameApplied({}, 'keel-aaaa'))
+test('adoption, the rename answer', () => {
+  assert.equal(adoptRename(' K2 '), { key: 'K2', source: 'user' })
+  assert.equal(adoptRename('bad\nname'), { why: NO_KEY_WHY.invalid('bad\nname', KEY_WHY.control) })
+  assert.is(renamedTo({ text: 'Session renamed to: keel-aaaa' }), 'keel-aaaa')
+  assert.is(renamedTo({ text: 'Session renamed to: other\n' }), 'other')
+  assert.is(renamedTo({ text: 'Session name cannot be empty' }), undefined)
+  assert.is(renamedTo(undefined), undefined)
+  assert.is(renamedTo({}), undefined)
 })
 
-test('store entries: valid ones kept until 30 days without a refresh; damaged ones and other prefixes', () => {
+test('store entries: valid ones kept until 30 days without a refresh; damaged ones go', () => {
   const now = 100 * 86_400_000
-  const stale = staleKeyEntries([
-    ['mailbox-key:fresh', { key: 'K', at: now - 1000 }],
-    ['mailbox-key:old', { key: 'K', at: now - KEY_STORE_TTL_MS - 1 }],
-    ['mailbox-key:edge', { key: 'K', at: now - KEY_STORE_TTL_MS }],
-    ['mailbox-key:damaged', { key: 5 }],
-    ['other:x', { key: 'K', at: 0 }],
-  ], now)
-  assert.equal(stale, ['mailbox-key:old', 'mailbox-key:damaged'])
+  const entries: [string, unknown][] = [
+    ['fresh', { key: 'K', at: now - 1000 }],
+    ['old', { key: 'K', at: now - KEY_STORE_TTL_MS - 1 }],
+    ['edge', { key: 'K', at: now - KEY_STORE_TTL_MS }],
+    ['damaged', { key: 5 }],
+  ]
+  assert.equal(entries.filter(([, value]) => isStaleKeyEntry(value, now)).map(([name]) => name), ['old', 'damaged'])
   assert.equal(storedKeyOf({ key: 'K', at: 1, extra: true }), { key: 'K', at: 1 })
   assert.is(storedKeyOf(null), undefined)
 })
@@ -194,7 +189,7 @@ test('the config root: CLAUDE_CONFIG_DIR, else CLAUDE_PLUGIN_DATA cut at /plugin
 
 test('the registry record: its name and source; ListAgents; two holders', () => {
   const text = JSON.stringify({ pid: 1, sessionId: 'S', name: 'keel-B', nameSource: 'auto', status: 'idle', peerProtocol: 1 })
-  assert.equal(parseSessionRecord(text), { sessionId: 'S', name: 'keel-B', nameSource: 'auto', status: 'idle' })
+  assert.equal(parseSessionRecord(text), JSON.parse(text), 'the engine\'s other fields pass')
   assert.is(parseSessionRecord('{oops'), undefined)
   assert.is(parseSessionRecord('[1]'), undefined)
   assert.is(parseSessionRecord('{"name":5}'), undefined)

@@ -6,7 +6,7 @@ import { REFUSED } from '../../../src/lib/safe-write.ts'
 import { DAY_MS, KEY_STORE_TTL_MS, MAIL_TEXT_MAX_BYTES, OUTBOX_MAX_RECORDS } from '../../../src/features/mailbox/constants.ts'
 import { findHeader } from '../../../src/features/mailbox/header.ts'
 import { folderOf } from '../../../src/features/mailbox/key.ts'
-import { addToOutbox, outboxStoreName, parseOutbox, sentStateOf, settleOutbox, staleOutboxEntries, type OutboxRecord } from '../../../src/features/mailbox/outbox.ts'
+import { addToOutbox, isStaleOutbox, outboxStoreName, parseOutbox, sentStateOf, settleOutbox, type OutboxRecord } from '../../../src/features/mailbox/outbox.ts'
 import { answerFor, checkSend, classifySend, parseMailArgs, sendMail, type SendEdges, type SendRequest } from '../../../src/features/mailbox/send.ts'
 import { baseOf, claimName, mailName, readListing, type ListEntry } from '../../../src/features/mailbox/spool.ts'
 import { statusLines, summaryLine, type StatusFacts } from '../../../src/features/mailbox/status.ts'
@@ -88,7 +88,6 @@ test('classifySend: the engine\'s texts (NOTES §3)', () => {
   assert.equal(classifySend({ isDelivered: false, reason: ' Not sent: a plugin hook refused it (quiet hours). ' }), { kind: 'refused', reason: 'Not sent: a plugin hook refused it (quiet hours).' })
   assert.equal(classifySend({ isDelivered: false }), { kind: 'refused', reason: 'no reason given' })
   assert.equal(classifySend(undefined), { kind: 'refused', reason: 'no reason given' })
-  assert.equal(classifySend(new Error('socket closed')), { kind: 'refused', reason: 'socket closed' })
 })
 
 test('answerFor: each outcome names the key and the mail; "not running" says where it is kept and that only this config folder reads it (issue 17 item 7)', () => {
@@ -181,11 +180,7 @@ test('sendMail: a spool that cannot be written (a full disk, an unreadable folde
   linked.fs.links.set(`${ROOT}/keel-b`, '/elsewhere')
   const l = await sendMail(linked.edges, linked.req({ to: 'keel-B', text: 'hi' }))
   assert.equal(l, { ok: false, deny: s.notKept(REFUSED.link(`${ROOT}/keel-b`)) })
-  const broken = sender()
-  broken.edges.randomBytes = () => new Uint8Array(1)
-  const b = await sendMail(broken.edges, broken.req({ to: 'keel-B', text: 'hi' }))
-  assert.ok(!b.ok && b.deny.startsWith('mailbox_send: the mail was not kept (base32Of'))
-  for (const w of [full, unreadable, linked, broken]) assert.equal(w.sent, [])
+  for (const w of [full, unreadable, linked]) assert.equal(w.sent, [])
 })
 
 test('sendMail where nothing renames: written in place, never over an existing file', async () => {
@@ -234,17 +229,17 @@ test('settleOutbox: what waits stays (counted per key); drops, asides and missin
   assert.equal(settled.missing.map((r) => r.id), ['f'])
 })
 
-test('staleOutboxEntries: damaged, empty, or nothing sent for 30 days', () => {
+test('isStaleOutbox: damaged, empty, or nothing sent for 30 days', () => {
   const now = T + 100 * DAY_MS
   const R = 7 * DAY_MS
-  assert.equal(staleOutboxEntries([
-    ['mailbox-outbox:fresh', [rec(ID, 'K', now - 1000)]],
-    ['mailbox-outbox:old', [rec(ID, 'K', now - KEY_STORE_TTL_MS - 1)]],
-    ['mailbox-outbox:empty', []],
-    ['mailbox-outbox:damaged', 'x'],
-    ['mailbox-key:S', [rec(ID, 'K', 0)]],
-  ], now, R), ['mailbox-outbox:old', 'mailbox-outbox:empty', 'mailbox-outbox:damaged'])
-  assert.equal(staleOutboxEntries([['mailbox-outbox:long', [rec(ID, 'K', now - 40 * DAY_MS)]]], now, 30 * DAY_MS), [], 'kept while a dropped mail is kept')
+  const entries: [string, unknown][] = [
+    ['fresh', [rec(ID, 'K', now - 1000)]],
+    ['old', [rec(ID, 'K', now - KEY_STORE_TTL_MS - 1)]],
+    ['empty', []],
+    ['damaged', 'x'],
+  ]
+  assert.equal(entries.filter(([, value]) => isStaleOutbox(value, now, R)).map(([name]) => name), ['old', 'empty', 'damaged'])
+  assert.not.ok(isStaleOutbox([rec(ID, 'K', now - 40 * DAY_MS)], now, 30 * DAY_MS), 'kept while a dropped mail is kept')
 })
 
 const facts = (over: Partial<StatusFacts> = {}): StatusFacts => ({

@@ -30,7 +30,7 @@ function fakePort(pkg: string, fake: Fake) {
       return { context: { breakdown: { mcpTools: fake.servers.map((s) => ({ name: `mcp__${s}__t`, serverName: s })) } } }
     },
     // The package's own name answers for its own server; any other name by what the session runs (real names).
-    connectMcp: async (server: string) => (server === pkg
+    connection: async (server: string) => (server === pkg
       ? (fake.own ? { isConnected: true, server: fake.own } : { isConnected: false, reason: 'unlisted', message: `no ${server}` })
       : (fake.connected ?? fake.servers).includes(server) ? { isConnected: true, server } : { isConnected: false, reason: 'unlisted', message: `no ${server}` }),
     registerTool: async (spec: { name: string; description: string }) => {
@@ -39,7 +39,7 @@ function fakePort(pkg: string, fake: Fake) {
       return `mcp__${pkg}__${spec.name}`
     },
     listTools: async () => fake.listed,
-    runCommand: async (command: string, args: string) => (seen.commands.push(`${command} ${args}`), fake.commandAnswer),
+    reconnect: async (server: string) => (seen.commands.push(`mcp reconnect ${server}`), fake.commandAnswer),
     submitPrompt: async (text: string) => (seen.submitted.push(text), { text }),
     now: async () => 0,
     after: (_ms: number, fn: () => void) => { timers.push(fn) },
@@ -55,7 +55,7 @@ function fakePort(pkg: string, fake: Fake) {
   facts.bind({
     sessionId: async () => 'session-1',
     ownServer: async () => {
-      const conn = await port.connectMcp(pkg)
+      const conn = await port.connection(pkg)
       return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : undefined
     },
   })
