@@ -24,9 +24,9 @@ const claude = (input: object) => startMockModel((req) => {
   const last = req.body.messages.at(-1)
   const result = Array.isArray(last?.content) ? last.content.find((b: any) => b.type === 'tool_result') : undefined
   if (result) return { text: `CLAUDE GOT: ${JSON.stringify(result.content)}` }
-  // Only the person's own prompt gets the call: a later prompt (a background answer) gets a plain word.
-  const asked = req.kind === 'main' && JSON.stringify(last?.content ?? '').includes('delegate please')
-  return asked ? { toolUse: { name: TOOL, input } } : { text: 'NOTED' }
+  // The person's prompt gets the call; the prompt a background answer comes back in gets a plain word.
+  const answered = JSON.stringify(req.body.messages).includes('finished the task you handed it')
+  return req.kind === 'main' && !answered ? { toolUse: { name: TOOL, input } } : { text: 'NOTED' }
 })
 
 test('a native main hands a task to an alias: the child\'s loop of two Bash calls runs on the provider, its answer is the tool\'s result', async () => {
