@@ -17,6 +17,9 @@ import { startMockModel, type MockModel } from './mock-model.ts'
 import { cleanupTmp, runClaude, tmpDir, writePlugin, type RunResult } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
 import { kitSource, results, screenText, sendEach, tagged } from './probe-kit.ts'
+import { startMockProvider } from './mock-provider.ts'
+import { ALIAS, LABEL, routed, routedHome } from './routing-kit.ts'
+import { CAPTURE_TIMED_OUT, stepFailed } from '../../src/features/routing/strings.ts'
 
 const PROBE = (cfg: object) => kitSource(cfg) + `
 // Token counts renamed: the debug log redacts a value whose key looks like a token count.
@@ -154,6 +157,27 @@ test('managed settings: modelPricing.overrides prices the alias (costBasis manag
   // Any managed key does it, pricing or not.
   const other = await run({ mode: 'capture', fake: BIG, stop: SMALL }, { wrap: managedWrap({ cleanupPeriodDays: 30 })! })
   assert.equal([tagged(other.debugLog, 'probe', 'FETCHED').length, view(other).modelUsage['gpt-5']!.in, view(other).modelUsage['gpt-5']!.basis], [0, 100, 'unknown'])
+})
+
+// Found while measuring managed pricing: under managed settings no plugin's http.fetch sees the engine's
+// request. Through klyth, the routed turn's request (the alias, the conversation) reaches ANTHROPIC_BASE_URL
+// and keel's step ends on its capture timeout, exit 0: the README's "never reaches Anthropic" does not hold there.
+test('managed settings through klyth: the routed turn\'s request goes to ANTHROPIC_BASE_URL naming the alias, keel never sees it, the provider gets nothing, and the step ends on the capture timeout line (exit 0)', async () => {
+  const wrap = managedWrap({ cleanupPeriodDays: 30 })
+  if (!wrap) return console.log('skipped: no `unshare -m` (needs root)')
+  mock = await startMockModel()
+  const provider = await startMockProvider([{ match: /hello/, reply: { text: 'PROVIDER-ANSWER' } }])
+  try {
+    const { home, plugin } = await routedHome(mock, provider)
+    mock.requests.length = 0
+    const r = await routed({ prompt: 'hello', pluginDirs: [plugin], mock, home, wrap })
+    assert.match(r.debugLog, 'cc-plugin-sec-default@builtin seated outermost: this machine has managed settings')
+    assert.equal([r.code, r.json.is_error, r.json.result], [0, false, stepFailed('klyth', LABEL, CAPTURE_TIMED_OUT)])
+    assert.equal(provider.requests, [])
+    assert.equal(mock.messages().map((q) => q.body.model), [ALIAS])
+  } finally {
+    await provider.close()
+  }
 })
 
 test('/cost (stream-json): a captured step shows its tokens and the default-tier price with the unknown-model note; a step answered alone shows nothing; PostModelSwitch pricing is "default" for an alias, "catalog" with behavesAs', async () => {
