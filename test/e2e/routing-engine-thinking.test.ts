@@ -149,8 +149,8 @@ test.after.each(async () => {
 test.after(() => cleanupTmp())
 
 const probe = (cfg: object) => writePlugin(tmpDir('probe'), 'probe', PROBE(cfg))
-async function headless(cfg: object, format: 'json' | 'stream-json', model = 'gpt-5') {
-  const r = await runClaude({ prompt: 'hello', pluginDirs: [probe(cfg)], mock: mock!, format, extraArgs: ['--model', model, ...(format === 'stream-json' ? ['--include-partial-messages'] : [])] })
+async function headless(cfg: object, format: 'json' | 'stream-json', model = 'gpt-5', partial = true) {
+  const r = await runClaude({ prompt: 'hello', pluginDirs: [probe(cfg)], mock: mock!, format, extraArgs: ['--model', model, ...(format === 'stream-json' && partial ? ['--include-partial-messages'] : [])] })
   assert.is(r.code, 0, r.stderr.slice(-800))
   return r
 }
@@ -168,6 +168,9 @@ test('Claude\'s own thinking (the mock streams a signed block): partial deltas a
     'ROW thinking(CLAUDE-THINKING-ONE CLAUDE-THINKING-TWO,sig="sig-mock")',
     'start 1 text', 'delta 1 text_delta CLAUDE-ANSWER', 'ROW text(CLAUDE-ANSWER)', 'RESULT CLAUDE-ANSWER',
   ])
+  // Without --include-partial-messages: the whole rows, and a `thinking_tokens` line per delta (no text in it).
+  const rows = await headless({ steps: [{}] }, 'stream-json', model, false)
+  assert.equal(streamView(rows.stdout), ['thinking_tokens', 'thinking_tokens', 'ROW thinking(CLAUDE-THINKING-ONE CLAUDE-THINKING-TWO,sig="sig-mock")', 'ROW text(CLAUDE-ANSWER)', 'RESULT CLAUDE-ANSWER'])
   // What a hook sees of it: thinking chunks at the block's index, the signature inside an engine chunk.
   assert.equal(tagged(sj.debugLog, 'probe', 'NATIVE')[0].kinds.filter((k: string) => k !== 'engine'), ['thinking0', 'thinking0', 'text1', 'stop'])
   // What the engine asks of the API: json output without --verbose asks for no thinking text.
@@ -220,6 +223,10 @@ test('a routed step\'s own thinking chunks: only partial stream events (thinking
     assert.is(json.json.result, answer, name)
     assert.not.match(json.stdout, 'R-THINK', name)
   }
+  // Without --include-partial-messages: a `thinking_tokens` line for the step's thinking, and none of its text.
+  const rows = await headless({ steps: [{ before: [th(1, 'R-THINK-A'), tx(0, 'R-ANSWER'), stop()] }] }, 'stream-json', 'gpt-5', false)
+  assert.equal(streamView(rows.stdout), ['thinking_tokens', 'ROW text(R-ANSWER)', 'RESULT R-ANSWER'])
+  assert.not.match(rows.stdout, 'R-THINK')
   // A `signature` on a thinking chunk is no field of it: taken without a word, changes nothing.
   const signed = await headless({ steps: [{ before: [{ ...th(1, 'R-THINK-A'), signature: 'sig-x' }, tx(0, 'R-ANSWER'), stop()] }] }, 'stream-json')
   assert.equal(streamView(signed.stdout).filter((l) => l.startsWith('ROW')), ['ROW text(R-ANSWER)'])
