@@ -15,6 +15,10 @@ export interface RecordedRequest {
 }
 
 export interface Reply {
+  /** A thinking block before the text, as Anthropic streams one: these pieces as thinking_delta, then its signature. */
+  thinking?: string[]
+  /** The thinking block's signature, sent as one signature_delta (default `sig-mock`); null sends none. */
+  signature?: string | null
   text?: string
   /** The text sent as several deltas of one block, in order (`text` is their join when not given). */
   textPieces?: string[]
@@ -113,6 +117,7 @@ function pickReply(script: Script | undefined, req: RecordedRequest, index: numb
 
 function messageFor(reply: Reply, model: string) {
   const content: any[] = []
+  if (reply.thinking) content.push({ type: 'thinking', thinking: reply.thinking.join(''), signature: reply.signature === undefined ? 'sig-mock' : reply.signature ?? '', pieces: reply.thinking, signed: reply.signature !== null })
   if (reply.textPieces) content.push({ type: 'text', text: reply.textPieces.join(''), pieces: reply.textPieces })
   else if (reply.text) content.push({ type: 'text', text: reply.text })
   if (reply.toolUse) {
@@ -144,7 +149,11 @@ function writeSse(res: ServerResponse, msg: ReturnType<typeof messageFor>, reply
   send('ping', {})
   let sent = 0
   for (const [index, block] of msg.content.entries()) {
-    if (block.type === 'text') {
+    if (block.type === 'thinking') {
+      send('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } })
+      for (const piece of block.pieces) send('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: piece } })
+      if (block.signed) send('content_block_delta', { index, delta: { type: 'signature_delta', signature: block.signature } })
+    } else if (block.type === 'text') {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } })
       for (const piece of block.pieces ?? [block.text]) {
         if (reply.cutAfter !== undefined && sent++ >= reply.cutAfter) return void res.socket?.destroy()

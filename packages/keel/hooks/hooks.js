@@ -4209,6 +4209,7 @@ var ENGINE_IDENTITY_LINES = [
 ];
 var POWERED_BY_PATTERN = /You are powered by the model\b.*?\.(?=\s|$)(?: The exact model ID is .*?\.(?=\s|$))?/gm;
 var DEFERRED_PLACEHOLDER_TOOL = "DeferredToolPlaceholder";
+var WEB_SEARCH_TOOL = "web_search";
 var ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
 var CLAUDE_ALIASES = ["opus", "sonnet", "haiku", "fable", "best", "default", "opusplan"];
 var CLAUDE_ID_PREFIX = "claude-";
@@ -4279,6 +4280,7 @@ var TOOL_IMAGE_OMITTED = "[an image from the tool was here; tool results carry t
 var blockOmitted = (type) => `[a block of type ${type} was here; it cannot be sent to this provider]`;
 var TOOL_ERROR_PREFIX = "Error: ";
 var fetchDenied = (pkg) => `${pkg}: a routed request could not be handled, so it was not sent`;
+var webSearchRefused = (pkg, label) => `${pkg}: WebSearch cannot run on ${label}: it is Anthropic's own server-side search, which only a Claude model can use (WebFetch with a URL works; /model opus to search)`;
 var trustAsk = (label, baseUrl) => `Send this conversation to ${label} at ${baseUrl}?`;
 var TRUST_ALLOW = "Allow";
 var TRUST_DENY = "Deny";
@@ -5751,7 +5753,8 @@ function summaryOf(text) {
     stream: body.stream === true,
     maxTokens: body.max_tokens,
     tools: body.tools?.length ?? 0,
-    structured: body.output_config?.format !== void 0
+    structured: body.output_config?.format !== void 0,
+    webSearch: body.tools?.length === 1 && body.tools[0].name === WEB_SEARCH_TOOL
   };
 }
 var isProbe = (s) => s.maxTokens === 1 && s.tools === 0 && !s.stream;
@@ -6192,6 +6195,7 @@ function createRoutingFeature() {
     if (!summary || !table.owns(summary.model)) return next(e);
     const decision = table.decide(summary.model);
     if (decision.kind === "native") return next(e);
+    if (summary.webSearch && decision.kind === "route") return { deny: webSearchRefused(port.pkg, decision.route.label) };
     const headers = e.init?.headers ?? {};
     const counting = path.endsWith("/count_tokens");
     const relay = counting || isProbe(summary) || isStructured(summary) ? void 0 : captures.take(summary.model, headers);

@@ -63,6 +63,8 @@ export const ENGINE_IDENTITY_LINES: readonly string[] = [
 export const POWERED_BY_PATTERN = /You are powered by the model\b.*?\.(?=\s|$)(?: The exact model ID is .*?\.(?=\s|$))?/gm
 /** A tool the engine declares for its own bookkeeping; no provider can call it. */
 export const DEFERRED_PLACEHOLDER_TOOL = 'DeferredToolPlaceholder'
+/** The name of Anthropic's own server-side search, the only tool of WebSearch's inner request (NOTES §13.2). */
+export const WEB_SEARCH_TOOL = 'web_search'
 
 /** An alias is an engine model name (§3.5): short, lower-case, no spaces. */
 export const ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/

@@ -38,7 +38,7 @@ import { routingStatus, type CurlFacts } from './status.ts'
 import {
   CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
   reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
-  TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
+  TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted, webSearchRefused,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
 import { sendRequest, type TransportEdges } from './transport.ts'
@@ -337,6 +337,8 @@ export function createRoutingFeature(): Feature<Port> {
     if (!summary || !table.owns(summary.model)) return next(e)
     const decision = table.decide(summary.model)
     if (decision.kind === 'native') return next(e)
+    // Sent on, the search would come back as the model's own words under "Web search results" (NOTES §13.2).
+    if (summary.webSearch && decision.kind === 'route') return { deny: webSearchRefused(port.pkg, decision.route.label) }
     const headers = (e.init?.headers ?? {}) as Record<string, string>
     const counting = path.endsWith('/count_tokens')
     // A routed step's own request (a loop's, streamed): its answer goes to the step as it comes.

@@ -4,6 +4,7 @@
 import type { Auth } from './config.ts'
 import type { KeySource } from './auth.ts'
 import { keySourceCommand, keySourceEnv, keySourceFile, KEY_SOURCE_NONE } from './strings.ts'
+import { WEB_SEARCH_TOOL } from './constants.ts'
 import { parseAnthropicRequest } from './wire.ts'
 
 const MESSAGES_PATH = /^\/v1\/messages(\/count_tokens)?$/
@@ -28,6 +29,8 @@ export type RequestSummary = {
   readonly maxTokens: number | undefined
   readonly tools: number
   readonly structured: boolean
+  /** WebSearch's inner request: Anthropic's server-side search its one tool (measured, NOTES §13.2), which no provider runs. */
+  readonly webSearch: boolean
 }
 
 export function summaryOf(text: string): RequestSummary | undefined {
@@ -39,6 +42,7 @@ export function summaryOf(text: string): RequestSummary | undefined {
     maxTokens: body.max_tokens,
     tools: body.tools?.length ?? 0,
     structured: body.output_config?.format !== undefined,
+    webSearch: body.tools?.length === 1 && body.tools[0]!.name === WEB_SEARCH_TOOL,
   }
 }
 

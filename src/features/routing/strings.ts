@@ -67,6 +67,9 @@ export const TOOL_ERROR_PREFIX = 'Error: '
 
 // ---- The http.fetch hook's refusal, the trust ask, the command output, the notes ----
 export const fetchDenied = (pkg: string) => `${pkg}: a routed request could not be handled, so it was not sent`
+/** WebSearch's inner request on a route: the tool's error result, read by the model and the person (NOTES §13.2). */
+export const webSearchRefused = (pkg: string, label: string) =>
+  `${pkg}: WebSearch cannot run on ${label}: it is Anthropic's own server-side search, which only a Claude model can use (WebFetch with a URL works; /model opus to search)`
 export const trustAsk = (label: string, baseUrl: string) => `Send this conversation to ${label} at ${baseUrl}?`
 export const TRUST_ALLOW = 'Allow'
 export const TRUST_DENY = 'Deny'

@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert'
 import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from '../../../src/features/routing/anthropic.ts'
 import { countTokensAnswer } from '../../../src/features/routing/estimate.ts'
 import { createOpenAiDecoder } from '../../../src/features/routing/openai.ts'
+import { webSearchRefused } from '../../../src/features/routing/strings.ts'
 import { fakeChild, head, SSE_HEAD } from './fake-child.ts'
 import {
   approve, CONFIG, CONFIG_PATH, engineFetch, fetchHook, KEY, loopBody, routingWorld, start, stepEvent, stepHook, type Routing,
@@ -74,6 +75,16 @@ test('the /model probe is answered locally with one JSON message, before any app
   assert.equal(out, { value: { status: 200, ok: true, headers: { 'content-type': 'application/json' }, text: encodeAnthropicMessage({ text: '.', toolCalls: [], stopReason: 'end_turn', usage: null }, META) } })
   assert.equal(JSON.parse(out.value!.text).content, [{ type: 'text', text: '.' }])
   assert.equal([reached, r.w.spawned, r.w.runs, r.w.asks], [[], [], [], []])
+})
+
+test('WebSearch\'s inner request (Anthropic\'s web_search server tool) is refused with its line, approved or not, nothing sent (NOTES §13.2)', async () => {
+  const search = { model: 'gpt-5', max_tokens: 32000, stream: true, messages: [{ role: 'user', content: 'Perform a web search for the query: x' }], tools: [{ type: 'web_search_20250305', name: 'web_search', max_uses: 8 }] }
+  for (const trusted of [true, false]) {
+    const r = await started(trusted)
+    const reached: unknown[] = []
+    assert.equal(await fetch(r, engineFetch(search), reached), { deny: webSearchRefused('klyth', 'GPT-5') })
+    assert.equal([reached, r.w.spawned, r.w.runs], [[], [], []])
+  }
 })
 
 test('a side call the engine streams (the summarizer) is translated, sent, and answered as Anthropic SSE', async () => {

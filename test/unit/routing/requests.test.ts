@@ -28,18 +28,22 @@ test('bodyText: text only; bytes that are not UTF-8 ({base64}) and no body are n
   assert.is(bodyText(undefined), undefined)
 })
 
-test('summaryOf: the engine\'s loop request, the probe, a structured call; undefined for what is no Messages request', () => {
-  assert.equal(summaryOf(fixture('engine-request.json')), { model: 'gpt-5', stream: true, maxTokens: 128000, tools: 4, structured: false })
+test('summaryOf: the engine\'s loop request, the probe, a structured call, WebSearch\'s inner request; undefined for what is no Messages request', () => {
+  assert.equal(summaryOf(fixture('engine-request.json')), { model: 'gpt-5', stream: true, maxTokens: 128000, tools: 4, structured: false, webSearch: false })
   const probe = summaryOf(JSON.stringify({ model: 'gpt-5', max_tokens: 1, messages: [{ role: 'user', content: 'x' }], system: 's', metadata: {} }))!
-  assert.equal(probe, { model: 'gpt-5', stream: false, maxTokens: 1, tools: 0, structured: false })
+  assert.equal(probe, { model: 'gpt-5', stream: false, maxTokens: 1, tools: 0, structured: false, webSearch: false })
   const title = summaryOf(JSON.stringify({ model: 'gpt-5', max_tokens: 512, messages: [], output_config: { format: { type: 'json_schema', schema: {} } } }))!
-  assert.equal(title, { model: 'gpt-5', stream: false, maxTokens: 512, tools: 0, structured: true })
-  assert.equal(summaryOf(JSON.stringify({ model: 'gpt-5', messages: [], stream: 'yes', output_config: { effort: 'high' } })), { model: 'gpt-5', stream: false, maxTokens: undefined, tools: 0, structured: false })
+  assert.equal(title, { model: 'gpt-5', stream: false, maxTokens: 512, tools: 0, structured: true, webSearch: false })
+  assert.equal(summaryOf(JSON.stringify({ model: 'gpt-5', messages: [], stream: 'yes', output_config: { effort: 'high' } })), { model: 'gpt-5', stream: false, maxTokens: undefined, tools: 0, structured: false, webSearch: false })
+  const search = summaryOf(JSON.stringify({ model: 'gpt-5', stream: true, messages: [], tools: [{ type: 'web_search_20250305', name: 'web_search' }] }))!
+  assert.is(search.webSearch, true, 'WebSearch\'s inner request')
+  // The fixture's loop request carries the server tool among its own: a step, not the search.
+  assert.is(summaryOf(fixture('engine-request.json'))!.webSearch, false)
   for (const text of ['', 'not json', '[]', '{"messages":[]}', '{"model":"gpt-5"}', '{"model":1,"messages":[]}']) assert.is(summaryOf(text), undefined, text)
 })
 
 test('isProbe: one token, no tools, not streamed (measured, NOTES §2); isStructured: an output format', () => {
-  const s = { model: 'gpt-5', stream: false, maxTokens: 1, tools: 0, structured: false }
+  const s = { model: 'gpt-5', stream: false, maxTokens: 1, tools: 0, structured: false, webSearch: false }
   assert.ok(isProbe(s))
   assert.not.ok(isProbe({ ...s, stream: true }))
   assert.not.ok(isProbe({ ...s, tools: 1 }))
