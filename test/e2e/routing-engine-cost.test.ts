@@ -19,7 +19,7 @@ import { hasPty, startLive, type LiveSession } from './live.ts'
 import { kitSource, results, screenText, sendEach, tagged } from './probe-kit.ts'
 import { startMockProvider } from './mock-provider.ts'
 import { ALIAS, LABEL, routed, routedHome } from './routing-kit.ts'
-import { CAPTURE_TIMED_OUT, stepFailed } from '../../src/features/routing/strings.ts'
+import { MANAGED_SETTINGS, stepFailed } from '../../src/features/routing/strings.ts'
 
 const PROBE = (cfg: object) => kitSource(cfg) + `
 // Token counts renamed: the debug log redacts a value whose key looks like a token count.
@@ -160,9 +160,10 @@ test('managed settings: modelPricing.overrides prices the alias (costBasis manag
 })
 
 // Found while measuring managed pricing: under managed settings no plugin's http.fetch sees the engine's
-// request. Through klyth, the routed turn's request (the alias, the conversation) reaches ANTHROPIC_BASE_URL
-// and keel's step ends on its capture timeout, exit 0: the README's "never reaches Anthropic" does not hold there.
-test('managed settings through klyth: the routed turn\'s request goes to ANTHROPIC_BASE_URL naming the alias, keel never sees it, the provider gets nothing, and the step ends on the capture timeout line (exit 0)', async () => {
+// request. Through klyth the routed turn's request (the alias, the conversation) reached ANTHROPIC_BASE_URL and
+// keel's step ended on its capture timeout (measured before the fix). Now routing reads the policy source at the
+// start and makes no routed step there: nothing reaches Anthropic or the provider, and the line says why.
+test('managed settings through klyth: no routed step is made, so nothing of the conversation reaches ANTHROPIC_BASE_URL or the provider; the line says why', async () => {
   const wrap = managedWrap({ cleanupPeriodDays: 30 })
   if (!wrap) return console.log('skipped: no `unshare -m` (needs root)')
   mock = await startMockModel()
@@ -172,9 +173,9 @@ test('managed settings through klyth: the routed turn\'s request goes to ANTHROP
     mock.requests.length = 0
     const r = await routed({ prompt: 'hello', pluginDirs: [plugin], mock, home, wrap })
     assert.match(r.debugLog, 'cc-plugin-sec-default@builtin seated outermost: this machine has managed settings')
-    assert.equal([r.code, r.json.is_error, r.json.result], [0, false, stepFailed('klyth', LABEL, CAPTURE_TIMED_OUT)])
+    assert.match(String(r.json.result), stepFailed('klyth', LABEL, MANAGED_SETTINGS))
     assert.equal(provider.requests, [])
-    assert.equal(mock.messages().map((q) => q.body.model), [ALIAS])
+    assert.equal(mock.messages().filter((q) => q.body.model === ALIAS), [], 'no request naming the alias reached Anthropic')
   } finally {
     await provider.close()
   }

@@ -237,6 +237,7 @@ function bindRouting($) {
       return exists ? $.fs.read(path) : void 0;
     },
     mainModel: () => $.session.model(),
+    managed: async () => Object.keys(await $.settings.read({ source: "policy" })).length > 0,
     setUnknownModelWindow: async (tokens2) => {
       const r = await $.env.set("CLAUDE_CODE_MAX_CONTEXT_TOKENS", String(tokens2));
       if (r?.deny) throw new Error(r.deny);
@@ -4252,6 +4253,7 @@ var keyCommandFailed = (command, code) => `${command} exited ${code} (run it you
 var keyCommandDidNotRun = (command, detail) => `${command} did not run (${detail})`;
 var keyFileUnread = (path, detail) => `${path} could not be read (${detail})`;
 var CAPTURE_TIMED_OUT = "the engine sent no request keel could read within 5 s (a Bedrock or Vertex setup, or a guard that hides engine requests, cannot be routed)";
+var MANAGED_SETTINGS = "this machine has managed settings, under which the engine shows no plugin its own model requests: the conversation would go to Anthropic, so it was not sent";
 var CURL_MISSING = (path) => `curl was not found at ${path} (set the routingCurl option to its path)`;
 var NO_RESPONSE = "the provider closed the connection without an answer";
 var curlStopped = (signal) => `curl was stopped by ${signal}`;
@@ -5989,6 +5991,7 @@ function createRoutingFeature() {
   let bodies = 0;
   let usageDir;
   let configRoot = "";
+  let managed = false;
   let ledger;
   let writing = Promise.resolve();
   let agentToolName;
@@ -6164,6 +6167,7 @@ function createRoutingFeature() {
     const decision = table?.decide(e.model) ?? { kind: "native" };
     if (e.agentId === void 0) showStatus(port, e.model);
     if (decision.kind === "native") return yield* next(e);
+    if (managed) return yield* failStep(e, stepFailed2(port.pkg, label(e.model), MANAGED_SETTINGS));
     const relay = createRelay();
     const wait = captures.expect(e.model, e.agentId, relay);
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)));
@@ -6364,6 +6368,7 @@ function createRoutingFeature() {
         await load(port, ctx);
         if (table.aliases().length) {
           port.after(0, () => void curlOf(port));
+          managed = await port.managed().catch(() => false);
           agentToolName = await port.registerTool(agentTool(port.pkg, table.aliases().map((a) => table.decide(a).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`));
           const main = await port.mainModel().catch(() => void 0);
           const decision = main === void 0 ? void 0 : table.decide(main);

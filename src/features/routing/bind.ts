@@ -13,6 +13,8 @@ export type RoutingPort = {
   readText(path: string): Promise<string | undefined>
   /** The main loop's model, as `/model` shows it. */
   mainModel(): Promise<string>
+  /** Whether managed settings (the policy source) hold any key. */
+  managed(): Promise<boolean>
   /** The window the engine assumes for a model it does not know (`CLAUDE_CODE_MAX_CONTEXT_TOKENS`): routing NOTES §1. */
   setUnknownModelWindow(tokens: number): Promise<void>
   storeGet(key: string): Promise<unknown>
@@ -66,6 +68,7 @@ export function bindRouting($: EngineInterface): RoutingPort {
       return exists ? $.fs.read(path) : undefined
     },
     mainModel: () => $.session.model(),
+    managed: async () => Object.keys(await $.settings.read({ source: 'policy' })).length > 0,
     setUnknownModelWindow: async (tokens) => {
       const r = await $.env.set('CLAUDE_CODE_MAX_CONTEXT_TOKENS', String(tokens))
       if (r?.deny) throw new Error(r.deny)

@@ -36,7 +36,7 @@ import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
-  CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
+  CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, MANAGED_SETTINGS, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
   reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted, webSearchRefused,
 } from './strings.ts'
@@ -84,6 +84,8 @@ export function createRoutingFeature(): Feature<Port> {
   /** keel's home's `usage/` folder (usage.ts), made at its first write inside the config root, and this session's ledger there, written one at a time. */
   let usageDir: string | undefined
   let configRoot = ''
+  /** Managed settings on this machine: no routed step is made (MANAGED_SETTINGS). */
+  let managed = false
   let ledger: { readonly session: string; readonly usage: SessionUsage } | undefined
   let writing: Promise<unknown> = Promise.resolve()
   /** The agent tool (agent.ts): its full name once registered, the aliases its spawns wait to be given, and the answers foreground calls wait for. */
@@ -298,6 +300,8 @@ export function createRoutingFeature(): Feature<Port> {
     const decision = table?.decide(e.model) ?? { kind: 'native' as const }
     if (e.agentId === undefined) showStatus(port, e.model)
     if (decision.kind === 'native') return yield* next(e)
+    // Nothing is asked of the engine where its request would pass keel by (NOTES §13.3).
+    if (managed) return yield* failStep(e, stepFailed(port.pkg, label(e.model), MANAGED_SETTINGS))
     const relay: StepRelay = createRelay()
     const wait = captures.expect(e.model, e.agentId, relay)
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)))
@@ -534,6 +538,7 @@ export function createRoutingFeature(): Feature<Port> {
           // curl's version is asked off the start's path, before the first routed step needs it (asked
           // inside that step, it cost the first token 150–160 ms: test/bench/FINDINGS.md).
           port.after(0, () => void curlOf(port))
+          managed = await port.managed().catch(() => false)
           agentToolName = await port.registerTool(agentTool(port.pkg, table!.aliases().map((a) => (table!.decide(a) as { route: Route }).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`))
           const main = await port.mainModel().catch(() => undefined)
           const decision = main === undefined ? undefined : table!.decide(main)

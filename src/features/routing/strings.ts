@@ -33,6 +33,8 @@ export const keyCommandDidNotRun = (command: string, detail: string) => `${comma
 export const keyFileUnread = (path: string, detail: string) => `${path} could not be read (${detail})`
 export const CAPTURE_TIMED_OUT =
   'the engine sent no request keel could read within 5 s (a Bedrock or Vertex setup, or a guard that hides engine requests, cannot be routed)'
+/** A machine with managed settings: the engine then seats its guard outermost and shows no plugin its own requests (NOTES §13.3), so a routed step would send the conversation to Anthropic under the alias's name. */
+export const MANAGED_SETTINGS = 'this machine has managed settings, under which the engine shows no plugin its own model requests: the conversation would go to Anthropic, so it was not sent'
 export const CURL_MISSING = (path: string) => `curl was not found at ${path} (set the routingCurl option to its path)`
 export const NO_RESPONSE = 'the provider closed the connection without an answer'
 export const curlStopped = (signal: string) => `curl was stopped by ${signal}`

@@ -44,6 +44,8 @@ export type World = {
   main: string | Error
   windows: number[]
   windowDeny?: string
+  /** Managed settings hold a key on this machine. */
+  managed?: boolean
   store: Map<string, unknown>
   storeFails: boolean
   asks: { question: string; options: readonly string[] }[]
@@ -122,6 +124,7 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
       if (w.unreadable.has(path)) throw new Error(`EACCES: permission denied, open '${path}'`)
       return w.files.get(path)
     },
+    managed: async () => w.managed === true,
     mainModel: async () => {
       if (w.main instanceof Error) throw w.main
       return w.main

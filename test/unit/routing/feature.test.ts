@@ -204,6 +204,17 @@ test('untrusted: the engine\'s request refused with the untrusted line, which th
   assert.ok(lines.includes(`last failure: ${line}`))
 })
 
+test('managed settings: a routed step fails at once with why, and the engine is never asked (its request would pass keel by, to Anthropic)', async () => {
+  const r = routingWorld({ managed: true })
+  await approve(r.w, 'example')
+  await start(r)
+  const calls: unknown[] = []
+  const engine = capturing(r)
+  const out = await stepHook(r, stepEvent(), engine.beneath, calls)
+  assert.equal([calls.length, engine.answers, r.w.spawned], [0, [], []], 'next never called: no request made')
+  assert.match(JSON.stringify(out.chunks), 'this machine has managed settings')
+})
+
 test('a key that cannot be read fails the step with why, never the key command\'s stderr (it may hold the key)', async () => {
   const r = await routed({ run: async (argv) => (argv[1] === '--version' ? { exitCode: 0, stdout: 'curl 8.5.0', stderr: '' } : { exitCode: 1, stdout: '', stderr: 'EXAMPLE_KEY: unset\n' }) })
   const calls: unknown[] = []
