@@ -8,7 +8,9 @@
 // Engine arms run `claude -p … --output-format stream-json --include-partial-messages --verbose`; the arms alternate,
 // their order rotated per round. Then: klyth's per-turn hooks on a native session vs a bare module (settle.ts), and a
 // correctness probe (a tool call streamed in pieces, a subagent on another model) through keel and through ccr.
-//   BENCH_ROUTING_ROUNDS=6   BENCH_ROUTING_SETTLE_ROUNDS=6   BENCH_ROUTING_PARTS=latency,correctness,hooks
+// The loop part: a provider charging each new connection CONNECT_MS (reused ones nothing), a 10-request Bash tool loop
+// through direct, keel and ccr; each request's time to first token (stdout `requesting` to its first text delta).
+//   BENCH_ROUTING_ROUNDS=6   BENCH_ROUTING_SETTLE_ROUNDS=6   BENCH_ROUTING_LOOP_ROUNDS=3   BENCH_ROUTING_PARTS=latency,loop,correctness,hooks
 //   BENCH_ROUTING_VERBOSE=1 (every run)   BENCH_QUIET=0 (no wait for a quiet machine)   BENCH_ROUTING=0 (bench.ts leaves it out)
 import { spawn } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -18,14 +20,19 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { claudeBin, cleanEnv, cleanupTmp, packageCopy, repoRoot, tmpDir } from '../e2e/engine.ts'
 import { startMockModel, type MockModel } from '../e2e/mock-model.ts'
-import { startMockProvider, type MockProvider, type ProviderReply, type ProviderRequest, type Rule } from '../e2e/mock-provider.ts'
+import { startMockProvider, type MockProvider, type ProviderNetwork, type ProviderReply, type ProviderRequest, type Rule } from '../e2e/mock-provider.ts'
 import { fmt, median, stat, waitQuiet, type Stat } from './measure.ts'
 import { engineSettle } from './settle.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUTING_ROUNDS ?? 6)
 const SETTLE_ROUNDS = Number(process.env.BENCH_ROUTING_SETTLE_ROUNDS ?? 6)
 const VERBOSE = !!process.env.BENCH_ROUTING_VERBOSE
-const PARTS = new Set((process.env.BENCH_ROUTING_PARTS ?? 'latency,correctness,hooks').split(','))
+const PARTS = new Set((process.env.BENCH_ROUTING_PARTS ?? 'latency,loop,correctness,hooks').split(','))
+const LOOP_ROUNDS = Number(process.env.BENCH_ROUTING_LOOP_ROUNDS ?? 3)
+/** A new connection's cost on a 30 ms link: two round trips and a TLS handshake, before the request is read. */
+const CONNECT_MS = 70
+const LOOP_REQUESTS = 10
+const LOOP_PROMPT = 'routing bench: run the loop'
 const GOAL = { addedTtftMs: 50, stream: 1.02, hooks: 1.05 }
 const FIRST_BYTE_MS = 300
 const PIECE_MS = 100
@@ -412,11 +419,96 @@ async function correctness(provider: MockProvider, mock: MockModel, klyth: strin
   }
 }
 
+
+// ---- A tool loop where a new connection costs what it costs on a network ----
+
+/** How many tool results the request carries (either API): the loop's step. */
+const toolResults = (req: ProviderRequest) => (req.raw.toString('utf8').match(/"role":"tool"|"type":"tool_result"/g) ?? []).length
+
+/** Nine Bash calls, one per request (each its own id: the engine keeps one result per id), then a text answer: LOOP_REQUESTS requests. */
+const loopRules = (): Rule[] => [
+  { match: (r) => has(r, LOOP_PROMPT) && toolResults(r) >= LOOP_REQUESTS - 1, reply: { text: ['loop ', 'done'], firstByteMs: 100, pieceMs: 20 } },
+  ...Array.from({ length: LOOP_REQUESTS - 1 }, (_, k): Rule => ({
+    match: (r) => has(r, LOOP_PROMPT) && toolResults(r) === k,
+    reply: { text: ['step ', 'on '], toolCalls: [{ id: `toolu_loop_${k}`, name: 'Bash', arguments: ['{"command": ', `"echo loop-step-${k}"}`] }], firstByteMs: 100, pieceMs: 20 },
+  })),
+]
+
+/** Each request's time to first token on stdout: a `requesting` status to the first text delta of main after it. */
+function requestTtfts(run: StreamRun): number[] {
+  const out: number[] = []
+  let requestingAt: number | undefined
+  for (const l of run.lines) {
+    if (l.json?.type === 'system' && l.json.subtype === 'status' && l.json.status === 'requesting') requestingAt = l.at
+    else if (requestingAt !== undefined && l.json?.type === 'stream_event' && l.json.parent_tool_use_id == null && l.json.event?.delta?.type === 'text_delta') {
+      out.push(l.at - requestingAt)
+      requestingAt = undefined
+    }
+  }
+  return out
+}
+
+type LoopArm = 'direct' | 'keel' | 'ccr'
+type LoopSample = { ttft: number[]; providerTtft: number[]; wallMs: number; connections: number }
+
+/** direct, keel and ccr over a LOOP_REQUESTS-request tool loop, against a provider whose new connections cost CONNECT_MS. */
+async function toolLoop(mock: MockModel, klyth: string): Promise<void> {
+  const network: ProviderNetwork = { connectMs: CONNECT_MS, keepAliveMs: 60_000 }
+  const provider = await startMockProvider(loopRules(), REPLY, network)
+  const ccr = await startCcr(provider.url, [PROVIDER_MODEL, SUB_MODEL])
+  try {
+    const keel = await keelHome(provider, klyth, mock)
+    const directHome = { home: tmpDir('loop-direct-home'), cwd: tmpDir('loop-direct-proj') }
+    mkdirSync(join(directHome.home, '.claude'), { recursive: true })
+    const args = ['--allowedTools', 'Bash']
+    const runOf: Record<LoopArm, () => Promise<StreamRun>> = {
+      direct: () => streamRun({ prompt: LOOP_PROMPT, ...directHome, baseUrl: provider.url, args }),
+      keel: () => streamRun({ prompt: LOOP_PROMPT, ...keel, baseUrl: mock.url, args: [...args, '--plugin-dir', klyth, '--model', ALIAS] }),
+      ccr: () => streamRun({ prompt: LOOP_PROMPT, ...directHome, baseUrl: ccr.url, args }),
+    }
+    const arms = Object.keys(runOf) as LoopArm[]
+    const samples = new Map<LoopArm, LoopSample[]>(arms.map((a) => [a, []]))
+    const once = async (arm: LoopArm): Promise<LoopSample> => {
+      const from = provider.requests.length
+      const run = await runOf[arm]()
+      const reqs = provider.requests.slice(from).filter((r) => r.body?.stream && has(r, LOOP_PROMPT))
+      const ttft = requestTtfts(run)
+      if (run.code !== 0 || reqs.length !== LOOP_REQUESTS || ttft.length !== LOOP_REQUESTS) throw new Error(`loop ${arm}: exit ${run.code}, ${reqs.length} provider requests, ${ttft.length} first tokens (want ${LOOP_REQUESTS}): ${run.stderr.slice(-300)}`)
+      const connections = new Set(reqs.map((r) => r.remotePort)).size
+      return { ttft, providerTtft: reqs.map((r) => writtenOf(r).firstTextAt - r.arrivedAt), wallMs: Date.now() - run.startedAt, connections }
+    }
+    for (const arm of arms) await once(arm)
+    for (let round = 0; round < LOOP_ROUNDS; round++) {
+      for (let i = 0; i < arms.length; i++) {
+        const arm = arms[(i + round) % arms.length]!
+        await waitQuiet()
+        const s = await once(arm)
+        samples.get(arm)!.push(s)
+        if (VERBOSE) console.log(`  loop round ${round} ${arm}: ttft ${s.ttft.join(' ')} provider ${s.providerTtft.join(' ')} wall ${s.wallMs} connections ${s.connections}`)
+      }
+    }
+    const added = (arm: LoopArm) => stat(samples.get(arm)!.flatMap((s) => s.ttft.map((t, i) => t - s.providerTtft[i]!)))
+    const first = (arm: LoopArm) => stat(samples.get(arm)!.map((s) => s.ttft[0]! - s.providerTtft[0]!))
+    const later = (arm: LoopArm) => stat(samples.get(arm)!.flatMap((s) => s.ttft.slice(1).map((t, i) => t - s.providerTtft[i + 1]!)))
+    const sum = (arm: LoopArm) => median(samples.get(arm)!.map((s) => s.ttft.reduce((a, b) => a + b, 0)))
+    console.log(`\nRouting: a ${LOOP_REQUESTS}-request tool loop, each new connection to the provider costing ${CONNECT_MS} ms (${LOOP_ROUNDS} alternating rounds; per request: stdout requesting -> first text delta, less the provider's own)`)
+    for (const arm of arms) {
+      const conns = samples.get(arm)!.map((s) => s.connections)
+      line(`  ${arm}: added TTFT per request`, `${ms(added(arm))}; first ${fmt(first(arm).median)} ms, later ${fmt(later(arm).median)} ms; connections per loop ${fmt(median(conns))}; loop wall ${fmt(median(samples.get(arm)!.map((s) => s.wallMs)))} ms`)
+    }
+    line('  first tokens, the loop summed: keel / ccr, keel / direct', `${fmt(sum('keel') / sum('ccr'), 3)}x, ${fmt(sum('keel') / sum('direct'), 3)}x (ccr / direct ${fmt(sum('ccr') / sum('direct'), 3)}x) ${ok(sum('keel') <= sum('ccr'))} (keel <= ccr)`)
+  } finally {
+    await ccr.stop()
+    await provider.close()
+  }
+}
+
 export async function routingBench(mock: MockModel): Promise<void> {
   const provider = await startMockProvider([], REPLY)
   const klyth = packageCopy('klyth')
   try {
     if (PARTS.has('latency')) await latency(provider, mock, klyth)
+    if (PARTS.has('loop')) await toolLoop(mock, klyth)
     if (PARTS.has('correctness')) await correctness(provider, mock, klyth)
     // klyth installed, its routing.json in place, main native (the mock model): what routing costs a session it does not route.
     if (PARTS.has('hooks')) await engineSettle({ mock, pkg: 'klyth', rounds: SETTLE_ROUNDS, label: 'on a native session (routing.json with two aliases; main is the mock Claude model)', optionsOf: () => undefined, prepareHome: (home) => writeRoutingJson(home, provider) })

@@ -7,7 +7,7 @@
 // (with an error body in the provider's format), retry-after, delays, a stall, a dropped socket,
 // a line that is not JSON, and failing only the first n times. Every request is recorded.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer as createNetServer, type AddressInfo } from 'node:net'
 
 export type ProviderToolCall = { name: string; arguments: string | string[]; id?: string }
 
@@ -59,7 +59,10 @@ export interface ProviderRequest {
   lastText: string
   /** Which rule answered: its index, or 'default'; 'none' for count_tokens and unknown paths. */
   rule: number | 'default' | 'none'
+  /** When the whole request had been read (a body streamed after an early head counts from its end). */
   arrivedAt: number
+  /** The client's port: requests that share one came over one connection. */
+  remotePort?: number
   firstByteAt?: number
   /** Every stream piece written, with when (Date.now()): a bench reads when the first and last text left. */
   writes: { at: number; text: string }[]
@@ -78,6 +81,8 @@ export interface MockProvider {
   /** `http://127.0.0.1:<port>`; an openai-chat baseUrl is this plus `/v1`. */
   url: string
   requests: ProviderRequest[]
+  /** Connections whose request was never whole: the client hung up before its body ended. */
+  readonly hungUp: number
   setRules(rules: Rule[], fallback?: ProviderReply): void
   /** Resolves once the request has closed (finished, dropped or aborted). */
   closed(req: ProviderRequest): Promise<void>
@@ -230,17 +235,23 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   })
 }
 
-export async function startMockProvider(initialRules: Rule[] = [], initialFallback: ProviderReply = DEFAULT_REPLY): Promise<MockProvider> {
+/** What a network costs the provider's client: each new connection waits `connectMs` before it is read (a TLS handshake over a slow link); a reused one, nothing. */
+export type ProviderNetwork = { connectMs?: number; keepAliveMs?: number }
+
+export async function startMockProvider(initialRules: Rule[] = [], initialFallback: ProviderReply = DEFAULT_REPLY, network: ProviderNetwork = {}): Promise<MockProvider> {
   const requests: ProviderRequest[] = []
   const closedWaiters = new Map<ProviderRequest, Promise<void>>()
   let rules = initialRules
   let fallback = initialFallback
   const failures = new Map<Rule | ProviderReply, number>()
   let shutDown = false
+  let hungUp = 0
 
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    // A client that hangs up before its body is whole (an early curl let go unsent) is no request.
+    const raw = await readBody(req).catch(() => undefined)
+    if (!raw) return void hungUp++
     const arrivedAt = Date.now()
-    const raw = await readBody(req)
     let body: any
     try {
       body = raw.length ? JSON.parse(raw.toString('utf8')) : undefined
@@ -248,7 +259,7 @@ export async function startMockProvider(initialRules: Rule[] = [], initialFallba
       body = undefined
     }
     const path = req.url ?? '/'
-    const record: ProviderRequest = { method: req.method ?? 'GET', path, headers: req.headers, raw, body, lastText: lastMessageText(body), rule: 'none', arrivedAt, writes: [], aborted: false }
+    const record: ProviderRequest = { method: req.method ?? 'GET', path, headers: req.headers, raw, body, lastText: lastMessageText(body), rule: 'none', arrivedAt, remotePort: req.socket.remotePort, writes: [], aborted: false }
     requests.push(record)
     let dropped = false
     closedWaiters.set(record, new Promise((resolve) => res.on('close', () => {
@@ -307,16 +318,22 @@ export async function startMockProvider(initialRules: Rule[] = [], initialFallba
     res.end()
   })
   // curl makes one request per connection; keep-alive sockets must not hold close() open.
-  server.keepAliveTimeout = 500
+  server.keepAliveTimeout = network.keepAliveMs ?? 500
+  const connectMs = network.connectMs ?? 0
+  // A new socket is handed to the HTTP server only after connectMs (its request read then); a kept-alive one pays nothing again.
+  const listener = connectMs ? createNetServer((socket) => void setTimeout(() => server.emit('connection', socket), connectMs)) : server
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => resolve())
+    listener.once('error', reject)
+    listener.listen(0, '127.0.0.1', () => resolve())
   })
-  const { port } = server.address() as AddressInfo
+  const { port } = listener.address() as AddressInfo
 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get hungUp() {
+      return hungUp
+    },
     setRules(next, nextFallback) {
       rules = next
       fallback = nextFallback ?? DEFAULT_REPLY
@@ -327,7 +344,8 @@ export async function startMockProvider(initialRules: Rule[] = [], initialFallba
       new Promise<void>((resolve) => {
         shutDown = true
         server.closeAllConnections()
-        server.close(() => resolve())
+        if (listener === server) server.close(() => resolve())
+        else listener.close(() => resolve())
       }),
   }
 }
