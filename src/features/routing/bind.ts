@@ -42,6 +42,12 @@ export type RoutingPort = {
   fetchText(url: string): Promise<string>
   readonly files: SafeWriteEdges
   pluginDataDir(): Promise<string>
+  /** The session's folder (`$.session.cwd()`). */
+  cwd(): Promise<string>
+  /** One completion (`$.model.complete`): its text; rejects with the reason where there is none. */
+  complete(model: string, system: string, prompt: string, maxTokens: number, timeoutMs: number): Promise<string>
+  /** A transcript line. */
+  notice(line: string): void
 }
 
 export function bindRouting($: EngineInterface): RoutingPort {
@@ -107,5 +113,12 @@ export function bindRouting($: EngineInterface): RoutingPort {
       if (!dir) throw new Error('no plugin data folder')
       return dir
     },
+    cwd: () => $.session.cwd(),
+    complete: async (model, system, prompt, maxTokens, timeoutMs) => {
+      const r = await $.model.complete({ model, system, prompt, maxTokens, timeoutMs })
+      if (!r.isAnswered) throw new Error(r.reason)
+      return r.text
+    },
+    notice: (line) => $.ui.log(line),
   }
 }
