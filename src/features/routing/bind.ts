@@ -1,6 +1,6 @@
 // The routing feature's `$` binder: where the config and keys are read, curl is started, approvals
 // are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
-import type { EngineInterface } from 'claude-code'
+import type { EngineInterface, ModelCompleteRequest, ModelCompleteResult } from 'claude-code'
 import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { SpawnEnd, SpawnPiece } from './transport.ts'
@@ -44,8 +44,8 @@ export type RoutingPort = {
   pluginDataDir(): Promise<string>
   /** The session's folder (`$.session.cwd()`). */
   cwd(): Promise<string>
-  /** One completion (`$.model.complete`): its text; rejects with the reason where there is none. */
-  complete(model: string, system: string, prompt: string, maxTokens: number, timeoutMs: number): Promise<string>
+  /** One completion (`$.model.complete`): its text, or why there is none. */
+  complete(request: ModelCompleteRequest): Promise<ModelCompleteResult>
   /** A transcript line. */
   notice(line: string): void
 }
@@ -114,11 +114,7 @@ export function bindRouting($: EngineInterface): RoutingPort {
       return dir
     },
     cwd: () => $.session.cwd(),
-    complete: async (model, system, prompt, maxTokens, timeoutMs) => {
-      const r = await $.model.complete({ model, system, prompt, maxTokens, timeoutMs })
-      if (!r.isAnswered) throw new Error(r.reason)
-      return r.text
-    },
+    complete: (request) => $.model.complete(request),
     notice: (line) => $.ui.log(line),
   }
 }

@@ -214,12 +214,11 @@ export function readConfig(text: string | undefined): ConfigRead {
     }
     models[alias] = { ...fields, alias, providerId: provider, label: fields.label ?? alias, vision: fields.vision ?? false }
   }
-  // The classifier must be a loaded alias: a broken one leaves auto mode off, said as an error.
-  const classifierProblems = raw.classifier === undefined ? [] : problemsOf(raw.classifier, { model: Text }, 'classifier')
-  const classifier = classifierProblems.length ? undefined : (raw.classifier as { model?: string } | undefined)?.model
-  if (classifier !== undefined && !models[classifier]) classifierProblems.push(configError('classifier.model', UNKNOWN_CLASSIFIER(classifier)))
+  // The classifier must be a loaded alias: any other leaves auto mode off, said as an error.
+  const classifier = raw.classifier as { model: string } | undefined
+  const classifierProblems = classifier === undefined ? [] : problemsOf(classifier, { model: is((m) => isString(m) && Object.hasOwn(models, m), UNKNOWN_CLASSIFIER) }, 'classifier')
   errors.push(...classifierProblems)
-  return { state: 'loaded', config: { providers, models, ...(classifier && models[classifier] && { classifier }) }, errors, warnings, claimed }
+  return { state: 'loaded', config: { providers, models, ...(classifier && !classifierProblems.length && { classifier: classifier.model }) }, errors, warnings, claimed }
 }
 
 /** The route an engine model name takes, or undefined when it is no configured alias. */

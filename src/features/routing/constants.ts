@@ -117,6 +117,8 @@ export const AUTO_ROUTED_KEPT = 256
 /** The person's latest prompts the classifier reads, each cut to this many characters (its request stays small). */
 export const AUTO_PROMPTS_KEPT = 5
 export const AUTO_PROMPT_CHARS = 4000
+/** The nonce around the classifier's quoted data: 128 bits, so no data can guess it. */
+export const CLASSIFIER_NONCE_BYTES = 16
 /** The classifier's reply is one short JSON verdict. */
 export const CLASSIFIER_MAX_TOKENS = 300
 /** How long a classifier answer is waited for before the call stays refused. */

@@ -13,12 +13,13 @@
 import type { Args, Chunk, EventResult, Next, StreamNext } from 'claude-code'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { configRootOf, keelHomeOf } from '../../lib/keel-home.ts'
+import { hexOf } from '../../lib/hex.ts'
 import { removeSafely, sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './anthropic.ts'
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { CAPTURE_TIMEOUT_MS, CLASSIFIER_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
+import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -36,7 +37,7 @@ import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
-  autoLine, autoRefused, CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
+  autoLine, CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
   reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
 } from './strings.ts'
@@ -91,9 +92,9 @@ export function createRoutingFeature(): Feature<Port> {
   let agentToolName: string | undefined
   const spawning = new Map<string, string>()
   const delegated = new Map<string, (answer: string) => void>()
-  /** Auto mode's gap for routed calls (auto.ts): made at the first session.start. */
-  let auto: ReturnType<typeof createAutoMode> | undefined
   const classifierOf = () => (table?.read.state === 'loaded' ? table.read.config.classifier : undefined)
+  /** Auto mode's gap for routed calls (auto.ts). */
+  const auto = createAutoMode(classifierOf)
 
   const label = (model: string) => {
     const decision = table?.decide(model)
@@ -319,7 +320,7 @@ export function createRoutingFeature(): Feature<Port> {
     }
     let got = await relay.next()
     for (; !got.done; got = await relay.next()) {
-      if (got.value.kind === 'tool') auto?.routed(got.value.id)
+      if (got.value.kind === 'tool') auto.routed(got.value.id)
       yield got.value
     }
     const result = got.value
@@ -451,7 +452,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (decision.kind !== 'route') return { deny: agentNotRoutable(port.pkg, call.model, decision.kind === 'fail' ? decision.text : AGENT_BAD_INPUT) }
     const { route } = decision
     if (!(await isApproved(port, route.provider))) return { deny: untrusted(port.pkg, route.provider.id, route.alias) }
-    const nonce = Array.from(port.randomBytes(8), (b) => b.toString(16).padStart(2, '0')).join('')
+    const nonce = hexOf(port.randomBytes(8))
     spawning.set(nonce, route.alias)
     const spawned = await port.spawnAgent({ prompt: routeMarker(port.pkg, nonce) + call.prompt, description: call.description })
     if ('deny' in spawned) return { deny: spawned.deny }
@@ -487,7 +488,7 @@ export function createRoutingFeature(): Feature<Port> {
       curl = undefined
       curlFailed = undefined
       approved.clear()
-      auto?.reset()
+      auto.reset()
       await load(port, ctx)
       return reloaded((await statusLines(port))[0] ?? '')
     }
@@ -519,7 +520,7 @@ export function createRoutingFeature(): Feature<Port> {
       keyState: (p: Provider) => keys?.stateOf(p) ?? 'not read yet',
       main: main === undefined ? undefined : { model: main, routedTo: main && table?.decide(main).kind === 'route' ? label(main) : undefined },
       counts,
-      auto: autoLine(classifierOf(), auto?.counts.passed ?? 0, auto?.counts.refused ?? 0),
+      auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
       curl: c,
       curlPath,
@@ -535,18 +536,6 @@ export function createRoutingFeature(): Feature<Port> {
       'session.start': async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
         keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: () => port.now() })
-        auto ??= createAutoMode({
-          classifier: classifierOf,
-          places: async () => {
-            const facts = await port.homeFacts()
-            const config = configRootOf(facts)
-            return { cwd: await port.cwd(), home: facts.home, config, keel: config && keelHomeOf(config) }
-          },
-          complete: (model, system, prompt, maxTokens) => port.complete(model, system, prompt, maxTokens, CLASSIFIER_TIMEOUT_MS),
-          nonce: () => Array.from(port.randomBytes(16), (b) => b.toString(16).padStart(2, '0')).join(''),
-          notice: (reason, detail, tool) => port.notice(autoRefused(port.pkg, tool, reason, detail)),
-          log: (line) => ctx.log(line),
-        })
         auto.reset()
         await load(port, ctx)
         // A session that starts on an alias (`--model`, a settings default, a resume): the window first.
@@ -580,10 +569,10 @@ export function createRoutingFeature(): Feature<Port> {
       // Auto mode (auto.ts): the check beneath tells a plain ask from a rule's, a hook's or a ceiling's; the judge may pass it once.
       'tool.check': async (_port, e, next) => {
         const r = await next(e)
-        auto?.checked(e, r)
+        auto.checked(e, r)
         return r
       },
-      'tool.judge': async (_port, e, next) => (auto ? auto.judge(e, await next(e)) : next(e)),
+      'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx),
       'turn.complete': (_port, e, next) => {
         // A delegated task's answer goes back as its tool call's result.
         if (e.agentId !== undefined) {
@@ -602,7 +591,7 @@ export function createRoutingFeature(): Feature<Port> {
       // Native Claude is told once which turns another model answered (klyth F7).
       'prompt.submit': async (port, e, next) => {
         // The person's own prompts are what auto mode's classifier reads beside the action.
-        if (e.origin?.kind !== 'plugin' && !e.isMeta && !e.command) auto?.prompt(e.text)
+        if (e.origin?.kind !== 'plugin' && !e.isMeta && !e.command) auto.prompt(e.text)
         if (!routedRun) return next(e)
         const main = await port.mainModel()
         if (table?.owns(main)) return next(e)

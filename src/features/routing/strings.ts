@@ -93,7 +93,7 @@ export const CONFIG_NOT_OBJECT = 'the file must hold one JSON object, {"provider
 export const jsonAt = (message: string, line: number, column: number) => `${message} (line ${line}, column ${column})`
 export const configError = (path: string, message: string) => `${path}: ${message}`
 export const UNKNOWN_TOP_KEY = 'unknown key; routing.json holds "providers", "models" and "classifier"'
-export const UNKNOWN_CLASSIFIER = (alias: string) => `"${alias}" is no loaded alias in "models"; auto mode's classifier stays off`
+export const UNKNOWN_CLASSIFIER = 'must name an alias of "models" that loaded; auto mode\'s classifier stays off'
 export const API_VALUES = 'must be "openai-chat", "openai-responses" or "anthropic-messages"'
 export const PRESET_VALUES = (names: readonly string[]) => `must be one of ${names.join(', ')}`
 export const BASE_URL_FORM = 'must be an http:// or https:// URL'
@@ -194,20 +194,19 @@ export const AUTO_REFUSALS = {
   secret: 'it holds a secret (a bearer token, an sk- key, an api_key=, a password), which keel never sends to a classifier',
   place: "the project folder is the home folder, or the engine's or keel's own",
   outside: 'it names a path outside the project folder',
-  protected: "it touches keys, secrets, or the engine's or the repository's own folders",
+  protected: "it touches the home folder, keys, secrets, or the engine's or the repository's own folders",
   command: 'it is not a routine read, build, test or edit',
   tool: 'keel passes only the file tools and Bash',
   unreadable: 'keel cannot tell what it would run (an expansion, a substitution, an escape, a background job)',
   failed: 'the classifier gave no answer',
   noVerdict: 'the classifier did not answer with one JSON verdict',
-  asked: 'the classifier said ask',
+  ask: 'the classifier said ask',
 } as const
 export type AutoReason = keyof typeof AUTO_REFUSALS
 export const autoRefused = (pkg: string, tool: string, reason: AutoReason, detail: string) =>
   `${pkg}: auto mode did not pass this ${tool} call: ${AUTO_REFUSALS[reason]}${detail && ` (${detail})`}; the engine's answer stands`
-export const autoPassed = (model: string, reason: string) => `passed once by the auto-mode classifier ${model}: ${reason}`
-export const autoLine = (classifier: string | undefined, passed: number, refused: number) =>
-  `auto mode: ${classifier ? `classifier ${classifier}` : 'no classifier (off)'}; passed ${passed}, refused ${refused}`
+export const autoLine = (classifier: string | undefined, counts: { readonly passed: number; readonly refused: number }) =>
+  `auto mode: ${classifier ? `classifier ${classifier}` : 'no classifier (off)'}; passed ${counts.passed}, refused ${counts.refused}`
 /** What the classifier is told it is (its system prompt). */
 export const CLASSIFIER_SYSTEM =
   'You review one action a coding agent wants to run in auto mode. Allow only routine work inside the project: reads, builds, tests, edits. ' +
