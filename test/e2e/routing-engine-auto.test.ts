@@ -8,6 +8,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startMockModel, type MockModel } from './mock-model.ts'
 import { cleanupTmp, runClaude, tmpDir, writePlugin } from './engine.ts'
+import { hasPty, startLive, type LiveSession } from './live.ts'
 import { kitSource, tagged } from './probe-kit.ts'
 
 const CMD = 'curl -s -m 1 http://127.0.0.1:9/x; echo judged-marker-7'
@@ -55,7 +56,10 @@ export function register(on) {
 const probe = (cfg: object) => writePlugin(tmpDir('probe'), 'probe', PROBE(cfg))
 
 let mock: MockModel | undefined
+let live: LiveSession | undefined
 test.after.each(async () => {
+  await live?.stop()
+  live = undefined
   await mock?.close()
   mock = undefined
 })
@@ -128,6 +132,26 @@ test('what tool.judge carries, and which asks reach it: a plain ask does (approv
   console.log('complete:', JSON.stringify(tagged(completed.debugLog, 'probe', 'COMPLETED')), JSON.stringify(tagged(completed.debugLog, 'probe', 'FETCH')))
   assert.equal(tagged(completed.debugLog, 'probe', 'COMPLETED'), [{ isAnswered: true, text: 'SIDE' }])
   assert.equal(tagged(completed.debugLog, 'probe', 'CALL'), [{ tool: 'Bash', isError: false, text: 'judged-marker-7' }])
+})
+
+test('where someone can be asked, tool.check and tool.judge say so: approver "person" in the terminal UI, absent headless and in stream-json (which has no permission host here)', async () => {
+  mock = await startMockModel()
+  const seen: Record<string, unknown> = {}
+  for (const mode of ['stream-json', 'tui'] as const) {
+    if (mode === 'tui' && !hasPty()) break
+    const cwd = tmpDir('proj')
+    live = await startLive({ mode, pluginDirs: [probe({ facts: true, cwd })], mock, cwd, extraArgs: ['--model', 'gpt-5', '--permission-mode', 'auto'] })
+    await live.send('run it')
+    const [facts] = await live.waitFor(`tool.judge (${mode})`, () => { const f = tagged(live!.debugLog(), 'probe', 'JUDGE-FACTS'); return f.length ? f : undefined }, 60_000)
+    seen[mode] = facts.approver ?? 'absent'
+    seen[`${mode} check`] = tagged(live.debugLog(), 'probe', 'CHECKED')[0]?.approver ?? 'absent'
+    await live.stop()
+    live = undefined
+  }
+  console.log('approver:', JSON.stringify(seen))
+  assert.is(seen['stream-json'], 'absent')
+  assert.is(seen['stream-json check'], 'absent')
+  if (hasPty()) assert.equal([seen.tui, seen['tui check']], ['person', 'person'], 'tool.check carries it too')
 })
 
 test('auto mode and routine Bash: a read-only or edit-like command needs no classifier (the tool\'s own allow stands)', async () => {
