@@ -68,6 +68,8 @@ export function register(on: On, options: PluginOptions): void {
   }
   if (hooks('prompt.compose')) on('prompt.compose', dispatch)
   if (hooks('tool.call')) on('tool.call', dispatch)
+  if (hooks('tool.check')) on('tool.check', dispatch)
+  if (hooks('tool.judge')) on('tool.judge', dispatch)
   // Tools of a server or a plugin only, by an object matcher the host tests (a RegExp is tested in
   // the worker, after the hop: measured, test/bench/FINDINGS.md): a built-in's description costs no hop.
   if (hooks('tool.describe')) on('tool.describe', { provider: { tier: ['prepend', 'user', 'append'] } }, dispatch)

@@ -23,6 +23,8 @@ export type PromiseEvent =
   | 'prompt.submit'
   | 'prompt.compose'
   | 'tool.call'
+  | 'tool.check'
+  | 'tool.judge'
   | 'tool.describe'
   | 'command.run'
   | 'ui.render'

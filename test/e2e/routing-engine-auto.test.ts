@@ -8,6 +8,7 @@ import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startMockModel, type MockModel } from './mock-model.ts'
 import { cleanupTmp, runClaude, tmpDir, writePlugin } from './engine.ts'
+import { hasPty, startLive, type LiveSession } from './live.ts'
 import { kitSource, tagged } from './probe-kit.ts'
 
 const CMD = 'curl -s -m 1 http://127.0.0.1:9/x; echo judged-marker-7'
@@ -20,8 +21,20 @@ export function register(on) {
     if (e.index === 0) return yield* answer($, e, { text: 'running', tools: [{ name: 'Bash', input: { command: ${JSON.stringify(CMD)}, description: 'probe' } }] })
     return yield* answer($, e, { text: 'DONE' })
   })
+  on('tool.check', async ($, e, next) => {
+    if (CFG.checkAsk) return { decision: 'ask', reason: 'probe asks' }
+    const r = await next(e)
+    if (CFG.facts) log($, 'CHECKED', { keys: Object.keys(e).sort(), approver: e.approver, result: r })
+    return r
+  })
   on('tool.judge', async ($, e, next) => {
     log($, 'JUDGE', { tool: e.tool, origin: next.origin.plugin, id: String(e.tool_use_id).slice(0, 11) })
+    if (CFG.facts) log($, 'JUDGE-FACTS', { keys: Object.keys(e).sort(), approver: e.approver, agentId: e.agentId, input: e.input, cwdMatches: (await $.session.cwd()) === CFG.cwd, scratch: typeof (await $.session.info()).scratchpadDir })
+    if (CFG.complete) {
+      const c = await $.model.complete({ model: 'gpt-mini', system: 'judge', prompt: 'JUDGE-THIS', maxTokens: 200 })
+      log($, 'COMPLETED', { isAnswered: c.isAnswered, text: c.text, reason: c.reason })
+      return { decision: 'allow' }
+    }
     if (CFG.judge) return { decision: CFG.judge, reason: 'probe says ' + CFG.judge }
     const r = await next(e)
     log($, 'JUDGED', r)
@@ -43,7 +56,10 @@ export function register(on) {
 const probe = (cfg: object) => writePlugin(tmpDir('probe'), 'probe', PROBE(cfg))
 
 let mock: MockModel | undefined
+let live: LiveSession | undefined
 test.after.each(async () => {
+  await live?.stop()
+  live = undefined
   await mock?.close()
   mock = undefined
 })
@@ -88,6 +104,54 @@ test('the same call from native Claude (the mock) in auto mode: also no classifi
   // The main requests ask the server for its verdict (beta afk-mode); no other request is made.
   assert.equal(mock.requests.map((q) => [q.kind, q.body.model]), [['main', 'claude-opus-5-5'], ['main', 'claude-opus-5-5']])
   assert.match(String(mock.requests[0]!.headers['anthropic-beta']), 'afk-mode-2026-01-31')
+})
+
+test('what tool.judge carries, and which asks reach it: a plain ask does (approver absent headless); a settings ask rule and a deny rule do not, a tool.check hook\'s ask does; $.model.complete of an alias works inside it', async () => {
+  mock = await startMockModel()
+  const cwd = tmpDir('proj')
+  const args = ['--model', 'gpt-5', '--permission-mode', 'auto']
+  const plain = await runClaude({ prompt: 'run it', cwd, pluginDirs: [probe({ facts: true, cwd })], mock, extraArgs: args })
+  const [checked] = tagged(plain.debugLog, 'probe', 'CHECKED')
+  const [facts] = tagged(plain.debugLog, 'probe', 'JUDGE-FACTS')
+  console.log('plain:', JSON.stringify(checked), JSON.stringify(facts))
+  // tool.judge carries no mode, no cwd and no rule: the tool, its input, the call's id; approver absent (nobody can be asked).
+  assert.equal(facts, { keys: ['input', 'tool', 'tool_use_id'], input: { command: CMD, description: 'probe' }, cwdMatches: true, scratch: 'undefined' })
+  assert.equal(checked, { keys: ['input', 'tool', 'tool_use_id'], result: { decision: 'ask', reason: checked.result.reason } })
+  const ruled = await runClaude({ prompt: 'run it', cwd, pluginDirs: [probe({ facts: true, cwd })], mock, extraArgs: args, settings: { permissions: { ask: ['Bash(curl:*)'] } } })
+  console.log('ask rule:', JSON.stringify(tagged(ruled.debugLog, 'probe', 'CHECKED')), JSON.stringify(tagged(ruled.debugLog, 'probe', 'CALL')))
+  assert.equal(tagged(ruled.debugLog, 'probe', 'JUDGE'), [], 'a settings ask rule never reaches tool.judge')
+  const denied = await runClaude({ prompt: 'run it', cwd, pluginDirs: [probe({ facts: true, cwd })], mock, extraArgs: [...args, '--disallowedTools', 'Bash(curl:*)'] })
+  console.log('deny rule:', JSON.stringify(tagged(denied.debugLog, 'probe', 'CHECKED')), JSON.stringify(tagged(denied.debugLog, 'probe', 'CALL')))
+  assert.equal(tagged(denied.debugLog, 'probe', 'JUDGE'), [], 'a deny rule never reaches tool.judge')
+  const hooked = await runClaude({ prompt: 'run it', cwd, pluginDirs: [probe({ checkAsk: true })], mock, extraArgs: args })
+  console.log('hook ask:', JSON.stringify(tagged(hooked.debugLog, 'probe', 'CALL')))
+  // A tool.check hook's ask DOES reach tool.judge, with nothing on e to tell it from a plain one: only what a
+  // tool.check hook heard from beneath (rule, hook, setting, plugin) tells them apart.
+  assert.equal(tagged(hooked.debugLog, 'probe', 'JUDGE').length, 1, 'a hook\'s ask reaches tool.judge')
+  const completed = await runClaude({ prompt: 'run it', cwd, pluginDirs: [probe({ complete: true })], mock, extraArgs: args })
+  console.log('complete:', JSON.stringify(tagged(completed.debugLog, 'probe', 'COMPLETED')), JSON.stringify(tagged(completed.debugLog, 'probe', 'FETCH')))
+  assert.equal(tagged(completed.debugLog, 'probe', 'COMPLETED'), [{ isAnswered: true, text: 'SIDE' }])
+  assert.equal(tagged(completed.debugLog, 'probe', 'CALL'), [{ tool: 'Bash', isError: false, text: 'judged-marker-7' }])
+})
+
+test('where someone can be asked, tool.check and tool.judge say so: approver "person" in the terminal UI, absent headless and in stream-json (which has no permission host here)', async () => {
+  mock = await startMockModel()
+  const seen: Record<string, unknown> = {}
+  for (const mode of ['stream-json', 'tui'] as const) {
+    if (mode === 'tui' && !hasPty()) break
+    const cwd = tmpDir('proj')
+    live = await startLive({ mode, pluginDirs: [probe({ facts: true, cwd })], mock, cwd, extraArgs: ['--model', 'gpt-5', '--permission-mode', 'auto'] })
+    await live.send('run it')
+    const [facts] = await live.waitFor(`tool.judge (${mode})`, () => { const f = tagged(live!.debugLog(), 'probe', 'JUDGE-FACTS'); return f.length ? f : undefined }, 60_000)
+    seen[mode] = facts.approver ?? 'absent'
+    seen[`${mode} check`] = tagged(live.debugLog(), 'probe', 'CHECKED')[0]?.approver ?? 'absent'
+    await live.stop()
+    live = undefined
+  }
+  console.log('approver:', JSON.stringify(seen))
+  assert.is(seen['stream-json'], 'absent')
+  assert.is(seen['stream-json check'], 'absent')
+  if (hasPty()) assert.equal([seen.tui, seen['tui check']], ['person', 'person'], 'tool.check carries it too')
 })
 
 test('auto mode and routine Bash: a read-only or edit-like command needs no classifier (the tool\'s own allow stands)', async () => {

@@ -1,6 +1,6 @@
 // The routing feature's `$` binder: where the config and keys are read, curl is started, approvals
 // are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
-import type { EngineInterface } from 'claude-code'
+import type { EngineInterface, ModelCompleteRequest, ModelCompleteResult } from 'claude-code'
 import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { SpawnEnd, SpawnPiece } from './transport.ts'
@@ -44,6 +44,12 @@ export type RoutingPort = {
   fetchText(url: string): Promise<string>
   readonly files: SafeWriteEdges
   pluginDataDir(): Promise<string>
+  /** The session's folder (`$.session.cwd()`). */
+  cwd(): Promise<string>
+  /** One completion (`$.model.complete`): its text, or why there is none. */
+  complete(request: ModelCompleteRequest): Promise<ModelCompleteResult>
+  /** A transcript line. */
+  notice(line: string): void
 }
 
 export function bindRouting($: EngineInterface): RoutingPort {
@@ -110,5 +116,8 @@ export function bindRouting($: EngineInterface): RoutingPort {
       if (!dir) throw new Error('no plugin data folder')
       return dir
     },
+    cwd: () => $.session.cwd(),
+    complete: (request) => $.model.complete(request),
+    notice: (line) => $.ui.log(line),
   }
 }

@@ -11,7 +11,7 @@ import {
 import {
   API_VALUES, AUTH_FORMS, BAD_ALIAS, BAD_PROVIDER_ID, BASE_URL_EXTRAS, BASE_URL_FORM, BOOLEAN, BROKEN_PROVIDER, CLAUDE_ALIAS, CONFIG_EMPTY,
   CONFIG_NOT_OBJECT, configError, configNotJson, EFFORT_MAP, ENV_NAME, PRESET_VALUES, PRICE, HEADER_FRAMING, HEADER_NAME, HEADER_VALUE, jsonAt, NON_EMPTY_TEXT,
-  PLAIN_HTTP, POSITIVE_TOKENS, UNKNOWN_PROVIDER, UNKNOWN_TOP_KEY,
+  PLAIN_HTTP, POSITIVE_TOKENS, UNKNOWN_CLASSIFIER, UNKNOWN_PROVIDER, UNKNOWN_TOP_KEY,
 } from './strings.ts'
 
 export type Api = 'openai-chat' | 'openai-responses' | 'anthropic-messages'
@@ -48,7 +48,12 @@ export type ModelEntry = {
   readonly use?: string
 }
 
-export type RoutingConfig = { readonly providers: Readonly<Record<string, Provider>>; readonly models: Readonly<Record<string, ModelEntry>> }
+export type RoutingConfig = {
+  readonly providers: Readonly<Record<string, Provider>>
+  readonly models: Readonly<Record<string, ModelEntry>>
+  /** The alias auto mode's classifier runs on (auto.ts); absent: off. */
+  readonly classifier?: string
+}
 
 /** An alias resolved with its provider: what the codecs and the transport need. */
 export type Route = Omit<ModelEntry, 'providerId'> & { readonly provider: Provider }
@@ -66,6 +71,7 @@ export type ConfigRead =
       readonly claimed: readonly string[]
     }
 
+const TOP_KEYS = ['providers', 'models', 'classifier']
 const CONTROL = /[\u0000-\u001f\u007f]/
 
 const Text = is((s) => isString(s) && s !== '' && !CONTROL.test(s), NON_EMPTY_TEXT)
@@ -161,7 +167,7 @@ export function readConfig(text: string | undefined): ConfigRead {
 
   const errors: string[] = []
   const warnings: string[] = []
-  for (const key of Object.keys(raw)) if (key !== 'providers' && key !== 'models') errors.push(configError(key, UNKNOWN_TOP_KEY))
+  for (const key of Object.keys(raw)) if (!TOP_KEYS.includes(key)) errors.push(configError(key, UNKNOWN_TOP_KEY))
   const section = (name: 'providers' | 'models'): Record<string, unknown> => {
     const value = raw[name] ?? {}
     if (isRecord(value)) return value
@@ -208,7 +214,11 @@ export function readConfig(text: string | undefined): ConfigRead {
     }
     models[alias] = { ...fields, alias, providerId: provider, label: fields.label ?? alias, vision: fields.vision ?? false }
   }
-  return { state: 'loaded', config: { providers, models }, errors, warnings, claimed }
+  // The classifier must be a loaded alias: any other leaves auto mode off, said as an error.
+  const classifier = raw.classifier as { model: string } | undefined
+  const classifierProblems = classifier === undefined ? [] : problemsOf(classifier, { model: is((m) => isString(m) && Object.hasOwn(models, m), UNKNOWN_CLASSIFIER) }, 'classifier')
+  errors.push(...classifierProblems)
+  return { state: 'loaded', config: { providers, models, ...(classifier && !classifierProblems.length && { classifier: classifier.model }) }, errors, warnings, claimed }
 }
 
 /** The route an engine model name takes, or undefined when it is no configured alias. */

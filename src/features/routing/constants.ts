@@ -113,3 +113,15 @@ export const USAGE_DIR = 'usage'
 /** The sessions the usage folder keeps (those whose transcript is gone go first), and the days the long view covers. */
 export const USAGE_SESSIONS_KEPT = 200
 export const USAGE_DAYS = 30
+
+/** Auto mode (auto.ts): routed calls remembered until their check (a step's calls are checked at once; a bound, not a window). */
+export const AUTO_ROUTED_KEPT = 256
+/** The person's latest prompts the classifier reads, each cut to this many characters (its request stays small). */
+export const AUTO_PROMPTS_KEPT = 5
+export const AUTO_PROMPT_CHARS = 4000
+/** The nonce around the classifier's quoted data: 128 bits, so no data can guess it. */
+export const CLASSIFIER_NONCE_BYTES = 16
+/** The classifier's reply is one short JSON verdict. */
+export const CLASSIFIER_MAX_TOKENS = 300
+/** How long a classifier answer is waited for before the call stays refused. */
+export const CLASSIFIER_TIMEOUT_MS = 60_000

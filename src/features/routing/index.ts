@@ -13,6 +13,7 @@
 import type { Args, Chunk, EventResult, Next, StreamNext } from 'claude-code'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { configRootOf, keelHomeOf } from '../../lib/keel-home.ts'
+import { hexOf } from '../../lib/hex.ts'
 import { removeSafely, sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './anthropic.ts'
 import { keySource } from './auth.ts'
@@ -36,12 +37,13 @@ import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
-  CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, MANAGED_SETTINGS, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
+  autoLine, CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, MANAGED_SETTINGS, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
   reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted, webSearchRefused,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
 import { sendRequest, type TransportEdges } from './transport.ts'
+import { createAutoMode } from './auto.ts'
 import { bodyText, isMessagesPath, isProbe, isStructured, pathOf, sourceOfKey, summaryOf } from './requests.ts'
 
 /** The options of the routing feature (plugin.json, their one home). */
@@ -92,6 +94,9 @@ export function createRoutingFeature(): Feature<Port> {
   let agentToolName: string | undefined
   const spawning = new Map<string, string>()
   const delegated = new Map<string, (answer: string) => void>()
+  const classifierOf = () => (table?.read.state === 'loaded' ? table.read.config.classifier : undefined)
+  /** Auto mode's gap for routed calls (auto.ts). */
+  const auto = createAutoMode(classifierOf)
 
   const label = (model: string) => {
     const decision = table?.decide(model)
@@ -318,7 +323,10 @@ export function createRoutingFeature(): Feature<Port> {
       stopTimer()
     }
     let got = await relay.next()
-    for (; !got.done; got = await relay.next()) yield got.value
+    for (; !got.done; got = await relay.next()) {
+      if (got.value.kind === 'tool') auto.routed(got.value.id)
+      yield got.value
+    }
     const result = got.value
     let r = await answered
     for (; !r.done; r = await beneath.next()) if (!result) yield r.value
@@ -450,7 +458,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (decision.kind !== 'route') return { deny: agentNotRoutable(port.pkg, call.model, decision.kind === 'fail' ? decision.text : AGENT_BAD_INPUT) }
     const { route } = decision
     if (!(await isApproved(port, route.provider))) return { deny: untrusted(port.pkg, route.provider.id, route.alias) }
-    const nonce = Array.from(port.randomBytes(8), (b) => b.toString(16).padStart(2, '0')).join('')
+    const nonce = hexOf(port.randomBytes(8))
     spawning.set(nonce, route.alias)
     const spawned = await port.spawnAgent({ prompt: routeMarker(port.pkg, nonce) + call.prompt, description: call.description })
     if ('deny' in spawned) return { deny: spawned.deny }
@@ -486,6 +494,7 @@ export function createRoutingFeature(): Feature<Port> {
       curl = undefined
       curlFailed = undefined
       approved.clear()
+      auto.reset()
       await load(port, ctx)
       return reloaded((await statusLines(port))[0] ?? '')
     }
@@ -517,6 +526,7 @@ export function createRoutingFeature(): Feature<Port> {
       keyState: (p: Provider) => keys?.stateOf(p) ?? 'not read yet',
       main: main === undefined ? undefined : { model: main, routedTo: main && table?.decide(main).kind === 'route' ? label(main) : undefined },
       counts,
+      auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
       curl: c,
       curlPath,
@@ -532,6 +542,7 @@ export function createRoutingFeature(): Feature<Port> {
       'session.start': async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
         keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: () => port.now() })
+        auto.reset()
         await load(port, ctx)
         // A session that starts on an alias (`--model`, a settings default, a resume): the window first.
         if (table!.aliases().length) {
@@ -562,6 +573,13 @@ export function createRoutingFeature(): Feature<Port> {
       'tool.call': { run: delegate, onFailure: { deny: (e, ctx) => (e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : undefined) } },
       // routing's own spawn, marked: its alias set as the child's model, or refused, never left to Claude.
       'agent.spawn': { run: claimSpawn, onFailure: { deny: (e, ctx) => (markerNonce(ctx.pkg, e.prompt) !== undefined ? agentUnclaimed(ctx.pkg) : undefined) } },
+      // Auto mode (auto.ts): the check beneath tells a plain ask from a rule's, a hook's or a ceiling's; the judge may pass it once.
+      'tool.check': async (_port, e, next) => {
+        const r = await next(e)
+        auto.checked(e, r)
+        return r
+      },
+      'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx),
       'turn.complete': (_port, e, next) => {
         // A delegated task's answer goes back as its tool call's result.
         if (e.agentId !== undefined) {
@@ -579,6 +597,8 @@ export function createRoutingFeature(): Feature<Port> {
       },
       // Native Claude is told once which turns another model answered (klyth F7).
       'prompt.submit': async (port, e, next) => {
+        // The person's own prompts are what auto mode's classifier reads beside the action.
+        if (e.origin?.kind !== 'plugin' && !e.isMeta && !e.command) auto.prompt(e.text)
         if (!routedRun) return next(e)
         const main = await port.mainModel()
         if (table?.owns(main)) return next(e)

@@ -21,6 +21,8 @@ export type RoutingStatusFacts = {
   keyState(provider: Provider): KeyState
   readonly main: { readonly model: string; readonly routedTo: string | undefined } | undefined
   readonly counts: { readonly steps: number; readonly requests: number; readonly failures: number }
+  /** Auto mode's line: its classifier, passes and refusals. */
+  readonly auto: string
   readonly lastFailure: string | undefined
   readonly curl: CurlFacts | undefined
   readonly curlPath: string
@@ -41,7 +43,7 @@ export function routingStatus(f: RoutingStatusFacts): string[] {
     for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, [...dialectOf(config.providers[m.providerId]!, m.model).behaviours]))
   }
   if (f.main) lines.push(mainLine(f.main.model, f.main.routedTo))
-  lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures))
+  lines.push(countsLine(f.counts.steps, f.counts.requests, f.counts.failures), f.auto)
   if (f.lastFailure) lines.push(lastFailureLine(f.lastFailure))
   lines.push(!curl ? curlNotChecked(f.curlPath) : 'problem' in curl ? curlProblemLine(curl.problem) : curlLine(curl.path, curl.version, curl.mode === 'json'))
   return lines

@@ -51,7 +51,7 @@ const THINKING_INDEX = 1
 type Call = { name?: string; readonly args: string[]; kept?: Json }
 
 /** A JSON object, or undefined: a tool's input is an object, so anything else is as unreadable as broken text. */
-function parseObject(json: string): object | undefined {
+export function parseObject(json: string): object | undefined {
   try {
     const value: unknown = JSON.parse(json)
     return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined

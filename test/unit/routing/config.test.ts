@@ -66,7 +66,7 @@ test('every optional field, and each auth form', () => {
 
 test('top level: unknown keys refused, sections must be objects, the rest still loads', () => {
   const r = loaded(read({ ...GOOD, model: {}, version: 2 }))
-  assert.equal(r.errors, ['model: unknown key; routing.json holds "providers" and "models"', 'version: unknown key; routing.json holds "providers" and "models"'])
+  assert.equal(r.errors, ['model: unknown key; routing.json holds "providers", "models" and "classifier"', 'version: unknown key; routing.json holds "providers", "models" and "classifier"'])
   assert.ok(routeFor(r.config, 'gpt-5'))
   assert.equal(errorsOf({ providers: [], models: 'x' }), ['providers: must be an object', 'models: must be an object'])
 })

@@ -212,6 +212,7 @@ test('status: main routed or native or unknown, a store that fails reads as not 
     'alias kimi: Kimi K2 = moon kimi-k2, window 128000',
     'main: gpt-5 (routed to GPT-5)',
     'this session: 1 routed step, 0 other routed requests, 0 failed',
+    'auto mode: no classifier (off); passed 0, refused 0',
     'curl: /usr/bin/curl 7.88.1 (body sent as json pieces)',
   ])
   assert.not.ok((await status(r)).join('\n').includes(KEY))
@@ -227,6 +228,7 @@ test('status: main routed or native or unknown, a store that fails reads as not 
     'config: routing.json (not there: routing is off until it exists)',
     'main: claude-opus-5-5 (native)',
     'this session: 0 routed steps, 0 other routed requests, 0 failed',
+    'auto mode: no classifier (off); passed 0, refused 0',
     'curl: /usr/bin/curl (checked at the first routed request)',
   ])
 })
@@ -236,7 +238,7 @@ test('the feature\'s declaration: its name, one package per session, the engine 
   assert.is(r.feature.name, 'routing')
   assert.is(r.feature.sessionActing, true)
   assert.equal(r.feature.commands, ['model'])
-  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'turn.complete', 'turn.step'])
+  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'tool.check', 'tool.judge', 'turn.complete', 'turn.step'])
   assert.is(r.feature.verbs!.route!.usage, 'route status | route usage | route trust <provider> | route reload')
 })
 

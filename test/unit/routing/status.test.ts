@@ -14,6 +14,7 @@ const facts = (over: Partial<RoutingStatusFacts>): RoutingStatusFacts => ({
   keyState: () => 'not read yet',
   main: undefined,
   counts: { steps: 0, requests: 0, failures: 0 },
+  auto: 'auto mode: no classifier (off); passed 0, refused 0',
   lastFailure: undefined,
   curl: undefined,
   curlPath: '/usr/bin/curl',
@@ -24,6 +25,7 @@ test('a missing config, nothing sent yet, curl not checked', () => {
   assert.equal(routingStatus(facts({})), [
     `config: ${PATH} (not there: routing is off until it exists)`,
     'this session: 0 routed steps, 0 other routed requests, 0 failed',
+    'auto mode: no classifier (off); passed 0, refused 0',
     'curl: /usr/bin/curl (checked at the first routed request)',
   ])
 })
@@ -43,6 +45,7 @@ test('an unreadable config, main native, a failure, and curl\'s problem', () => 
   assert.equal(lines.slice(1), [
     'main: opus (native)',
     'this session: 1 routed step, 1 other routed request, 1 failed',
+    'auto mode: no classifier (off); passed 0, refused 0',
     'last failure: klyth: GPT-5 failed: curl was not found at /opt/curl',
     'curl: curl was not found at /opt/curl (set the routingCurl option to its path)',
   ])
@@ -87,6 +90,7 @@ test('a loaded config: counts, its errors and warnings, each provider with its a
     'alias kimi: kimi = moon kimi-k2, window 128000',
     'main: gpt-5 (routed to GPT-5)',
     'this session: 12 routed steps, 3 other routed requests, 0 failed',
+    'auto mode: no classifier (off); passed 0, refused 0',
     'curl: /usr/bin/curl 7.88.1 (body sent as json pieces)',
   ])
 })
@@ -103,6 +107,7 @@ test('a loaded config with one of everything, and an old curl sending the body f
     '  no preset, and no known provider at this base URL: plain OpenAI or Anthropic format',
     'alias gpt-5: gpt-5 = example gpt-5-2025, window 400000',
     'this session: 0 routed steps, 0 other routed requests, 0 failed',
+    'auto mode: no classifier (off); passed 0, refused 0',
     'curl: /usr/local/bin/curl 7.81.0 (body sent as a file in the plugin data folder)',
   ])
   const two = readConfig(JSON.stringify({ providers: {}, models: { a: { provider: 'x', model: 'm', context: 1 }, b: { provider: 'y', model: 'm', context: 1 } } }))
