@@ -4319,13 +4319,41 @@ var modelNotRoutable = (alias, why) => `${alias} cannot be routed: ${why}`;
 var trustDeclined = (provider) => `provider ${provider} was not approved; the model is unchanged`;
 var trustNeeded = (pkg, provider, label, baseUrl) => `provider ${provider} is not approved yet: nothing is sent to ${label} at ${baseUrl} until you run /${pkg} route trust ${provider}; the model is unchanged`;
 var SAVED_AS_DEFAULT = "the engine saved it as the default for new sessions; /model opus (or another Claude model) switches back";
-var ROUTE_USAGE = "route status | route usage | route trust <provider> | route reload";
+var ROUTE_USAGE = "route status | route usage | route trust <provider> | route reload | route setup";
+var reloaded = (summary) => `routing config read again: ${summary}`;
+var SETUP_FORM = (pkg) => `/${pkg} route setup <preset|openai-compatible|anthropic-compatible> <alias> <model> [baseUrl] <context> key=<cmd:COMMAND|env:NAME|file:PATH|none>`;
+var setupSteps = (pkg, presets) => [
+  "Set up a routed model with one line:",
+  `  ${SETUP_FORM(pkg)}`,
+  "presets (each knows its API and base URL; give a baseUrl to reach it elsewhere):",
+  ...Object.entries(presets).map(([name, p]) => `  ${name}: ${p.api} at ${p.baseUrl}`),
+  "<context> is the model's window in tokens (the engine compacts on it); key= says where the key is kept: a command that prints it, an environment variable, a file, or none.",
+  `example: /${pkg} route setup deepseek ds deepseek-v4-flash 1000000 key=env:DEEPSEEK_API_KEY`,
+  "setup adds the alias to routing.json (an entry already there is never replaced) and shows the one command that stores the key in your own terminal: the key never goes through the conversation."
+];
+var SETUP_KEY = "key= is missing or not one of key=cmd:COMMAND, key=env:NAME, key=file:PATH, key=none";
+var SETUP_FILE_PATH = "key=file: needs an absolute path (no ~), e.g. key=file:/home/me/.config/keys/provider";
+var setupTooMany = (extra) => `more fields than the form has: ${extra.join(" ")}`;
+var setupUnreadable = (error) => `routing.json cannot be read (${error}); fix it first, setup changes nothing in it`;
+var setupTaken = (entry) => `${entry} is already in routing.json; pick another alias (setup never replaces an entry)`;
+var setupRefused = (pkg, problems) => ["nothing was written:", ...problems.map((p) => `  ${p}`), `the form: ${SETUP_FORM(pkg)}`].join("\n");
+var KEY_STEPS = {
+  none: () => "nothing to store: the provider takes no key",
+  env: (name) => `add export ${name}='<your key>' to your shell profile (~/.zshrc or ~/.bashrc), then start Claude Code again from a new shell: the key is read from its environment`,
+  file: (path) => `run (umask 077; read -rs k && printf '%s\\n' "$k" > '${path}') and paste the key (it is not shown, and stays out of your shell history)`,
+  cmd: (command) => `the key is what ${command} prints on its first line: run it yourself once to check`
+};
+var setupDone = (pkg, alias, provider, path, summary, key) => [
+  `added ${alias} (its provider: ${provider}) to ${path}; ${reloaded(summary)}`,
+  `1. in your own terminal, not here: ${key}`,
+  `2. approve the provider: /model ${alias} asks you, or /${pkg} route trust ${provider}`,
+  `3. /model ${alias}`
+].join("\n");
 var routeUnknownVerb = (verb) => `unknown route verb "${verb}"; use ${ROUTE_USAGE}`;
 var trustWhich = (ids) => ids.length ? `name the provider to approve: ${ids.join(", ")}` : "no provider is configured; see the README for routing.json";
 var trustUnknown = (id, ids) => `no provider "${id}" in the config${ids.length ? ` (configured: ${ids.join(", ")})` : ""}`;
 var trustGiven = (id, baseUrl, source) => `approved provider ${id}: conversations routed to it go to ${baseUrl}, ${source}. Editing its baseUrl, auth or headers asks again.`;
 var TRUST_ALREADY = "already approved";
-var reloaded = (summary) => `routing config read again: ${summary}`;
 var configMissing = (path) => `config: ${path} (not there: routing is off until it exists)`;
 var configUnreadable = (path, error) => `config: ${path} (unreadable: ${error})`;
 var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${providers} provider${providers === 1 ? "" : "s"}, ${aliases} alias${aliases === 1 ? "" : "es"}${errors ? `, ${errors} error${errors === 1 ? "" : "s"}` : ""})`;
@@ -5732,6 +5760,55 @@ function retained(sessions, keep2) {
   return { kept: kept.map((s) => s.usage), dropped: sessions.filter((s) => !kept.includes(s)).map((s) => s.name) };
 }
 
+// src/features/routing/setup.ts
+var OTHER_KINDS = { "openai-compatible": "openai-chat", "anthropic-compatible": "anthropic-messages" };
+var KEY_FORMS = {
+  cmd: (command) => ({ helper: command.split(/\s+/).filter(Boolean) }),
+  env: (name) => ({ env: name }),
+  file: (path) => ({ file: path }),
+  none: () => "none"
+};
+function parseSetup(line) {
+  const [head2 = "", key = ""] = line.split(/(?:^|\s)key=(.*)/);
+  const words = head2.split(/\s+/).filter(Boolean);
+  const baseUrl = words.find((w) => w.includes("//"));
+  const [kind = "", alias = "", model, context, ...extra] = words.filter((w) => w !== baseUrl);
+  const [, form = "", value = ""] = /^(\w+):?(.*)/.exec(key) ?? [];
+  const problems = [
+    ...Object.hasOwn(KEY_FORMS, form) ? [] : [SETUP_KEY],
+    ...form === "file" && !value.startsWith("/") ? [SETUP_FILE_PATH] : [],
+    ...extra.length ? [setupTooMany(extra)] : []
+  ];
+  if (problems.length) return { problems };
+  const providerId = alias.replaceAll(":", "-");
+  return {
+    alias,
+    providerId,
+    provider: { ...Object.hasOwn(OTHER_KINDS, kind) ? { api: OTHER_KINDS[kind] } : { preset: kind }, baseUrl, auth: KEY_FORMS[form](value) },
+    model: { provider: providerId, model, context: context && Number(context) },
+    keyStep: KEY_STEPS[form](value)
+  };
+}
+function mergeSetup(text, line) {
+  const before = readConfig(text);
+  if (before.state === "unreadable") return { problems: [setupUnreadable(before.error)] };
+  const raw = JSON.parse(text ?? "{}");
+  const sections = { providers: [line.providerId, line.provider], models: [line.alias, line.model] };
+  const merged = { ...raw };
+  const taken = [];
+  for (const [name, [id, entry]] of Object.entries(sections)) {
+    const section = { ...raw[name] };
+    if (Object.hasOwn(section, id)) taken.push(setupTaken(`${name}.${id}`));
+    merged[name] = { ...section, [id]: entry };
+  }
+  if (taken.length) return { problems: taken };
+  const out = `${JSON.stringify(merged, null, 2)}
+`;
+  const after = readConfig(out);
+  const problems = after.errors.filter((e) => !(before.state === "loaded" && before.errors.includes(e)));
+  return problems.length ? { problems } : { text: out };
+}
+
 // src/features/routing/requests.ts
 var MESSAGES_PATH = /^\/v1\/messages(\/count_tokens)?$/;
 function pathOf(url) {
@@ -6309,14 +6386,8 @@ function createRoutingFeature() {
     const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);
     if (verb === "status") return (await statusLines4(port)).join("\n");
     if (verb === "usage") return (await usageViews(port, ctx)).join("\n");
-    if (verb === "reload") {
-      keys?.forget();
-      curl = void 0;
-      curlFailed2 = void 0;
-      approved.clear();
-      await load(port, ctx);
-      return reloaded((await statusLines4(port))[0] ?? "");
-    }
+    if (verb === "reload") return reloaded(await reload(port, ctx));
+    if (verb === "setup") return setup(port, args.trim().slice(verb.length), ctx);
     if (verb === "trust") {
       const read = table?.read;
       const providers = read?.state === "loaded" ? read.config.providers : {};
@@ -6330,6 +6401,25 @@ function createRoutingFeature() {
       return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth));
     }
     return routeUnknownVerb(verb);
+  }
+  async function reload(port, ctx) {
+    keys?.forget();
+    curl = void 0;
+    curlFailed2 = void 0;
+    approved.clear();
+    await load(port, ctx);
+    return (await statusLines4(port))[0] ?? "";
+  }
+  async function setup(port, line, ctx) {
+    if (!line.trim()) return setupSteps(port.pkg, PRESETS).join("\n");
+    const parsed = parseSetup(line);
+    const before = await port.readText(configPath);
+    const merged = "problems" in parsed ? parsed : mergeSetup(before, parsed);
+    if ("problems" in merged) return setupRefused(port.pkg, merged.problems);
+    const written2 = await writeSafely(port.files, { within: configRoot || configPath.slice(0, configPath.lastIndexOf("/")), path: configPath, text: merged.text, expected: before ?? null });
+    if (!written2.ok) return setupRefused(port.pkg, [written2.reason]);
+    const { alias, providerId, keyStep } = parsed;
+    return setupDone(port.pkg, alias, providerId, configPath, await reload(port, ctx), keyStep);
   }
   async function statusLines4(port) {
     const read = table?.read ?? { state: "missing" };

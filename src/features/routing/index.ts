@@ -32,12 +32,13 @@ import { createRelay, type StepRelay } from './relay.ts'
 import { createReplays, type Replays } from './replay.ts'
 import { agentCallOf, agentTool, markerNonce, routeMarker } from './agent.ts'
 import { addRequest, parseSessionUsage, retained, sumAliases, totalOf, usageLines, type Counted, type SessionUsage } from './usage.ts'
-import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
+import { CONTEXT_REPORTS, familyOf, PRESETS, reportedContext } from './dialect.ts'
+import { mergeSetup, parseSetup, type SetupLine } from './setup.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
   CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
-  reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  reloaded, ROUTE_USAGE, setupDone, setupRefused, setupSteps, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
@@ -475,14 +476,8 @@ export function createRoutingFeature(): Feature<Port> {
     const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
     if (verb === 'status') return (await statusLines(port)).join('\n')
     if (verb === 'usage') return (await usageViews(port, ctx)).join('\n')
-    if (verb === 'reload') {
-      keys?.forget()
-      curl = undefined
-      curlFailed = undefined
-      approved.clear()
-      await load(port, ctx)
-      return reloaded((await statusLines(port))[0] ?? '')
-    }
+    if (verb === 'reload') return reloaded(await reload(port, ctx))
+    if (verb === 'setup') return setup(port, args.trim().slice(verb.length), ctx)
     if (verb === 'trust') {
       const read = table?.read
       const providers = read?.state === 'loaded' ? read.config.providers : {}
@@ -496,6 +491,29 @@ export function createRoutingFeature(): Feature<Port> {
       return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth))
     }
     return routeUnknownVerb(verb)
+  }
+
+  /** The config read afresh, every key, curl check and approval forgotten; its summary line. */
+  async function reload(port: Port, ctx: FeatureContext): Promise<string> {
+    keys?.forget()
+    curl = undefined
+    curlFailed = undefined
+    approved.clear()
+    await load(port, ctx)
+    return (await statusLines(port))[0] ?? ''
+  }
+
+  /** `route setup`: the steps, or the line's entries added to routing.json (the safe writer, only over the text they were merged into), then routing reloaded. */
+  async function setup(port: Port, line: string, ctx: FeatureContext): Promise<string> {
+    if (!line.trim()) return setupSteps(port.pkg, PRESETS).join('\n')
+    const parsed = parseSetup(line)
+    const before = await port.readText(configPath)
+    const merged = 'problems' in parsed ? parsed : mergeSetup(before, parsed)
+    if ('problems' in merged) return setupRefused(port.pkg, merged.problems)
+    const written = await writeSafely(port.files, { within: configRoot || configPath.slice(0, configPath.lastIndexOf('/')), path: configPath, text: merged.text, expected: before ?? null })
+    if (!written.ok) return setupRefused(port.pkg, [written.reason])
+    const { alias, providerId, keyStep } = parsed as SetupLine
+    return setupDone(port.pkg, alias, providerId, configPath, await reload(port, ctx), keyStep)
   }
 
   async function statusLines(port: Port): Promise<string[]> {
