@@ -111,3 +111,8 @@ export const USAGE_DIR = 'usage'
 /** The sessions the usage folder keeps (those whose transcript is gone go first), and the days the long view covers. */
 export const USAGE_SESSIONS_KEPT = 200
 export const USAGE_DAYS = 30
+
+/** The setup pane's id (`$.ui.open`): one per engine, and routing acts in one package of a session. */
+export const SETUP_PANE = 'routing-setup'
+/** The pane's body rows: the form's eight and the longest answer setup gives (its four steps, wrapped). */
+export const SETUP_PANE_ROWS = 20

@@ -22,24 +22,30 @@ const KEY_FORMS: Readonly<Record<string, (value: string) => Auth>> = {
 /** A setup line as routing.json's two entries (the provider named as the alias, which a provider id spells without `:`), and what the person does to store the key. */
 export type SetupLine = { readonly alias: string; readonly providerId: string; readonly provider: Record<string, unknown>; readonly model: Record<string, unknown>; readonly keyStep: string }
 
-type Refused = { readonly problems: readonly string[] }
+export type Refused = { readonly problems: readonly string[] }
+
+/** A setup's fields as the person gives them, the line's or the pane's: each one text, `baseUrl` empty or absent for a preset's own. */
+export type SetupFields = { kind: string; alias: string; model?: string; baseUrl?: string; context?: string; key: string }
 
 /**
- * `<kind> <alias> <model> [baseUrl] <context> key=…`: the base URL is the word with `//` (`http//…` too, so the parser names it), the key
- * the rest of the line after `key=` (a key command has spaces). Only the line's form is checked
- * here; each field's value is checked by the parser once merged.
+ * `<kind> <alias> <model> [baseUrl] <context> key=…`: the base URL is the word with `//` (`http//…`
+ * too, so the parser names it), the key the rest of the line after `key=` (a key command has spaces).
  */
 export function parseSetup(line: string): SetupLine | Refused {
   const [head = '', key = ''] = line.split(/(?:^|\s)key=(.*)/)
   const words = head.split(/\s+/).filter(Boolean)
   const baseUrl = words.find((w) => w.includes('//'))
   const [kind = '', alias = '', model, context, ...extra] = words.filter((w) => w !== baseUrl)
-  const [, form = '', value = ''] = /^(\w+):?(.*)/.exec(key) ?? []
+  return extra.length ? { problems: [setupTooMany(extra)] } : setupOf({ kind, alias, model, baseUrl, context, key })
+}
+
+/** The fields as routing.json's entries; only the key's form is checked here, each other field by the parser once merged. */
+export function setupOf({ kind, alias, model, baseUrl, context, key }: SetupFields): SetupLine | Refused {
+  const [, form = '', value = ''] = /^(\w+):?(.*)/.exec(key.trim()) ?? []
   const problems = [
     ...(Object.hasOwn(KEY_FORMS, form) ? [] : [SETUP_KEY]),
     // The key command reads the file from wherever the engine started: a relative path or `~` would miss it.
     ...(form === 'file' && !value.startsWith('/') ? [SETUP_FILE_PATH] : []),
-    ...(extra.length ? [setupTooMany(extra)] : []),
   ]
   if (problems.length) return { problems }
   const providerId = alias.replaceAll(':', '-')
@@ -47,7 +53,7 @@ export function parseSetup(line: string): SetupLine | Refused {
     alias,
     providerId,
     // A kind that is no preset is named by the parser, with the presets there are.
-    provider: { ...(Object.hasOwn(OTHER_KINDS, kind) ? { api: OTHER_KINDS[kind] } : { preset: kind }), baseUrl, auth: KEY_FORMS[form]!(value) },
+    provider: { ...(Object.hasOwn(OTHER_KINDS, kind) ? { api: OTHER_KINDS[kind] } : { preset: kind }), baseUrl: baseUrl || undefined, auth: KEY_FORMS[form]!(value) },
     // Absent fields are left out of the JSON, so the parser names them missing; a context that is no number is `null` to it.
     model: { provider: providerId, model, context: context && Number(context) },
     keyStep: KEY_STEPS[form]!(value),

@@ -150,6 +150,18 @@ export const KEY_STEPS: Readonly<Record<string, (value: string) => string>> = {
   file: (path) => `run (umask 077; read -rs k && printf '%s\\n' "$k" > '${path}') and paste the key (it is not shown, and stays out of your shell history)`,
   cmd: (command) => `the key is what ${command} prints on its first line: run it yourself once to check`,
 }
+/** The pane's fields: each one's label and the hint drawn in it while empty. */
+export const PANE_FIELDS = {
+  kind: ['provider', ''],
+  alias: ['alias', 'what /model calls it, e.g. ds'],
+  model: ['model', "the provider's model id, e.g. deepseek-v4-flash"],
+  baseUrl: ['base URL', 'https://…/v1'],
+  context: ['context', 'its window in tokens, e.g. 1000000'],
+  key: ['key kept in', 'env:NAME, file:/path, cmd:COMMAND or none'],
+} as const
+export const PANE_TITLE = 'Set up a routed model'
+export const PANE_SET_UP = 'Set up'
+export const PANE_OPENED = 'the setup pane is open: pick the provider, fill in the fields, then Set up'
 export const setupDone = (pkg: string, alias: string, provider: string, path: string, summary: string, key: string) =>
   [
     `added ${alias} (its provider: ${provider}) to ${path}; ${reloaded(summary)}`,

@@ -4,7 +4,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { SAVED_AS_DEFAULT } from '../../../src/features/routing/strings.ts'
-import { fakeNext } from '../fakes.ts'
+import { fakeNext, macrotask } from '../fakes.ts'
 import { fakeChild, SSE_HEAD } from './fake-child.ts'
 import { fakeFiles } from '../fake-files.ts'
 import { approve, capturing, CONFIG, CONFIG_PATH, KEY, PLUGIN_DATA, routingWorld, start, stepEvent, stepHook, type Routing, type World } from './fake-port.ts'
@@ -222,6 +222,43 @@ test('route setup: the steps; a line added to the file by the safe writer, routi
   assert.equal(JSON.parse(empty.files.get(CONFIG_PATH)!).models, { local: { provider: 'local', model: 'llama3', context: 8192 } })
 })
 
+type Drawn = { type: string; props: Record<string, any> & { children?: Drawn[] } }
+test('the setup pane: opened where a surface places it (else the steps); drawn from its fields; a bad field named in it, then Set up writes the file', async () => {
+  const disk = fakeFiles({}, ['/cfg', PLUGIN_DATA])
+  const r = await started({ disk, files: disk.files, paneOpens: true })
+  const render = { component: 'Pane', requestId: 'routing-setup', props: {} }
+  const draw = () => r.hooks['ui.render']!(r.port, render, fakeNext(() => 'beneath'), r.ctx) as unknown as Drawn
+  assert.is(await draw(), 'beneath' as never, 'no pane opened yet: drawn beneath')
+  assert.is(await verb(r, 'setup'), 'the setup pane is open: pick the provider, fill in the fields, then Set up')
+  const tree = () => draw().props.children!
+  const field = (key: string) => tree().find((el) => el.props.key === key)!
+  assert.equal(tree().map((el) => `${el.type} ${el.props.key ?? ''}`), ['Select kind', 'Input alias', 'Input model', 'Input baseUrl', 'Input context', 'Input key', 'Button setup', 'Text '])
+  assert.is(field('kind').props.options.length, 19, 'every preset and the two other kinds')
+  assert.is(field('baseUrl').props.placeholder, 'https://api.openai.com/v1', "the first preset's base URL is the hint")
+  field('kind').props.onSelect('ollama')
+  assert.is(field('baseUrl').props.placeholder, 'http://localhost:11434/v1')
+  assert.is(field('kind').props.value, 'ollama')
+  for (const [key, value] of [['alias', 'local'], ['model', 'llama3'], ['context', 'many'], ['key', 'none']]) field(key!).props.onInput(value)
+  /** Set up runs off the press: polled until the pane's answer changes (a second at most). */
+  const said = () => tree().at(-1)!.props.children as unknown as string
+  const answered = async (before: string) => {
+    for (let i = 0; i < 200 && said() === before; i++) await macrotask()
+    return said()
+  }
+  field('setup').props.onPress()
+  assert.match(await answered(''), 'nothing was written:\n  models.local.context: must be a positive whole number of tokens')
+  assert.is(disk.files.get(CONFIG_PATH), undefined)
+  const refused = said()
+  field('context').props.onSubmit('8192')
+  assert.match(await answered(refused), /^added local \(its provider: local\)/)
+  assert.equal(JSON.parse(disk.files.get(CONFIG_PATH)!).models.local, { provider: 'local', model: 'llama3', context: 8192 })
+  assert.ok(r.w.events.filter((e) => e === 'redraw').length >= 3, 'drawn again after the pick and each answer')
+  // Headless: no surface places it, the steps as text.
+  const headless = await started()
+  assert.match(await verb(headless, 'setup'), /^Set up a routed model with one line:/)
+  assert.ok(headless.w.events.includes('pane open false'))
+})
+
 // ---- Status ----
 
 test('status: main routed or native or unknown, a store that fails reads as not approved, the key never shown', async () => {
@@ -263,7 +300,7 @@ test('the feature\'s declaration: its name, one package per session, the engine 
   assert.is(r.feature.name, 'routing')
   assert.is(r.feature.sessionActing, true)
   assert.equal(r.feature.commands, ['model'])
-  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'turn.complete', 'turn.step'])
+  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'turn.complete', 'turn.step', 'ui.render'])
   assert.is(r.feature.verbs!.route!.usage, 'route status | route usage | route trust <provider> | route reload | route setup')
 })
 
