@@ -989,6 +989,7 @@ function createCaptionsFeature() {
   return {
     name: "captions",
     sessionActing: true,
+    draws: ["ToolUse", "ToolGroup", "ToolResult"],
     hooks: {
       "session.start": (port, e, next, ctx) => {
         const { settings, problems } = settingsOf(ctx.options, ctx.defaults);
@@ -1975,6 +1976,7 @@ function createCheckpointFeature() {
   return {
     name: "checkpoint",
     sessionActing: true,
+    draws: ["AbovePrompt"],
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         try {
@@ -6486,6 +6488,7 @@ function createRoutingFeature() {
     name: "routing",
     sessionActing: true,
     commands: ["model"],
+    draws: ["Pane"],
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) });
@@ -7906,6 +7909,7 @@ function createRuntime(factories, template, raw) {
     hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && registry.features.length > 0,
     engineCommands,
     pluginPromptsOnly: registry.features.every((f) => !f.hooks["prompt.submit"] || f.pluginPromptsOnly),
+    drawn: registry.features.flatMap((f) => f.draws ?? []),
     bind(runtimePort, ports) {
       port = runtimePort;
       pkg = runtimePort.pkg;
@@ -7963,7 +7967,7 @@ export function register(on, options) {
   if (hooks("prompt.compose")) on("prompt.compose", dispatch);
   if (hooks("tool.call")) on("tool.call", dispatch);
   if (hooks("tool.describe")) on("tool.describe", { provider: { tier: ["prepend", "user", "append"] } }, dispatch);
-  if (hooks("ui.render")) on("ui.render", dispatch);
+  if (hooks("ui.render")) on("ui.render", { component: runtime.drawn }, dispatch);
   if (hooks("http.fetch")) on("http.fetch", dispatch).catch(guardFailed);
   if (hooks("agent.spawn")) on("agent.spawn", dispatch);
 }

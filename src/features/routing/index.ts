@@ -551,6 +551,7 @@ export function createRoutingFeature(): Feature<Port> {
     // Answers model requests: two packages routing one session would send each request twice.
     sessionActing: true,
     commands: ['model'],
+    draws: ['Pane'],
     hooks: {
       'session.start': async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
