@@ -44,7 +44,7 @@ export function setupOf({ kind, alias, model, baseUrl, context, key }: SetupFiel
   const [, form = '', value = ''] = /^(\w+):?(.*)/.exec(key.trim()) ?? []
   const problems = [
     ...(Object.hasOwn(KEY_FORMS, form) ? [] : [SETUP_KEY]),
-    // The key command reads the file from wherever the engine started: a relative path or `~` would miss it.
+    // routing reads a key file with `$.fs`, which resolves a relative path against the session's cwd; nothing expands `~`.
     ...(form === 'file' && !value.startsWith('/') ? [SETUP_FILE_PATH] : []),
   ]
   if (problems.length) return { problems }
