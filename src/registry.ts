@@ -5,7 +5,7 @@
 // hook, what its failure means (`onFailure`): by default the hook is skipped as the engine skips
 // one; a guard refuses; a stream answers its own failure. The registry applies it: no feature wraps
 // its own body in a try/catch to get it.
-import type { Args, Chunk, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
+import type { Args, Chunk, EventResult, Next, RenderComponent, SessionCompactResult, StreamNext } from 'claude-code'
 import { isString } from './lib/shape.ts'
 import type { Options } from './runtime/options.ts'
 
@@ -140,6 +140,8 @@ export type Feature<P = unknown> = {
    * object matcher is tested on the host, test/bench/probe-submit.ts).
    */
   readonly pluginPromptsOnly?: boolean
+  /** The components its `ui.render` hook draws: main.ts matches the event to the active features' own, so any other drawing makes no trip to the hooks worker. */
+  readonly draws?: readonly RenderComponent[]
   readonly verbs?: Readonly<Record<string, Verb<P>>>
   /** Lines for `/<pkg> status`, under the feature's name. */
   status?(port: P, ctx: FeatureContext): string[] | Promise<string[]>

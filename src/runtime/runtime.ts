@@ -3,7 +3,7 @@
 // session facts every feature shares (facts.ts), the compaction relay (compaction.ts) and the
 // package command (command.ts). main.ts hands every event to `dispatch`/`stream`; everything here
 // fails open, but a stream a feature answers the failure of (routing's).
-import type { Args, Caught, Chunk, CommandRunResult, EventResult, Next, SessionCompactResult, StreamNext } from 'claude-code'
+import type { Args, Caught, Chunk, CommandRunResult, EventResult, Next, RenderComponent, SessionCompactResult, StreamNext } from 'claude-code'
 import { activationOf, allFields, ownerOf, type Template } from './activation.ts'
 import { CLAIMING_PACKAGES, parseClaims, type Claims } from './claims.ts'
 import { formatStatus, parseCommandArgs, STATUS_VERB, unknownVerb, type FeatureRow } from './command.ts'
@@ -24,6 +24,8 @@ export type Runtime = {
   readonly engineCommands: readonly string[]
   /** Every active feature that hooks `prompt.submit` needs only the prompts plugins submit (Feature.pluginPromptsOnly). */
   readonly pluginPromptsOnly: boolean
+  /** The components the active features draw at `ui.render` (Feature.draws). */
+  readonly drawn: readonly RenderComponent[]
   /** Binds this load's ports: the runtime's and each feature's (`$` is one object per load). */
   bind(port: RuntimePort, featurePorts: Readonly<Record<string, unknown>>): void
   readonly isBound: boolean
@@ -266,6 +268,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
     hooks: (event) => event === 'session.start' || registry.hooks(event) || (event === 'session.end' && registry.features.length > 0),
     engineCommands,
     pluginPromptsOnly: registry.features.every((f) => !f.hooks['prompt.submit'] || f.pluginPromptsOnly),
+    drawn: registry.features.flatMap((f) => f.draws ?? []),
     bind(runtimePort, ports) {
       port = runtimePort
       pkg = runtimePort.pkg

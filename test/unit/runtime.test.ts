@@ -338,4 +338,10 @@ test('status: skip counts, problems, and a package that carries nothing', () => 
   assert.match(formatStatus('ws', '1', [row], []), /a: off \(profile\)\n {2}skipped hooks: 2\nSkipped hooks: a 2/)
 })
 
+test('drawn: the components the active features draw at ui.render, the matcher main.ts gives the event', () => {
+  const drawing = (name: string, draws: Feature['draws']): Feature => ({ name, sessionActing: false, draws, hooks: { 'ui.render': (_port, e, next) => next(e) } })
+  assert.equal(createRuntime([drawing('acting', ['Pane']), drawing('quiet', ['ToolUse', 'AbovePrompt'])], TEMPLATE, { acting: 'on', quiet: 'on' }).drawn, ['Pane', 'ToolUse', 'AbovePrompt'])
+  assert.equal(createRuntime([drawing('acting', ['Pane']), drawing('quiet', ['ToolUse'])], TEMPLATE, { acting: 'on', quiet: 'off' }).drawn, ['Pane'], 'a feature that is off draws nothing')
+})
+
 test.run()

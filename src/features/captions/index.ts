@@ -15,6 +15,8 @@ export function createCaptionsFeature(): Feature<Port> {
   name: 'captions',
   // Two packages captioning the same rows would double the model calls and fight over the drawing.
   sessionActing: true,
+  // The rows it captions: a call, a group of calls, a result.
+  draws: ['ToolUse', 'ToolGroup', 'ToolResult'],
   hooks: {
     'session.start': (port, e, next, ctx) => {
       const { settings, problems } = settingsOf(ctx.options, ctx.defaults)

@@ -108,6 +108,8 @@ export function createCheckpointFeature(): Feature<Port> {
   return {
   name: 'checkpoint',
   sessionActing: true,
+  // The heads-up band above the prompt.
+  draws: ['AbovePrompt'],
   hooks: {
     'session.start': async (port, e, next, ctx) => {
       try {

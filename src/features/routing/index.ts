@@ -19,7 +19,7 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
+import { SETUP_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -33,12 +33,14 @@ import { createRelay, type StepRelay } from './relay.ts'
 import { createReplays, type Replays } from './replay.ts'
 import { agentCallOf, agentTool, markerNonce, routeMarker } from './agent.ts'
 import { addRequest, parseSessionUsage, retained, sumAliases, totalOf, usageLines, type Counted, type SessionUsage } from './usage.ts'
-import { CONTEXT_REPORTS, familyOf, reportedContext } from './dialect.ts'
+import { CONTEXT_REPORTS, familyOf, PRESETS, reportedContext } from './dialect.ts'
+import { mergeSetup, OTHER_KINDS, parseSetup, setupOf, type Refused, type SetupFields, type SetupLine } from './setup.ts'
+import { paneTree, type PaneElements } from './pane.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
   autoLine, CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, MANAGED_SETTINGS, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
-  reloaded, ROUTE_USAGE, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  PANE_OPENED, reloaded, ROUTE_USAGE, setupDone, setupRefused, setupSteps, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted, webSearchRefused,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
@@ -51,6 +53,9 @@ export const OPTIONS = { file: 'routingFile', curl: 'routingCurl', idleSeconds: 
 const CONFIG_FILE = 'routing.json'
 const MESSAGE_TYPE = 'text/event-stream'
 const JSON_TYPE = 'application/json'
+
+/** What the pane's first field picks from: every preset, then the other kinds. */
+const SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)]
 
 /** The answer the engine's own request for a routed step gets: a fake one, drained unread by the step. */
 const CAPTURED_ANSWER = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
@@ -97,6 +102,9 @@ export function createRoutingFeature(): Feature<Port> {
   const classifierOf = () => (table?.read.state === 'loaded' ? table.read.config.classifier : undefined)
   /** Auto mode's gap for routed calls (auto.ts). */
   const auto = createAutoMode(classifierOf)
+
+  /** The setup pane's fields and what setup last said there, kept while the feature is loaded. */
+  let pane: { fields: SetupFields; said: string } | undefined
 
   const label = (model: string) => {
     const decision = table?.decide(model)
@@ -489,14 +497,13 @@ export function createRoutingFeature(): Feature<Port> {
     const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
     if (verb === 'status') return (await statusLines(port)).join('\n')
     if (verb === 'usage') return (await usageViews(port, ctx)).join('\n')
-    if (verb === 'reload') {
-      keys?.forget()
-      curl = undefined
-      curlFailed = undefined
-      approved.clear()
-      auto.reset()
-      await load(port, ctx)
-      return reloaded((await statusLines(port))[0] ?? '')
+    if (verb === 'reload') return reloaded(await reload(port, ctx))
+    if (verb === 'setup') {
+      const line = args.trim().slice(verb.length)
+      if (line.trim()) return setup(port, parseSetup(line), ctx)
+      // In the terminal UI the pane; headless and in the SDK (no surface places it), the steps as text.
+      pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' }
+      return (await port.openPane().catch(() => false)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
     }
     if (verb === 'trust') {
       const read = table?.read
@@ -511,6 +518,28 @@ export function createRoutingFeature(): Feature<Port> {
       return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth))
     }
     return routeUnknownVerb(verb)
+  }
+
+  /** The config read afresh, every key, curl check and approval forgotten; its summary line. */
+  async function reload(port: Port, ctx: FeatureContext): Promise<string> {
+    keys?.forget()
+    curl = undefined
+    curlFailed = undefined
+    approved.clear()
+    auto.reset()
+    await load(port, ctx)
+    return (await statusLines(port))[0] ?? ''
+  }
+
+  /** A setup, the line's or the pane's: its entries added to routing.json (the safe writer, only over the text they were merged into), then routing reloaded. */
+  async function setup(port: Port, parsed: SetupLine | Refused, ctx: FeatureContext): Promise<string> {
+    const before = await port.readText(configPath)
+    const merged = 'problems' in parsed ? parsed : mergeSetup(before, parsed)
+    if ('problems' in merged) return setupRefused(port.pkg, merged.problems)
+    const written = await writeSafely(port.files, { within: configRoot || configPath.slice(0, configPath.lastIndexOf('/')), path: configPath, text: merged.text, expected: before ?? null })
+    if (!written.ok) return setupRefused(port.pkg, [written.reason])
+    const { alias, providerId, keyStep } = parsed as SetupLine
+    return setupDone(port.pkg, alias, providerId, configPath, await reload(port, ctx), keyStep)
   }
 
   async function statusLines(port: Port): Promise<string[]> {
@@ -538,6 +567,7 @@ export function createRoutingFeature(): Feature<Port> {
     // Answers model requests: two packages routing one session would send each request twice.
     sessionActing: true,
     commands: ['model'],
+    draws: ['Pane'],
     hooks: {
       'session.start': async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
@@ -580,6 +610,13 @@ export function createRoutingFeature(): Feature<Port> {
         return r
       },
       'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx),
+      // The setup pane: drawn from its fields; Set up runs the same setup as the line and shows its answer.
+      'ui.render': (port, e, next, ctx) => {
+        if (e.component !== 'Pane' || e.requestId !== SETUP_PANE || !pane) return next(e)
+        const { fields } = pane
+        const submit = () => void setup(port, setupOf(fields), ctx).then((said) => ((pane!.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
+        return paneTree(port.elements(e) as PaneElements, fields, pane.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit) as Awaited<ReturnType<typeof next>>
+      },
       'turn.complete': (_port, e, next) => {
         // A delegated task's answer goes back as its tool call's result.
         if (e.agentId !== undefined) {

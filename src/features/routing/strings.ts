@@ -128,7 +128,53 @@ export const trustNeeded = (pkg: string, provider: string, label: string, baseUr
 export const SAVED_AS_DEFAULT = 'the engine saved it as the default for new sessions; /model opus (or another Claude model) switches back'
 
 // ---- The route verbs ----
-export const ROUTE_USAGE = 'route status | route usage | route trust <provider> | route reload'
+export const ROUTE_USAGE = 'route status | route usage | route trust <provider> | route reload | route setup'
+export const reloaded = (summary: string) => `routing config read again: ${summary}`
+
+// ---- route setup (setup.ts) ----
+const SETUP_FORM = (pkg: string) =>
+  `/${pkg} route setup <preset|openai-compatible|anthropic-compatible> <alias> <model> [baseUrl] <context> key=<cmd:COMMAND|env:NAME|file:PATH|none>`
+export const setupSteps = (pkg: string, presets: Readonly<Record<string, { api: string; baseUrl: string }>>) => [
+  'Set up a routed model with one line:',
+  `  ${SETUP_FORM(pkg)}`,
+  'presets (each knows its API and base URL; give a baseUrl to reach it elsewhere):',
+  ...Object.entries(presets).map(([name, p]) => `  ${name}: ${p.api} at ${p.baseUrl}`),
+  '<context> is the model\'s window in tokens (the engine compacts on it); key= says where the key is kept: a command that prints it, an environment variable, a file, or none.',
+  `example: /${pkg} route setup deepseek ds deepseek-v4-flash 1000000 key=env:DEEPSEEK_API_KEY`,
+  'setup adds the alias to routing.json (an entry already there is never replaced) and shows the one command that stores the key in your own terminal: the key never goes through the conversation.',
+]
+export const SETUP_KEY = 'key= is missing or not one of key=cmd:COMMAND, key=env:NAME, key=file:PATH, key=none'
+export const SETUP_FILE_PATH = 'key=file: needs an absolute path (no ~), e.g. key=file:/home/me/.config/keys/provider'
+export const setupTooMany = (extra: readonly string[]) => `more fields than the form has: ${extra.join(' ')}`
+export const setupUnreadable = (error: string) => `routing.json cannot be read (${error}); fix it first, setup changes nothing in it`
+export const setupTaken = (entry: string) => `${entry} is already in routing.json; pick another alias (setup never replaces an entry)`
+export const setupRefused = (pkg: string, problems: readonly string[]) => ['nothing was written:', ...problems.map((p) => `  ${p}`), `the form: ${SETUP_FORM(pkg)}`].join('\n')
+/** What the person does in their own terminal, by the key's source (the key never goes through the conversation). */
+export const KEY_STEPS: Readonly<Record<string, (value: string) => string>> = {
+  none: () => 'nothing to store: the provider takes no key',
+  env: (name) => `add export ${name}='<your key>' to your shell profile (~/.zshrc or ~/.bashrc), then start Claude Code again from a new shell: the key is read from its environment`,
+  file: (path) => `run (umask 077; read -rs k && printf '%s\\n' "$k" > '${path}') and paste the key (it is not shown, and stays out of your shell history)`,
+  cmd: (command) => `the key is what ${command} prints on its first line: run it yourself once to check`,
+}
+/** The pane's fields: each one's label and the hint drawn in it while empty. */
+export const PANE_FIELDS = {
+  kind: ['provider', ''],
+  alias: ['alias', 'what /model calls it, e.g. ds'],
+  model: ['model', "the provider's model id, e.g. deepseek-v4-flash"],
+  baseUrl: ['base URL', 'https://…/v1'],
+  context: ['context', 'its window in tokens, e.g. 1000000'],
+  key: ['key kept in', 'env:NAME, file:/path, cmd:COMMAND or none'],
+} as const
+export const PANE_TITLE = 'Set up a routed model'
+export const PANE_SET_UP = 'Set up'
+export const PANE_OPENED = 'the setup pane is open: pick the provider, fill in the fields, then Set up'
+export const setupDone = (pkg: string, alias: string, provider: string, path: string, summary: string, key: string) =>
+  [
+    `added ${alias} (its provider: ${provider}) to ${path}; ${reloaded(summary)}`,
+    `1. in your own terminal, not here: ${key}`,
+    `2. approve the provider: /model ${alias} asks you, or /${pkg} route trust ${provider}`,
+    `3. /model ${alias}`,
+  ].join('\n')
 export const routeUnknownVerb = (verb: string) => `unknown route verb "${verb}"; use ${ROUTE_USAGE}`
 export const trustWhich = (ids: readonly string[]) =>
   ids.length ? `name the provider to approve: ${ids.join(', ')}` : 'no provider is configured; see the README for routing.json'
@@ -137,8 +183,6 @@ export const trustUnknown = (id: string, ids: readonly string[]) =>
 export const trustGiven = (id: string, baseUrl: string, source: string) =>
   `approved provider ${id}: conversations routed to it go to ${baseUrl}, ${source}. Editing its baseUrl, auth or headers asks again.`
 export const TRUST_ALREADY = 'already approved'
-export const reloaded = (summary: string) => `routing config read again: ${summary}`
-
 // ---- Status ----
 export const configMissing = (path: string) => `config: ${path} (not there: routing is off until it exists)`
 export const configUnreadable = (path: string, error: string) => `config: ${path} (unreadable: ${error})`

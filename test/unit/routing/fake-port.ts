@@ -71,6 +71,8 @@ export type World = {
   tools: { name: string; description: string; inputSchema?: unknown }[]
   spawns: { prompt: string; description: string }[]
   spawnAnswer: { agentId: string } | { deny: string }
+  /** Whether a surface places the setup pane (the terminal UI), or not (headless). */
+  paneOpens: boolean
 }
 
 export function defaultRun(argv: readonly string[]): Promise<RunResult> {
@@ -110,6 +112,7 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
     disk: fakeFiles({}, [PLUGIN_DATA]),
     pluginData: PLUGIN_DATA,
     events: [],
+    paneOpens: false,
     ...over,
   }
   const timer = (list: Timer[], ms: number, fn: () => void) => {
@@ -187,6 +190,10 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
       if (!w.pluginData) throw new Error('no plugin data folder')
       return w.pluginData
     },
+    openPane: async () => (w.events.push(`pane open ${w.paneOpens}`), w.paneOpens),
+    redraw: () => void w.events.push('redraw'),
+    // Every element as its name and props: a tree a test walks.
+    elements: () => new Proxy({}, { get: (_, type) => (props: object) => ({ type, props }) }),
   })
   const feature = createRoutingFeature()
   const hooks = hooksOf(feature)

@@ -4,9 +4,10 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { SAVED_AS_DEFAULT } from '../../../src/features/routing/strings.ts'
-import { fakeNext } from '../fakes.ts'
+import { fakeNext, macrotask } from '../fakes.ts'
 import { fakeChild, SSE_HEAD } from './fake-child.ts'
-import { approve, capturing, CONFIG, CONFIG_PATH, KEY, routingWorld, start, stepEvent, stepHook, type Routing, type World } from './fake-port.ts'
+import { fakeFiles } from '../fake-files.ts'
+import { approve, capturing, CONFIG, CONFIG_PATH, KEY, PLUGIN_DATA, routingWorld, start, stepEvent, stepHook, type Routing, type World } from './fake-port.ts'
 import { fixture } from './fixtures/read.ts'
 import { OLLAMA_API_PS } from '../../fixtures/providers/ollama.ts'
 
@@ -157,7 +158,7 @@ test('route status (the default verb) is the status lines; an unknown verb names
   const lines = await status(r)
   assert.is(await verb(r, 'status'), lines.join('\n'))
   assert.is(await verb(r, '  '), lines.join('\n'))
-  assert.is(await verb(r, 'frobnicate now'), 'unknown route verb "frobnicate"; use route status | route usage | route trust <provider> | route reload')
+  assert.is(await verb(r, 'frobnicate now'), 'unknown route verb "frobnicate"; use route status | route usage | route trust <provider> | route reload | route setup')
 })
 
 test('route trust: which provider, an unknown one, approved, already approved; with no config', async () => {
@@ -193,6 +194,69 @@ test('route reload: the config read again, keys forgotten, curl checked again', 
   await stepHook(r, stepEvent(), capturing(r).beneath)
   assert.equal(r.w.runs.map((a) => a[0]), ['/usr/bin/curl', '/usr/bin/printenv', '/usr/bin/curl', '/usr/bin/printenv'])
   assert.equal(r.w.reads.filter((p) => !p.includes('/keel/usage/')), [CONFIG_PATH, CONFIG_PATH], 'the config read twice (beside it, the session\'s usage file)')
+})
+
+test('route setup: the steps; a line added to the file by the safe writer, routing reloaded with it, the key\'s step; a refusal writes nothing', async () => {
+  const disk = fakeFiles({ [CONFIG_PATH]: JSON.stringify(CONFIG) }, ['/cfg', PLUGIN_DATA])
+  const r = await started({ disk, files: disk.files })
+  const steps = await verb(r, 'setup')
+  assert.match(steps, '/klyth route setup <preset|openai-compatible|anthropic-compatible> <alias> <model> [baseUrl] <context> key=')
+  assert.match(steps, '\n  deepseek: openai-chat at https://api.deepseek.com\n')
+  assert.match(steps, '\n  kimi: anthropic-messages at https://api.moonshot.ai/anthropic\n')
+  const done = await verb(r, 'setup  deepseek ds deepseek-v4-flash 1000000 key=env:DEEPSEEK_API_KEY')
+  assert.is(done.split('\n')[0], `added ds (its provider: ds) to ${CONFIG_PATH}; routing config read again: config: ${CONFIG_PATH} (3 providers, 3 aliases)`)
+  assert.match(done, "export DEEPSEEK_API_KEY='<your key>'")
+  assert.match(done, '2. approve the provider: /model ds asks you, or /klyth route trust ds\n3. /model ds')
+  const file = JSON.parse(disk.files.get(CONFIG_PATH)!)
+  assert.equal([file.providers.example, file.providers.moon, file.models['gpt-5'], file.models.kimi], [CONFIG.providers.example, CONFIG.providers.moon, CONFIG.models['gpt-5'], CONFIG.models.kimi])
+  assert.equal(file.providers.ds, { preset: 'deepseek', auth: { env: 'DEEPSEEK_API_KEY' } })
+  assert.ok((await status(r)).includes('alias ds: ds = ds deepseek-v4-flash, window 1000000; dialect: emptyReasoning'), 'routing reads the new alias')
+  const text = disk.files.get(CONFIG_PATH)
+  assert.is(await verb(r, 'setup deepseek ds m 5 key=env:K'), 'nothing was written:\n  providers.ds is already in routing.json; pick another alias (setup never replaces an entry)\n  models.ds is already in routing.json; pick another alias (setup never replaces an entry)\nthe form: /klyth route setup <preset|openai-compatible|anthropic-compatible> <alias> <model> [baseUrl] <context> key=<cmd:COMMAND|env:NAME|file:PATH|none>')
+  assert.match(await verb(r, 'setup deepseek ds2 m 5'), 'nothing was written:\n  key= is missing')
+  assert.is(disk.files.get(CONFIG_PATH), text, 'a refused line leaves the file as it was')
+  // No file yet: keel's home is made with it.
+  const empty = fakeFiles({}, ['/cfg', PLUGIN_DATA])
+  const fresh = await started({ disk: empty, files: empty.files })
+  assert.match(await verb(fresh, 'setup ollama local llama3 8192 key=none'), /^added local .*\(1 provider, 1 alias\)\n1\. in your own terminal, not here: nothing to store/)
+  assert.equal(JSON.parse(empty.files.get(CONFIG_PATH)!).models, { local: { provider: 'local', model: 'llama3', context: 8192 } })
+})
+
+type Drawn = { type: string; props: Record<string, any> & { children?: Drawn[] } }
+test('the setup pane: opened where a surface places it (else the steps); drawn from its fields; a bad field named in it, then Set up writes the file', async () => {
+  const disk = fakeFiles({}, ['/cfg', PLUGIN_DATA])
+  const r = await started({ disk, files: disk.files, paneOpens: true })
+  const render = { component: 'Pane', requestId: 'routing-setup', props: {} }
+  const draw = () => r.hooks['ui.render']!(r.port, render, fakeNext(() => 'beneath'), r.ctx) as unknown as Drawn
+  assert.is(await draw(), 'beneath' as never, 'no pane opened yet: drawn beneath')
+  assert.is(await verb(r, 'setup'), 'the setup pane is open: pick the provider, fill in the fields, then Set up')
+  const tree = () => draw().props.children!
+  const field = (key: string) => tree().find((el) => el.props.key === key)!
+  assert.equal(tree().map((el) => `${el.type} ${el.props.key ?? ''}`), ['Select kind', 'Input alias', 'Input model', 'Input baseUrl', 'Input context', 'Input key', 'Button setup', 'Text '])
+  assert.is(field('kind').props.options.length, 19, 'every preset and the two other kinds')
+  assert.is(field('baseUrl').props.placeholder, 'https://api.openai.com/v1', "the first preset's base URL is the hint")
+  field('kind').props.onSelect('ollama')
+  assert.is(field('baseUrl').props.placeholder, 'http://localhost:11434/v1')
+  assert.is(field('kind').props.value, 'ollama')
+  for (const [key, value] of [['alias', 'local'], ['model', 'llama3'], ['context', 'many'], ['key', 'none']]) field(key!).props.onInput(value)
+  /** Set up runs off the press: polled until the pane's answer changes (a second at most). */
+  const said = () => tree().at(-1)!.props.children as unknown as string
+  const answered = async (before: string) => {
+    for (let i = 0; i < 200 && said() === before; i++) await macrotask()
+    return said()
+  }
+  field('setup').props.onPress()
+  assert.match(await answered(''), 'nothing was written:\n  models.local.context: must be a positive whole number of tokens')
+  assert.is(disk.files.get(CONFIG_PATH), undefined)
+  const refused = said()
+  field('context').props.onSubmit('8192')
+  assert.match(await answered(refused), /^added local \(its provider: local\)/)
+  assert.equal(JSON.parse(disk.files.get(CONFIG_PATH)!).models.local, { provider: 'local', model: 'llama3', context: 8192 })
+  assert.ok(r.w.events.filter((e) => e === 'redraw').length >= 3, 'drawn again after the pick and each answer')
+  // Headless: no surface places it, the steps as text.
+  const headless = await started()
+  assert.match(await verb(headless, 'setup'), /^Set up a routed model with one line:/)
+  assert.ok(headless.w.events.includes('pane open false'))
 })
 
 // ---- Status ----
@@ -238,8 +302,8 @@ test('the feature\'s declaration: its name, one package per session, the engine 
   assert.is(r.feature.name, 'routing')
   assert.is(r.feature.sessionActing, true)
   assert.equal(r.feature.commands, ['model'])
-  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'tool.check', 'tool.judge', 'turn.complete', 'turn.step'])
-  assert.is(r.feature.verbs!.route!.usage, 'route status | route usage | route trust <provider> | route reload')
+  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'tool.check', 'tool.judge', 'turn.complete', 'turn.step', 'ui.render'])
+  assert.is(r.feature.verbs!.route!.usage, 'route status | route usage | route trust <provider> | route reload | route setup')
 })
 
 test.run()

@@ -1,0 +1,32 @@
+// The setup pane (issue 19 part 3, klyth F24): the line's fields as a form, drawn from the surface's
+// element table, whichever surface asks. A pick or a keystroke only keeps the field; Set up (or Enter
+// in a field) hands the fields to the same setup as the line, and the pane shows what it said: the
+// bad fields named, or the steps. Pure: the feature keeps the fields and draws again.
+import type { SetupFields } from './setup.ts'
+import { PANE_FIELDS, PANE_SET_UP } from './strings.ts'
+
+type Element = unknown
+/** The constructors of `$.ui.resolve(e)` the pane draws with (the terminal's and the desktop's have them). */
+export type PaneElements = {
+  Box(props: { flexDirection?: 'column'; children?: unknown }): Element
+  Text(props: { children?: unknown }): Element
+  Input(props: { key: string; label?: string; placeholder?: string; value?: string; autoFocus?: true; onInput: (value: string) => void; onSubmit: (value: string) => void }): Element
+  Select(props: { key: string; label?: string; value?: string; options: readonly { value: string }[]; onSelect: (value: string) => void }): Element
+  Button(props: { key: string; label: string; onPress: () => void }): Element
+}
+
+/** The form: the kind picked from `kinds`, each text field with its hint (a preset's base URL for its own), Set up, and what setup said. */
+export function paneTree(els: PaneElements, fields: SetupFields, said: string, kinds: readonly string[], presetUrl: (kind: string) => string | undefined, redraw: () => void, submit: () => void): Element {
+  const keep = (name: keyof SetupFields) => (value: string) => void (fields[name] = value)
+  return els.Box({
+    flexDirection: 'column',
+    children: [
+      els.Select({ key: 'kind', label: PANE_FIELDS.kind[0], value: fields.kind, options: kinds.map((value) => ({ value })), onSelect: (value) => (keep('kind')(value), redraw()) }),
+      ...(['alias', 'model', 'baseUrl', 'context', 'key'] as const).map((name) =>
+        els.Input({ key: name, label: PANE_FIELDS[name][0], placeholder: (name === 'baseUrl' && presetUrl(fields.kind)) || PANE_FIELDS[name][1], value: fields[name] ?? '', onInput: keep(name), onSubmit: (value) => (keep(name)(value), submit()) }),
+      ),
+      els.Button({ key: 'setup', label: PANE_SET_UP, onPress: submit }),
+      els.Text({ children: said }),
+    ],
+  })
+}
