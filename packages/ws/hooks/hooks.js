@@ -6687,6 +6687,10 @@ function createRoutingFeature() {
         const submit = () => void setup(port, setupOf(fields), ctx).then((said) => (pane.said = said, port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`));
         return paneTree(port.elements(e), fields, pane.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit);
       },
+      "session.end": async (_port, e, next) => {
+        await writing;
+        return next(e);
+      },
       "turn.complete": (_port, e, next) => {
         if (e.agentId !== void 0) {
           delegated.get(e.agentId)?.(e.reason === "answer" ? e.answer : agentEnded(label(e.usage?.model ?? ""), e.reason, e.answer));

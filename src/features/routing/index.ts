@@ -617,6 +617,11 @@ export function createRoutingFeature(): Feature<Port> {
         const submit = () => void setup(port, setupOf(fields), ctx).then((said) => ((pane!.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
         return paneTree(port.elements(e) as PaneElements, fields, pane.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit) as Awaited<ReturnType<typeof next>>
       },
+      // The ledger's last write lands before the session ends: a print-mode run ends right after its turn.
+      'session.end': async (_port, e, next) => {
+        await writing
+        return next(e)
+      },
       'turn.complete': (_port, e, next) => {
         // A delegated task's answer goes back as its tool call's result.
         if (e.agentId !== undefined) {

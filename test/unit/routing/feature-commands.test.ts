@@ -302,7 +302,7 @@ test('the feature\'s declaration: its name, one package per session, the engine 
   assert.is(r.feature.name, 'routing')
   assert.is(r.feature.sessionActing, true)
   assert.equal(r.feature.commands, ['model'])
-  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.start', 'tool.call', 'tool.check', 'tool.judge', 'turn.complete', 'turn.step', 'ui.render'])
+  assert.equal(Object.keys(r.feature.hooks).sort(), ['agent.spawn', 'command.run', 'http.fetch', 'prompt.submit', 'session.end', 'session.start', 'tool.call', 'tool.check', 'tool.judge', 'turn.complete', 'turn.step', 'ui.render'])
   assert.is(r.feature.verbs!.route!.usage, 'route status | route usage | route trust <provider> | route reload | route setup')
 })
 
