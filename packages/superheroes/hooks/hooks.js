@@ -356,6 +356,13 @@ var UNKNOWN_KEY = "unknown key";
 var MISSING = "missing";
 var NOT_AN_OBJECT = "must be an object";
 var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return;
+  }
+}
 function problemsOf(value, shape, path = "", key = "") {
   const at = (field) => path ? `${path}.${field}` : field;
   if (typeof shape === "function") {
@@ -2881,12 +2888,8 @@ function readListing(entries) {
   return { mails, temps, aside };
 }
 function parseBody(text, at) {
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true };
-  }
+  const json = parseJson(text);
+  if (json === void 0) return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true };
   const problem2 = problemsOf(json, MAIL_SHAPE)[0];
   if (problem2 !== void 0) return { corrupt: CORRUPT.notMail(problem2) };
   const mail = json;
@@ -3389,12 +3392,7 @@ var sessionsDirOf = (configRoot) => `${configRoot}/${SESSIONS_DIR}`;
 var registryPathOf = (configRoot, pid) => `${sessionsDirOf(configRoot)}/${pid}.json`;
 var RECORD_SHAPE = { "sessionId?": STRING, "name?": STRING, "nameSource?": STRING, "status?": STRING, "*": ANY };
 function parseSessionRecord(text) {
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
+  const json = parseJson(text);
   return fits(json, RECORD_SHAPE) ? json : void 0;
 }
 var NAME_SOURCES = ["user", "auto", "derived"];
@@ -4659,12 +4657,7 @@ var CONTEXT_REPORTS = {
 };
 function reportedContext(family, listing, model) {
   const [, list, field] = CONTEXT_REPORTS[family] ?? [];
-  let entries;
-  try {
-    entries = JSON.parse(listing)[list ?? ""];
-  } catch {
-    return void 0;
-  }
+  const entries = parseJson(listing)?.[list ?? ""];
   const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
   const context = entry?.[field ?? ""];
   return typeof context === "number" && context > 0 ? context : void 0;
@@ -4733,12 +4726,7 @@ var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecor
 var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
 var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
 function parseAnthropicRequest(text) {
-  let raw;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
+  const raw = parseJson(text);
   return isRecord(raw) && isRequest(raw) ? raw : void 0;
 }
 var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
@@ -4749,11 +4737,7 @@ var asRecord = (value) => isRecord(value) ? value : void 0;
 var asText = (value) => typeof value === "string" ? value : "";
 var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
 function readEvent(data, read) {
-  let event;
-  try {
-    event = asRecord(JSON.parse(data));
-  } catch {
-  }
+  const event = asRecord(parseJson(data));
   return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
 }
 var NOTHING = { chunks: [] };
@@ -4797,14 +4781,7 @@ function createRenamer(route, pkg) {
 // src/features/routing/step.ts
 var TEXT_INDEX = 0;
 var THINKING_INDEX = 1;
-function parseObject(json) {
-  try {
-    const value = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
+var parseObject = (json) => asRecord(parseJson(json));
 function printedCall(answer) {
   const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, "$2").trim();
   const call = body.startsWith("{") ? parseObject(body) : void 0;
@@ -5759,12 +5736,8 @@ function usageLines(byAlias) {
   return lines.length ? lines : [USAGE_NONE];
 }
 function parseSessionUsage(text) {
-  try {
-    const value = JSON.parse(text ?? "");
-    return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
-  } catch {
-    return void 0;
-  }
+  const value = parseJson(text ?? "");
+  return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
 }
 function retained(sessions, keep2) {
   const alive = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at);

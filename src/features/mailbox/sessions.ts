@@ -1,7 +1,7 @@
 // Where the mailbox lives, and what the engine's session registry says (NOTES §1 and §6): peers are
 // the sessions of one config root (`${CLAUDE_CONFIG_DIR:-$HOME/.claude}`), whose registry holds a
 // record per running session, and whose keel home holds the spool every keel package shares.
-import { ANY, fits, STRING, type Shape } from '../../lib/shape.ts'
+import { ANY, fits, parseJson, STRING, type Shape } from '../../lib/shape.ts'
 import { keelHomeOf } from '../../lib/keel-home.ts'
 import { SESSIONS_DIR, SPOOL_DIR } from './constants.ts'
 import type { OwnName } from './key.ts'
@@ -16,12 +16,7 @@ export type SessionRecord = { sessionId?: string; name?: string; nameSource?: st
 const RECORD_SHAPE: Shape = { 'sessionId?': STRING, 'name?': STRING, 'nameSource?': STRING, 'status?': STRING, '*': ANY }
 
 export function parseSessionRecord(text: string): SessionRecord | undefined {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+  const json = parseJson(text)
   return fits(json, RECORD_SHAPE) ? (json as SessionRecord) : undefined
 }
 

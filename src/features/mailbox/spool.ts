@@ -10,7 +10,7 @@
 //   B.dropped                     never taken within the retention period (the text kept, for the person)
 //   B.corrupt                     set aside: unreadable as a mail (named in status)
 // The state of B is the strongest name present: corrupt, done, dropped, claimed, waiting.
-import { is, isString, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
+import { is, isString, parseJson, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
 import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_ID_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
@@ -134,12 +134,8 @@ export type Body = { mail: Mail } | { notYet: true } | { corrupt: string }
  * parses but is not this folder's mail is corrupt at once.
  */
 export function parseBody(text: string, at: { key: string; base: string; mtimeMs: number; now: number }): Body {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true }
-  }
+  const json = parseJson(text)
+  if (json === undefined) return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true }
   const problem = problemsOf(json, MAIL_SHAPE)[0]
   if (problem !== undefined) return { corrupt: CORRUPT.notMail(problem) }
   const mail = json as Mail

@@ -6,7 +6,7 @@
 // (reasoning goes back only to the provider and model that sent it, a `$schema` is never sent, tool names
 // keep to every provider's charset).
 import type { Api, EffortLevel } from './config.ts'
-import { isRecord } from '../../lib/shape.ts'
+import { isRecord, parseJson } from '../../lib/shape.ts'
 
 export type Behaviour =
   /** DeepSeek: every assistant message carries `reasoning_content`, `""` where the model made none (V4). */
@@ -70,12 +70,7 @@ export const CONTEXT_REPORTS: Readonly<Record<string, readonly [path: string, li
 /** The context a local server's listing reports for a model, where it lists the model with one. */
 export function reportedContext(family: string, listing: string, model: string): number | undefined {
   const [, list, field] = CONTEXT_REPORTS[family] ?? []
-  let entries: unknown
-  try {
-    entries = (JSON.parse(listing) as Record<string, unknown>)[list ?? '']
-  } catch {
-    return undefined
-  }
+  const entries = (parseJson(listing) as Record<string, unknown> | null | undefined)?.[list ?? '']
   const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model)) as Record<string, unknown> | undefined
   const context = entry?.[field ?? '']
   return typeof context === 'number' && context > 0 ? context : undefined

@@ -11,8 +11,8 @@ import type { RouteFailure } from './failure.ts'
 import type { Replay } from './replay.ts'
 import type { Counted } from './usage.ts'
 import { CUT_OFF, textToolCall, UNNAMED_TOOL, unreadableArguments } from './strings.ts'
-import type { Json } from './wire.ts'
-import { isRecord } from '../../lib/shape.ts'
+import { asRecord, type Json } from './wire.ts'
+import { isRecord, parseJson } from '../../lib/shape.ts'
 
 export type StepChunk = Exclude<TurnStepChunk, { kind: 'engine' }>
 export type StopReason = TurnStepResult['stopReason']
@@ -51,14 +51,7 @@ const THINKING_INDEX = 1
 type Call = { name?: string; readonly args: string[]; kept?: Json }
 
 /** A JSON object, or undefined: a tool's input is an object, so anything else is as unreadable as broken text. */
-export function parseObject(json: string): object | undefined {
-  try {
-    const value: unknown = JSON.parse(json)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
+export const parseObject = (json: string): object | undefined => asRecord(parseJson(json))
 
 /** A tool call printed as the whole answer: a JSON `{name, arguments}`, bare or in `<tool_call>` / `[TOOL_REQUEST]` tags; its name. */
 function printedCall(answer: string): string | undefined {
