@@ -50,7 +50,7 @@ function filesOver(host) {
         const s = await host.stat(path);
         return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
       } catch {
-        return void 0;
+        return;
       }
     },
     hasCommands: () => commands ??= runsCommands(),
@@ -1203,7 +1203,7 @@ var Notes = class {
       const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`));
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : void 0;
     } catch {
-      return void 0;
+      return;
     }
   }
   async save(sessionId, body, givenUp) {
@@ -1604,7 +1604,7 @@ function rowOf(line, tool) {
   try {
     row = JSON.parse(line);
   } catch {
-    return void 0;
+    return;
   }
   if (!row?.message || row.isMeta || row.isCompactSummary) return null;
   const text = textOf(row.message.content, tool);
@@ -2780,12 +2780,12 @@ function escapeName(text) {
 }
 var folderOf2 = (key) => escapeName(keyIdOf(key));
 function keyOfFolder(name) {
-  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return void 0;
+  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return;
   let key;
   try {
     key = decodeURIComponent(name);
   } catch {
-    return void 0;
+    return;
   }
   return escapeName(key) === name ? key : void 0;
 }
@@ -2849,7 +2849,7 @@ var fileName = (base, kind) => `${base}.${kind}`;
 var NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]{${MAIL_ID_CHARS}}))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`);
 function parseName(name) {
   const m = NAME.exec(name);
-  if (!m) return void 0;
+  if (!m) return;
   const common = { base: m[1], sentAt: Number(m[2]), id: m[3] };
   if (m[5] !== void 0) return { ...common, kind: "claimed", owner: m[5], at: Number(m[6]) };
   return { ...common, kind: m[4] };
@@ -3082,7 +3082,7 @@ function createMailbox(pkg, config, edges) {
       asideWhy.set(to, why);
       scan.aside.push({ name: to, why });
     } else asideIds.set(c.files.id, { name: c.body, why });
-    return void 0;
+    return;
   }
   async function prune(folder, listing, now, commands) {
     const droppedIds = /* @__PURE__ */ new Set();
@@ -3397,11 +3397,11 @@ function parseSessionRecord(text) {
 }
 var NAME_SOURCES = ["user", "auto", "derived"];
 function ownNameOf(record) {
-  if (!record?.name) return void 0;
+  if (!record?.name) return;
   return { name: record.name, source: NAME_SOURCES.includes(record.nameSource) ? record.nameSource : "unknown" };
 }
 function ownNameFromListAgents(text) {
-  if (typeof text !== "string") return void 0;
+  if (typeof text !== "string") return;
   const m = /^This session is (.+?) \[[0-9a-f]+\] — /.exec(text);
   return m ? { name: m[1], source: "unknown" } : void 0;
 }
@@ -4521,7 +4521,7 @@ function curlConfig(request, mode) {
 }
 function parseCurlVersion(text) {
   const match = /^curl (\d+)\.(\d+)(?:\.(\d+))?/m.exec(text);
-  if (!match) return void 0;
+  if (!match) return;
   const [major, minor, patch] = [match[1], match[2], match[3]].map((n) => Number(n ?? 0));
   const json = major > CURL_JSON_SINCE.major || major === CURL_JSON_SINCE.major && minor >= CURL_JSON_SINCE.minor;
   return { major, minor, patch, json };
@@ -4569,7 +4569,7 @@ function createCurlReader() {
   };
 }
 function retryAfterMs(value, nowMs) {
-  if (value === void 0) return void 0;
+  if (value === void 0) return;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1e3;
   const at = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : NaN;
@@ -4591,7 +4591,7 @@ var capped = (text, cap) => text.length > cap ? `${text.slice(0, cap)}\u2026` : 
 function messageIn(value) {
   if (isString(value)) return value;
   if (Array.isArray(value)) return messageIn(value[0]);
-  if (!isRecord(value)) return void 0;
+  if (!isRecord(value)) return;
   const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join(".")}: ${value.msg}` : void 0);
   return isString(value.failed_generation) ? modelTried(text ?? "", value.failed_generation.replace(/\s+/g, " ").trim()) : text;
 }
@@ -4854,7 +4854,7 @@ function createStep(ctx) {
       reason ??= null;
     },
     finish() {
-      if (reason === void 0) return void 0;
+      if (reason === void 0) return;
       const chunks = [];
       const toolUses = [];
       const ids = [];
@@ -4895,7 +4895,7 @@ function imageUrl(block) {
   const source = block.source;
   if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
   if (source?.type === "url" && typeof source.url === "string") return source.url;
-  return void 0;
+  return;
 }
 function userContent(block, route, rename) {
   if (block.type === "text") return { text: rename(textOf2(block)) };
@@ -5086,7 +5086,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
 // src/features/routing/anthropic.ts
 function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const body = parseAnthropicRequest(request.body);
-  if (!body) return void 0;
+  if (!body) return;
   const renamer = createRenamer(route, pkg);
   const { rename } = renamer;
   const renameBlock = (block) => block.type === "text" ? { ...block, text: rename(textOf2(block)) } : block;
@@ -5241,7 +5241,7 @@ function createCaptures() {
       const agent = headerOf(headers, AGENT_HEADER);
       const ofModel = [...waiters].filter((w) => w.model === model);
       const waiter = ofModel.find((w) => w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
-      if (!waiter) return void 0;
+      if (!waiter) return;
       waiters.delete(waiter);
       waiter.resolve();
       return waiter.relay;
@@ -5253,7 +5253,7 @@ function createCaptures() {
 }
 function headerOf(headers, name) {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return void 0;
+  return;
 }
 
 // src/features/routing/config.ts
@@ -5380,7 +5380,7 @@ function readConfig(text) {
   return { state: "loaded", config: { providers, models, ...classifier && !classifierProblems.length && { classifier: classifier.model } }, errors, warnings, claimed };
 }
 function routeFor(config, alias) {
-  if (!Object.hasOwn(config.models, alias)) return void 0;
+  if (!Object.hasOwn(config.models, alias)) return;
   const { providerId, ...entry } = config.models[alias];
   const provider = config.providers[providerId];
   return provider && { ...entry, provider };
@@ -5530,7 +5530,7 @@ var OPENAI_CODECS = {
 };
 function exchangeFor(input) {
   const body = parseAnthropicRequest(input.body);
-  if (!body) return void 0;
+  if (!body) return;
   const { route, pkg, key } = input;
   const ctx = { pkg, label: route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
   const exchange = (request, makeDecoder) => ({ request, makeDecoder, engineStreams: body.stream === true, body });
@@ -5541,7 +5541,7 @@ function exchangeFor(input) {
     return exchange({ ...openAiTarget(route.provider, key, codec.path), body: JSON.stringify(request) }, () => codec.decoder({ ...ctx, toolName }, dialect.behaviours));
   }
   const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, key, pkg, input.replay);
-  if (!redirected) return void 0;
+  if (!redirected) return;
   const streamed = { ...JSON.parse(redirected.body), stream: true };
   return exchange({ url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) }, () => createAnthropicDecoder(ctx));
 }
@@ -5758,7 +5758,7 @@ var isMessagesPath = (path) => MESSAGES_PATH.test(path);
 var bodyText = (body) => typeof body === "string" ? body : void 0;
 function summaryOf(text) {
   const body = parseAnthropicRequest(text);
-  if (!body) return void 0;
+  if (!body) return;
   return {
     model: body.model,
     stream: body.stream === true,
@@ -5998,7 +5998,7 @@ var PATH_FIELDS = "file_path path pattern notebook_path".split(" ");
 var resolve = (path, cwd) => decodeURIComponent(new URL(path, `file://${cwd}/`).pathname);
 var within = (path, dir) => dir !== void 0 && `${path}/`.startsWith(`${dir}/`.replace("//", "/"));
 function pathProblem(path, places) {
-  if (path === HARMLESS_PATH) return void 0;
+  if (path === HARMLESS_PATH) return;
   const full = resolve(path, places.cwd);
   return !within(full, places.cwd) ? "outside" : PROTECTED.test(full.slice(places.cwd.length)) ? "protected" : void 0;
 }
@@ -6013,7 +6013,7 @@ function commandProblem(command, places) {
     const problem2 = pathsProblem(args.map((a) => a.slice(a.indexOf("=") + 1)).filter((v) => !v.startsWith("-")), places);
     if (problem2) return problem2;
   }
-  return void 0;
+  return;
 }
 var pathsProblem = (paths, places) => paths.map((p) => typeof p === "string" ? pathProblem(p, places) : "unreadable").find(Boolean);
 function eligibility(action, places) {

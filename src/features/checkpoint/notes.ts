@@ -131,7 +131,7 @@ export class Notes {
       const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`))
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : undefined
     } catch {
-      return undefined
+      return
     }
   }
 

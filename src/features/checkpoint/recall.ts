@@ -63,7 +63,7 @@ function rowOf(line: string, tool: string): Pick<Found, 'at' | 'who' | 'text'> |
   try {
     row = JSON.parse(line)
   } catch {
-    return undefined
+    return
   }
   // A summary restates what its rows said, and a meta row is the engine's, not the conversation's.
   if (!row?.message || row.isMeta || row.isCompactSummary) return null

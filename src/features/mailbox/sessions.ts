@@ -25,13 +25,13 @@ const NAME_SOURCES: readonly (string | undefined)[] = ['user', 'auto', 'derived'
 
 /** The session's own name and its source from its record. */
 export function ownNameOf(record: SessionRecord | undefined): OwnName | undefined {
-  if (!record?.name) return undefined
+  if (!record?.name) return
   return { name: record.name, source: NAME_SOURCES.includes(record.nameSource) ? (record.nameSource as OwnName['source']) : 'unknown' }
 }
 
 /** ListAgents' first line, `This session is <name> [<ref>] — …` (A11): the name, with no source. */
 export function ownNameFromListAgents(text: unknown): OwnName | undefined {
-  if (typeof text !== 'string') return undefined
+  if (typeof text !== 'string') return
   const m = /^This session is (.+?) \[[0-9a-f]+\] — /.exec(text)
   return m ? { name: m[1]!, source: 'unknown' } : undefined
 }

@@ -50,7 +50,7 @@ const NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]{${MAIL_ID_CHARS}})
 
 export function parseName(name: string): Name | undefined {
   const m = NAME.exec(name)
-  if (!m) return undefined
+  if (!m) return
   const common = { base: m[1]!, sentAt: Number(m[2]), id: m[3]! }
   if (m[5] !== undefined) return { ...common, kind: 'claimed', owner: m[5], at: Number(m[6]) }
   return { ...common, kind: m[4] as 'json' | 'done' | 'dropped' | 'corrupt' }

@@ -24,7 +24,7 @@ export type EngineRequest = { readonly url: string; readonly headers: Readonly<R
  */
 export function redirectRequest(request: EngineRequest, route: Route, key: string | undefined, pkg: string, replay: ReplayLookup = NO_REPLAY): EngineRequest | undefined {
   const body = parseAnthropicRequest(request.body)
-  if (!body) return undefined
+  if (!body) return
   const renamer = createRenamer(route, pkg)
   const { rename } = renamer
   const renameBlock = (block: Block): Block => (block.type === 'text' ? { ...block, text: rename(textOf(block)) } : block)

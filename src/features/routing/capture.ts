@@ -51,7 +51,7 @@ export function createCaptures() {
         ofModel.find((w) => w.agentId === agent) ??
         ofModel.find((w) => (agent === undefined) === (w.agentId === undefined)) ??
         ofModel[0]
-      if (!waiter) return undefined
+      if (!waiter) return
       waiters.delete(waiter)
       waiter.resolve()
       return waiter.relay
@@ -67,5 +67,5 @@ export type Captures = ReturnType<typeof createCaptures>
 /** A header's value by its name in any case. */
 export function headerOf(headers: Readonly<Record<string, string>>, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value
-  return undefined
+  return
 }

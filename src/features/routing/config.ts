@@ -223,7 +223,7 @@ export function readConfig(text: string | undefined): ConfigRead {
 
 /** The route an engine model name takes, or undefined when it is no configured alias. */
 export function routeFor(config: RoutingConfig, alias: string): Route | undefined {
-  if (!Object.hasOwn(config.models, alias)) return undefined
+  if (!Object.hasOwn(config.models, alias)) return
   const { providerId, ...entry } = config.models[alias]!
   const provider = config.providers[providerId]
   return provider && { ...entry, provider }

@@ -140,7 +140,7 @@ export function createStep(ctx: StepContext) {
      * ended without saying it was finished, which is a cut, not an answer.
      */
     finish(): StepEnd | undefined {
-      if (reason === undefined) return undefined
+      if (reason === undefined) return
       const chunks: StepChunk[] = []
       const toolUses: { name: string; input: unknown }[] = []
       /** The ids minted for the calls the engine gets, and what any of them sends back. */
