@@ -1138,6 +1138,7 @@ function extractCheckpointBlock(text, infos) {
 }
 
 // src/lib/text.ts
+var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 var byteLength = (text) => new TextEncoder().encode(text).length;
 
 // src/features/checkpoint/notes.ts
@@ -1978,7 +1979,7 @@ var RESUMED_UNKNOWN = "resumed with no snapshot record: the prompt reads as unkn
 var resumedRecorded = (reason, bytes) => `resumed: the replayed prompt carries the copy taken at ${reasonWord(reason)} (${bytes} bytes)`;
 var ended = (reason) => `session.end ${reason}: the prompt's copy is forgotten${reason === "clear" ? "; the next prompt takes a new one" : ""}`;
 var pruneFailed = (err) => `old snapshot records were not pruned (${err})`;
-var pruned = (count) => `pruned ${count} snapshot record${count === 1 ? "" : "s"} older than 30 days`;
+var pruned = (count) => `pruned ${plural(count, "snapshot record")} older than 30 days`;
 var readFailed = (err) => `a Read was not examined (${err}); it passes whole`;
 var conversationUnread = (err) => `the conversation was not read (${err}); the Read passes whole`;
 
@@ -2611,7 +2612,6 @@ var newMailId = (randomBytes) => randomBase32(randomBytes, MAIL_ID_CHARS);
 var labelOf = (pkg) => `[${pkg} mailbox]`;
 var noticePrefixOf = (pkg) => `${pkg} mailbox: `;
 var iso2 = (ms) => new Date(ms).toISOString();
-var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 var KEY_WHY = {
   notText: "is not a string",
   empty: "is empty",
@@ -4343,14 +4343,14 @@ var TRUST_ALREADY = "already approved";
 var reloaded = (summary) => `routing config read again: ${summary}`;
 var configMissing = (path) => `config: ${path} (not there: routing is off until it exists)`;
 var configUnreadable = (path, error) => `config: ${path} (unreadable: ${error})`;
-var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${providers} provider${providers === 1 ? "" : "s"}, ${aliases} alias${aliases === 1 ? "" : "es"}${errors ? `, ${errors} error${errors === 1 ? "" : "s"}` : ""})`;
+var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${plural(providers, "provider")}, ${plural(aliases, "alias", "aliases")}${errors ? `, ${plural(errors, "error")}` : ""})`;
 var configErrorLine = (error) => `  error: ${error}`;
 var configWarningLine = (warning) => `  warning: ${warning}`;
 var providerLine = (id, api, baseUrl, approved, source, state) => `provider ${id}: ${api} at ${baseUrl}; ${approved ? "approved" : "not approved"}; key ${source} (${state})`;
 var presetLine = (preset, family) => `  ${preset ? `preset ${preset}` : family ? `no preset; recognised as ${family} by its base URL` : "no preset, and no known provider at this base URL: plain OpenAI or Anthropic format"}`;
 var aliasLine = (alias, label, provider, model, context, behaviours) => `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(", ")}` : ""}`;
 var mainLine = (model, routedTo) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : " (native)"}`;
-var countsLine = (steps, requests, failures) => `this session: ${steps} routed step${steps === 1 ? "" : "s"}, ${requests} other routed request${requests === 1 ? "" : "s"}, ${failures} failed`;
+var countsLine = (steps, requests, failures) => `this session: ${plural(steps, "routed step")}, ${plural(requests, "other routed request")}, ${failures} failed`;
 var lastFailureLine = (text) => `last failure: ${text}`;
 var curlLine = (path, version, json) => `curl: ${path} ${version} (body sent as ${json ? "json pieces" : "a file in the plugin data folder"})`;
 var curlNotChecked = (path) => `curl: ${path} (checked at the first routed request)`;
@@ -4362,7 +4362,7 @@ var keySourceFile = (path) => `from the file ${path}`;
 var CURL_NOT_CURL = (path) => `${path} --version did not print a curl version`;
 var tokens = (n) => n >= 1e6 ? `${(n / 1e6).toFixed(1)}m` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
 var spentText = (t) => t.requests ? `${t.gaps ? "\u2265" : ""}${t.cost || !t.unpriced ? `$${t.cost.toFixed(t.cost < 1 ? 4 : 2)}` : `${tokens(t.input + t.cacheRead + t.output)} tokens`}` : "";
-var usageLine = (alias, t, at) => `  ${alias}: ${t.requests} request${t.requests === 1 ? "" : "s"}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ""}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ""}, ${t.unpriced === t.requests - t.gaps ? `no price set (an alias's "pricing" in routing.json)` : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ""}`}`;
+var usageLine = (alias, t, at) => `  ${alias}: ${plural(t.requests, "request")}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ""}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ""}, ${t.unpriced === t.requests - t.gaps ? `no price set (an alias's "pricing" in routing.json)` : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ""}`}`;
 var USAGE_NONE = "  nothing routed";
 var usageReport = (session, days) => ["this session, by alias:", ...session, "the last 30 days, by alias (every session of this config folder):", ...days];
 var agentParams = {
