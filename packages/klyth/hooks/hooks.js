@@ -221,11 +221,7 @@ function bindRouting($) {
     pkg: $.plugin.name,
     homeFacts: async () => {
       const [configDir, home, hookEnv] = await Promise.all([$.env.get("CLAUDE_CONFIG_DIR"), $.env.get("HOME"), $.process.hookEnv().catch(() => ({}))]);
-      return {
-        ...configDir === void 0 ? {} : { configDir },
-        ...home === void 0 ? {} : { home },
-        ...hookEnv.CLAUDE_PLUGIN_DATA === void 0 ? {} : { pluginData: hookEnv.CLAUDE_PLUGIN_DATA }
-      };
+      return { configDir, home, pluginData: hookEnv.CLAUDE_PLUGIN_DATA };
     },
     readText: async (path) => {
       let exists = true;
@@ -3082,7 +3078,6 @@ function createMailbox(pkg, config, edges) {
       asideWhy.set(to, why);
       scan.aside.push({ name: to, why });
     } else asideIds.set(c.files.id, { name: c.body, why });
-    return;
   }
   async function prune(folder, listing, now, commands) {
     const droppedIds = /* @__PURE__ */ new Set();
@@ -4787,7 +4782,7 @@ function printedCall(answer) {
   const call = body.startsWith("{") ? parseObject(body) : void 0;
   return call && typeof call.name === "string" && isRecord(call.arguments ?? call.parameters) ? call.name : void 0;
 }
-var noticeGap = (answer) => answer === "" ? "" : answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
+var noticeGap = (answer) => answer === "" || answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
 function createStep(ctx) {
   let answer = "";
   let thought = false;
@@ -4815,12 +4810,11 @@ function createStep(ctx) {
   });
   const end = (chunks, toolUses, stopReason) => {
     const stop = { kind: "stop", stopReason, usage: usageOut() };
-    const u = usage;
-    const counted = u.input_tokens !== void 0 || u.output_tokens !== void 0;
+    const { input_tokens: input, output_tokens: output } = usage;
     return {
       chunks: [...chunks, stop],
       result: { answer, toolUses, stopReason, usage: usageOut() },
-      ...counted && { counted: { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0 } }
+      ...(input !== void 0 || output !== void 0) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }
     };
   };
   return {
@@ -4895,7 +4889,6 @@ function imageUrl(block) {
   const source = block.source;
   if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
   if (source?.type === "url" && typeof source.url === "string") return source.url;
-  return;
 }
 function userContent(block, route, rename) {
   if (block.type === "text") return { text: rename(textOf2(block)) };
@@ -5129,12 +5122,8 @@ function collectAnswer(chunks) {
   const toolCalls = [...calls.values()].map(({ id, name, json }) => ({ id, name, input: JSON.parse(json || "{}") }));
   return { text, toolCalls, stopReason, usage };
 }
-var usageFields = (usage) => ({
-  input_tokens: usage?.input_tokens ?? 0,
-  output_tokens: usage?.output_tokens ?? 0,
-  cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
-  cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0
-});
+var USAGE_FIELDS = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"];
+var usageFields = (usage) => Object.fromEntries(USAGE_FIELDS.map((field) => [field, usage?.[field] ?? 0]));
 var contentOf = (answer) => [
   ...answer.text ? [{ type: "text", text: answer.text }] : [],
   ...answer.toolCalls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: call.input }))
@@ -5164,8 +5153,7 @@ data: ${JSON.stringify({ type, ...data })}
 }
 var ENGINE_STOP_REASONS = ["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "compaction", "refusal", "model_context_window_exceeded"];
 function usageUpdate(usage) {
-  const fields = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
-  return Object.fromEntries(fields.flatMap((field) => asCount(usage?.[field]) === void 0 ? [] : [[field, asCount(usage?.[field])]]));
+  return Object.fromEntries(USAGE_FIELDS.flatMap((field) => asCount(usage?.[field]) === void 0 ? [] : [[field, asCount(usage?.[field])]]));
 }
 function createAnthropicDecoder(ctx) {
   const step = createStep(ctx);
@@ -5253,7 +5241,6 @@ function createCaptures() {
 }
 function headerOf(headers, name) {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return;
 }
 
 // src/features/routing/config.ts
@@ -6013,7 +6000,6 @@ function commandProblem(command, places) {
     const problem2 = pathsProblem(args.map((a) => a.slice(a.indexOf("=") + 1)).filter((v) => !v.startsWith("-")), places);
     if (problem2) return problem2;
   }
-  return;
 }
 var pathsProblem = (paths, places) => paths.map((p) => typeof p === "string" ? pathProblem(p, places) : "unreadable").find(Boolean);
 function eligibility(action, places) {

@@ -75,7 +75,6 @@ function commandProblem(command: string, places: Places): AutoReason | undefined
     const problem = pathsProblem(args.map((a) => a.slice(a.indexOf('=') + 1)).filter((v) => !v.startsWith('-')), places)
     if (problem) return problem
   }
-  return
 }
 
 /** The first problem of the paths given (anything but text is unreadable). */

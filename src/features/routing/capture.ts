@@ -67,5 +67,4 @@ export type Captures = ReturnType<typeof createCaptures>
 /** A header's value by its name in any case. */
 export function headerOf(headers: Readonly<Record<string, string>>, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value
-  return
 }

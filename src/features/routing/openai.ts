@@ -48,7 +48,6 @@ function imageUrl(block: Block): string | undefined {
   const source = block.source as { type?: unknown; media_type?: unknown; data?: unknown; url?: unknown } | undefined
   if (source?.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') return `data:${source.media_type};base64,${source.data}`
   if (source?.type === 'url' && typeof source.url === 'string') return source.url
-  return
 }
 
 /**

@@ -61,7 +61,7 @@ function printedCall(answer: string): string | undefined {
 }
 
 /** The separator a notice needs after the text so far: a blank line, unless the text is empty or ends a line. */
-const noticeGap = (answer: string) => (answer === '' ? '' : answer.endsWith('\n\n') ? '' : answer.endsWith('\n') ? '\n' : '\n\n')
+const noticeGap = (answer: string) => (answer === '' || answer.endsWith('\n\n') ? '' : answer.endsWith('\n') ? '\n' : '\n\n')
 
 export function createStep(ctx: StepContext) {
   let answer = ''
@@ -92,12 +92,11 @@ export function createStep(ctx: StepContext) {
   })
   const end = (chunks: StepChunk[], toolUses: TurnStepResult['toolUses'], stopReason: StopReason): StepEnd => {
     const stop: StepChunk = { kind: 'stop', stopReason, usage: usageOut() }
-    const u = usage
-    const counted = u.input_tokens !== undefined || u.output_tokens !== undefined
+    const { input_tokens: input, output_tokens: output } = usage
     return {
       chunks: [...chunks, stop],
       result: { answer, toolUses, stopReason, usage: usageOut() },
-      ...(counted && { counted: { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0 } }),
+      ...((input !== undefined || output !== undefined) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }),
     }
   }
 
