@@ -5563,26 +5563,14 @@ var trustKey = (fingerprint) => TRUST_KEY_PREFIX + fingerprint;
 function createKeys(edges) {
   const cache = /* @__PURE__ */ new Map();
   const states = /* @__PURE__ */ new Map();
-  async function read(provider) {
+  function read(provider) {
     const source = keySource(provider.auth);
-    if (source.kind === "file") {
-      let text;
-      try {
-        text = await edges.read(source.path);
-      } catch (err) {
-        return { problem: keyFileUnread(source.path, messageOf(err)) };
-      }
-      return keyFromOutput(text);
-    }
+    if (source.kind === "file") return edges.read(source.path).then(keyFromOutput, (err) => ({ problem: keyFileUnread(source.path, messageOf(err)) }));
     const command = source.argv[0] ?? "";
-    let out;
-    try {
-      out = await edges.run(source.argv, HELPER_TIMEOUT_MS);
-    } catch (err) {
-      return { problem: keyCommandDidNotRun(command, messageOf(err)) };
-    }
-    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? "on a signal") };
-    return keyFromOutput(out.stdout);
+    return edges.run(source.argv, HELPER_TIMEOUT_MS).then(
+      (out) => out.exitCode !== 0 ? { problem: keyCommandFailed(command, out.exitCode ?? "on a signal") } : keyFromOutput(out.stdout),
+      (err) => ({ problem: keyCommandDidNotRun(command, messageOf(err)) })
+    );
   }
   return {
     async keyFor(provider) {
