@@ -4570,7 +4570,7 @@ function retryAfterMs(value, nowMs) {
   const at = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : NaN;
   return Number.isNaN(at) ? void 0 : Math.max(0, at - nowMs);
 }
-var isRetryable = (a) => a.status !== void 0 && (a.status === 429 || a.status >= 500 && a.status <= 599) || a.curlExit === 7 || a.curlExit === 52;
+var isRetryable = ({ status: status2 = 0, curlExit }) => status2 === 429 || status2 >= 500 && status2 <= 599 || curlExit === 7 || curlExit === 52;
 function retryPlan(a) {
   if (a.outputSent || a.retries >= RETRY_LIMIT || !isRetryable(a)) return "stop";
   const delayMs = Math.min(a.retryAfterMs ?? RETRY_BASE_DELAY_MS * 2 ** a.retries, RETRY_AFTER_CAP_MS);
@@ -5779,9 +5779,9 @@ function createSseParser() {
   let started = false;
   let data;
   let event;
-  let out = [];
+  const out = [];
   const dispatch2 = () => {
-    if (data !== void 0) out.push(event === void 0 ? { data: data.join("\n") } : { event, data: data.join("\n") });
+    if (data !== void 0) out.push({ ...event !== void 0 && { event }, data: data.join("\n") });
     data = void 0;
     event = void 0;
   };
@@ -5794,11 +5794,7 @@ function createSseParser() {
     if (name === "data") (data ??= []).push(value);
     else if (name === "event") event = value;
   };
-  const take = () => {
-    const events = out;
-    out = [];
-    return events;
-  };
+  const take = () => out.splice(0);
   return {
     push(piece) {
       if (!piece) return [];

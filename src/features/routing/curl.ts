@@ -171,8 +171,7 @@ export type Attempt = {
 }
 
 /** Retried: rate limits, server errors, and curl's "could not connect" (7) and "empty reply" (52). */
-const isRetryable = (a: Attempt) =>
-  (a.status !== undefined && (a.status === 429 || (a.status >= 500 && a.status <= 599))) || a.curlExit === 7 || a.curlExit === 52
+const isRetryable = ({ status = 0, curlExit }: Attempt) => status === 429 || (status >= 500 && status <= 599) || curlExit === 7 || curlExit === 52
 
 /** Whether to try again and after how long: only before any output, up to RETRY_LIMIT times, only if the budget allows the sleep. */
 export function retryPlan(a: Attempt): { readonly delayMs: number } | 'stop' {
