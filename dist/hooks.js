@@ -5250,11 +5250,7 @@ var CONTROL2 = /[\u0000-\u001f\u007f]/;
 var Text = is((s) => isString(s) && s !== "" && !CONTROL2.test(s), NON_EMPTY_TEXT);
 var Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS);
 var Price = is((n) => typeof n === "number" && Number.isFinite(n) && n >= 0, PRICE);
-function isHttpUrl(s) {
-  if (!isString(s) || !URL.canParse(s)) return false;
-  const { protocol } = new URL(s);
-  return protocol === "http:" || protocol === "https:";
-}
+var isHttpUrl = (s) => isString(s) && URL.canParse(s) && ["http:", "https:"].includes(new URL(s).protocol);
 function hasNoExtras(s) {
   const u = new URL(s);
   return !u.username && !u.password && !u.search && !u.hash && !s.includes("?") && !s.includes("#");
@@ -5626,10 +5622,9 @@ function createRouteTable(pkg, configPath) {
       return read;
     },
     decide(model) {
-      if (model === void 0) return { kind: "native" };
+      if (model === void 0 || !claimed.has(model)) return { kind: "native" };
       const route = read.state === "loaded" ? routeFor(read.config, model) : void 0;
       if (route) return { kind: "route", route };
-      if (!claimed.has(model)) return { kind: "native" };
       const named = read.state === "loaded" && read.claimed.includes(model);
       return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
     },
