@@ -1161,71 +1161,67 @@ async function staleKeys(edges, prefix, kept, current2) {
   dated.sort((a, b) => b.at - a.at || b.order - a.order);
   return dated.slice(kept).map((d) => d.key);
 }
-var Notes = class {
-  constructor(edges) {
-    this.edges = edges;
+function createNotes(edges) {
+  async function notesFolder() {
+    return `${await edges.dataDir()}/${NOTES_FOLDER}`;
   }
-  edges;
-  async folder() {
-    return `${await this.edges.dataDir()}/${NOTES_FOLDER}`;
+  async function fileOf(sessionId, ending) {
+    return `${await notesFolder()}/${sessionId}${ending}`;
   }
-  async fileOf(sessionId, ending) {
-    return `${await this.folder()}/${sessionId}${ending}`;
+  async function committedPointer(sessionId) {
+    return pointerOf(await edges.storeGet(NOTES_KEY_PREFIX + sessionId));
   }
-  async pointer(sessionId) {
-    return pointerOf(await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId));
-  }
-  async path(sessionId) {
-    const pointer = await this.pointer(sessionId);
+  async function path(sessionId) {
+    const pointer = await committedPointer(sessionId);
     if (!pointer) return null;
-    const slot = await this.fileOf(sessionId, `.notes.${pointer.slot}.md`);
-    const committed = await this.read(sessionId);
+    const slot = await fileOf(sessionId, `.notes.${pointer.slot}.md`);
+    const committed = await read(sessionId);
     if (typeof committed !== "string") return slot;
-    const stable = await this.fileOf(sessionId, STABLE_ENDING);
-    return await this.edges.read(stable).catch(toUndefined) === committed || await this.publish(sessionId, committed) ? stable : slot;
+    const stable = await fileOf(sessionId, STABLE_ENDING);
+    return await edges.read(stable).catch(toUndefined) === committed || await publish(sessionId, committed) ? stable : slot;
   }
-  async publish(sessionId, text) {
+  async function publish(sessionId, text) {
     try {
-      const stable = await this.fileOf(sessionId, STABLE_ENDING);
-      await this.edges.write(stable, text);
-      return await this.edges.read(stable) === text;
+      const stable = await fileOf(sessionId, STABLE_ENDING);
+      await edges.write(stable, text);
+      return await edges.read(stable) === text;
     } catch {
       return false;
     }
   }
-  async read(sessionId) {
+  async function read(sessionId) {
     try {
-      const pointer = await this.pointer(sessionId);
+      const pointer = await committedPointer(sessionId);
       if (!pointer) return null;
-      const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`));
+      const text = await edges.read(await fileOf(sessionId, `.notes.${pointer.slot}.md`));
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : void 0;
     } catch {
       return;
     }
   }
-  async save(sessionId, body, givenUp) {
+  async function save(sessionId, body, givenUp) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
-    const slot = (await this.pointer(sessionId))?.slot === "a" ? "b" : "a";
-    const path = await this.fileOf(sessionId, `.notes.${slot}.md`);
-    await this.edges.write(path, body);
-    if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
+    const slot = (await committedPointer(sessionId))?.slot === "a" ? "b" : "a";
+    const path2 = await fileOf(sessionId, `.notes.${slot}.md`);
+    await edges.write(path2, body);
+    if (await edges.read(path2) !== body) throw new Error(ERR_READ_BACK);
     if (givenUp?.()) throw new Error(ERR_SAVE_HELD);
-    const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() };
-    await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
-    await this.publish(sessionId, body);
+    const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await edges.now() };
+    await edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
+    await publish(sessionId, body);
     return pointer;
   }
-  async evict(current2) {
-    const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2);
-    for (const key of evicted) await this.edges.storeDelete(key);
-    await this.sweep(current2);
+  async function evict(current2) {
+    const evicted = await staleKeys(edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2);
+    for (const key of evicted) await edges.storeDelete(key);
+    await sweep(current2);
     return evicted.map(sessionOfKey);
   }
-  async sweep(current2) {
-    const folder = await this.folder();
-    const entries = await this.edges.list(folder);
-    const kept = /* @__PURE__ */ new Set([current2, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)]);
-    const now = await this.edges.now();
+  async function sweep(current2) {
+    const folder = await notesFolder();
+    const entries = await edges.list(folder);
+    const kept = /* @__PURE__ */ new Set([current2, ...(await edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)]);
+    const now = await edges.now();
     const newest = /* @__PURE__ */ new Map();
     for (const entry of entries) {
       const id = sessionOfFile(entry.name);
@@ -1236,10 +1232,11 @@ var Notes = class {
       const id = sessionOfFile(e.name);
       return isStaleTemp(e, now) || !!id && !kept.has(id);
     });
-    for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`);
+    for (const entry of gone) await edges.remove(`${folder}/${entry.name}`);
     return gone.map((e) => e.name);
   }
-};
+  return { folder: notesFolder, fileOf, pointer: committedPointer, path, read, save, evict, sweep };
+}
 var sessionOfKey = (key) => key.slice(NOTES_KEY_PREFIX.length);
 function sessionOfFile(name) {
   return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1];
@@ -1285,7 +1282,7 @@ var SessionRecords = class {
     this.isTouched = true;
     await this.serial(async () => {
       const now = await io.now();
-      const pointer = await new Notes(io).pointer(this.sessionId);
+      const pointer = await createNotes(io).pointer(this.sessionId);
       if (pointer) await io.storeSet(NOTES_KEY_PREFIX + this.sessionId, { ...pointer, savedAt: now });
       const charter = await this.charter(io);
       if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
@@ -1305,7 +1302,7 @@ var SessionRecords = class {
     try {
       const at = new Date(await io.now()).toISOString();
       const record = { at, reason: decision.reason, tokens: tokens2, trigger, ...facts };
-      await io.write(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
+      await io.write(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
       this.lastSkip = key;
       this.lastRecorded = { key, at };
       io.log(`skip record ${key} (fill ${tokens2}, trigger ${trigger})`);
@@ -1315,7 +1312,7 @@ var SessionRecords = class {
   }
   async lastSkipRecord(io) {
     if (this.lastRecorded) return this.lastRecorded;
-    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined));
+    const record = recordOf(await io.read(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined));
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
   }
 };
@@ -1343,7 +1340,7 @@ var CheckpointSession = class extends SessionRecords {
   own;
   async instructions(io, owner) {
     await this.touch(io);
-    const notes = new Notes(io);
+    const notes = createNotes(io);
     const charter = await this.charter(io);
     const text = await notes.read(this.sessionId);
     if (text === void 0) throw new Error("the notes could not be read");
@@ -1403,14 +1400,14 @@ var CheckpointSession = class extends SessionRecords {
       let givenUp = false;
       try {
         await Promise.race([
-          this.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          this.serial(() => createNotes(io).save(this.sessionId, block, () => givenUp)),
           io.sleep(SAVE_BOUND_MS).then(() => {
             givenUp = true;
             throw new Error(ERR_SAVE_HELD);
           })
         ]);
         io.toast(NOTES_SAVED);
-        await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
+        await createNotes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
       } catch (err) {
         logFailure(io, "save", err);
         warning = notSaved(err);
@@ -1463,7 +1460,7 @@ var CheckpointSession = class extends SessionRecords {
     try {
       const now = await io.now();
       if (this.running(now)) return;
-      const notesBefore = await new Notes(io).read(this.sessionId);
+      const notesBefore = await createNotes(io).read(this.sessionId);
       const fill = await io.fill().catch(toUndefined);
       if (this.activeTurn !== null) {
         if (isNow) io.toast(WAIT_FOR_TURN);
@@ -1491,7 +1488,7 @@ var CheckpointSession = class extends SessionRecords {
     const value = this.checkpoint;
     if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
     const isCompacted = this.compactionsDone !== value.compactionsAt;
-    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(this.sessionId);
     const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
     if (isAborted || why) {
       await this.endUncompacted(io, settings);
@@ -1759,7 +1756,7 @@ function createCheckpointFeature() {
           defer(port, ctx, "session.start", async () => {
             const edges = edgesOf2(port, ctx);
             await session.touch(edges);
-            await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
+            await createNotes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
           });
           await announce(port, ctx, session.sessionId);
           if (ctx.options[RECALL_OPTION] === "on") {
@@ -1869,7 +1866,7 @@ function createCheckpointFeature() {
     async status(port, ctx) {
       const session = await sessionOf(port, ctx);
       const io = edgesOf2(port, ctx);
-      const notes = new Notes(io);
+      const notes = createNotes(io);
       const charter = await session.charter(io).catch(toUndefined);
       const folder = await notes.folder().catch(toUndefined);
       const text = await notes.read(session.sessionId);
@@ -5542,8 +5539,7 @@ function createToolIds(randomBytes) {
 function stableJson(value) {
   if (Array.isArray(value)) return `[${value.map((item) => item === void 0 ? "null" : stableJson(item)).join(",")}]`;
   if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, item]) => item !== void 0);
-    entries.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+    const entries = Object.entries(value).filter(([, item]) => item !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
   }
   return JSON.stringify(value);
