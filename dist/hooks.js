@@ -1594,12 +1594,8 @@ function textOf(content, tool) {
 }
 function rowOf(line, tool) {
   if (!MESSAGE_ROW.test(line)) return null;
-  let row;
-  try {
-    row = JSON.parse(line);
-  } catch {
-    return;
-  }
+  const row = parseJson(line);
+  if (row === void 0) return;
   if (!row?.message || row.isMeta || row.isCompactSummary) return null;
   const text = textOf(row.message.content, tool);
   if (OWN_ROW.test(text)) return null;
