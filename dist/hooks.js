@@ -2020,7 +2020,6 @@ function manualLocation(root, manualFile) {
 }
 
 // src/features/manual/section.ts
-var byteLength2 = (text) => new TextEncoder().encode(text).length;
 function canonical(text) {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/\n+$/, "");
 }
@@ -2030,7 +2029,7 @@ async function sha256Hex(text) {
 }
 var contentHash = (text) => sha256Hex(canonical(text));
 function classifyText(raw, cap = MANUAL_CAP_BYTES) {
-  const bytes = byteLength2(raw);
+  const bytes = byteLength(raw);
   const text = canonical(raw);
   const kind = /[\u0000\uFFFD]/.test(raw) ? "binary" : bytes > cap ? "too-large" : text.trim() === "" ? "empty" : "ok";
   return kind === "ok" ? { kind, text, bytes } : { kind, bytes };
@@ -2827,7 +2826,6 @@ var MAIL_SHAPE = {
   sentAt: is((n) => Number.isSafeInteger(n) && n >= 0, MAIL_FIELD.sentAt),
   text: STRING
 };
-var utf8Bytes = (text) => new TextEncoder().encode(text).length;
 var mailFileText = (mail) => `${JSON.stringify(mail)}
 `;
 var baseOf = (sentAt, id) => `${String(sentAt).padStart(SENT_AT_DIGITS, "0")}-${id}`;
@@ -2886,7 +2884,7 @@ function parseBody(text, at) {
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) };
   const from = checkKey(mail.from);
   if (!from.ok || from.key !== mail.from) return { corrupt: CORRUPT.badFrom(from.ok ? "has spaces around it" : from.why) };
-  const bytes = utf8Bytes(mail.text);
+  const bytes = byteLength(mail.text);
   if (bytes > MAIL_TEXT_MAX_BYTES) return { corrupt: CORRUPT.tooLarge(bytes) };
   return { mail };
 }
@@ -3319,7 +3317,7 @@ function checkSend(input, ownKey) {
   if (typeof input.text !== "string") return denied(TEXT_NOT_TEXT);
   if (!input.text.trim()) return denied(TEXT_EMPTY);
   if (/\p{Cs}/u.test(input.text)) return denied(TEXT_NOT_UTF8);
-  const bytes = utf8Bytes(input.text);
+  const bytes = byteLength(input.text);
   if (bytes > MAIL_TEXT_MAX_BYTES) return denied(textTooLong(bytes));
   return { ok: true, to: to.key, text: input.text };
 }
@@ -4465,7 +4463,7 @@ function escapeCodePoint(cp) {
 function escapeConfigValue(text) {
   return Array.from(text, escapeCodePoint).join("");
 }
-var utf8Bytes2 = (cp) => {
+var utf8Bytes = (cp) => {
   const code = cp.codePointAt(0);
   return code < 128 ? 1 : code < 2048 ? 2 : code < 65536 ? 3 : 4;
 };
@@ -4493,7 +4491,7 @@ function jsonPieces(body, maxBytes = JSON_PIECE_BYTES) {
       groupBytes = 0;
     }
     group += escaped;
-    groupBytes += escaped === cp ? utf8Bytes2(cp) : escaped.length;
+    groupBytes += escaped === cp ? utf8Bytes(cp) : escaped.length;
   }
   if (group) close();
   if (piece.length) pieces.push(piece.join(""));

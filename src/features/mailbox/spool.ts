@@ -10,6 +10,7 @@
 //   B.dropped                     never taken within the retention period (the text kept, for the person)
 //   B.corrupt                     set aside: unreadable as a mail (named in status)
 // The state of B is the strongest name present: corrupt, done, dropped, claimed, waiting.
+import { byteLength } from '../../lib/text.ts'
 import { is, isString, parseJson, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
 import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_ID_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
@@ -28,8 +29,6 @@ const MAIL_SHAPE: Shape = {
   sentAt: is((n) => Number.isSafeInteger(n) && n >= 0, MAIL_FIELD.sentAt),
   text: STRING,
 }
-
-export const utf8Bytes = (text: string) => new TextEncoder().encode(text).length
 
 /** The file's text: one JSON line. */
 export const mailFileText = (mail: Mail) => `${JSON.stringify(mail)}\n`
@@ -143,7 +142,7 @@ export function parseBody(text: string, at: { key: string; base: string; mtimeMs
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) }
   const from = checkKey(mail.from)
   if (!from.ok || from.key !== mail.from) return { corrupt: CORRUPT.badFrom(from.ok ? 'has spaces around it' : from.why) }
-  const bytes = utf8Bytes(mail.text)
+  const bytes = byteLength(mail.text)
   if (bytes > MAIL_TEXT_MAX_BYTES) return { corrupt: CORRUPT.tooLarge(bytes) }
   return { mail }
 }
