@@ -4418,7 +4418,7 @@ function requestHeaders(provider, own, key) {
 }
 
 // src/features/routing/replay.ts
-var NO_REPLAY = () => void 0;
+var NO_REPLAY = toUndefined;
 var REPLAY_STEPS = 200;
 var REPLAY_BYTES = 2 * 1024 * 1024;
 function createReplays(edges) {
