@@ -859,7 +859,7 @@ var OWNER_WRITE = 128;
 var trimSlash = (path) => path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 async function resolveTarget(io, within2, path) {
   const owner = trimSlash(within2);
-  const facts = await io.stat(owner).catch(() => void 0);
+  const facts = await io.stat(owner).catch(toUndefined);
   if (!facts?.realPath || facts.kind !== "dir") return { refused: REFUSED.ownerMissing(owner) };
   const parts = path.startsWith(owner + "/") ? path.slice(owner.length + 1).split("/") : [];
   if (!parts.length || parts.some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
@@ -868,7 +868,7 @@ async function resolveTarget(io, within2, path) {
   for (const [i, part] of parts.entries()) {
     real = `${real}/${part}`;
     spelled = `${spelled}/${part}`;
-    const here = await io.stat(real).catch(() => void 0);
+    const here = await io.stat(real).catch(toUndefined);
     if (here === void 0) return { target: [real, ...parts.slice(i + 1)].join("/") };
     if (here.isLink) return { refused: REFUSED.link(spelled) };
     const isLast = i === parts.length - 1;
@@ -917,7 +917,7 @@ async function writeSafely(io, req) {
   } catch (err) {
     outcome = notWritten(REFUSED.failed(path, messageOf(err)));
   }
-  await io.remove(temp).catch(() => void 0);
+  await io.remove(temp).catch(toUndefined);
   return outcome;
 }
 async function removeSafely(io, within2, path) {
@@ -3437,7 +3437,7 @@ var listingText = (answer) => {
   const a = answer;
   return typeof a?.text === "string" ? a.text : a?.result?.listing;
 };
-var quietly = (call) => call.catch(() => void 0);
+var quietly = (call) => call.catch(toUndefined);
 function createMailboxFeature() {
   let box;
   let config;
@@ -3536,7 +3536,7 @@ function createMailboxFeature() {
     else rootProblem = rootRefused(spool, why);
   }
   async function readOwnName() {
-    const record = configRoot === void 0 || pid === void 0 ? void 0 : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => void 0);
+    const record = configRoot === void 0 || pid === void 0 ? void 0 : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, toUndefined);
     return ownNameOf(record) ?? ownNameFromListAgents(listingText(await quietly(port.listAgents())));
   }
   async function settle(id) {
@@ -4433,7 +4433,7 @@ function createReplays(edges) {
         (stored) => {
           if (session === id && Array.isArray(stored)) entries = [...stored, ...entries];
         },
-        () => void 0
+        toUndefined
       );
     }
     return loading;
@@ -5206,7 +5206,7 @@ function createCaptures() {
       const captured = new Promise((resolve2, reject) => {
         waiter = { model, agentId, relay, resolve: resolve2, reject };
       });
-      captured.catch(() => void 0);
+      captured.catch(toUndefined);
       waiters.add(waiter);
       return {
         captured,
@@ -5862,7 +5862,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
     seen = pieces;
     if (quiet >= STALL_TICKS) stalled2();
   });
-  const leave = () => void child.return({ code: null, signal: null }).catch(() => void 0);
+  const leave = () => void child.return({ code: null, signal: null }).catch(toUndefined);
   try {
     for (; ; ) {
       const r = await Promise.race([child.next(), stall]);

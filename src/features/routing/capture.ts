@@ -5,6 +5,7 @@
 // the provider's has ended. This pairs each waiting step with the request the engine sends for it.
 // Several loops can wait at once (main and its background agents): a request goes to the waiter of
 // its own loop, told by the `x-claude-code-agent-id` header a subagent's request carries.
+import { toUndefined } from '../../lib/message.ts'
 import type { StepRelay } from './relay.ts'
 
 type Waiter = {
@@ -29,7 +30,7 @@ export function createCaptures() {
       const captured = new Promise<void>((resolve, reject) => {
         waiter = { model, agentId, relay, resolve, reject }
       })
-      captured.catch(() => undefined)
+      captured.catch(toUndefined)
       waiters.add(waiter)
       return {
         captured,

@@ -51,7 +51,7 @@ export function createReplays(edges: ReplayEdges) {
         (stored) => {
           if (session === id && Array.isArray(stored)) entries = [...(stored as Entry[]), ...entries]
         },
-        () => undefined,
+        toUndefined,
       )
     }
     return loading!
