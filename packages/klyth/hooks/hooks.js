@@ -4202,11 +4202,11 @@ var POWERED_BY_PATTERN = /You are powered by the model\b.*?\.(?=\s|$)(?: The exa
 var DEFERRED_PLACEHOLDER_TOOL = "DeferredToolPlaceholder";
 var WEB_SEARCH_TOOL = "web_search";
 var ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
-var CLAUDE_ALIASES = ["opus", "sonnet", "haiku", "fable", "best", "default", "opusplan"];
+var CLAUDE_ALIASES = "opus sonnet haiku fable best default opusplan".split(" ");
 var CLAUDE_ID_PREFIX = "claude-";
 var PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 var HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-var FRAMING_HEADERS = ["content-type", "content-length", "accept", "expect", "host", "transfer-encoding", "connection"];
+var FRAMING_HEADERS = "content-type content-length accept expect host transfer-encoding connection".split(" ");
 var LOOPBACK_HOSTS = ["localhost", "[::1]"];
 var LOOPBACK_V4_PATTERN = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 var BLOCK_SEPARATOR = "\n\n";
@@ -4684,7 +4684,7 @@ function sentToolName(name) {
 }
 var shortToolId = (id) => shortHash(id, 9);
 var NEVER_SENT = ["$schema"];
-var GEMINI_REFUSES = ["additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "propertyNames", "$comment", "$defs", "$ref", "examples", "title", "default"];
+var GEMINI_REFUSES = "additionalProperties exclusiveMinimum exclusiveMaximum propertyNames $comment $defs $ref examples title default".split(" ");
 function sentSchema(schema, subset) {
   if (Array.isArray(schema)) return schema.map((item) => sentSchema(item, subset));
   if (!isRecord(schema)) return schema;
@@ -5142,7 +5142,7 @@ data: ${JSON.stringify({ type, ...data })}
     event("message_stop", {})
   ].join("");
 }
-var ENGINE_STOP_REASONS = ["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "compaction", "refusal", "model_context_window_exceeded"];
+var ENGINE_STOP_REASONS = "end_turn max_tokens stop_sequence tool_use pause_turn compaction refusal model_context_window_exceeded".split(" ");
 function usageUpdate(usage) {
   return Object.fromEntries(USAGE_FIELDS.flatMap((field) => asCount(usage?.[field]) === void 0 ? [] : [[field, asCount(usage?.[field])]]));
 }

@@ -126,7 +126,7 @@ export function encodeAnthropicSse(answer: Answer, meta: Meta): string {
 // ---- The decoder: an Anthropic SSE stream as the engine's chunks ----
 
 /** The stop reasons the engine's chunk takes; any other ends the turn. */
-const ENGINE_STOP_REASONS: readonly string[] = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'compaction', 'refusal', 'model_context_window_exceeded']
+const ENGINE_STOP_REASONS: readonly string[] = 'end_turn max_tokens stop_sequence tool_use pause_turn compaction refusal model_context_window_exceeded'.split(' ')
 
 /** Only the counts an event carries: `message_delta` often holds output alone, and input must not fall back to 0. */
 function usageUpdate(usage: Json | undefined): Partial<ModelUsage> {

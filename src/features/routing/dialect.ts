@@ -134,7 +134,7 @@ export const shortToolId = (id: string) => shortHash(id, 9)
 /** Schema keywords no provider needs: the engine sends `$schema` on 11 tools (measured), Gemini refuses it. */
 const NEVER_SENT = ['$schema']
 /** What Gemini's schema subset refuses (RULES.md G4). */
-const GEMINI_REFUSES = ['additionalProperties', 'exclusiveMinimum', 'exclusiveMaximum', 'propertyNames', '$comment', '$defs', '$ref', 'examples', 'title', 'default']
+const GEMINI_REFUSES = 'additionalProperties exclusiveMinimum exclusiveMaximum propertyNames $comment $defs $ref examples title default'.split(' ')
 
 /** A tool's schema as a provider takes it: `$schema` gone; in Gemini's subset, its refused keywords gone, `const` as an `enum`, a type union as its first type, every array with `items`. */
 export function sentSchema(schema: unknown, subset: boolean): unknown {
