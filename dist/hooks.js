@@ -4940,11 +4940,11 @@ function assistantMessages(message, out) {
     id: callId(b.id, out),
     type: "function",
     function: { name: sentToolName(b.name), arguments: JSON.stringify(b.input) },
-    ...i === 0 && out.behaviours.has("skipSignature") ? SKIP_SIGNATURE : {},
+    ...i === 0 && out.behaviours.has("skipSignature") && SKIP_SIGNATURE,
     ...replay?.calls?.[b.id]
   }));
   if (!text && !calls.length) return [];
-  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") ? { reasoning_content: "" } : {}, ...replay?.fields }];
+  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") && { reasoning_content: "" }, ...replay?.fields }];
 }
 function toOpenAiRequest(body, out) {
   const { route, behaviours } = out;
@@ -4953,7 +4953,7 @@ function toOpenAiRequest(body, out) {
   const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, renamer.rename));
   const { tools, toolName } = sentTools(body, (name, t) => ({
     type: "function",
-    function: { name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) }
+    function: { name, ...typeof t.description === "string" && { description: t.description }, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) }
   }));
   const effort = effortOf(body, out);
   const maxTokens = outputCap(route, body);
@@ -4962,9 +4962,9 @@ function toOpenAiRequest(body, out) {
     model: route.model,
     messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...tools.length ? { tools } : {},
-    ...maxTokens !== void 0 ? { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens } : {},
-    ...effort !== void 0 ? { reasoning_effort: effort } : {},
-    ...schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } } : {},
+    ...maxTokens !== void 0 && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
+    ...effort !== void 0 && { reasoning_effort: effort },
+    ...schema !== void 0 && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
     stream: true,
     ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
   };
@@ -5424,9 +5424,9 @@ function toResponsesRequest(body, out) {
     instructions: systemTextOf(body, system, renamer),
     input,
     ...tools.length ? { tools } : {},
-    ...effort !== void 0 ? { reasoning: { effort }, include: ["reasoning.encrypted_content"] } : {},
-    ...maxOutput !== void 0 ? { max_output_tokens: Math.max(16, maxOutput) } : {},
-    ...schema !== void 0 ? { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } } : {},
+    ...effort !== void 0 && { reasoning: { effort }, include: ["reasoning.encrypted_content"] },
+    ...maxOutput !== void 0 && { max_output_tokens: Math.max(16, maxOutput) },
+    ...schema !== void 0 && { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } },
     store: false,
     stream: true
   };
