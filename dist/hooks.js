@@ -50,7 +50,7 @@ function filesOver(host) {
         const s = await host.stat(path);
         return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
       } catch {
-        return void 0;
+        return;
       }
     },
     hasCommands: () => commands ??= runsCommands(),
@@ -247,11 +247,11 @@ var POWERED_BY_PATTERN = /You are powered by the model\b.*?\.(?=\s|$)(?: The exa
 var DEFERRED_PLACEHOLDER_TOOL = "DeferredToolPlaceholder";
 var WEB_SEARCH_TOOL = "web_search";
 var ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
-var CLAUDE_ALIASES = ["opus", "sonnet", "haiku", "fable", "best", "default", "opusplan"];
+var CLAUDE_ALIASES = "opus sonnet haiku fable best default opusplan".split(" ");
 var CLAUDE_ID_PREFIX = "claude-";
 var PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 var HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-var FRAMING_HEADERS = ["content-type", "content-length", "accept", "expect", "host", "transfer-encoding", "connection"];
+var FRAMING_HEADERS = "content-type content-length accept expect host transfer-encoding connection".split(" ");
 var LOOPBACK_HOSTS = ["localhost", "[::1]"];
 var LOOPBACK_V4_PATTERN = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 var BLOCK_SEPARATOR = "\n\n";
@@ -276,6 +276,10 @@ var CLASSIFIER_MAX_TOKENS = 300;
 var CLASSIFIER_TIMEOUT_MS = 6e4;
 var SETUP_PANE = "routing-setup";
 var SETUP_PANE_ROWS = 20;
+
+// src/lib/text.ts
+var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+var byteLength = (text) => new TextEncoder().encode(text).length;
 
 // src/features/routing/strings.ts
 var providerAnswered = (pkg, label, provider, status2, message) => `${pkg}: ${label} failed: ${provider} answered ${status2}${message ? ` ${message}` : ""}`;
@@ -415,14 +419,14 @@ var trustGiven = (id, baseUrl, source) => `approved provider ${id}: conversation
 var TRUST_ALREADY = "already approved";
 var configMissing = (path) => `config: ${path} (not there: routing is off until it exists)`;
 var configUnreadable = (path, error) => `config: ${path} (unreadable: ${error})`;
-var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${providers} provider${providers === 1 ? "" : "s"}, ${aliases} alias${aliases === 1 ? "" : "es"}${errors ? `, ${errors} error${errors === 1 ? "" : "s"}` : ""})`;
+var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${plural(providers, "provider")}, ${plural(aliases, "alias", "aliases")}${errors ? `, ${plural(errors, "error")}` : ""})`;
 var configErrorLine = (error) => `  error: ${error}`;
 var configWarningLine = (warning) => `  warning: ${warning}`;
 var providerLine = (id, api, baseUrl, approved, source, state) => `provider ${id}: ${api} at ${baseUrl}; ${approved ? "approved" : "not approved"}; key ${source} (${state})`;
 var presetLine = (preset, family) => `  ${preset ? `preset ${preset}` : family ? `no preset; recognised as ${family} by its base URL` : "no preset, and no known provider at this base URL: plain OpenAI or Anthropic format"}`;
 var aliasLine = (alias, label, provider, model, context, behaviours) => `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(", ")}` : ""}`;
 var mainLine = (model, routedTo) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : " (native)"}`;
-var countsLine = (steps, requests, failures) => `this session: ${steps} routed step${steps === 1 ? "" : "s"}, ${requests} other routed request${requests === 1 ? "" : "s"}, ${failures} failed`;
+var countsLine = (steps, requests, failures) => `this session: ${plural(steps, "routed step")}, ${plural(requests, "other routed request")}, ${failures} failed`;
 var lastFailureLine = (text) => `last failure: ${text}`;
 var curlLine = (path, version, json) => `curl: ${path} ${version} (body sent as ${json ? "json pieces" : "a file in the plugin data folder"})`;
 var curlNotChecked = (path) => `curl: ${path} (checked at the first routed request)`;
@@ -434,7 +438,7 @@ var keySourceFile = (path) => `from the file ${path}`;
 var CURL_NOT_CURL = (path) => `${path} --version did not print a curl version`;
 var tokens = (n) => n >= 1e6 ? `${(n / 1e6).toFixed(1)}m` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
 var spentText = (t) => t.requests ? `${t.gaps ? "\u2265" : ""}${t.cost || !t.unpriced ? `$${t.cost.toFixed(t.cost < 1 ? 4 : 2)}` : `${tokens(t.input + t.cacheRead + t.output)} tokens`}` : "";
-var usageLine = (alias, t, at) => `  ${alias}: ${t.requests} request${t.requests === 1 ? "" : "s"}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ""}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ""}, ${t.unpriced === t.requests - t.gaps ? `no price set (an alias's "pricing" in routing.json)` : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ""}`}`;
+var usageLine = (alias, t, at) => `  ${alias}: ${plural(t.requests, "request")}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ""}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ""}, ${t.unpriced === t.requests - t.gaps ? `no price set (an alias's "pricing" in routing.json)` : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ""}`}`;
 var USAGE_NONE = "  nothing routed";
 var usageReport = (session, days) => ["this session, by alias:", ...session, "the last 30 days, by alias (every session of this config folder):", ...days];
 var agentParams = {
@@ -484,11 +488,7 @@ function bindRouting($) {
     pkg: $.plugin.name,
     homeFacts: async () => {
       const [configDir, home, hookEnv] = await Promise.all([$.env.get("CLAUDE_CONFIG_DIR"), $.env.get("HOME"), $.process.hookEnv().catch(() => ({}))]);
-      return {
-        ...configDir === void 0 ? {} : { configDir },
-        ...home === void 0 ? {} : { home },
-        ...hookEnv.CLAUDE_PLUGIN_DATA === void 0 ? {} : { pluginData: hookEnv.CLAUDE_PLUGIN_DATA }
-      };
+      return { configDir, home, pluginData: hookEnv.CLAUDE_PLUGIN_DATA };
     },
     readText: async (path) => {
       let exists = true;
@@ -626,6 +626,13 @@ var UNKNOWN_KEY = "unknown key";
 var MISSING = "missing";
 var NOT_AN_OBJECT = "must be an object";
 var isRecord = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+function parseJson(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return;
+  }
+}
 function problemsOf(value, shape, path = "", key = "") {
   const at = (field) => path ? `${path}.${field}` : field;
   if (typeof shape === "function") {
@@ -1127,7 +1134,7 @@ var OWNER_WRITE = 128;
 var trimSlash = (path) => path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 async function resolveTarget(io, within2, path) {
   const owner = trimSlash(within2);
-  const facts = await io.stat(owner).catch(() => void 0);
+  const facts = await io.stat(owner).catch(toUndefined);
   if (!facts?.realPath || facts.kind !== "dir") return { refused: REFUSED.ownerMissing(owner) };
   const parts = path.startsWith(owner + "/") ? path.slice(owner.length + 1).split("/") : [];
   if (!parts.length || parts.some((part) => part === "" || part === "." || part === "..")) return { refused: REFUSED.outside(path, owner) };
@@ -1136,7 +1143,7 @@ async function resolveTarget(io, within2, path) {
   for (const [i, part] of parts.entries()) {
     real = `${real}/${part}`;
     spelled = `${spelled}/${part}`;
-    const here = await io.stat(real).catch(() => void 0);
+    const here = await io.stat(real).catch(toUndefined);
     if (here === void 0) return { target: [real, ...parts.slice(i + 1)].join("/") };
     if (here.isLink) return { refused: REFUSED.link(spelled) };
     const isLast = i === parts.length - 1;
@@ -1185,7 +1192,7 @@ async function writeSafely(io, req) {
   } catch (err) {
     outcome = notWritten(REFUSED.failed(path, messageOf(err)));
   }
-  await io.remove(temp).catch(() => void 0);
+  await io.remove(temp).catch(toUndefined);
   return outcome;
 }
 async function removeSafely(io, within2, path) {
@@ -1401,9 +1408,6 @@ function extractCheckpointBlock(text, infos) {
   return body.trim() ? body : null;
 }
 
-// src/lib/text.ts
-var byteLength = (text) => new TextEncoder().encode(text).length;
-
 // src/features/checkpoint/notes.ts
 function fnv1a32(text) {
   let hash = 2166136261;
@@ -1428,71 +1432,67 @@ async function staleKeys(edges, prefix, kept, current2) {
   dated.sort((a, b) => b.at - a.at || b.order - a.order);
   return dated.slice(kept).map((d) => d.key);
 }
-var Notes = class {
-  constructor(edges) {
-    this.edges = edges;
+function createNotes(edges) {
+  async function notesFolder() {
+    return `${await edges.dataDir()}/${NOTES_FOLDER}`;
   }
-  edges;
-  async folder() {
-    return `${await this.edges.dataDir()}/${NOTES_FOLDER}`;
+  async function fileOf(sessionId, ending) {
+    return `${await notesFolder()}/${sessionId}${ending}`;
   }
-  async fileOf(sessionId, ending) {
-    return `${await this.folder()}/${sessionId}${ending}`;
+  async function committedPointer(sessionId) {
+    return pointerOf(await edges.storeGet(NOTES_KEY_PREFIX + sessionId));
   }
-  async pointer(sessionId) {
-    return pointerOf(await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId));
-  }
-  async path(sessionId) {
-    const pointer = await this.pointer(sessionId);
+  async function path(sessionId) {
+    const pointer = await committedPointer(sessionId);
     if (!pointer) return null;
-    const slot = await this.fileOf(sessionId, `.notes.${pointer.slot}.md`);
-    const committed = await this.read(sessionId);
+    const slot = await fileOf(sessionId, `.notes.${pointer.slot}.md`);
+    const committed = await read(sessionId);
     if (typeof committed !== "string") return slot;
-    const stable = await this.fileOf(sessionId, STABLE_ENDING);
-    return await this.edges.read(stable).catch(toUndefined) === committed || await this.publish(sessionId, committed) ? stable : slot;
+    const stable = await fileOf(sessionId, STABLE_ENDING);
+    return await edges.read(stable).catch(toUndefined) === committed || await publish(sessionId, committed) ? stable : slot;
   }
-  async publish(sessionId, text) {
+  async function publish(sessionId, text) {
     try {
-      const stable = await this.fileOf(sessionId, STABLE_ENDING);
-      await this.edges.write(stable, text);
-      return await this.edges.read(stable) === text;
+      const stable = await fileOf(sessionId, STABLE_ENDING);
+      await edges.write(stable, text);
+      return await edges.read(stable) === text;
     } catch {
       return false;
     }
   }
-  async read(sessionId) {
+  async function read(sessionId) {
     try {
-      const pointer = await this.pointer(sessionId);
+      const pointer = await committedPointer(sessionId);
       if (!pointer) return null;
-      const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`));
+      const text = await edges.read(await fileOf(sessionId, `.notes.${pointer.slot}.md`));
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : void 0;
     } catch {
-      return void 0;
+      return;
     }
   }
-  async save(sessionId, body, givenUp) {
+  async function save(sessionId, body, givenUp) {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE);
-    const slot = (await this.pointer(sessionId))?.slot === "a" ? "b" : "a";
-    const path = await this.fileOf(sessionId, `.notes.${slot}.md`);
-    await this.edges.write(path, body);
-    if (await this.edges.read(path) !== body) throw new Error(ERR_READ_BACK);
+    const slot = (await committedPointer(sessionId))?.slot === "a" ? "b" : "a";
+    const path2 = await fileOf(sessionId, `.notes.${slot}.md`);
+    await edges.write(path2, body);
+    if (await edges.read(path2) !== body) throw new Error(ERR_READ_BACK);
     if (givenUp?.()) throw new Error(ERR_SAVE_HELD);
-    const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() };
-    await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
-    await this.publish(sessionId, body);
+    const pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await edges.now() };
+    await edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer);
+    await publish(sessionId, body);
     return pointer;
   }
-  async evict(current2) {
-    const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2);
-    for (const key of evicted) await this.edges.storeDelete(key);
-    await this.sweep(current2);
+  async function evict(current2) {
+    const evicted = await staleKeys(edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current2);
+    for (const key of evicted) await edges.storeDelete(key);
+    await sweep(current2);
     return evicted.map(sessionOfKey);
   }
-  async sweep(current2) {
-    const folder = await this.folder();
-    const entries = await this.edges.list(folder);
-    const kept = /* @__PURE__ */ new Set([current2, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)]);
-    const now = await this.edges.now();
+  async function sweep(current2) {
+    const folder = await notesFolder();
+    const entries = await edges.list(folder);
+    const kept = /* @__PURE__ */ new Set([current2, ...(await edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)]);
+    const now = await edges.now();
     const newest = /* @__PURE__ */ new Map();
     for (const entry of entries) {
       const id = sessionOfFile(entry.name);
@@ -1503,10 +1503,11 @@ var Notes = class {
       const id = sessionOfFile(e.name);
       return isStaleTemp(e, now) || !!id && !kept.has(id);
     });
-    for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`);
+    for (const entry of gone) await edges.remove(`${folder}/${entry.name}`);
     return gone.map((e) => e.name);
   }
-};
+  return { folder: notesFolder, fileOf, pointer: committedPointer, path, read, save, evict, sweep };
+}
 var sessionOfKey = (key) => key.slice(NOTES_KEY_PREFIX.length);
 function sessionOfFile(name) {
   return /^([^.][^/]*?)\.(notes\.[ab]\.md|notes\.md|skip)$/.exec(name)?.[1];
@@ -1552,7 +1553,7 @@ var SessionRecords = class {
     this.isTouched = true;
     await this.serial(async () => {
       const now = await io.now();
-      const pointer = await new Notes(io).pointer(this.sessionId);
+      const pointer = await createNotes(io).pointer(this.sessionId);
       if (pointer) await io.storeSet(NOTES_KEY_PREFIX + this.sessionId, { ...pointer, savedAt: now });
       const charter = await this.charter(io);
       if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
@@ -1572,7 +1573,7 @@ var SessionRecords = class {
     try {
       const at = new Date(await io.now()).toISOString();
       const record = { at, reason: decision.reason, tokens: tokens2, trigger, ...facts };
-      await io.write(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
+      await io.write(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
       this.lastSkip = key;
       this.lastRecorded = { key, at };
       io.log(`skip record ${key} (fill ${tokens2}, trigger ${trigger})`);
@@ -1582,7 +1583,7 @@ var SessionRecords = class {
   }
   async lastSkipRecord(io) {
     if (this.lastRecorded) return this.lastRecorded;
-    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined));
+    const record = recordOf(await io.read(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined));
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
   }
 };
@@ -1610,7 +1611,7 @@ var CheckpointSession = class extends SessionRecords {
   own;
   async instructions(io, owner) {
     await this.touch(io);
-    const notes = new Notes(io);
+    const notes = createNotes(io);
     const charter = await this.charter(io);
     const text = await notes.read(this.sessionId);
     if (text === void 0) throw new Error("the notes could not be read");
@@ -1670,14 +1671,14 @@ var CheckpointSession = class extends SessionRecords {
       let givenUp = false;
       try {
         await Promise.race([
-          this.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          this.serial(() => createNotes(io).save(this.sessionId, block, () => givenUp)),
           io.sleep(SAVE_BOUND_MS).then(() => {
             givenUp = true;
             throw new Error(ERR_SAVE_HELD);
           })
         ]);
         io.toast(NOTES_SAVED);
-        await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
+        await createNotes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
       } catch (err) {
         logFailure(io, "save", err);
         warning = notSaved(err);
@@ -1730,7 +1731,7 @@ var CheckpointSession = class extends SessionRecords {
     try {
       const now = await io.now();
       if (this.running(now)) return;
-      const notesBefore = await new Notes(io).read(this.sessionId);
+      const notesBefore = await createNotes(io).read(this.sessionId);
       const fill = await io.fill().catch(toUndefined);
       if (this.activeTurn !== null) {
         if (isNow) io.toast(WAIT_FOR_TURN);
@@ -1758,7 +1759,7 @@ var CheckpointSession = class extends SessionRecords {
     const value = this.checkpoint;
     if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
     const isCompacted = this.compactionsDone !== value.compactionsAt;
-    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await new Notes(io).read(this.sessionId);
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(this.sessionId);
     const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
     if (isAborted || why) {
       await this.endUncompacted(io, settings);
@@ -1864,12 +1865,8 @@ function textOf(content, tool) {
 }
 function rowOf(line, tool) {
   if (!MESSAGE_ROW.test(line)) return null;
-  let row;
-  try {
-    row = JSON.parse(line);
-  } catch {
-    return void 0;
-  }
+  const row = parseJson(line);
+  if (row === void 0) return;
   if (!row?.message || row.isMeta || row.isCompactSummary) return null;
   const text = textOf(row.message.content, tool);
   if (OWN_ROW.test(text)) return null;
@@ -2027,7 +2024,7 @@ function createCheckpointFeature() {
           defer(port, ctx, "session.start", async () => {
             const edges = edgesOf2(port, ctx);
             await session.touch(edges);
-            await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
+            await createNotes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
           });
           await announce(port, ctx, session.sessionId);
           if (ctx.options[RECALL_OPTION] === "on") {
@@ -2137,7 +2134,7 @@ function createCheckpointFeature() {
     async status(port, ctx) {
       const session = await sessionOf(port, ctx);
       const io = edgesOf2(port, ctx);
-      const notes = new Notes(io);
+      const notes = createNotes(io);
       const charter = await session.charter(io).catch(toUndefined);
       const folder = await notes.folder().catch(toUndefined);
       const text = await notes.read(session.sessionId);
@@ -2243,7 +2240,7 @@ var RESUMED_UNKNOWN = "resumed with no snapshot record: the prompt reads as unkn
 var resumedRecorded = (reason, bytes) => `resumed: the replayed prompt carries the copy taken at ${reasonWord(reason)} (${bytes} bytes)`;
 var ended = (reason) => `session.end ${reason}: the prompt's copy is forgotten${reason === "clear" ? "; the next prompt takes a new one" : ""}`;
 var pruneFailed = (err) => `old snapshot records were not pruned (${err})`;
-var pruned = (count) => `pruned ${count} snapshot record${count === 1 ? "" : "s"} older than 30 days`;
+var pruned = (count) => `pruned ${plural(count, "snapshot record")} older than 30 days`;
 var readFailed = (err) => `a Read was not examined (${err}); it passes whole`;
 var conversationUnread = (err) => `the conversation was not read (${err}); the Read passes whole`;
 
@@ -2295,7 +2292,6 @@ function manualLocation(root, manualFile) {
 }
 
 // src/features/manual/section.ts
-var byteLength2 = (text) => new TextEncoder().encode(text).length;
 function canonical(text) {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/\n+$/, "");
 }
@@ -2305,7 +2301,7 @@ async function sha256Hex(text) {
 }
 var contentHash = (text) => sha256Hex(canonical(text));
 function classifyText(raw, cap = MANUAL_CAP_BYTES) {
-  const bytes = byteLength2(raw);
+  const bytes = byteLength(raw);
   const text = canonical(raw);
   const kind = /[\u0000\uFFFD]/.test(raw) ? "binary" : bytes > cap ? "too-large" : text.trim() === "" ? "empty" : "ok";
   return kind === "ok" ? { kind, text, bytes } : { kind, bytes };
@@ -2876,7 +2872,6 @@ var newMailId = (randomBytes) => randomBase32(randomBytes, MAIL_ID_CHARS);
 var labelOf = (pkg) => `[${pkg} mailbox]`;
 var noticePrefixOf = (pkg) => `${pkg} mailbox: `;
 var iso2 = (ms) => new Date(ms).toISOString();
-var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 var KEY_WHY = {
   notText: "is not a string",
   empty: "is empty",
@@ -3045,12 +3040,12 @@ function escapeName(text) {
 }
 var folderOf2 = (key) => escapeName(keyIdOf(key));
 function keyOfFolder(name) {
-  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return void 0;
+  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return;
   let key;
   try {
     key = decodeURIComponent(name);
   } catch {
-    return void 0;
+    return;
   }
   return escapeName(key) === name ? key : void 0;
 }
@@ -3103,7 +3098,6 @@ var MAIL_SHAPE = {
   sentAt: is((n) => Number.isSafeInteger(n) && n >= 0, MAIL_FIELD.sentAt),
   text: STRING
 };
-var utf8Bytes = (text) => new TextEncoder().encode(text).length;
 var mailFileText = (mail) => `${JSON.stringify(mail)}
 `;
 var baseOf = (sentAt, id) => `${String(sentAt).padStart(SENT_AT_DIGITS, "0")}-${id}`;
@@ -3114,7 +3108,7 @@ var fileName = (base, kind) => `${base}.${kind}`;
 var NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]{${MAIL_ID_CHARS}}))\\.(json|done|dropped|corrupt|claimed-([A-Za-z0-9_%-]+)-(\\d+))$`);
 function parseName(name) {
   const m = NAME.exec(name);
-  if (!m) return void 0;
+  if (!m) return;
   const common = { base: m[1], sentAt: Number(m[2]), id: m[3] };
   if (m[5] !== void 0) return { ...common, kind: "claimed", owner: m[5], at: Number(m[6]) };
   return { ...common, kind: m[4] };
@@ -3153,12 +3147,8 @@ function readListing(entries) {
   return { mails, temps, aside };
 }
 function parseBody(text, at) {
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true };
-  }
+  const json = parseJson(text);
+  if (json === void 0) return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true };
   const problem2 = problemsOf(json, MAIL_SHAPE)[0];
   if (problem2 !== void 0) return { corrupt: CORRUPT.notMail(problem2) };
   const mail = json;
@@ -3166,7 +3156,7 @@ function parseBody(text, at) {
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) };
   const from = checkKey(mail.from);
   if (!from.ok || from.key !== mail.from) return { corrupt: CORRUPT.badFrom(from.ok ? "has spaces around it" : from.why) };
-  const bytes = utf8Bytes(mail.text);
+  const bytes = byteLength(mail.text);
   if (bytes > MAIL_TEXT_MAX_BYTES) return { corrupt: CORRUPT.tooLarge(bytes) };
   return { mail };
 }
@@ -3351,7 +3341,6 @@ function createMailbox(pkg, config, edges) {
       asideWhy.set(to, why);
       scan.aside.push({ name: to, why });
     } else asideIds.set(c.files.id, { name: c.body, why });
-    return void 0;
   }
   async function prune(folder, listing, now, commands) {
     const droppedIds = /* @__PURE__ */ new Set();
@@ -3600,7 +3589,7 @@ function checkSend(input, ownKey) {
   if (typeof input.text !== "string") return denied(TEXT_NOT_TEXT);
   if (!input.text.trim()) return denied(TEXT_EMPTY);
   if (/\p{Cs}/u.test(input.text)) return denied(TEXT_NOT_UTF8);
-  const bytes = utf8Bytes(input.text);
+  const bytes = byteLength(input.text);
   if (bytes > MAIL_TEXT_MAX_BYTES) return denied(textTooLong(bytes));
   return { ok: true, to: to.key, text: input.text };
 }
@@ -3661,21 +3650,16 @@ var sessionsDirOf = (configRoot) => `${configRoot}/${SESSIONS_DIR}`;
 var registryPathOf = (configRoot, pid) => `${sessionsDirOf(configRoot)}/${pid}.json`;
 var RECORD_SHAPE = { "sessionId?": STRING, "name?": STRING, "nameSource?": STRING, "status?": STRING, "*": ANY };
 function parseSessionRecord(text) {
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
+  const json = parseJson(text);
   return fits(json, RECORD_SHAPE) ? json : void 0;
 }
 var NAME_SOURCES = ["user", "auto", "derived"];
 function ownNameOf(record) {
-  if (!record?.name) return void 0;
+  if (!record?.name) return;
   return { name: record.name, source: NAME_SOURCES.includes(record.nameSource) ? record.nameSource : "unknown" };
 }
 function ownNameFromListAgents(text) {
-  if (typeof text !== "string") return void 0;
+  if (typeof text !== "string") return;
   const m = /^This session is (.+?) \[[0-9a-f]+\] — /.exec(text);
   return m ? { name: m[1], source: "unknown" } : void 0;
 }
@@ -3725,7 +3709,7 @@ var listingText = (answer) => {
   const a = answer;
   return typeof a?.text === "string" ? a.text : a?.result?.listing;
 };
-var quietly = (call) => call.catch(() => void 0);
+var quietly = (call) => call.catch(toUndefined);
 function createMailboxFeature() {
   let box;
   let config;
@@ -3824,7 +3808,7 @@ function createMailboxFeature() {
     else rootProblem = rootRefused(spool, why);
   }
   async function readOwnName() {
-    const record = configRoot === void 0 || pid === void 0 ? void 0 : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => void 0);
+    const record = configRoot === void 0 || pid === void 0 ? void 0 : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, toUndefined);
     return ownNameOf(record) ?? ownNameFromListAgents(listingText(await quietly(port.listAgents())));
   }
   async function settle(id) {
@@ -4484,7 +4468,7 @@ function requestHeaders(provider, own, key) {
 }
 
 // src/features/routing/replay.ts
-var NO_REPLAY = () => void 0;
+var NO_REPLAY = toUndefined;
 var REPLAY_STEPS = 200;
 var REPLAY_BYTES = 2 * 1024 * 1024;
 function createReplays(edges) {
@@ -4499,7 +4483,7 @@ function createReplays(edges) {
         (stored) => {
           if (session === id && Array.isArray(stored)) entries = [...stored, ...entries];
         },
-        () => void 0
+        toUndefined
       );
     }
     return loading;
@@ -4529,7 +4513,7 @@ function escapeCodePoint(cp) {
 function escapeConfigValue(text) {
   return Array.from(text, escapeCodePoint).join("");
 }
-var utf8Bytes2 = (cp) => {
+var utf8Bytes = (cp) => {
   const code = cp.codePointAt(0);
   return code < 128 ? 1 : code < 2048 ? 2 : code < 65536 ? 3 : 4;
 };
@@ -4557,7 +4541,7 @@ function jsonPieces(body, maxBytes = JSON_PIECE_BYTES) {
       groupBytes = 0;
     }
     group += escaped;
-    groupBytes += escaped === cp ? utf8Bytes2(cp) : escaped.length;
+    groupBytes += escaped === cp ? utf8Bytes(cp) : escaped.length;
   }
   if (group) close();
   if (piece.length) pieces.push(piece.join(""));
@@ -4573,7 +4557,7 @@ function curlConfig(request, mode) {
 }
 function parseCurlVersion(text) {
   const match = /^curl (\d+)\.(\d+)(?:\.(\d+))?/m.exec(text);
-  if (!match) return void 0;
+  if (!match) return;
   const [major, minor, patch] = [match[1], match[2], match[3]].map((n) => Number(n ?? 0));
   const json = major > CURL_JSON_SINCE.major || major === CURL_JSON_SINCE.major && minor >= CURL_JSON_SINCE.minor;
   return { major, minor, patch, json };
@@ -4621,13 +4605,13 @@ function createCurlReader() {
   };
 }
 function retryAfterMs(value, nowMs) {
-  if (value === void 0) return void 0;
+  if (value === void 0) return;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1e3;
   const at = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : NaN;
   return Number.isNaN(at) ? void 0 : Math.max(0, at - nowMs);
 }
-var isRetryable = (a) => a.status !== void 0 && (a.status === 429 || a.status >= 500 && a.status <= 599) || a.curlExit === 7 || a.curlExit === 52;
+var isRetryable = ({ status: status2 = 0, curlExit }) => status2 === 429 || status2 >= 500 && status2 <= 599 || curlExit === 7 || curlExit === 52;
 function retryPlan(a) {
   if (a.outputSent || a.retries >= RETRY_LIMIT || !isRetryable(a)) return "stop";
   const delayMs = Math.min(a.retryAfterMs ?? RETRY_BASE_DELAY_MS * 2 ** a.retries, RETRY_AFTER_CAP_MS);
@@ -4643,7 +4627,7 @@ var capped = (text, cap) => text.length > cap ? `${text.slice(0, cap)}\u2026` : 
 function messageIn(value) {
   if (isString(value)) return value;
   if (Array.isArray(value)) return messageIn(value[0]);
-  if (!isRecord(value)) return void 0;
+  if (!isRecord(value)) return;
   const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join(".")}: ${value.msg}` : void 0);
   return isString(value.failed_generation) ? modelTried(text ?? "", value.failed_generation.replace(/\s+/g, " ").trim()) : text;
 }
@@ -4685,22 +4669,22 @@ function failureText2(pkg, route, failure, redact) {
 // src/features/routing/dialect.ts
 var PRESETS = {
   openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
-  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1", behaviours: [] },
-  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1", behaviours: [] },
+  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1" },
+  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1" },
   deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
   gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
   mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
-  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1", behaviours: [] },
-  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1", behaviours: [] },
+  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1" },
+  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1" },
   xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
-  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1", behaviours: [] },
-  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1", behaviours: [] },
-  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1", behaviours: [] },
-  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic", behaviours: [] },
-  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic", behaviours: [] },
-  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic", behaviours: [] },
-  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic", behaviours: [] },
-  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic", behaviours: [] }
+  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1" },
+  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1" },
+  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1" },
+  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic" },
+  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic" },
+  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic" },
+  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic" },
+  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic" }
 };
 var CONTEXT_REPORTS = {
   ollama: ["/api/ps", "models", "context_length"],
@@ -4709,12 +4693,7 @@ var CONTEXT_REPORTS = {
 };
 function reportedContext(family, listing, model) {
   const [, list, field] = CONTEXT_REPORTS[family] ?? [];
-  let entries;
-  try {
-    entries = JSON.parse(listing)[list ?? ""];
-  } catch {
-    return void 0;
-  }
+  const entries = parseJson(listing)?.[list ?? ""];
   const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
   const context = entry?.[field ?? ""];
   return typeof context === "number" && context > 0 ? context : void 0;
@@ -4755,7 +4734,7 @@ function sentToolName(name) {
 }
 var shortToolId = (id) => shortHash(id, 9);
 var NEVER_SENT = ["$schema"];
-var GEMINI_REFUSES = ["additionalProperties", "exclusiveMinimum", "exclusiveMaximum", "propertyNames", "$comment", "$defs", "$ref", "examples", "title", "default"];
+var GEMINI_REFUSES = "additionalProperties exclusiveMinimum exclusiveMaximum propertyNames $comment $defs $ref examples title default".split(" ");
 function sentSchema(schema, subset) {
   if (Array.isArray(schema)) return schema.map((item) => sentSchema(item, subset));
   if (!isRecord(schema)) return schema;
@@ -4783,12 +4762,7 @@ var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecor
 var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
 var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
 function parseAnthropicRequest(text) {
-  let raw;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return void 0;
-  }
+  const raw = parseJson(text);
   return isRecord(raw) && isRequest(raw) ? raw : void 0;
 }
 var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
@@ -4799,11 +4773,7 @@ var asRecord = (value) => isRecord(value) ? value : void 0;
 var asText = (value) => typeof value === "string" ? value : "";
 var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
 function readEvent(data, read) {
-  let event;
-  try {
-    event = asRecord(JSON.parse(data));
-  } catch {
-  }
+  const event = asRecord(parseJson(data));
   return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
 }
 var NOTHING = { chunks: [] };
@@ -4847,20 +4817,13 @@ function createRenamer(route, pkg) {
 // src/features/routing/step.ts
 var TEXT_INDEX = 0;
 var THINKING_INDEX = 1;
-function parseObject(json) {
-  try {
-    const value = JSON.parse(json);
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? value : void 0;
-  } catch {
-    return void 0;
-  }
-}
+var parseObject = (json) => asRecord(parseJson(json));
 function printedCall(answer) {
   const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, "$2").trim();
   const call = body.startsWith("{") ? parseObject(body) : void 0;
   return call && typeof call.name === "string" && isRecord(call.arguments ?? call.parameters) ? call.name : void 0;
 }
-var noticeGap = (answer) => answer === "" ? "" : answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
+var noticeGap = (answer) => answer === "" || answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
 function createStep(ctx) {
   let answer = "";
   let thought = false;
@@ -4888,12 +4851,11 @@ function createStep(ctx) {
   });
   const end = (chunks, toolUses, stopReason) => {
     const stop = { kind: "stop", stopReason, usage: usageOut() };
-    const u = usage;
-    const counted = u.input_tokens !== void 0 || u.output_tokens !== void 0;
+    const { input_tokens: input, output_tokens: output } = usage;
     return {
       chunks: [...chunks, stop],
       result: { answer, toolUses, stopReason, usage: usageOut() },
-      ...counted && { counted: { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0 } }
+      ...(input !== void 0 || output !== void 0) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }
     };
   };
   return {
@@ -4927,7 +4889,7 @@ function createStep(ctx) {
       reason ??= null;
     },
     finish() {
-      if (reason === void 0) return void 0;
+      if (reason === void 0) return;
       const chunks = [];
       const toolUses = [];
       const ids = [];
@@ -4968,7 +4930,6 @@ function imageUrl(block) {
   const source = block.source;
   if (source?.type === "base64" && typeof source.media_type === "string" && typeof source.data === "string") return `data:${source.media_type};base64,${source.data}`;
   if (source?.type === "url" && typeof source.url === "string") return source.url;
-  return void 0;
 }
 function userContent(block, route, rename) {
   if (block.type === "text") return { text: rename(textOf2(block)) };
@@ -5029,11 +4990,11 @@ function assistantMessages(message, out) {
     id: callId(b.id, out),
     type: "function",
     function: { name: sentToolName(b.name), arguments: JSON.stringify(b.input) },
-    ...i === 0 && out.behaviours.has("skipSignature") ? SKIP_SIGNATURE : {},
+    ...i === 0 && out.behaviours.has("skipSignature") && SKIP_SIGNATURE,
     ...replay?.calls?.[b.id]
   }));
   if (!text && !calls.length) return [];
-  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") ? { reasoning_content: "" } : {}, ...replay?.fields }];
+  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") && { reasoning_content: "" }, ...replay?.fields }];
 }
 function toOpenAiRequest(body, out) {
   const { route, behaviours } = out;
@@ -5042,7 +5003,7 @@ function toOpenAiRequest(body, out) {
   const messages = conversation.flatMap((m) => m.role === "assistant" ? assistantMessages(m, out) : userMessages(m, out, renamer.rename));
   const { tools, toolName } = sentTools(body, (name, t) => ({
     type: "function",
-    function: { name, ...typeof t.description === "string" ? { description: t.description } : {}, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) }
+    function: { name, ...typeof t.description === "string" && { description: t.description }, parameters: sentSchema(t.input_schema, behaviours.has("schemaSubset")) }
   }));
   const effort = effortOf(body, out);
   const maxTokens = outputCap(route, body);
@@ -5051,9 +5012,9 @@ function toOpenAiRequest(body, out) {
     model: route.model,
     messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...tools.length ? { tools } : {},
-    ...maxTokens !== void 0 ? { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens } : {},
-    ...effort !== void 0 ? { reasoning_effort: effort } : {},
-    ...schema !== void 0 ? { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } } : {},
+    ...maxTokens !== void 0 && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
+    ...effort !== void 0 && { reasoning_effort: effort },
+    ...schema !== void 0 && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
     stream: true,
     ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
   };
@@ -5159,7 +5120,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
 // src/features/routing/anthropic.ts
 function redirectRequest(request, route, key, pkg, replay = NO_REPLAY) {
   const body = parseAnthropicRequest(request.body);
-  if (!body) return void 0;
+  if (!body) return;
   const renamer = createRenamer(route, pkg);
   const { rename } = renamer;
   const renameBlock = (block) => block.type === "text" ? { ...block, text: rename(textOf2(block)) } : block;
@@ -5202,12 +5163,8 @@ function collectAnswer(chunks) {
   const toolCalls = [...calls.values()].map(({ id, name, json }) => ({ id, name, input: JSON.parse(json || "{}") }));
   return { text, toolCalls, stopReason, usage };
 }
-var usageFields = (usage) => ({
-  input_tokens: usage?.input_tokens ?? 0,
-  output_tokens: usage?.output_tokens ?? 0,
-  cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
-  cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0
-});
+var USAGE_FIELDS = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"];
+var usageFields = (usage) => Object.fromEntries(USAGE_FIELDS.map((field) => [field, usage?.[field] ?? 0]));
 var contentOf = (answer) => [
   ...answer.text ? [{ type: "text", text: answer.text }] : [],
   ...answer.toolCalls.map((call) => ({ type: "tool_use", id: call.id, name: call.name, input: call.input }))
@@ -5235,10 +5192,9 @@ data: ${JSON.stringify({ type, ...data })}
     event("message_stop", {})
   ].join("");
 }
-var ENGINE_STOP_REASONS = ["end_turn", "max_tokens", "stop_sequence", "tool_use", "pause_turn", "compaction", "refusal", "model_context_window_exceeded"];
+var ENGINE_STOP_REASONS = "end_turn max_tokens stop_sequence tool_use pause_turn compaction refusal model_context_window_exceeded".split(" ");
 function usageUpdate(usage) {
-  const fields = ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"];
-  return Object.fromEntries(fields.flatMap((field) => asCount(usage?.[field]) === void 0 ? [] : [[field, asCount(usage?.[field])]]));
+  return Object.fromEntries(USAGE_FIELDS.flatMap((field) => asCount(usage?.[field]) === void 0 ? [] : [[field, asCount(usage?.[field])]]));
 }
 function createAnthropicDecoder(ctx) {
   const step = createStep(ctx);
@@ -5300,7 +5256,7 @@ function createCaptures() {
       const captured = new Promise((resolve2, reject) => {
         waiter = { model, agentId, relay, resolve: resolve2, reject };
       });
-      captured.catch(() => void 0);
+      captured.catch(toUndefined);
       waiters.add(waiter);
       return {
         captured,
@@ -5314,7 +5270,7 @@ function createCaptures() {
       const agent = headerOf(headers, AGENT_HEADER);
       const ofModel = [...waiters].filter((w) => w.model === model);
       const waiter = ofModel.find((w) => w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
-      if (!waiter) return void 0;
+      if (!waiter) return;
       waiters.delete(waiter);
       waiter.resolve();
       return waiter.relay;
@@ -5326,7 +5282,6 @@ function createCaptures() {
 }
 function headerOf(headers, name) {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return void 0;
 }
 
 // src/features/routing/config.ts
@@ -5336,11 +5291,7 @@ var CONTROL2 = /[\u0000-\u001f\u007f]/;
 var Text = is((s) => isString(s) && s !== "" && !CONTROL2.test(s), NON_EMPTY_TEXT);
 var Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS);
 var Price = is((n) => typeof n === "number" && Number.isFinite(n) && n >= 0, PRICE);
-function isHttpUrl(s) {
-  if (!isString(s) || !URL.canParse(s)) return false;
-  const { protocol } = new URL(s);
-  return protocol === "http:" || protocol === "https:";
-}
+var isHttpUrl = (s) => isString(s) && URL.canParse(s) && ["http:", "https:"].includes(new URL(s).protocol);
 function hasNoExtras(s) {
   const u = new URL(s);
   return !u.username && !u.password && !u.search && !u.hash && !s.includes("?") && !s.includes("#");
@@ -5453,7 +5404,7 @@ function readConfig(text) {
   return { state: "loaded", config: { providers, models, ...classifier && !classifierProblems.length && { classifier: classifier.model } }, errors, warnings, claimed };
 }
 function routeFor(config, alias) {
-  if (!Object.hasOwn(config.models, alias)) return void 0;
+  if (!Object.hasOwn(config.models, alias)) return;
   const { providerId, ...entry } = config.models[alias];
   const provider = config.providers[providerId];
   return provider && { ...entry, provider };
@@ -5523,9 +5474,9 @@ function toResponsesRequest(body, out) {
     instructions: systemTextOf(body, system, renamer),
     input,
     ...tools.length ? { tools } : {},
-    ...effort !== void 0 ? { reasoning: { effort }, include: ["reasoning.encrypted_content"] } : {},
-    ...maxOutput !== void 0 ? { max_output_tokens: Math.max(16, maxOutput) } : {},
-    ...schema !== void 0 ? { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } } : {},
+    ...effort !== void 0 && { reasoning: { effort }, include: ["reasoning.encrypted_content"] },
+    ...maxOutput !== void 0 && { max_output_tokens: Math.max(16, maxOutput) },
+    ...schema !== void 0 && { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } },
     store: false,
     stream: true
   };
@@ -5603,7 +5554,7 @@ var OPENAI_CODECS = {
 };
 function exchangeFor(input) {
   const body = parseAnthropicRequest(input.body);
-  if (!body) return void 0;
+  if (!body) return;
   const { route, pkg, key } = input;
   const ctx = { pkg, label: route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) };
   const exchange = (request, makeDecoder) => ({ request, makeDecoder, engineStreams: body.stream === true, body });
@@ -5614,7 +5565,7 @@ function exchangeFor(input) {
     return exchange({ ...openAiTarget(route.provider, key, codec.path), body: JSON.stringify(request) }, () => codec.decoder({ ...ctx, toolName }, dialect.behaviours));
   }
   const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, key, pkg, input.replay);
-  if (!redirected) return void 0;
+  if (!redirected) return;
   const streamed = { ...JSON.parse(redirected.body), stream: true };
   return exchange({ url: redirected.url, headers: { ...redirected.headers, accept: "text/event-stream" }, body: JSON.stringify(streamed) }, () => createAnthropicDecoder(ctx));
 }
@@ -5632,8 +5583,7 @@ function createToolIds(randomBytes) {
 function stableJson(value) {
   if (Array.isArray(value)) return `[${value.map((item) => item === void 0 ? "null" : stableJson(item)).join(",")}]`;
   if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, item]) => item !== void 0);
-    entries.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+    const entries = Object.entries(value).filter(([, item]) => item !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
   }
   return JSON.stringify(value);
@@ -5649,26 +5599,14 @@ var trustKey = (fingerprint) => TRUST_KEY_PREFIX + fingerprint;
 function createKeys(edges) {
   const cache = /* @__PURE__ */ new Map();
   const states = /* @__PURE__ */ new Map();
-  async function read(provider) {
+  function read(provider) {
     const source = keySource(provider.auth);
-    if (source.kind === "file") {
-      let text;
-      try {
-        text = await edges.read(source.path);
-      } catch (err) {
-        return { problem: keyFileUnread(source.path, messageOf(err)) };
-      }
-      return keyFromOutput(text);
-    }
+    if (source.kind === "file") return edges.read(source.path).then(keyFromOutput, (err) => ({ problem: keyFileUnread(source.path, messageOf(err)) }));
     const command = source.argv[0] ?? "";
-    let out;
-    try {
-      out = await edges.run(source.argv, HELPER_TIMEOUT_MS);
-    } catch (err) {
-      return { problem: keyCommandDidNotRun(command, messageOf(err)) };
-    }
-    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? "on a signal") };
-    return keyFromOutput(out.stdout);
+    return edges.run(source.argv, HELPER_TIMEOUT_MS).then(
+      (out) => out.exitCode !== 0 ? { problem: keyCommandFailed(command, out.exitCode ?? "on a signal") } : keyFromOutput(out.stdout),
+      (err) => ({ problem: keyCommandDidNotRun(command, messageOf(err)) })
+    );
   }
   return {
     async keyFor(provider) {
@@ -5724,10 +5662,9 @@ function createRouteTable(pkg, configPath) {
       return read;
     },
     decide(model) {
-      if (model === void 0) return { kind: "native" };
+      if (model === void 0 || !claimed.has(model)) return { kind: "native" };
       const route = read.state === "loaded" ? routeFor(read.config, model) : void 0;
       if (route) return { kind: "route", route };
-      if (!claimed.has(model)) return { kind: "native" };
       const named = read.state === "loaded" && read.claimed.includes(model);
       return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
     },
@@ -5809,12 +5746,8 @@ function usageLines(byAlias) {
   return lines.length ? lines : [USAGE_NONE];
 }
 function parseSessionUsage(text) {
-  try {
-    const value = JSON.parse(text ?? "");
-    return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
-  } catch {
-    return void 0;
-  }
+  const value = parseJson(text ?? "");
+  return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
 }
 function retained(sessions, keep2) {
   const alive = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at);
@@ -5902,7 +5835,7 @@ var isMessagesPath = (path) => MESSAGES_PATH.test(path);
 var bodyText = (body) => typeof body === "string" ? body : void 0;
 function summaryOf(text) {
   const body = parseAnthropicRequest(text);
-  if (!body) return void 0;
+  if (!body) return;
   return {
     model: body.model,
     stream: body.stream === true,
@@ -5948,9 +5881,9 @@ function createSseParser() {
   let started = false;
   let data;
   let event;
-  let out = [];
+  const out = [];
   const dispatch2 = () => {
-    if (data !== void 0) out.push(event === void 0 ? { data: data.join("\n") } : { event, data: data.join("\n") });
+    if (data !== void 0) out.push({ ...event !== void 0 && { event }, data: data.join("\n") });
     data = void 0;
     event = void 0;
   };
@@ -5963,11 +5896,7 @@ function createSseParser() {
     if (name === "data") (data ??= []).push(value);
     else if (name === "event") event = value;
   };
-  const take = () => {
-    const events = out;
-    out = [];
-    return events;
-  };
+  const take = () => out.splice(0);
   return {
     push(piece) {
       if (!piece) return [];
@@ -6050,7 +5979,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
     seen = pieces;
     if (quiet >= STALL_TICKS) stalled2();
   });
-  const leave = () => void child.return({ code: null, signal: null }).catch(() => void 0);
+  const leave = () => void child.return({ code: null, signal: null }).catch(toUndefined);
   try {
     for (; ; ) {
       const r = await Promise.race([child.next(), stall]);
@@ -6142,7 +6071,7 @@ var PATH_FIELDS = "file_path path pattern notebook_path".split(" ");
 var resolve = (path, cwd) => decodeURIComponent(new URL(path, `file://${cwd}/`).pathname);
 var within = (path, dir) => dir !== void 0 && `${path}/`.startsWith(`${dir}/`.replace("//", "/"));
 function pathProblem(path, places) {
-  if (path === HARMLESS_PATH) return void 0;
+  if (path === HARMLESS_PATH) return;
   const full = resolve(path, places.cwd);
   return !within(full, places.cwd) ? "outside" : PROTECTED.test(full.slice(places.cwd.length)) ? "protected" : void 0;
 }
@@ -6157,7 +6086,6 @@ function commandProblem(command, places) {
     const problem2 = pathsProblem(args.map((a) => a.slice(a.indexOf("=") + 1)).filter((v) => !v.startsWith("-")), places);
     if (problem2) return problem2;
   }
-  return void 0;
 }
 var pathsProblem = (paths, places) => paths.map((p) => typeof p === "string" ? pathProblem(p, places) : "unreadable").find(Boolean);
 function eligibility(action, places) {

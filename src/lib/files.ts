@@ -56,7 +56,7 @@ export function filesOver(host: HostFiles): CommandEdges {
         const s = await host.stat(path)
         return { kind: s.kind, isLink: s.isLink, ...(s.realPath === undefined ? {} : { realPath: s.realPath }) }
       } catch {
-        return undefined // nothing there (or nothing this plugin may see): the writer treats it as missing
+        return // nothing there (or nothing this plugin may see): the writer treats it as missing
       }
     },
     hasCommands: () => (commands ??= runsCommands()),

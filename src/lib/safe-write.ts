@@ -21,7 +21,7 @@
 //    old file's mode before the rename;
 //  - a crash between the temporary file and its rename leaves that file behind: `sweepTemps`
 //    removes one older than any live write, in each folder keel writes into.
-import { messageOf } from './message.ts'
+import { messageOf, toUndefined } from './message.ts'
 
 export type PathFacts = {
   kind: 'file' | 'dir' | 'other'
@@ -116,7 +116,7 @@ const trimSlash = (path: string) => (path.length > 1 ? path.replace(/[\\/]+$/, '
  */
 export async function resolveTarget(io: Pick<SafeWriteEdges, 'stat'>, within: string, path: string): Promise<{ target: string } | { refused: string }> {
   const owner = trimSlash(within)
-  const facts = await io.stat(owner).catch(() => undefined)
+  const facts = await io.stat(owner).catch(toUndefined)
   if (!facts?.realPath || facts.kind !== 'dir') return { refused: REFUSED.ownerMissing(owner) }
   // The parts of the path below the owner: none for a path that is not under it.
   const parts = path.startsWith(owner + '/') ? path.slice(owner.length + 1).split('/') : []
@@ -126,7 +126,7 @@ export async function resolveTarget(io: Pick<SafeWriteEdges, 'stat'>, within: st
   for (const [i, part] of parts.entries()) {
     real = `${real}/${part}`
     spelled = `${spelled}/${part}`
-    const here = await io.stat(real).catch(() => undefined)
+    const here = await io.stat(real).catch(toUndefined)
     // Missing: the write creates it, and every part below it.
     if (here === undefined) return { target: [real, ...parts.slice(i + 1)].join('/') }
     if (here.isLink) return { refused: REFUSED.link(spelled) }
@@ -180,7 +180,7 @@ export async function writeSafely(io: SafeWriteEdges, req: WriteRequest): Promis
   } catch (err) {
     outcome = notWritten(REFUSED.failed(path, messageOf(err)))
   }
-  await io.remove(temp).catch(() => undefined)
+  await io.remove(temp).catch(toUndefined)
   return outcome
 }
 

@@ -21,6 +21,15 @@ export const NOT_AN_OBJECT = 'must be an object'
 
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
+/** JSON text's value; undefined where the text is no JSON (JSON itself never gives undefined). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return
+  }
+}
+
 /** Every problem of `value` against `shape`, each `<path>: <problem>` (the path alone is `''` at the top). */
 export function problemsOf(value: unknown, shape: Shape, path = '', key = ''): string[] {
   const at = (field: string) => (path ? `${path}.${field}` : field)

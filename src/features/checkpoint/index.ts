@@ -11,7 +11,7 @@ import { CheckpointSession, type Edges } from './session.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
 import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
 import { byteLength } from '../../lib/text.ts'
-import { Notes } from './notes.ts'
+import { createNotes } from './notes.ts'
 import { recall } from './recall.ts'
 import { statusLines } from './status.ts'
 import {
@@ -125,7 +125,7 @@ export function createCheckpointFeature(): Feature<Port> {
         defer(port, ctx, 'session.start', async () => {
           const edges = edgesOf(port, ctx)
           await session.touch(edges)
-          await new Notes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, 'sweep', err))
+          await createNotes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, 'sweep', err))
         })
         await announce(port, ctx, session.sessionId)
         if (ctx.options[RECALL_OPTION] === 'on') {
@@ -265,7 +265,7 @@ export function createCheckpointFeature(): Feature<Port> {
   async status(port, ctx) {
     const session = await sessionOf(port, ctx)
     const io = edgesOf(port, ctx)
-    const notes = new Notes(io)
+    const notes = createNotes(io)
     const charter = await session.charter(io).catch(toUndefined)
     const folder = await notes.folder().catch(toUndefined)
     const text = await notes.read(session.sessionId)

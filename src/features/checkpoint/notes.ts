@@ -76,12 +76,11 @@ export async function staleKeys(edges: Pick<NotesEdges, 'storeKeys' | 'storeGet'
   return dated.slice(kept).map((d) => d.key)
 }
 
-export class Notes {
-  constructor(private readonly edges: NotesEdges) {}
-
+/** The notes of the sessions over `edges`: each session's two slots, its stable copy, its store pointer. */
+export function createNotes(edges: NotesEdges) {
   /** The notes folder, under the plugin's data folder. */
-  async folder(): Promise<string> {
-    return `${await this.edges.dataDir()}/${NOTES_FOLDER}`
+  async function notesFolder(): Promise<string> {
+    return `${await edges.dataDir()}/${NOTES_FOLDER}`
   }
 
   /**
@@ -89,49 +88,49 @@ export class Notes {
    * `.notes.a.md`; the stable copy, `.notes.md`, the one path the model is told, always holding
    * the committed notes; the skip record, `.skip`.
    */
-  async fileOf(sessionId: string, ending: string): Promise<string> {
-    return `${await this.folder()}/${sessionId}${ending}`
+  async function fileOf(sessionId: string, ending: string): Promise<string> {
+    return `${await notesFolder()}/${sessionId}${ending}`
   }
 
   /** The committed pointer, null when nothing was saved; throws when the store cannot be read. */
-  async pointer(sessionId: string): Promise<Pointer | null> {
-    return pointerOf(await this.edges.storeGet(NOTES_KEY_PREFIX + sessionId))
+  async function committedPointer(sessionId: string): Promise<Pointer | null> {
+    return pointerOf(await edges.storeGet(NOTES_KEY_PREFIX + sessionId))
   }
 
   /**
    * Where the model finds the committed notes, or null when none were saved: the stable copy,
    * rewritten first when it lags; the committed slot itself when the copy cannot be made current.
    */
-  async path(sessionId: string): Promise<string | null> {
-    const pointer = await this.pointer(sessionId)
+  async function path(sessionId: string): Promise<string | null> {
+    const pointer = await committedPointer(sessionId)
     if (!pointer) return null
-    const slot = await this.fileOf(sessionId, `.notes.${pointer.slot}.md`)
-    const committed = await this.read(sessionId)
+    const slot = await fileOf(sessionId, `.notes.${pointer.slot}.md`)
+    const committed = await read(sessionId)
     if (typeof committed !== 'string') return slot
-    const stable = await this.fileOf(sessionId, STABLE_ENDING)
-    return (await this.edges.read(stable).catch(toUndefined)) === committed || (await this.publish(sessionId, committed)) ? stable : slot
+    const stable = await fileOf(sessionId, STABLE_ENDING)
+    return (await edges.read(stable).catch(toUndefined)) === committed || (await publish(sessionId, committed)) ? stable : slot
   }
 
   /** Copies `text` to the stable path; true when it reads back whole. Never throws: the commit stands either way. */
-  private async publish(sessionId: string, text: string): Promise<boolean> {
+  async function publish(sessionId: string, text: string): Promise<boolean> {
     try {
-      const stable = await this.fileOf(sessionId, STABLE_ENDING)
-      await this.edges.write(stable, text)
-      return (await this.edges.read(stable)) === text
+      const stable = await fileOf(sessionId, STABLE_ENDING)
+      await edges.write(stable, text)
+      return (await edges.read(stable)) === text
     } catch {
       return false
     }
   }
 
   /** The committed notes; `undefined` when the store, the file or the check fails. */
-  async read(sessionId: string): Promise<NotesRead> {
+  async function read(sessionId: string): Promise<NotesRead> {
     try {
-      const pointer = await this.pointer(sessionId)
+      const pointer = await committedPointer(sessionId)
       if (!pointer) return null
-      const text = await this.edges.read(await this.fileOf(sessionId, `.notes.${pointer.slot}.md`))
+      const text = await edges.read(await fileOf(sessionId, `.notes.${pointer.slot}.md`))
       return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : undefined
     } catch {
-      return undefined
+      return
     }
   }
 
@@ -139,16 +138,16 @@ export class Notes {
    * Replaces the notes, or throws with the previous notes still in force. Returns the pointer
    * committed. A save `givenUp` meanwhile (the disk held it past its bound) commits nothing.
    */
-  async save(sessionId: string, body: string, givenUp?: () => boolean): Promise<Pointer> {
+  async function save(sessionId: string, body: string, givenUp?: () => boolean): Promise<Pointer> {
     if (byteLength(body) > NOTES_CAP_BYTES) throw new Error(ERR_NOTES_TOO_LARGE)
-    const slot: Slot = (await this.pointer(sessionId))?.slot === 'a' ? 'b' : 'a'
-    const path = await this.fileOf(sessionId, `.notes.${slot}.md`)
-    await this.edges.write(path, body)
-    if ((await this.edges.read(path)) !== body) throw new Error(ERR_READ_BACK)
+    const slot: Slot = (await committedPointer(sessionId))?.slot === 'a' ? 'b' : 'a'
+    const path = await fileOf(sessionId, `.notes.${slot}.md`)
+    await edges.write(path, body)
+    if ((await edges.read(path)) !== body) throw new Error(ERR_READ_BACK)
     if (givenUp?.()) throw new Error(ERR_SAVE_HELD)
-    const pointer: Pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await this.edges.now() }
-    await this.edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer)
-    await this.publish(sessionId, body)
+    const pointer: Pointer = { slot, length: body.length, digest: fnv1a32(body), savedAt: await edges.now() }
+    await edges.storeSet(NOTES_KEY_PREFIX + sessionId, pointer)
+    await publish(sessionId, body)
     return pointer
   }
 
@@ -156,10 +155,10 @@ export class Notes {
    * Store hygiene: at most SESSIONS_KEPT sessions keep notes, the least recently used evicted,
    * never `current`; their files go with them (`sweep`). Returns the sessions evicted.
    */
-  async evict(current: string): Promise<string[]> {
-    const evicted = await staleKeys(this.edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)
-    for (const key of evicted) await this.edges.storeDelete(key)
-    await this.sweep(current)
+  async function evict(current: string): Promise<string[]> {
+    const evicted = await staleKeys(edges, NOTES_KEY_PREFIX, SESSIONS_KEPT, current)
+    for (const key of evicted) await edges.storeDelete(key)
+    await sweep(current)
     return evicted.map(sessionOfKey)
   }
 
@@ -169,11 +168,11 @@ export class Notes {
    * SESSIONS_KEPT sessions in all; the rest, and a temporary file a crash left behind, are removed.
    * Returns the names removed.
    */
-  async sweep(current: string): Promise<string[]> {
-    const folder = await this.folder()
-    const entries = await this.edges.list(folder)
-    const kept = new Set([current, ...(await this.edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)])
-    const now = await this.edges.now()
+  async function sweep(current: string): Promise<string[]> {
+    const folder = await notesFolder()
+    const entries = await edges.list(folder)
+    const kept = new Set([current, ...(await edges.storeKeys()).filter((k) => k.startsWith(NOTES_KEY_PREFIX)).map(sessionOfKey)])
+    const now = await edges.now()
     const newest = new Map<string, number>()
     for (const entry of entries) {
       const id = sessionOfFile(entry.name)
@@ -186,10 +185,14 @@ export class Notes {
       const id = sessionOfFile(e.name)
       return isStaleTemp(e, now) || (!!id && !kept.has(id))
     })
-    for (const entry of gone) await this.edges.remove(`${folder}/${entry.name}`)
+    for (const entry of gone) await edges.remove(`${folder}/${entry.name}`)
     return gone.map((e) => e.name)
   }
+
+  return { folder: notesFolder, fileOf, pointer: committedPointer, path, read, save, evict, sweep }
 }
+
+export type Notes = ReturnType<typeof createNotes>
 
 /** The session a notes pointer's store key names. */
 const sessionOfKey = (key: string) => key.slice(NOTES_KEY_PREFIX.length)

@@ -3,6 +3,7 @@
 // transcript comes through edges.
 import { RECALL_BUDGET_BYTES, RECALL_CHUNK_BYTES, RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX, RECALL_QUERY_MAX, STOP_WORDS } from './constants.ts'
 import { byteLength } from '../../lib/text.ts'
+import { parseJson } from '../../lib/shape.ts'
 import { namedImage, RECALL_HEAD, RECALL_ONLY_STOP_WORDS, RECALL_TOO_LONG, recallHead, recallRow, WHO_MODEL, WHO_PERSON, WHO_TOOL } from './strings.ts'
 
 export type RecallEdges = {
@@ -59,12 +60,8 @@ function textOf(content: unknown, tool: string): string {
 /** A transcript line as a row to search: null when it is none (not a message, recall's own), undefined when damaged. */
 function rowOf(line: string, tool: string): Pick<Found, 'at' | 'who' | 'text'> | null | undefined {
   if (!MESSAGE_ROW.test(line)) return null
-  let row
-  try {
-    row = JSON.parse(line)
-  } catch {
-    return undefined
-  }
+  const row = parseJson(line) as { message?: { content?: unknown }; isMeta?: unknown; isCompactSummary?: unknown; timestamp?: unknown; type?: unknown } | null | undefined
+  if (row === undefined) return
   // A summary restates what its rows said, and a meta row is the engine's, not the conversation's.
   if (!row?.message || row.isMeta || row.isCompactSummary) return null
   const text = textOf(row.message.content, tool)

@@ -6,7 +6,7 @@
 import { logFailure, toUndefined } from '../../lib/message.ts'
 import { CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, NOTES_KEY_PREFIX, SESSIONS_KEPT, SKIP_ENDING } from './constants.ts'
 import { sideKey, skipKey, type Decision } from './decide.ts'
-import { Notes, staleKeys, type NotesEdges } from './notes.ts'
+import { createNotes, staleKeys, type NotesEdges } from './notes.ts'
 
 export type Charter = { text: string; source: 'verb' | 'first prompt' }
 
@@ -79,7 +79,7 @@ export class SessionRecords {
     await this.serial(async () => {
       const now = await io.now()
       // The committed notes' pointer, its `savedAt` alone changed; nothing when none are.
-      const pointer = await new Notes(io).pointer(this.sessionId)
+      const pointer = await createNotes(io).pointer(this.sessionId)
       if (pointer) await io.storeSet(NOTES_KEY_PREFIX + this.sessionId, { ...pointer, savedAt: now })
       const charter = await this.charter(io)
       if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now })
@@ -104,7 +104,7 @@ export class SessionRecords {
     try {
       const at = new Date(await io.now()).toISOString()
       const record: SkipRecord = { at, reason: decision.reason, tokens, trigger, ...facts }
-      await io.write(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + '\n')
+      await io.write(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + '\n')
       this.lastSkip = key
       this.lastRecorded = { key, at }
       io.log(`skip record ${key} (fill ${tokens}, trigger ${trigger})`)
@@ -116,7 +116,7 @@ export class SessionRecords {
   /** The last skip record written for this session, by this process or an earlier one (a --resume): null when none. */
   async lastSkipRecord(io: RecordsEdges): Promise<{ key: string; at: string } | null> {
     if (this.lastRecorded) return this.lastRecorded
-    const record = recordOf(await io.read(await new Notes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined))
+    const record = recordOf(await io.read(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined))
     return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at }
   }
 }

@@ -15,7 +15,7 @@ import {
 } from './decide.ts'
 import { composeInstructions } from './compose.ts'
 import { extractCheckpointBlock } from './fence.ts'
-import { Notes, type NotesEdges, type NotesRead } from './notes.ts'
+import { createNotes, type NotesEdges, type NotesRead } from './notes.ts'
 import { SessionRecords } from './records.ts'
 import {
   CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_SAVE_HELD, ERR_TURN_RUNNING,
@@ -89,7 +89,7 @@ export class CheckpointSession extends SessionRecords {
   /** The compaction's instructions; throws when a part cannot be read, and the caller steers nothing. */
   async instructions(io: Edges, owner: string | undefined): Promise<string> {
     await this.touch(io)
-    const notes = new Notes(io)
+    const notes = createNotes(io)
     const charter = await this.charter(io)
     const text = await notes.read(this.sessionId)
     if (text === undefined) throw new Error('the notes could not be read')
@@ -184,14 +184,14 @@ export class CheckpointSession extends SessionRecords {
       try {
         // A save the disk holds is given up at its bound, and said, before the engine drops the turn's end unsaid.
         await Promise.race([
-          this.serial(() => new Notes(io).save(this.sessionId, block, () => givenUp)),
+          this.serial(() => createNotes(io).save(this.sessionId, block, () => givenUp)),
           io.sleep(SAVE_BOUND_MS).then(() => {
             givenUp = true
             throw new Error(ERR_SAVE_HELD)
           }),
         ])
         io.toast(NOTES_SAVED)
-        await new Notes(io).evict(this.sessionId).catch((err) => logFailure(io, 'notes eviction', err))
+        await createNotes(io).evict(this.sessionId).catch((err) => logFailure(io, 'notes eviction', err))
       } catch (err) {
         logFailure(io, 'save', err)
         warning = notSaved(err)
@@ -264,7 +264,7 @@ export class CheckpointSession extends SessionRecords {
     try {
       const now = await io.now()
       if (this.running(now)) return
-      const notesBefore: NotesRead = await new Notes(io).read(this.sessionId)
+      const notesBefore: NotesRead = await createNotes(io).read(this.sessionId)
       // An unread fill only costs the fallback snooze.
       const fill = await io.fill().catch(toUndefined)
       if (this.activeTurn !== null) {
@@ -299,7 +299,7 @@ export class CheckpointSession extends SessionRecords {
     // The conversation was compacted while the checkpoint ran (an auto compaction mid-turn): a second one would only repeat it.
     const isCompacted = this.compactionsDone !== value.compactionsAt
     // The block just saved is the notes now: carried, not read back; an interrupted or compacted checkpoint reads nothing.
-    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? (await new Notes(io).read(this.sessionId))
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? (await createNotes(io).read(this.sessionId))
     const why = isCompacted
       ? WHY_COMPACTED
       : saveFailed

@@ -257,7 +257,6 @@ export function createMailbox(pkg: string, config: MailboxConfig, edges: Deliver
       asideWhy.set(to, why)
       scan.aside.push({ name: to, why })
     } else asideIds.set(c.files.id, { name: c.body, why }) // left in place: not read again by this load
-    return undefined
   }
 
   /** The retention period applied to a folder's listing (spool.prunePlan); resolves the ids it dropped. */

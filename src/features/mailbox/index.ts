@@ -5,7 +5,7 @@
 // start, /clear, /rename, every main turn end and an idle timer. Hooks stay off the path where their
 // answer does not depend on the work: a turn end with nothing queued makes no `$` call on its path.
 import { configRootOf } from '../../lib/keel-home.ts'
-import { messageOf } from '../../lib/message.ts'
+import { messageOf, toUndefined } from '../../lib/message.ts'
 import { sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import type { MailboxPort as Port } from './bind.ts'
@@ -39,7 +39,7 @@ const listingText = (answer: unknown) => {
 }
 
 /** A `$` call whose failure changes nothing: it resolves undefined instead. */
-const quietly = <T>(call: Promise<T>) => call.catch(() => undefined)
+const quietly = <T>(call: Promise<T>) => call.catch(toUndefined)
 
 export function createMailboxFeature(): Feature<Port> {
   // Per registration: a reload starts it over (the spool and the store keep everything).
@@ -183,7 +183,7 @@ export function createMailboxFeature(): Feature<Port> {
 
   /** The session's own name and its source: the registry record first, else ListAgents' first line (NOTES §1). */
   async function readOwnName(): Promise<OwnName | undefined> {
-    const record = configRoot === undefined || pid === undefined ? undefined : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, () => undefined)
+    const record = configRoot === undefined || pid === undefined ? undefined : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, toUndefined)
     return ownNameOf(record) ?? ownNameFromListAgents(listingText(await quietly(port.listAgents())))
   }
 

@@ -65,12 +65,12 @@ export const folderOf = (key: string) => escapeName(keyIdOf(key))
  * for a name `escapeName` would not have made.
  */
 export function keyOfFolder(name: string): string | undefined {
-  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return undefined
+  if (!/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(name)) return
   let key: string
   try {
     key = decodeURIComponent(name)
   } catch {
-    return undefined // not UTF-8
+    return // not UTF-8
   }
   return escapeName(key) === name ? key : undefined
 }

@@ -8,7 +8,8 @@ import { withHeader } from './header.ts'
 import { newMailId } from './ids.ts'
 import { checkKey, folderOf, sameKey } from './key.ts'
 import type { OutboxRecord } from './outbox.ts'
-import { mailFileText, mailName, utf8Bytes, type Mail } from './spool.ts'
+import { mailFileText, mailName, type Mail } from './spool.ts'
+import { byteLength } from '../../lib/text.ts'
 import * as s from './strings.ts'
 
 export type SendCheck = { ok: true; to: string; text: string } | { ok: false; deny: string }
@@ -25,7 +26,7 @@ export function checkSend(input: { to?: unknown; text?: unknown }, ownKey: strin
   if (!input.text.trim()) return denied(s.TEXT_EMPTY)
   // A lone surrogate has no UTF-8 form: measured, the model reads it as U+FFFD by either path.
   if (/\p{Cs}/u.test(input.text)) return denied(s.TEXT_NOT_UTF8)
-  const bytes = utf8Bytes(input.text)
+  const bytes = byteLength(input.text)
   if (bytes > MAIL_TEXT_MAX_BYTES) return denied(s.textTooLong(bytes))
   return { ok: true, to: to.key, text: input.text }
 }

@@ -1,7 +1,7 @@
 // Where the mailbox lives, and what the engine's session registry says (NOTES §1 and §6): peers are
 // the sessions of one config root (`${CLAUDE_CONFIG_DIR:-$HOME/.claude}`), whose registry holds a
 // record per running session, and whose keel home holds the spool every keel package shares.
-import { ANY, fits, STRING, type Shape } from '../../lib/shape.ts'
+import { ANY, fits, parseJson, STRING, type Shape } from '../../lib/shape.ts'
 import { keelHomeOf } from '../../lib/keel-home.ts'
 import { SESSIONS_DIR, SPOOL_DIR } from './constants.ts'
 import type { OwnName } from './key.ts'
@@ -16,12 +16,7 @@ export type SessionRecord = { sessionId?: string; name?: string; nameSource?: st
 const RECORD_SHAPE: Shape = { 'sessionId?': STRING, 'name?': STRING, 'nameSource?': STRING, 'status?': STRING, '*': ANY }
 
 export function parseSessionRecord(text: string): SessionRecord | undefined {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+  const json = parseJson(text)
   return fits(json, RECORD_SHAPE) ? (json as SessionRecord) : undefined
 }
 
@@ -30,13 +25,13 @@ const NAME_SOURCES: readonly (string | undefined)[] = ['user', 'auto', 'derived'
 
 /** The session's own name and its source from its record. */
 export function ownNameOf(record: SessionRecord | undefined): OwnName | undefined {
-  if (!record?.name) return undefined
+  if (!record?.name) return
   return { name: record.name, source: NAME_SOURCES.includes(record.nameSource) ? (record.nameSource as OwnName['source']) : 'unknown' }
 }
 
 /** ListAgents' first line, `This session is <name> [<ref>] — …` (A11): the name, with no source. */
 export function ownNameFromListAgents(text: unknown): OwnName | undefined {
-  if (typeof text !== 'string') return undefined
+  if (typeof text !== 'string') return
   const m = /^This session is (.+?) \[[0-9a-f]+\] — /.exec(text)
   return m ? { name: m[1]!, source: 'unknown' } : undefined
 }

@@ -10,7 +10,8 @@
 //   B.dropped                     never taken within the retention period (the text kept, for the person)
 //   B.corrupt                     set aside: unreadable as a mail (named in status)
 // The state of B is the strongest name present: corrupt, done, dropped, claimed, waiting.
-import { is, isString, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
+import { byteLength } from '../../lib/text.ts'
+import { is, isString, parseJson, problemsOf, STRING, type Shape } from '../../lib/shape.ts'
 import { TEMP_PATTERN } from '../../lib/safe-write.ts'
 import { CLAIM_STALE_MS, DROPPED_KEPT_FACTOR, HALF_WRITTEN_GRACE_MS, MAIL_ID_CHARS, MAIL_TEXT_MAX_BYTES, MAIL_VERSION, SENT_AT_DIGITS, TEMP_STALE_MS } from './constants.ts'
 import { MAIL_ID_PATTERN } from './ids.ts'
@@ -28,8 +29,6 @@ const MAIL_SHAPE: Shape = {
   sentAt: is((n) => Number.isSafeInteger(n) && n >= 0, MAIL_FIELD.sentAt),
   text: STRING,
 }
-
-export const utf8Bytes = (text: string) => new TextEncoder().encode(text).length
 
 /** The file's text: one JSON line. */
 export const mailFileText = (mail: Mail) => `${JSON.stringify(mail)}\n`
@@ -50,7 +49,7 @@ const NAME = new RegExp(`^((\\d{${SENT_AT_DIGITS}})-([a-z2-7]{${MAIL_ID_CHARS}})
 
 export function parseName(name: string): Name | undefined {
   const m = NAME.exec(name)
-  if (!m) return undefined
+  if (!m) return
   const common = { base: m[1]!, sentAt: Number(m[2]), id: m[3]! }
   if (m[5] !== undefined) return { ...common, kind: 'claimed', owner: m[5], at: Number(m[6]) }
   return { ...common, kind: m[4] as 'json' | 'done' | 'dropped' | 'corrupt' }
@@ -134,12 +133,8 @@ export type Body = { mail: Mail } | { notYet: true } | { corrupt: string }
  * parses but is not this folder's mail is corrupt at once.
  */
 export function parseBody(text: string, at: { key: string; base: string; mtimeMs: number; now: number }): Body {
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true }
-  }
+  const json = parseJson(text)
+  if (json === undefined) return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true }
   const problem = problemsOf(json, MAIL_SHAPE)[0]
   if (problem !== undefined) return { corrupt: CORRUPT.notMail(problem) }
   const mail = json as Mail
@@ -147,7 +142,7 @@ export function parseBody(text: string, at: { key: string; base: string; mtimeMs
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) }
   const from = checkKey(mail.from)
   if (!from.ok || from.key !== mail.from) return { corrupt: CORRUPT.badFrom(from.ok ? 'has spaces around it' : from.why) }
-  const bytes = utf8Bytes(mail.text)
+  const bytes = byteLength(mail.text)
   if (bytes > MAIL_TEXT_MAX_BYTES) return { corrupt: CORRUPT.tooLarge(bytes) }
   return { mail }
 }

@@ -2,6 +2,7 @@
 // home each. A prompt opens with `[<pkg> mailbox]`, so mail never reads as the person's own words.
 import { MAIL_TEXT_MAX_BYTES, MAIL_VERSION, KEY_MAX_CHARS, FOLDER_NAME_MAX, TOOL_NAME } from './constants.ts'
 import type { Mail } from './spool.ts'
+import { plural } from '../../lib/text.ts'
 
 /** Opens every prompt and row the mailbox delivers. */
 export const labelOf = (pkg: string) => `[${pkg} mailbox]`
@@ -9,7 +10,6 @@ export const labelOf = (pkg: string) => `[${pkg} mailbox]`
 export const noticePrefixOf = (pkg: string) => `${pkg} mailbox: `
 
 const iso = (ms: number) => new Date(ms).toISOString()
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 // ---- Why a text is not a mailbox key (each completes "`to` …" or "the name … cannot be a key: it …") ----
 export const KEY_WHY = {

@@ -2,9 +2,10 @@
 // built from it. Pure (the hash is `crypto.subtle`, which the hooks environment has).
 import type { PromptComposeSection } from 'claude-code'
 import { MANUAL_CAP_BYTES } from './constants.ts'
+import { byteLength } from '../../lib/text.ts'
 import * as s from './strings.ts'
 
-export const byteLength = (text: string) => new TextEncoder().encode(text).length
+export { byteLength }
 
 /**
  * The form compared and carried: a leading byte-order mark dropped, line ends as `\n`, no final

@@ -1,6 +1,7 @@
 // Every text the manual feature shows the model, the person or the debug log. One home each.
 import type { Problem } from './file.ts'
 import type { ContentKind } from './section.ts'
+import { plural } from '../../lib/text.ts'
 import { COMPOSE_WAIT_MS, MANUAL_CAP_BYTES, sectionIdOf } from './constants.ts'
 
 // ---- The section (design §4.2) ----
@@ -112,6 +113,6 @@ export const RESUMED_UNKNOWN = 'resumed with no snapshot record: the prompt read
 export const resumedRecorded = (reason: string, bytes: number) => `resumed: the replayed prompt carries the copy taken at ${reasonWord(reason)} (${bytes} bytes)`
 export const ended = (reason: string) => `session.end ${reason}: the prompt's copy is forgotten${reason === 'clear' ? '; the next prompt takes a new one' : ''}`
 export const pruneFailed = (err: string) => `old snapshot records were not pruned (${err})`
-export const pruned = (count: number) => `pruned ${count} snapshot record${count === 1 ? '' : 's'} older than 30 days`
+export const pruned = (count: number) => `pruned ${plural(count, 'snapshot record')} older than 30 days`
 export const readFailed = (err: string) => `a Read was not examined (${err}); it passes whole`
 export const conversationUnread = (err: string) => `the conversation was not read (${err}); the Read passes whole`

@@ -24,7 +24,7 @@ export type EngineRequest = { readonly url: string; readonly headers: Readonly<R
  */
 export function redirectRequest(request: EngineRequest, route: Route, key: string | undefined, pkg: string, replay: ReplayLookup = NO_REPLAY): EngineRequest | undefined {
   const body = parseAnthropicRequest(request.body)
-  if (!body) return undefined
+  if (!body) return
   const renamer = createRenamer(route, pkg)
   const { rename } = renamer
   const renameBlock = (block: Block): Block => (block.type === 'text' ? { ...block, text: rename(textOf(block)) } : block)
@@ -81,12 +81,11 @@ export function collectAnswer(chunks: readonly StepChunk[]): Answer {
 
 type Meta = { readonly id: string; readonly model: string }
 
-const usageFields = (usage: TurnUsage | null) => ({
-  input_tokens: usage?.input_tokens ?? 0,
-  output_tokens: usage?.output_tokens ?? 0,
-  cache_creation_input_tokens: usage?.cache_creation_input_tokens ?? 0,
-  cache_read_input_tokens: usage?.cache_read_input_tokens ?? 0,
-})
+/** Anthropic's usage counts, in the order its API sends them. */
+const USAGE_FIELDS = ['input_tokens', 'output_tokens', 'cache_creation_input_tokens', 'cache_read_input_tokens'] as const
+type UsageFields = Record<(typeof USAGE_FIELDS)[number], number>
+
+const usageFields = (usage: TurnUsage | null) => Object.fromEntries(USAGE_FIELDS.map((field) => [field, usage?.[field] ?? 0])) as UsageFields
 
 const contentOf = (answer: Answer): Json[] => [
   ...(answer.text ? [{ type: 'text', text: answer.text }] : []),
@@ -94,7 +93,7 @@ const contentOf = (answer: Answer): Json[] => [
 ]
 
 /** The `message` object: the whole answer, or (opening a stream) with no content and no stop yet. */
-const messageOf = (meta: Meta, content: Json[], stopReason: string | null, usage: ReturnType<typeof usageFields>) =>
+const messageOf = (meta: Meta, content: Json[], stopReason: string | null, usage: UsageFields) =>
   ({ id: meta.id, type: 'message', role: 'assistant', model: meta.model, content, stop_reason: stopReason, stop_sequence: null, usage })
 
 /** The non-streaming `message` JSON. */
@@ -127,12 +126,11 @@ export function encodeAnthropicSse(answer: Answer, meta: Meta): string {
 // ---- The decoder: an Anthropic SSE stream as the engine's chunks ----
 
 /** The stop reasons the engine's chunk takes; any other ends the turn. */
-const ENGINE_STOP_REASONS: readonly string[] = ['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'compaction', 'refusal', 'model_context_window_exceeded']
+const ENGINE_STOP_REASONS: readonly string[] = 'end_turn max_tokens stop_sequence tool_use pause_turn compaction refusal model_context_window_exceeded'.split(' ')
 
 /** Only the counts an event carries: `message_delta` often holds output alone, and input must not fall back to 0. */
 function usageUpdate(usage: Json | undefined): Partial<ModelUsage> {
-  const fields = ['input_tokens', 'output_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens'] as const
-  return Object.fromEntries(fields.flatMap((field) => (asCount(usage?.[field]) === undefined ? [] : [[field, asCount(usage?.[field])]])))
+  return Object.fromEntries(USAGE_FIELDS.flatMap((field) => (asCount(usage?.[field]) === undefined ? [] : [[field, asCount(usage?.[field])]])))
 }
 
 /** Fed each SSE event's `data`, like the OpenAI decoder, and numbered by the same step rules. */

@@ -55,7 +55,7 @@ const within = (path: string | undefined, dir: string | undefined) => dir !== un
 
 /** Why a path is not routine: outside the project, home-relative, or a protected part; undefined when it is. */
 function pathProblem(path: string, places: Places): AutoReason | undefined {
-  if (path === HARMLESS_PATH) return undefined
+  if (path === HARMLESS_PATH) return
   const full = resolve(path, places.cwd)
   return !within(full, places.cwd) ? 'outside' : PROTECTED.test(full.slice(places.cwd.length)) ? 'protected' : undefined
 }
@@ -75,7 +75,6 @@ function commandProblem(command: string, places: Places): AutoReason | undefined
     const problem = pathsProblem(args.map((a) => a.slice(a.indexOf('=') + 1)).filter((v) => !v.startsWith('-')), places)
     if (problem) return problem
   }
-  return undefined
 }
 
 /** The first problem of the paths given (anything but text is unreadable). */

@@ -10,7 +10,7 @@ import type { SpawnEnd, SpawnPiece } from './transport.ts'
 export type RoutingPort = {
   readonly pkg: string
   /** What names keel's home: `CLAUDE_CONFIG_DIR`, `HOME`, and the plugin's data folder. */
-  homeFacts(): Promise<{ configDir?: string; home?: string; pluginData?: string }>
+  homeFacts(): Promise<{ configDir?: string | undefined; home?: string | undefined; pluginData?: string | undefined }>
   /** A file's text, or undefined when there is no file there; rejects when it cannot be read. */
   readText(path: string): Promise<string | undefined>
   /** The main loop's model, as `/model` shows it. */
@@ -66,11 +66,7 @@ export function bindRouting($: EngineInterface): RoutingPort {
     homeFacts: async () => {
       // The plugin data folder only names the config root when neither variable does: its absence is no failure.
       const [configDir, home, hookEnv] = await Promise.all([$.env.get('CLAUDE_CONFIG_DIR'), $.env.get('HOME'), $.process.hookEnv().catch(() => ({}) as Record<string, string | undefined>)])
-      return {
-        ...(configDir === undefined ? {} : { configDir }),
-        ...(home === undefined ? {} : { home }),
-        ...(hookEnv.CLAUDE_PLUGIN_DATA === undefined ? {} : { pluginData: hookEnv.CLAUDE_PLUGIN_DATA }),
-      }
+      return { configDir, home, pluginData: hookEnv.CLAUDE_PLUGIN_DATA }
     },
     readText: async (path) => {
       let exists = true

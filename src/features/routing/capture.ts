@@ -5,6 +5,7 @@
 // the provider's has ended. This pairs each waiting step with the request the engine sends for it.
 // Several loops can wait at once (main and its background agents): a request goes to the waiter of
 // its own loop, told by the `x-claude-code-agent-id` header a subagent's request carries.
+import { toUndefined } from '../../lib/message.ts'
 import type { StepRelay } from './relay.ts'
 
 type Waiter = {
@@ -29,7 +30,7 @@ export function createCaptures() {
       const captured = new Promise<void>((resolve, reject) => {
         waiter = { model, agentId, relay, resolve, reject }
       })
-      captured.catch(() => undefined)
+      captured.catch(toUndefined)
       waiters.add(waiter)
       return {
         captured,
@@ -51,7 +52,7 @@ export function createCaptures() {
         ofModel.find((w) => w.agentId === agent) ??
         ofModel.find((w) => (agent === undefined) === (w.agentId === undefined)) ??
         ofModel[0]
-      if (!waiter) return undefined
+      if (!waiter) return
       waiters.delete(waiter)
       waiter.resolve()
       return waiter.relay
@@ -67,5 +68,4 @@ export type Captures = ReturnType<typeof createCaptures>
 /** A header's value by its name in any case. */
 export function headerOf(headers: Readonly<Record<string, string>>, name: string): string | undefined {
   for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value
-  return undefined
 }

@@ -78,11 +78,7 @@ const Text = is((s) => isString(s) && s !== '' && !CONTROL.test(s), NON_EMPTY_TE
 const Tokens = is((n) => Number.isSafeInteger(n) && n >= 1, POSITIVE_TOKENS)
 const Price = is((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0, PRICE)
 
-function isHttpUrl(s: unknown): boolean {
-  if (!isString(s) || !URL.canParse(s)) return false
-  const { protocol } = new URL(s)
-  return protocol === 'http:' || protocol === 'https:'
-}
+const isHttpUrl = (s: unknown): boolean => isString(s) && URL.canParse(s) && ['http:', 'https:'].includes(new URL(s).protocol)
 
 function hasNoExtras(s: string): boolean {
   const u = new URL(s)
@@ -223,7 +219,7 @@ export function readConfig(text: string | undefined): ConfigRead {
 
 /** The route an engine model name takes, or undefined when it is no configured alias. */
 export function routeFor(config: RoutingConfig, alias: string): Route | undefined {
-  if (!Object.hasOwn(config.models, alias)) return undefined
+  if (!Object.hasOwn(config.models, alias)) return
   const { providerId, ...entry } = config.models[alias]!
   const provider = config.providers[providerId]
   return provider && { ...entry, provider }

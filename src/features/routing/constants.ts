@@ -69,14 +69,14 @@ export const WEB_SEARCH_TOOL = 'web_search'
 /** An alias is an engine model name (§3.5): short, lower-case, no spaces. */
 export const ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/
 /** Claude's own aliases: an alias with one of these names would take Claude's traffic. */
-export const CLAUDE_ALIASES: readonly string[] = ['opus', 'sonnet', 'haiku', 'fable', 'best', 'default', 'opusplan']
+export const CLAUDE_ALIASES: readonly string[] = 'opus sonnet haiku fable best default opusplan'.split(' ')
 export const CLAUDE_ID_PREFIX = 'claude-'
 /** A provider id is typed in `/<pkg> route trust <id>`: one word. */
 export const PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/
 /** An HTTP header name (RFC 9110 token). */
 export const HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 /** Headers keel itself sets to frame the request; a provider's `headers` may not replace them. */
-export const FRAMING_HEADERS: readonly string[] = ['content-type', 'content-length', 'accept', 'expect', 'host', 'transfer-encoding', 'connection']
+export const FRAMING_HEADERS: readonly string[] = 'content-type content-length accept expect host transfer-encoding connection'.split(' ')
 /** Loopback hosts, where plain http never leaves the machine. */
 export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '[::1]']
 export const LOOPBACK_V4_PATTERN = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/

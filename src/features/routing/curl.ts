@@ -86,7 +86,7 @@ export type CurlVersion = { readonly major: number; readonly minor: number; read
 /** `curl --version`'s first line; undefined when it is not curl's. */
 export function parseCurlVersion(text: string): CurlVersion | undefined {
   const match = /^curl (\d+)\.(\d+)(?:\.(\d+))?/m.exec(text)
-  if (!match) return undefined
+  if (!match) return
   const [major, minor, patch] = [match[1], match[2], match[3]].map((n) => Number(n ?? 0)) as [number, number, number]
   const json = major > CURL_JSON_SINCE.major || (major === CURL_JSON_SINCE.major && minor >= CURL_JSON_SINCE.minor)
   return { major, minor, patch, json }
@@ -148,7 +148,7 @@ export function createCurlReader() {
 
 /** `retry-after` in milliseconds: whole seconds, or an HTTP date against `nowMs`; undefined when it is neither. */
 export function retryAfterMs(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined
+  if (value === undefined) return
   const trimmed = value.trim()
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000
   // An HTTP date names its day and month; without letters, Date.parse would take `-1` for a year.
@@ -171,8 +171,7 @@ export type Attempt = {
 }
 
 /** Retried: rate limits, server errors, and curl's "could not connect" (7) and "empty reply" (52). */
-const isRetryable = (a: Attempt) =>
-  (a.status !== undefined && (a.status === 429 || (a.status >= 500 && a.status <= 599))) || a.curlExit === 7 || a.curlExit === 52
+const isRetryable = ({ status = 0, curlExit }: Attempt) => status === 429 || (status >= 500 && status <= 599) || curlExit === 7 || curlExit === 52
 
 /** Whether to try again and after how long: only before any output, up to RETRY_LIMIT times, only if the budget allows the sleep. */
 export function retryPlan(a: Attempt): { readonly delayMs: number } | 'stop' {

@@ -6,7 +6,7 @@
 // (reasoning goes back only to the provider and model that sent it, a `$schema` is never sent, tool names
 // keep to every provider's charset).
 import type { Api, EffortLevel } from './config.ts'
-import { isRecord } from '../../lib/shape.ts'
+import { isRecord, parseJson } from '../../lib/shape.ts'
 
 export type Behaviour =
   /** DeepSeek: every assistant message carries `reasoning_content`, `""` where the model made none (V4). */
@@ -29,7 +29,8 @@ export type Behaviour =
 export type Preset = {
   readonly api: Api
   readonly baseUrl: string
-  readonly behaviours: readonly Behaviour[]
+  /** Absent: none. */
+  readonly behaviours?: readonly Behaviour[]
   /** The effort names the engine's levels map to when the alias gives none. */
   readonly effort?: Readonly<Partial<Record<EffortLevel, string>>>
 }
@@ -37,23 +38,23 @@ export type Preset = {
 /** The presets: each provider's documented base URL, its API, and what its dialect does. */
 export const PRESETS: Readonly<Record<string, Preset>> = {
   openai: { api: 'openai-chat', baseUrl: 'https://api.openai.com/v1', behaviours: ['maxCompletionTokens'] },
-  'openai-responses': { api: 'openai-responses', baseUrl: 'https://api.openai.com/v1', behaviours: [] },
-  openrouter: { api: 'openai-chat', baseUrl: 'https://openrouter.ai/api/v1', behaviours: [] },
+  'openai-responses': { api: 'openai-responses', baseUrl: 'https://api.openai.com/v1' },
+  openrouter: { api: 'openai-chat', baseUrl: 'https://openrouter.ai/api/v1' },
   // DeepSeek takes low, high and max (older models high and max only): RULES.md D6.
   deepseek: { api: 'openai-chat', baseUrl: 'https://api.deepseek.com', behaviours: ['emptyReasoning'], effort: { low: 'high', medium: 'high', high: 'high', xhigh: 'max', max: 'max' } },
   gemini: { api: 'openai-chat', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', behaviours: ['skipSignature', 'schemaSubset'] },
   mistral: { api: 'openai-chat', baseUrl: 'https://api.mistral.ai/v1', behaviours: ['shortToolIds', 'toolTextFolded', 'noStreamOptions'] },
-  groq: { api: 'openai-chat', baseUrl: 'https://api.groq.com/openai/v1', behaviours: [] },
-  cerebras: { api: 'openai-chat', baseUrl: 'https://api.cerebras.ai/v1', behaviours: [] },
+  groq: { api: 'openai-chat', baseUrl: 'https://api.groq.com/openai/v1' },
+  cerebras: { api: 'openai-chat', baseUrl: 'https://api.cerebras.ai/v1' },
   xai: { api: 'openai-chat', baseUrl: 'https://api.x.ai/v1', behaviours: ['reasoningInOutput'] },
-  ollama: { api: 'openai-chat', baseUrl: 'http://localhost:11434/v1', behaviours: [] },
-  lmstudio: { api: 'openai-chat', baseUrl: 'http://localhost:1234/v1', behaviours: [] },
-  vllm: { api: 'openai-chat', baseUrl: 'http://localhost:8000/v1', behaviours: [] },
-  'deepseek-anthropic': { api: 'anthropic-messages', baseUrl: 'https://api.deepseek.com/anthropic', behaviours: [] },
-  kimi: { api: 'anthropic-messages', baseUrl: 'https://api.moonshot.ai/anthropic', behaviours: [] },
-  glm: { api: 'anthropic-messages', baseUrl: 'https://api.z.ai/api/anthropic', behaviours: [] },
-  minimax: { api: 'anthropic-messages', baseUrl: 'https://api.minimax.io/anthropic', behaviours: [] },
-  qwen: { api: 'anthropic-messages', baseUrl: 'https://dashscope-intl.aliyuncs.com/apps/anthropic', behaviours: [] },
+  ollama: { api: 'openai-chat', baseUrl: 'http://localhost:11434/v1' },
+  lmstudio: { api: 'openai-chat', baseUrl: 'http://localhost:1234/v1' },
+  vllm: { api: 'openai-chat', baseUrl: 'http://localhost:8000/v1' },
+  'deepseek-anthropic': { api: 'anthropic-messages', baseUrl: 'https://api.deepseek.com/anthropic' },
+  kimi: { api: 'anthropic-messages', baseUrl: 'https://api.moonshot.ai/anthropic' },
+  glm: { api: 'anthropic-messages', baseUrl: 'https://api.z.ai/api/anthropic' },
+  minimax: { api: 'anthropic-messages', baseUrl: 'https://api.minimax.io/anthropic' },
+  qwen: { api: 'anthropic-messages', baseUrl: 'https://dashscope-intl.aliyuncs.com/apps/anthropic' },
 }
 
 /**
@@ -70,12 +71,7 @@ export const CONTEXT_REPORTS: Readonly<Record<string, readonly [path: string, li
 /** The context a local server's listing reports for a model, where it lists the model with one. */
 export function reportedContext(family: string, listing: string, model: string): number | undefined {
   const [, list, field] = CONTEXT_REPORTS[family] ?? []
-  let entries: unknown
-  try {
-    entries = (JSON.parse(listing) as Record<string, unknown>)[list ?? '']
-  } catch {
-    return undefined
-  }
+  const entries = (parseJson(listing) as Record<string, unknown> | null | undefined)?.[list ?? '']
   const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model)) as Record<string, unknown> | undefined
   const context = entry?.[field ?? '']
   return typeof context === 'number' && context > 0 ? context : undefined
@@ -138,7 +134,7 @@ export const shortToolId = (id: string) => shortHash(id, 9)
 /** Schema keywords no provider needs: the engine sends `$schema` on 11 tools (measured), Gemini refuses it. */
 const NEVER_SENT = ['$schema']
 /** What Gemini's schema subset refuses (RULES.md G4). */
-const GEMINI_REFUSES = ['additionalProperties', 'exclusiveMinimum', 'exclusiveMaximum', 'propertyNames', '$comment', '$defs', '$ref', 'examples', 'title', 'default']
+const GEMINI_REFUSES = 'additionalProperties exclusiveMinimum exclusiveMaximum propertyNames $comment $defs $ref examples title default'.split(' ')
 
 /** A tool's schema as a provider takes it: `$schema` gone; in Gemini's subset, its refused keywords gone, `const` as an `enum`, a type union as its first type, every array with `items`. */
 export function sentSchema(schema: unknown, subset: boolean): unknown {

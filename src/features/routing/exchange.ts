@@ -46,7 +46,7 @@ const OPENAI_CODECS = {
 /** The provider's request, or undefined when the engine's body is no Messages request. */
 export function exchangeFor(input: ExchangeInput): Exchange | undefined {
   const body = parseAnthropicRequest(input.body)
-  if (!body) return undefined
+  if (!body) return
   const { route, pkg, key } = input
   const ctx: StepContext = { pkg, label: route.label, alias: body.model, mintId: input.mintId, estimatedInput: estimateTokens(body) }
   const exchange = (request: CurlRequest, makeDecoder: Exchange['makeDecoder']): Exchange => ({ request, makeDecoder, engineStreams: body.stream === true, body })
@@ -57,7 +57,7 @@ export function exchangeFor(input: ExchangeInput): Exchange | undefined {
     return exchange({ ...openAiTarget(route.provider, key, codec.path), body: JSON.stringify(request) }, () => codec.decoder({ ...ctx, toolName }, dialect.behaviours))
   }
   const redirected = redirectRequest({ url: input.url, headers: input.headers, body: input.body }, route, key, pkg, input.replay)
-  if (!redirected) return undefined
+  if (!redirected) return
   // Always streamed from the provider: one decoder for every answer; a buffered one is encoded back.
   const streamed = { ...(JSON.parse(redirected.body) as Record<string, unknown>), stream: true }
   return exchange({ url: redirected.url, headers: { ...redirected.headers, accept: 'text/event-stream' }, body: JSON.stringify(streamed) }, () => createAnthropicDecoder(ctx))

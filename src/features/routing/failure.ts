@@ -32,7 +32,7 @@ const capped = (text: string, cap: number) => (text.length > cap ? `${text.slice
 export function messageIn(value: unknown): string | undefined {
   if (isString(value)) return value
   if (Array.isArray(value)) return messageIn(value[0])
-  if (!isRecord(value)) return undefined
+  if (!isRecord(value)) return
   const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join('.')}: ${value.msg}` : undefined)
   return isString(value.failed_generation) ? modelTried(text ?? '', value.failed_generation.replace(/\s+/g, ' ').trim()) : text
 }

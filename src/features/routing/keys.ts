@@ -27,27 +27,15 @@ export function createKeys(edges: KeyEdges) {
   const states = new Map<string, KeyState>()
 
   /** The key of a provider that has one (`auth` is no `"none"`). */
-  async function read(provider: Provider): Promise<{ readonly key: string } | { readonly problem: string }> {
+  function read(provider: Provider): Promise<{ readonly key: string } | { readonly problem: string }> {
     const source = keySource(provider.auth) as Exclude<KeySource, { kind: 'none' }>
-    if (source.kind === 'file') {
-      let text: string
-      try {
-        text = await edges.read(source.path)
-      } catch (err) {
-        return { problem: keyFileUnread(source.path, messageOf(err)) }
-      }
-      return keyFromOutput(text)
-    }
+    if (source.kind === 'file') return edges.read(source.path).then(keyFromOutput, (err) => ({ problem: keyFileUnread(source.path, messageOf(err)) }))
     const command = source.argv[0] ?? ''
-    let out: Awaited<ReturnType<KeyEdges['run']>>
-    try {
-      out = await edges.run(source.argv, HELPER_TIMEOUT_MS)
-    } catch (err) {
-      return { problem: keyCommandDidNotRun(command, messageOf(err)) }
-    }
-    // Its standard error is never quoted: a command may print the key there, before keel knows it to redact.
-    if (out.exitCode !== 0) return { problem: keyCommandFailed(command, out.exitCode ?? 'on a signal') }
-    return keyFromOutput(out.stdout)
+    return edges.run(source.argv, HELPER_TIMEOUT_MS).then(
+      // Its standard error is never quoted: a command may print the key there, before keel knows it to redact.
+      (out) => (out.exitCode !== 0 ? { problem: keyCommandFailed(command, out.exitCode ?? 'on a signal') } : keyFromOutput(out.stdout)),
+      (err) => ({ problem: keyCommandDidNotRun(command, messageOf(err)) }),
+    )
   }
 
   return {

@@ -48,7 +48,6 @@ function imageUrl(block: Block): string | undefined {
   const source = block.source as { type?: unknown; media_type?: unknown; data?: unknown; url?: unknown } | undefined
   if (source?.type === 'base64' && typeof source.media_type === 'string' && typeof source.data === 'string') return `data:${source.media_type};base64,${source.data}`
   if (source?.type === 'url' && typeof source.url === 'string') return source.url
-  return undefined
 }
 
 /**
@@ -152,11 +151,11 @@ function assistantMessages(message: AnthropicMessage, out: Outbound): OpenAiMess
     type: 'function',
     function: { name: sentToolName(b.name), arguments: JSON.stringify(b.input) },
     // Gemini's first call of a step needs a signature: one made elsewhere (another model's call) gets the placeholder.
-    ...(i === 0 && out.behaviours.has('skipSignature') ? SKIP_SIGNATURE : {}),
+    ...(i === 0 && out.behaviours.has('skipSignature') && SKIP_SIGNATURE),
     ...replay?.calls?.[b.id],
   }))
   if (!text && !calls.length) return []
-  return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}), ...(out.behaviours.has('emptyReasoning') ? { reasoning_content: '' } : {}), ...replay?.fields }]
+  return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}), ...(out.behaviours.has('emptyReasoning') && { reasoning_content: '' }), ...replay?.fields }]
 }
 
 /** The Chat Completions request for a captured engine request, and the engine's name of each tool by the name it was sent under. */
@@ -167,7 +166,7 @@ export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { reques
   const messages = conversation.flatMap((m) => (m.role === 'assistant' ? assistantMessages(m, out) : userMessages(m, out, renamer.rename)))
   const { tools, toolName } = sentTools(body, (name, t): OpenAiTool => ({
     type: 'function',
-    function: { name, ...(typeof t.description === 'string' ? { description: t.description } : {}), parameters: sentSchema(t.input_schema, behaviours.has('schemaSubset')) },
+    function: { name, ...(typeof t.description === 'string' && { description: t.description }), parameters: sentSchema(t.input_schema, behaviours.has('schemaSubset')) },
   }))
   const effort = effortOf(body, out)
   const maxTokens = outputCap(route, body)
@@ -176,9 +175,9 @@ export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { reques
     model: route.model,
     messages: [{ role: 'system', content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...(tools.length ? { tools } : {}),
-    ...(maxTokens !== undefined ? { [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens } : {}),
-    ...(effort !== undefined ? { reasoning_effort: effort } : {}),
-    ...(schema !== undefined ? { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } } : {}),
+    ...(maxTokens !== undefined && { [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens }),
+    ...(effort !== undefined && { reasoning_effort: effort }),
+    ...(schema !== undefined && { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } }),
     stream: true,
     ...(behaviours.has('noStreamOptions') ? {} : { stream_options: { include_usage: true } }),
   }

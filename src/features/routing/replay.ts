@@ -5,6 +5,7 @@
 // and model that made it only: in memory, and in the store under the session, so a `--resume` (the same
 // session id, measured) and a compaction (the kept messages keep their ids) still find it.
 import type { Json } from './wire.ts'
+import { toUndefined } from '../../lib/message.ts'
 
 export type Replay = {
   /** `<provider id> <model>`: what it is sent back to, and nowhere else. */
@@ -21,7 +22,7 @@ export type Replay = {
 export type ReplayLookup = (ids: readonly string[]) => Replay | undefined
 
 /** No step to send anything back. */
-export const NO_REPLAY: ReplayLookup = () => undefined
+export const NO_REPLAY: ReplayLookup = toUndefined
 
 /** One step's record, stored: its tool-use ids and what they send back. */
 type Entry = readonly [ids: readonly string[], replay: Replay]
@@ -50,7 +51,7 @@ export function createReplays(edges: ReplayEdges) {
         (stored) => {
           if (session === id && Array.isArray(stored)) entries = [...(stored as Entry[]), ...entries]
         },
-        () => undefined,
+        toUndefined,
       )
     }
     return loading!

@@ -35,7 +35,7 @@ export type RequestSummary = {
 
 export function summaryOf(text: string): RequestSummary | undefined {
   const body = parseAnthropicRequest(text)
-  if (!body) return undefined
+  if (!body) return
   return {
     model: body.model,
     stream: body.stream === true,

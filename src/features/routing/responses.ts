@@ -52,9 +52,9 @@ export function toResponsesRequest(body: AnthropicRequest, out: Outbound): { req
     input,
     ...(tools.length ? { tools } : {}),
     // A reasoning model (the alias names its effort) sends its reasoning back encrypted, for the next request.
-    ...(effort !== undefined ? { reasoning: { effort }, include: ['reasoning.encrypted_content'] } : {}),
-    ...(maxOutput !== undefined ? { max_output_tokens: Math.max(16, maxOutput) } : {}),
-    ...(schema !== undefined ? { text: { format: { type: 'json_schema', name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } } : {}),
+    ...(effort !== undefined && { reasoning: { effort }, include: ['reasoning.encrypted_content'] }),
+    ...(maxOutput !== undefined && { max_output_tokens: Math.max(16, maxOutput) }),
+    ...(schema !== undefined && { text: { format: { type: 'json_schema', name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } }),
     store: false,
     stream: true,
   }

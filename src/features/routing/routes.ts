@@ -29,10 +29,10 @@ export function createRouteTable(pkg: string, configPath: string) {
       return read
     },
     decide(model: string | undefined): RouteDecision {
-      if (model === undefined) return { kind: 'native' }
+      // Every alias of the config is claimed (load), so a model nobody claimed is native.
+      if (model === undefined || !claimed.has(model)) return { kind: 'native' }
       const route = read.state === 'loaded' ? routeFor(read.config, model) : undefined
       if (route) return { kind: 'route', route }
-      if (!claimed.has(model)) return { kind: 'native' }
       const named = read.state === 'loaded' && read.claimed.includes(model)
       return { kind: 'fail', text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) }
     },

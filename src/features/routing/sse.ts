@@ -15,10 +15,10 @@ export function createSseParser() {
   let started = false
   let data: string[] | undefined
   let event: string | undefined
-  let out: SseEvent[] = []
+  const out: SseEvent[] = []
 
   const dispatch = () => {
-    if (data !== undefined) out.push(event === undefined ? { data: data.join('\n') } : { event, data: data.join('\n') })
+    if (data !== undefined) out.push({ ...(event !== undefined && { event }), data: data.join('\n') })
     data = undefined
     event = undefined
   }
@@ -33,11 +33,7 @@ export function createSseParser() {
     else if (name === 'event') event = value
   }
 
-  const take = () => {
-    const events = out
-    out = []
-    return events
-  }
+  const take = () => out.splice(0)
 
   return {
     /** The events this piece completes. */

@@ -11,8 +11,8 @@ import type { RouteFailure } from './failure.ts'
 import type { Replay } from './replay.ts'
 import type { Counted } from './usage.ts'
 import { CUT_OFF, textToolCall, UNNAMED_TOOL, unreadableArguments } from './strings.ts'
-import type { Json } from './wire.ts'
-import { isRecord } from '../../lib/shape.ts'
+import { asRecord, type Json } from './wire.ts'
+import { isRecord, parseJson } from '../../lib/shape.ts'
 
 export type StepChunk = Exclude<TurnStepChunk, { kind: 'engine' }>
 export type StopReason = TurnStepResult['stopReason']
@@ -51,14 +51,7 @@ const THINKING_INDEX = 1
 type Call = { name?: string; readonly args: string[]; kept?: Json }
 
 /** A JSON object, or undefined: a tool's input is an object, so anything else is as unreadable as broken text. */
-export function parseObject(json: string): object | undefined {
-  try {
-    const value: unknown = JSON.parse(json)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
+export const parseObject = (json: string): object | undefined => asRecord(parseJson(json))
 
 /** A tool call printed as the whole answer: a JSON `{name, arguments}`, bare or in `<tool_call>` / `[TOOL_REQUEST]` tags; its name. */
 function printedCall(answer: string): string | undefined {
@@ -68,7 +61,7 @@ function printedCall(answer: string): string | undefined {
 }
 
 /** The separator a notice needs after the text so far: a blank line, unless the text is empty or ends a line. */
-const noticeGap = (answer: string) => (answer === '' ? '' : answer.endsWith('\n\n') ? '' : answer.endsWith('\n') ? '\n' : '\n\n')
+const noticeGap = (answer: string) => (answer === '' || answer.endsWith('\n\n') ? '' : answer.endsWith('\n') ? '\n' : '\n\n')
 
 export function createStep(ctx: StepContext) {
   let answer = ''
@@ -99,12 +92,11 @@ export function createStep(ctx: StepContext) {
   })
   const end = (chunks: StepChunk[], toolUses: TurnStepResult['toolUses'], stopReason: StopReason): StepEnd => {
     const stop: StepChunk = { kind: 'stop', stopReason, usage: usageOut() }
-    const u = usage
-    const counted = u.input_tokens !== undefined || u.output_tokens !== undefined
+    const { input_tokens: input, output_tokens: output } = usage
     return {
       chunks: [...chunks, stop],
       result: { answer, toolUses, stopReason, usage: usageOut() },
-      ...(counted && { counted: { input: u.input_tokens ?? 0, output: u.output_tokens ?? 0, cacheRead: u.cache_read_input_tokens ?? 0, cacheWrite: u.cache_creation_input_tokens ?? 0, reasoning: u.reasoning_tokens ?? 0 } }),
+      ...((input !== undefined || output !== undefined) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }),
     }
   }
 
@@ -147,7 +139,7 @@ export function createStep(ctx: StepContext) {
      * ended without saying it was finished, which is a cut, not an answer.
      */
     finish(): StepEnd | undefined {
-      if (reason === undefined) return undefined
+      if (reason === undefined) return
       const chunks: StepChunk[] = []
       const toolUses: { name: string; input: unknown }[] = []
       /** The ids minted for the calls the engine gets, and what any of them sends back. */

@@ -2,6 +2,7 @@
 // `pkg` is the package's name. Texts a step yields carry `<pkg>:` themselves; command output does
 // not, because the engine puts the plugin's name in front of it (§2.6).
 import type { Totals } from './usage.ts'
+import { plural } from '../../lib/text.ts'
 
 // ---- What a routed step yields when it fails ----
 export const providerAnswered = (pkg: string, label: string, provider: string, status: number, message: string) =>
@@ -187,7 +188,7 @@ export const TRUST_ALREADY = 'already approved'
 export const configMissing = (path: string) => `config: ${path} (not there: routing is off until it exists)`
 export const configUnreadable = (path: string, error: string) => `config: ${path} (unreadable: ${error})`
 export const configLoaded = (path: string, providers: number, aliases: number, errors: number) =>
-  `config: ${path} (${providers} provider${providers === 1 ? '' : 's'}, ${aliases} alias${aliases === 1 ? '' : 'es'}${errors ? `, ${errors} error${errors === 1 ? '' : 's'}` : ''})`
+  `config: ${path} (${plural(providers, 'provider')}, ${plural(aliases, 'alias', 'aliases')}${errors ? `, ${plural(errors, 'error')}` : ''})`
 export const configErrorLine = (error: string) => `  error: ${error}`
 export const configWarningLine = (warning: string) => `  warning: ${warning}`
 export const providerLine = (id: string, api: string, baseUrl: string, approved: boolean, source: string, state: string) =>
@@ -198,7 +199,7 @@ export const aliasLine = (alias: string, label: string, provider: string, model:
   `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(', ')}` : ''}`
 export const mainLine = (model: string, routedTo: string | undefined) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : ' (native)'}`
 export const countsLine = (steps: number, requests: number, failures: number) =>
-  `this session: ${steps} routed step${steps === 1 ? '' : 's'}, ${requests} other routed request${requests === 1 ? '' : 's'}, ${failures} failed`
+  `this session: ${plural(steps, 'routed step')}, ${plural(requests, 'other routed request')}, ${failures} failed`
 export const lastFailureLine = (text: string) => `last failure: ${text}`
 export const curlLine = (path: string, version: string, json: boolean) =>
   `curl: ${path} ${version} (body sent as ${json ? 'json pieces' : 'a file in the plugin data folder'})`
@@ -215,7 +216,7 @@ const tokens = (n: number) => (n >= 1e6 ? `${(n / 1e6).toFixed(1)}m` : n >= 1e3 
 /** What a session has spent so far, for the status line: its cost where priced, else its tokens; `≥` where a request went uncounted. */
 export const spentText = (t: Totals) => (t.requests ? `${t.gaps ? '≥' : ''}${t.cost || !t.unpriced ? `$${t.cost.toFixed(t.cost < 1 ? 4 : 2)}` : `${tokens(t.input + t.cacheRead + t.output)} tokens`}` : '')
 export const usageLine = (alias: string, t: Totals, at: string) =>
-  `  ${alias}: ${t.requests} request${t.requests === 1 ? '' : 's'}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ''}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ''}, ${t.unpriced === t.requests - t.gaps ? 'no price set (an alias\'s "pricing" in routing.json)' : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ''}`}`
+  `  ${alias}: ${plural(t.requests, 'request')}${t.gaps ? ` (${t.gaps} with no usage from the provider)` : ''}, in ${at}${tokens(t.input)}, out ${at}${tokens(t.output)}, cache read/write ${at}${tokens(t.cacheRead)}/${tokens(t.cacheWrite)}${t.reasoning ? ` (reasoning ${tokens(t.reasoning)} of the out)` : ''}, ${t.unpriced === t.requests - t.gaps ? 'no price set (an alias\'s "pricing" in routing.json)' : `${at}$${t.cost.toFixed(4)}${t.unpriced ? ` (${t.unpriced} requests before a price was set)` : ''}`}`
 export const USAGE_NONE = '  nothing routed'
 export const usageReport = (session: readonly string[], days: readonly string[]) => ['this session, by alias:', ...session, 'the last 30 days, by alias (every session of this config folder):', ...days]
 

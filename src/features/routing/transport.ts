@@ -9,7 +9,7 @@ import { sampleOf, type RouteFailure } from './failure.ts'
 import { createSseParser } from './sse.ts'
 import type { Decoded, StepChunk, StepEnd, StreamDecoder } from './step.ts'
 import { curlStopped, EMPTY_ANSWER, NO_RESPONSE } from './strings.ts'
-import { messageOf } from '../../lib/message.ts'
+import { messageOf, toUndefined } from '../../lib/message.ts'
 
 export type SpawnPiece = { readonly stream: 'stdout' | 'stderr'; readonly text: string }
 export type SpawnEnd = { readonly code: number | null; readonly signal: string | null }
@@ -124,7 +124,7 @@ async function* attemptOnce(edges: TransportEdges, request: CurlRequest, opts: T
     seen = pieces
     if (quiet >= STALL_TICKS) stalled()
   })
-  const leave = () => void child.return({ code: null, signal: null }).catch(() => undefined)
+  const leave = () => void child.return({ code: null, signal: null }).catch(toUndefined)
   try {
     for (;;) {
       const r = await Promise.race([child.next(), stall])

@@ -8,8 +8,8 @@ import { hexOf } from '../../lib/hex.ts'
 export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : stableJson(item))).join(',')}]`
   if (typeof value === 'object' && value !== null) {
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined)
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    // An object's keys are never equal, so the order needs no tie.
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))
     return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`
   }
   return JSON.stringify(value)

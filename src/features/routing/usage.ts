@@ -3,7 +3,7 @@
 // and a total that holds one reads `≥`. One file per session under keel's home (`usage/<session>.json`),
 // so two sessions writing at once touch different files and lose nothing; the last 30 days are read from
 // them all, and a session whose transcript is gone, or past the newest 200, is dropped.
-import { isRecord } from '../../lib/shape.ts'
+import { isRecord, parseJson } from '../../lib/shape.ts'
 import { usageLine, USAGE_NONE } from './strings.ts'
 
 /** What one request cost, in the provider's own counts. */
@@ -41,12 +41,8 @@ export function usageLines(byAlias: Readonly<Record<string, Totals>>): string[] 
 
 /** A session file's text as its usage; anything else (damaged, another's) reads as none. */
 export function parseSessionUsage(text: string | undefined): SessionUsage | undefined {
-  try {
-    const value: unknown = JSON.parse(text ?? '')
-    return isRecord(value) && typeof value.at === 'number' && typeof value.transcript === 'string' && isRecord(value.aliases) ? (value as SessionUsage) : undefined
-  } catch {
-    return undefined
-  }
+  const value = parseJson(text ?? '')
+  return isRecord(value) && typeof value.at === 'number' && typeof value.transcript === 'string' && isRecord(value.aliases) ? (value as SessionUsage) : undefined
 }
 
 /** The session files to keep and to drop: only sessions whose transcript still exists, the newest 200 of them. */

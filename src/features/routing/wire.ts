@@ -1,6 +1,6 @@
 // The engine's Anthropic Messages request as captured (§2.2), read loosely: the codecs need its
 // shape, and a field the engine adds later must pass through the redirect untouched.
-import { isRecord, isString } from '../../lib/shape.ts'
+import { isRecord, isString, parseJson } from '../../lib/shape.ts'
 import { sampleOf } from './failure.ts'
 import type { Decoded } from './step.ts'
 
@@ -31,12 +31,7 @@ const isRequest = (r: Record<string, unknown>) =>
 
 /** The request a body text holds, or undefined when it is no Messages request. */
 export function parseAnthropicRequest(text: string): AnthropicRequest | undefined {
-  let raw: unknown
-  try {
-    raw = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+  const raw = parseJson(text)
   return isRecord(raw) && isRequest(raw) ? (raw as AnthropicRequest) : undefined
 }
 
@@ -55,12 +50,7 @@ export const asCount = (value: unknown): number | undefined => (typeof value ===
 
 /** A stream event's JSON object, handed to `read`; an event that is no JSON object ends the stream as unreadable. */
 export function readEvent(data: string, read: (event: Json) => Decoded): Decoded {
-  let event: Json | undefined
-  try {
-    event = asRecord(JSON.parse(data))
-  } catch {
-    // Not JSON: unreadable, as below.
-  }
+  const event = asRecord(parseJson(data))
   return event ? read(event) : { chunks: [], failure: { kind: 'unreadable', sample: sampleOf(data) } }
 }
 

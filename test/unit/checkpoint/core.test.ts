@@ -2,7 +2,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { CheckpointSession } from '../../../src/features/checkpoint/session.ts'
-import { Notes } from '../../../src/features/checkpoint/notes.ts'
+import { createNotes } from '../../../src/features/checkpoint/notes.ts'
 import * as S from '../../../src/features/checkpoint/strings.ts'
 import { SAVE_BOUND_MS } from '../../../src/features/checkpoint/constants.ts'
 import { fakeEdges } from './fake-edges.ts'
@@ -23,7 +23,7 @@ function setup(over: Parameters<typeof fakeEdges>[0] = {}) {
 /** A checkpoint started at 147000 and bound to turn t9, with notes 'old' before it. */
 async function bound(over: Parameters<typeof fakeEdges>[0] = {}) {
   const x = setup(over)
-  await new Notes(x.io).save('S1', 'old')
+  await createNotes(x.io).save('S1', 'old')
   x.world.tokens = 147000
   await x.s.evaluate(x.io, SETTINGS)
   await x.s.turnStarted(x.io, 't9', `run ${TAG}`)
@@ -186,7 +186,7 @@ test('#8 busy; #10 Snooze; #11 Now while a turn runs', async () => {
 
 test('#13 binding: only the command turn binds; #14 changed notes compact after 1 s', async () => {
   const x = setup()
-  await new Notes(x.io).save('S1', 'old')
+  await createNotes(x.io).save('S1', 'old')
   x.world.tokens = 147000
   await x.s.evaluate(x.io, SETTINGS)
   await x.s.turnStarted(x.io, 't8', 'hi')
@@ -285,7 +285,7 @@ test('#15/#16 after a compaction: re-arm, one resume prompt for manual, none for
 test('another feature\'s plugin compaction is steered and counted, with no resume; the own one resumes once', async () => {
   const x = await bound()
   await x.s.setCharter(x.io, 'Build the parser', 'verb')
-  await new Notes(x.io).save('S1', 'lever notes')
+  await createNotes(x.io).save('S1', 'lever notes')
   const steered = await x.s.steer(x.io, undefined)
   assert.ok(steered.includes('## Charter\nBuild the parser') && steered.includes('## Checkpoint notes\nlever notes'), steered)
   x.s.compacted(x.io, 'plugin')
@@ -365,10 +365,10 @@ test('a compaction that lands while the checkpoint runs: its turn ends with no s
   assert.equal(x.seen.submitted, [])
   assert.is(x.s.checkpoint, null)
   assert.equal(x.seen.toasts, [S.NOTES_SAVED, S.skipped(S.WHY_COMPACTED)])
-  assert.is(await new Notes(x.io).read('S1'), 'new', 'the block is still the notes')
+  assert.is(await createNotes(x.io).read('S1'), 'new', 'the block is still the notes')
   // Started, not yet bound: the lever's compaction lands before the checkpoint's turn starts.
   const y = setup()
-  await new Notes(y.io).save('S1', 'old')
+  await createNotes(y.io).save('S1', 'old')
   y.world.tokens = 147000
   await y.s.evaluate(y.io, SETTINGS)
   y.s.compacted(y.io, 'plugin')
@@ -458,7 +458,7 @@ test('#18 notes unchanged: skipped, re-armed from the fill now', async () => {
 
 test('#19 notes unreadable before: skipped, no compaction', async () => {
   const x = setup()
-  await new Notes(x.io).save('S1', 'old')
+  await createNotes(x.io).save('S1', 'old')
   x.files.set('/data/checkpoints/S1.notes.a.md', 'torn')
   x.world.tokens = 147000
   await x.s.evaluate(x.io, SETTINGS)
@@ -485,7 +485,7 @@ test('#21 the block fails to save: the warning, the toast, and a skipped checkpo
   const warning = await x.s.turnCompleted(x.io, SETTINGS, { answer: block('new'), isAborted: false, turnId: 't9' })
   assert.is(warning, S.NOTES_NOT_SAVED)
   assert.equal(x.seen.toasts, [S.NOTES_NOT_SAVED, S.skipped(S.WHY_SAVE_FAILED)])
-  assert.is(await new Notes(x.io).read('S1'), 'old')
+  assert.is(await createNotes(x.io).read('S1'), 'old')
 })
 
 // Issue 17 #13: a save the disk held was dropped by the engine after 60 s with nothing said.
@@ -503,11 +503,11 @@ test('a save the disk holds past its bound is given up and said; when the disk a
   assert.equal(x.seen.toasts, [said, S.skipped(S.WHY_SAVE_FAILED)])
   answer()
   await settle()
-  assert.is(await new Notes(x.io).read('S1'), 'old', 'the late slot write commits nothing')
+  assert.is(await createNotes(x.io).read('S1'), 'old', 'the late slot write commits nothing')
   // The bound does not hurry a save that answers: the next one commits.
   x.io.write = write
   assert.is(await x.s.turnCompleted(x.io, SETTINGS, { answer: block('newer'), isAborted: false, turnId: 't10' }), null)
-  assert.is(await new Notes(x.io).read('S1'), 'newer')
+  assert.is(await createNotes(x.io).read('S1'), 'newer')
 })
 
 test('#22 vetoed twice: two compacts 1 s apart, then the toast with the reason, and a re-arm', async () => {
@@ -616,19 +616,19 @@ test('a long-lived session that sets its charter again keeps it when others foll
 // Review 6: eviction goes by last use, not last save; the cap stands.
 test('a live session that has not saved lately keeps its notes and charter: its first turn and each steering mark it used', async () => {
   const x = setup()
-  await new Notes(x.io).save('S1', 'long notes')
+  await createNotes(x.io).save('S1', 'long notes')
   await x.s.setCharter(x.io, 'the long task', 'verb')
   let n = 0
   /** `count` other sessions, each saving notes and a charter after the last. */
   const others = async (count: number) => {
     for (const end = n + count; n < end; n++) {
       x.world.now += 1000
-      await new Notes(x.io).save(`s${n}`, `n${n}`)
-      await new Notes(x.io).evict(`s${n}`)
+      await createNotes(x.io).save(`s${n}`, `n${n}`)
+      await createNotes(x.io).evict(`s${n}`)
       await new CheckpointSession(`s${n}`, 'superheroes:checkpoint', []).setCharter(x.io, `task ${n}`, 'first prompt')
     }
   }
-  const kept = async () => (await new Notes(x.io).read('S1')) === 'long notes' && x.store.has('charter:S1')
+  const kept = async () => (await createNotes(x.io).read('S1')) === 'long notes' && x.store.has('charter:S1')
   await others(49)
   x.world.now += 1000
   await x.s.steer(x.io, undefined)
@@ -647,7 +647,7 @@ test('a live session that has not saved lately keeps its notes and charter: its 
 
 test('a touch and a save run one after the other, so the touch never writes back the pointer the save replaced', async () => {
   const x = setup()
-  await new Notes(x.io).save('S1', 'old')
+  await createNotes(x.io).save('S1', 'old')
   await x.s.turnStarted(x.io, 't1', 'go')
   // The touch's read of the pointer answers what the store held, but only once released.
   let release = () => {}
@@ -668,12 +668,12 @@ test('a touch and a save run one after the other, so the touch never writes back
   for (let i = 0; i < 200; i++) await Promise.resolve()
   release()
   await Promise.all([saving, touching])
-  assert.is(await new Notes(x.io).read('S1'), 'new')
+  assert.is(await createNotes(x.io).read('S1'), 'new')
 })
 
 test('steering refuses when the notes cannot be read', async () => {
   const x = setup()
-  await new Notes(x.io).save('S1', 'n')
+  await createNotes(x.io).save('S1', 'n')
   x.files.set('/data/checkpoints/S1.notes.a.md', 'x')
   let err: Error | undefined
   await x.s.instructions(x.io, 'o').catch((e: Error) => (err = e))

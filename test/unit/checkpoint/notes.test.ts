@@ -1,7 +1,7 @@
 // B.18.2 double-buffer commit, B.18.4 caps, B.19 #30.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Notes, fnv1a32, sessionOfFile, staleKeys, byteLength } from '../../../src/features/checkpoint/notes.ts'
+import { createNotes, fnv1a32, sessionOfFile, staleKeys, byteLength } from '../../../src/features/checkpoint/notes.ts'
 import { fakeEdges } from './fake-edges.ts'
 
 async function rejects(work: () => Promise<unknown>, pattern: RegExp): Promise<void> {
@@ -12,7 +12,7 @@ async function rejects(work: () => Promise<unknown>, pattern: RegExp): Promise<v
 
 test('no pointer: no notes, no path', async () => {
   const { io } = fakeEdges()
-  const notes = new Notes(io)
+  const notes = createNotes(io)
   assert.is(await notes.read('s'), null)
   assert.is(await notes.path('s'), null)
   assert.is(await notes.folder(), '/data/checkpoints')
@@ -20,7 +20,7 @@ test('no pointer: no notes, no path', async () => {
 
 test('saves alternate slots; the pointer commits', async () => {
   const { io, files, store } = fakeEdges()
-  const notes = new Notes(io)
+  const notes = createNotes(io)
   await notes.save('s', 'old')
   assert.equal(store.get('notes:s'), { slot: 'a', length: 3, digest: fnv1a32('old'), savedAt: 1_000_000 })
   await notes.save('s', 'new')
@@ -34,7 +34,7 @@ test('saves alternate slots; the pointer commits', async () => {
 
 test('a stable copy that lags the commit (a crash between the two) is rewritten before its path is given', async () => {
   const { io, files } = fakeEdges()
-  const notes = new Notes(io)
+  const notes = createNotes(io)
   await notes.save('s', 'first')
   await notes.save('s', 'second')
   files.set('/data/checkpoints/s.notes.md', 'first')
@@ -45,7 +45,7 @@ test('a stable copy that lags the commit (a crash between the two) is rewritten 
 test('a stable copy that cannot be written: the save stands, and the committed slot is named instead', async () => {
   const w = fakeEdges()
   const write = w.io.write
-  const notes = new Notes({ ...w.io, write: async (path, text) => { if (path.endsWith('s.notes.md')) throw new Error('ENOSPC'); return write(path, text) } })
+  const notes = createNotes({ ...w.io, write: async (path, text) => { if (path.endsWith('s.notes.md')) throw new Error('ENOSPC'); return write(path, text) } })
   await notes.save('s', 'kept')
   assert.is(await notes.read('s'), 'kept')
   assert.is(await notes.path('s'), '/data/checkpoints/s.notes.a.md')
@@ -53,9 +53,9 @@ test('a stable copy that cannot be written: the save stands, and the committed s
 
 test('#30: a read-back that differs leaves the old pointer and the old notes in force', async () => {
   const w = fakeEdges()
-  const notes = new Notes(w.io)
+  const notes = createNotes(w.io)
   await notes.save('s', 'old')
-  const torn = new Notes({ ...w.io, write: async (path, text) => void w.files.set(path, text.slice(0, 1)) })
+  const torn = createNotes({ ...w.io, write: async (path, text) => void w.files.set(path, text.slice(0, 1)) })
   await rejects(() => torn.save('s', 'new'), /read back differ/)
   assert.is((w.store.get('notes:s') as { slot: string }).slot, 'a')
   assert.is(await notes.read('s'), 'old')
@@ -63,19 +63,19 @@ test('#30: a read-back that differs leaves the old pointer and the old notes in 
 
 test('a slot that does not match its pointer reads as unreadable, as does a failing store', async () => {
   const w = fakeEdges()
-  const notes = new Notes(w.io)
+  const notes = createNotes(w.io)
   await notes.save('s', 'old')
   w.files.set('/data/checkpoints/s.notes.a.md', 'olD')
   assert.is(await notes.read('s'), undefined)
   w.files.set('/data/checkpoints/s.notes.a.md', 'older')
   assert.is(await notes.read('s'), undefined)
-  const broken = new Notes({ ...w.io, storeGet: async () => { throw new Error('store down') } })
+  const broken = createNotes({ ...w.io, storeGet: async () => { throw new Error('store down') } })
   assert.is(await broken.read('s'), undefined)
 })
 
 test('the cap: 256 KiB of UTF-8 saves, one byte more fails before anything is written', async () => {
   const w = fakeEdges()
-  const notes = new Notes(w.io)
+  const notes = createNotes(w.io)
   await notes.save('s', 'x'.repeat(256 * 1024))
   await rejects(() => notes.save('t', 'é'.repeat(128 * 1024) + 'x'), /over the notes cap/)
   assert.is(w.files.has('/data/checkpoints/t.notes.a.md'), false)
@@ -84,7 +84,7 @@ test('the cap: 256 KiB of UTF-8 saves, one byte more fails before anything is wr
 
 test('eviction keeps the 50 newest sessions and removes the files of the rest', async () => {
   const w = fakeEdges()
-  const notes = new Notes(w.io)
+  const notes = createNotes(w.io)
   for (let i = 0; i < 52; i++) {
     w.world.now += 1000
     await notes.save(`s${i}`, `n${i}`)
@@ -100,7 +100,7 @@ test('eviction keeps the 50 newest sessions and removes the files of the rest', 
 // Issue 14 #6: 60 sessions left 130 files while 50 were kept (evicted slots emptied, skip records never removed).
 test('the folder stays bounded: 50 sessions\' files at most, skip records and crash leftovers included, the current one always', async () => {
   const w = fakeEdges()
-  const notes = new Notes(w.io)
+  const notes = createNotes(w.io)
   for (let i = 0; i < 60; i++) {
     w.world.now += 1000
     w.files.set(`/data/checkpoints/k${i}.skip`, '{}')
@@ -121,7 +121,7 @@ test('the folder stays bounded: 50 sessions\' files at most, skip records and cr
   assert.ok(w.files.has('/data/checkpoints/.k2.notes.md.keel-new.tmp'), 'a fresh one (a write in flight) is not')
   assert.ok(w.files.has('/data/checkpoints/README'), 'a file keel did not make stays')
   assert.equal(await notes.sweep('k0'), [], 'a second sweep has nothing to do')
-  assert.equal(await new Notes({ ...w.io, list: async () => [] }).sweep('x'), [])
+  assert.equal(await createNotes({ ...w.io, list: async () => [] }).sweep('x'), [])
 })
 
 test('sessionOfFile: the files keel makes, and nothing else', () => {
@@ -136,7 +136,7 @@ test('sessionOfFile: the files keel makes, and nothing else', () => {
 // H1: the store keeps a key's first place when it is set again; eviction goes by the time saved.
 test('a long-lived session that saves again after 50 others keeps its notes; the current session is never evicted', async () => {
   const w = fakeEdges()
-  const notes = new Notes(w.io)
+  const notes = createNotes(w.io)
   await notes.save('long', 'first')
   for (let i = 0; i < 50; i++) {
     w.world.now += 1000
