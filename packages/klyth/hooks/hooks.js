@@ -162,6 +162,7 @@ function bindManual($) {
 function bindMailbox($) {
   return {
     pkg: $.plugin.name,
+    ...bindCommonEdges($),
     files: bindFiles($),
     homeFacts: async () => {
       const [configDir, home, socket, env] = await Promise.all([
@@ -177,19 +178,13 @@ function bindMailbox($) {
     send: (to, text) => $.session.send({ to, text }),
     submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: "user", content: [{ type: "text", text }] } }),
-    notice: (text) => $.ui.log(text),
     rename: (name) => $.command.run({ command: "rename", args: name }),
     listAgents: () => $.tool.call({ tool: "ListAgents" }),
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
-    storeDelete: (key) => $.store.delete(key),
-    storeKeys: () => $.store.keys(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
+    ...bindStore($),
     every: (ms, fn) => {
       const timer = $.clock.every(ms, fn);
       return () => timer.cancel();
     },
-    now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length))
   };
 }
@@ -559,9 +554,7 @@ function bindRouting($) {
 function bindTiming($) {
   return {
     pkg: $.plugin.name,
-    submitPrompt: (text) => $.prompt.submit({ text }),
-    notice: (line) => $.ui.log(line),
-    after: (ms, fn) => void $.clock.after(ms, fn),
+    ...bindCommonEdges($),
     usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
     windowEnv: () => readWindowEnv($),
     registerTool: bindRegisterTool($)

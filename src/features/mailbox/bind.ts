@@ -3,7 +3,7 @@
 // put before the model (a prompt, a row), the rename that applies a minted key, the store, and the
 // clock. `$.env` names are literals (the loader's rule).
 import type { EngineInterface } from 'claude-code'
-import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
+import { bindCommonEdges, bindFiles, bindRegisterTool, bindStore, type CommonEdges, type RegisterTool, type StoreEdges } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 
 /** What names the config root and this session's registry record, read once a start. */
@@ -17,7 +17,8 @@ export type HomeFacts = {
   messaging: boolean
 }
 
-export type MailboxPort = {
+/** The shared edges (the clock, a transcript line the person sees and the model does not) and the store, and: */
+export type MailboxPort = CommonEdges & StoreEdges & {
   readonly pkg: string
   readonly files: SafeWriteEdges
   homeFacts(): Promise<HomeFacts>
@@ -30,27 +31,19 @@ export type MailboxPort = {
   submit(text: string): Promise<unknown>
   /** A user row the model reads at its next request (`$.session.append`). */
   append(text: string): Promise<unknown>
-  /** A transcript line the person sees and the model does not. */
-  notice(text: string): void
   /** `/rename <name>` (`$.command.run`): from a timer only (refused inside a hook the turn waits on). */
   rename(name: string): Promise<unknown>
   /** `$.tool.call({ tool: 'ListAgents' })`: this session's name, and the running peers by name. */
   listAgents(): Promise<unknown>
-  storeGet(key: string): Promise<unknown>
-  storeSet(key: string, value: unknown): Promise<void>
-  storeDelete(key: string): Promise<void>
-  storeKeys(): Promise<readonly string[]>
-  /** Calls `fn` once after `ms`. */
-  after(ms: number, fn: () => void): void
   /** Calls `fn` every `ms`; the returned function cancels it. */
   every(ms: number, fn: () => void): () => void
-  now(): Promise<number>
   randomBytes(length: number): Uint8Array
 }
 
 export function bindMailbox($: EngineInterface): MailboxPort {
   return {
     pkg: $.plugin.name,
+    ...bindCommonEdges($),
     files: bindFiles($),
     homeFacts: async () => {
       const [configDir, home, socket, env] = await Promise.all([
@@ -66,19 +59,13 @@ export function bindMailbox($: EngineInterface): MailboxPort {
     send: (to, text) => $.session.send({ to, text }),
     submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: 'user', content: [{ type: 'text', text }] } }),
-    notice: (text) => $.ui.log(text),
     rename: (name) => $.command.run({ command: 'rename', args: name }),
     listAgents: () => $.tool.call({ tool: 'ListAgents' }),
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
-    storeDelete: (key) => $.store.delete(key),
-    storeKeys: () => $.store.keys(),
-    after: (ms, fn) => void $.clock.after(ms, fn),
+    ...bindStore($),
     every: (ms, fn) => {
       const timer = $.clock.every(ms, fn)
       return () => timer.cancel()
     },
-    now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
   }
 }

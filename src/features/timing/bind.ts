@@ -1,6 +1,6 @@
 // The timing feature's `$` binder: what its wake prompts and its lever need of the world.
 import type { EngineInterface, SessionUsage } from 'claude-code'
-import { bindRegisterTool, readWindowEnv, type RegisterTool } from '../../lib/bind.ts'
+import { bindCommonEdges, bindRegisterTool, readWindowEnv, type RegisterTool } from '../../lib/bind.ts'
 
 export type TimingPort = {
   readonly pkg: string
@@ -21,9 +21,7 @@ export type TimingPort = {
 export function bindTiming($: EngineInterface): TimingPort {
   return {
     pkg: $.plugin.name,
-    submitPrompt: (text) => $.prompt.submit({ text }),
-    notice: (line) => $.ui.log(line),
-    after: (ms, fn) => void $.clock.after(ms, fn),
+    ...bindCommonEdges($),
     usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
     windowEnv: () => readWindowEnv($),
     registerTool: bindRegisterTool($),
