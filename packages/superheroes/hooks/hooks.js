@@ -109,6 +109,7 @@ async function pluginDataDirOf($) {
 // src/features/checkpoint/bind.ts
 function bindCheckpoint($) {
   return {
+    ...bindCommonEdges($),
     pkg: $.plugin.name,
     usage: async () => (await $.session.usage({ breakdown: "summary" })).context,
     fill: async () => (await $.session.usage()).context.tokens,
@@ -118,8 +119,6 @@ function bindCheckpoint($) {
     toast: (text) => $.ui.toast(text),
     redraw: () => $.ui.invalidate("ui.render"),
     elements: (e) => $.ui.resolve(e),
-    now: () => $.clock.now(),
-    after: (ms, fn) => $.clock.after(ms, fn),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),

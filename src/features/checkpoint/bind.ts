@@ -1,12 +1,12 @@
 // The checkpoint feature's `$` binder: what its notes, its band and its automatic checkpoint need
 // of the world. The compaction it asks for goes through the runtime (`ctx.compact`), not `$`.
 import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionContextUsage } from 'claude-code'
-import { bindFiles, bindRegisterTool, type RegisterTool, bindStore, pluginDataDirOf, type StoreEdges } from '../../lib/bind.ts'
+import { bindCommonEdges, type CommonEdges, bindFiles, bindRegisterTool, type RegisterTool, bindStore, pluginDataDirOf, type StoreEdges } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { RecallEdges } from './recall.ts'
 
 /** The port: named as the checkpoint's edges name what it needs (session.ts), so the feature hands most of it on as it is. */
-export type CheckpointPort = RecallEdges & StoreEdges & {
+export type CheckpointPort = RecallEdges & StoreEdges & Pick<CommonEdges, 'now' | 'after'> & {
   readonly pkg: string
   /** The context window, read with the `summary` breakdown: the fill and the harness's own threshold. */
   usage(): Promise<SessionContextUsage>
@@ -21,8 +21,6 @@ export type CheckpointPort = RecallEdges & StoreEdges & {
   /** Draws the renders again (`ui.render`). */
   redraw(): void
   elements(e: RenderInput): Elements[RenderSurface]
-  now(): Promise<number>
-  after(ms: number, fn: () => void): void
   /** The safe writer's edges (lib/files.ts), whose `read` and `list` the notes read with too. */
   readonly files: SafeWriteEdges
   /** This plugin's data folder, kept across updates (CLI only: rejects elsewhere). */
@@ -41,6 +39,7 @@ export type CheckpointPort = RecallEdges & StoreEdges & {
 
 export function bindCheckpoint($: EngineInterface): CheckpointPort {
   return {
+    ...bindCommonEdges($),
     pkg: $.plugin.name,
     usage: async () => (await $.session.usage({ breakdown: 'summary' })).context,
     fill: async () => (await $.session.usage()).context.tokens,
@@ -50,8 +49,6 @@ export function bindCheckpoint($: EngineInterface): CheckpointPort {
     toast: (text) => $.ui.toast(text),
     redraw: () => $.ui.invalidate('ui.render'),
     elements: (e) => $.ui.resolve(e),
-    now: () => $.clock.now(),
-    after: (ms, fn) => $.clock.after(ms, fn),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),
