@@ -6,6 +6,7 @@
 // Each value names the session it belongs to, so a `claude` started from a Bash tool, which inherits
 // the variables, does not take its parent's claims for its own. The variables are set and read in
 // runtime/bind.ts (names must be literals, the loader's rule: each package has its branch there).
+import { parseJson } from '../lib/shape.ts'
 
 export type Claims = Record<string, readonly string[] | undefined>
 
@@ -16,14 +17,9 @@ type Published = { session: string; features: readonly string[] }
 
 /** Reads one published value; anything unreadable or of another session reads as no claim. */
 export function parseClaim(raw: string | undefined, session: string): readonly string[] | undefined {
-  if (!raw) return undefined
-  try {
-    const parsed = JSON.parse(raw) as Partial<Published>
-    if (parsed.session !== session || !Array.isArray(parsed.features)) return undefined
-    return parsed.features.filter((f): f is string => typeof f === 'string')
-  } catch {
-    return undefined
-  }
+  const parsed = parseJson(raw ?? '') as Partial<Published> | null | undefined
+  if (parsed?.session !== session || !Array.isArray(parsed.features)) return undefined
+  return parsed.features.filter((f): f is string => typeof f === 'string')
 }
 
 export function claimText(session: string, features: readonly string[]): string {

@@ -7377,14 +7377,9 @@ var FEATURES = [
 // src/runtime/claims.ts
 var CLAIMING_PACKAGES = ["keel", "superheroes", "ws", "klyth"];
 function parseClaim(raw, session) {
-  if (!raw) return void 0;
-  try {
-    const parsed = JSON.parse(raw);
-    if (parsed.session !== session || !Array.isArray(parsed.features)) return void 0;
-    return parsed.features.filter((f) => typeof f === "string");
-  } catch {
-    return void 0;
-  }
+  const parsed = parseJson(raw ?? "");
+  if (parsed?.session !== session || !Array.isArray(parsed.features)) return void 0;
+  return parsed.features.filter((f) => typeof f === "string");
 }
 function claimText(session, features) {
   return JSON.stringify({ session, features });
