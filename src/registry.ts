@@ -6,6 +6,7 @@
 // one; a guard refuses; a stream answers its own failure. The registry applies it: no feature wraps
 // its own body in a try/catch to get it.
 import type { Args, Chunk, EventResult, Next, RenderComponent, SessionCompactResult, StreamNext } from 'claude-code'
+import { toUndefined } from './lib/message.ts'
 import { isString } from './lib/shape.ts'
 import type { Options } from './runtime/options.ts'
 
@@ -413,7 +414,7 @@ function handOver<C, R>(
   let resolve!: (r: R) => void
   let reject!: (err: unknown) => void
   const result = new Promise<R>((res, rej) => ((resolve = res), (reject = rej)))
-  result.catch(() => undefined)
+  result.catch(toUndefined)
   const watch = (p: Promise<IteratorResult<C, R>>) =>
     p.then(
       (r) => {
@@ -455,7 +456,7 @@ function withFacts<N extends { signal: unknown; budget: unknown; origin: unknown
 }
 
 /** Closes a stream (the body of a feature, or the stream beneath), its own failure to close ignored; nothing where there is none. */
-const closeQuietly = (stream: AsyncGenerator<unknown, unknown> | undefined) => stream?.return(undefined).catch(() => undefined)
+const closeQuietly = (stream: AsyncGenerator<unknown, unknown> | undefined) => stream?.return(undefined).catch(toUndefined)
 
 const wrongAnswer = (result: unknown) => (result === undefined ? 'answered undefined' : `answered a wrong shape: ${preview(result)}`)
 

@@ -2,6 +2,7 @@
 // files or the store, the engine's captured requests. A shape is data (an object of fields, or a
 // check), read by one function that names every problem by its path. (valibot did this before; it
 // was ~3,500 syntax-tree nodes of a bundle the engine's loader checks at every start.)
+import { toUndefined } from './message.ts'
 
 /**
  * A check, or the fields of an object. A field whose name ends in `?` may be absent; `'*'` is the
@@ -67,4 +68,4 @@ export const NOT_A_STRING = 'must be a string'
 /** Any string. */
 export const STRING: Check = is(isString, NOT_A_STRING)
 /** Anything (a loose object's other fields). */
-export const ANY: Check = () => undefined
+export const ANY: Check = toUndefined

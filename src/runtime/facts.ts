@@ -2,6 +2,7 @@
 // session id (one host trip, read again only when a /clear or /resume gives the process a new one),
 // whether a main-thread turn runs, the package's own MCP server, and who asked for a compaction.
 import type { Args } from 'claude-code'
+import { toUndefined } from '../lib/message.ts'
 import type { SessionFacts } from '../registry.ts'
 
 export type FactsEdges = {
@@ -44,7 +45,7 @@ export function createFacts(): Facts {
       }
       return id
     },
-    ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)),
+    ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(toUndefined)),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e: Args<'session.compact'>) {

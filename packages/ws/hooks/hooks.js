@@ -613,6 +613,11 @@ var SIZE_COLOR = "cyan";
 var SUBTITLE_COLOR = "suggestion";
 var ERROR_COLOR = "error";
 
+// src/lib/message.ts
+var messageOf = (err) => err instanceof Error ? err.message : String(err);
+var logFailure = (sink, what, err) => sink.log(`${what}: ${messageOf(err)}`);
+var toUndefined = () => void 0;
+
 // src/lib/shape.ts
 var UNKNOWN_KEY = "unknown key";
 var MISSING = "missing";
@@ -653,12 +658,7 @@ var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.len
 var isString = (value) => typeof value === "string";
 var NOT_A_STRING = "must be a string";
 var STRING = is(isString, NOT_A_STRING);
-var ANY = () => void 0;
-
-// src/lib/message.ts
-var messageOf = (err) => err instanceof Error ? err.message : String(err);
-var logFailure = (sink, what, err) => sink.log(`${what}: ${messageOf(err)}`);
-var toUndefined = () => void 0;
+var ANY = toUndefined;
 
 // src/features/captions/strings.ts
 var MARK_OK = "\xB7 ";
@@ -2709,7 +2709,7 @@ function bindCores(port, ctx, file) {
   const relocate = () => {
     const finding = (async () => {
       const root = await projectRoot(port, file);
-      return { root, realRoot: (await port.stat(root).catch(() => void 0))?.realPath ?? root };
+      return { root, realRoot: (await port.stat(root).catch(toUndefined))?.realPath ?? root };
     })();
     finding.catch(() => {
       if (place === finding) place = void 0;
@@ -6933,7 +6933,7 @@ function advisoryOf(ctx) {
   return spec ? { spec } : { spec: DEFAULT_ADVISORY, problem: ADVISORY_INVALID(raw) };
 }
 async function usageOf3(port, context) {
-  const override = await port.windowEnv().catch(() => void 0);
+  const override = await port.windowEnv().catch(toUndefined);
   return { ...context, key: `${context.window}|${override ?? ""}` };
 }
 function createTimingFeature() {
@@ -7283,7 +7283,7 @@ async function sync(port, ctx, state) {
   }
   const result = await change(port, true, async (location, file) => {
     if (file) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf("/")), port.now);
-    return decideSync(location, file, requested, await port.windowEnv().catch(() => void 0));
+    return decideSync(location, file, requested, await port.windowEnv().catch(toUndefined));
   });
   state.lastSync = result;
   if (typeof result === "string") return report(port, ctx, state, result, true);
@@ -7524,7 +7524,7 @@ function createFacts() {
       }
       return id;
     },
-    ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0),
+    ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(toUndefined),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e) {
@@ -7778,7 +7778,7 @@ function handOver2(inner, settled, onDone, onError) {
   let resolve2;
   let reject;
   const result = new Promise((res, rej) => (resolve2 = res, reject = rej));
-  result.catch(() => void 0);
+  result.catch(toUndefined);
   const watch = (p) => p.then(
     (r) => {
       if (r.done) {
@@ -7811,7 +7811,7 @@ function handOver2(inner, settled, onDone, onError) {
 function withFacts(next, call) {
   return Object.assign(call, { signal: next.signal, budget: next.budget, origin: next.origin });
 }
-var closeQuietly = (stream2) => stream2?.return(void 0).catch(() => void 0);
+var closeQuietly = (stream2) => stream2?.return(void 0).catch(toUndefined);
 var wrongAnswer = (result) => result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
 function describe(err) {
   return err instanceof Error ? `${err.name}: ${err.message}` : `threw ${preview(err)}`;

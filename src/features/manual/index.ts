@@ -4,7 +4,7 @@
 // hooks to the cores; the snapshot (snapshot.ts), the reads (reads.ts) and the status (status.ts)
 // hold the rules. Elsewhere (no manual file) every hook passes at once, with no `$` call per turn.
 import type { Feature, FeatureContext } from '../../registry.ts'
-import { messageOf } from '../../lib/message.ts'
+import { messageOf, toUndefined } from '../../lib/message.ts'
 import type { ManualPort as Port } from './bind.ts'
 import { CLEAR_REASON, MANUAL_FILE_OPTION, READ_TOOL, sectionIdOf } from './constants.ts'
 import { inspectManual, type ManualFs } from './file.ts'
@@ -74,7 +74,7 @@ function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
   const relocate = () => {
     const finding = (async () => {
       const root = await projectRoot(port, file)
-      return { root, realRoot: (await port.stat(root).catch(() => undefined))?.realPath ?? root }
+      return { root, realRoot: (await port.stat(root).catch(toUndefined))?.realPath ?? root }
     })()
     finding.catch(() => {
       if (place === finding) place = undefined

@@ -3,7 +3,7 @@
 // thresholds divide by the window the harness really compacts on (its usage breakdown).
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane, type Lane } from '../../lib/lane.ts'
-import { messageOf } from '../../lib/message.ts'
+import { messageOf, toUndefined } from '../../lib/message.ts'
 import type { TimingPort as Port } from './bind.ts'
 import { DEFAULT_ADVISORY, describeAdvisory, parseAdvisory, type AdvisorySpec } from './core.ts'
 import { createTiming, type Timing, type Usage } from './machine.ts'
@@ -22,7 +22,7 @@ export function advisoryOf(ctx: FeatureContext): { spec: AdvisorySpec; problem?:
  * window and the override in force (the window feature, a settings file or `/config` change it).
  */
 async function usageOf(port: Port, context: { tokens?: number; window: number }): Promise<Usage> {
-  const override = await port.windowEnv().catch(() => undefined)
+  const override = await port.windowEnv().catch(toUndefined)
   return { ...context, key: `${context.window}|${override ?? ''}` }
 }
 

@@ -2,7 +2,7 @@
 // the project's .claude/settings.local.json) on the number the person chose, with provenance,
 // opt-out, reset and the home-folder guard (spec part A). Binds the core to the port's edges.
 import type { Feature, FeatureContext } from '../../registry.ts'
-import { messageOf } from '../../lib/message.ts'
+import { messageOf, toUndefined } from '../../lib/message.ts'
 import { sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import type { WindowPort as Port } from './bind.ts'
 import { SETTINGS_RELATIVE_PATH, WINDOW_OPTION } from './constants.ts'
@@ -102,7 +102,7 @@ async function sync(port: Port, ctx: FeatureContext, state: State): Promise<stri
     // A crashed write's temporary file (a whole copy of the settings, easy to commit) goes at the next start.
     if (file) await sweepTemps(port.files, location.root, location.settingsPath.slice(0, location.settingsPath.lastIndexOf('/')), port.now)
     // A value the process already runs with counts as a pin where the file has none (A-I6).
-    return decideSync(location, file, requested, await port.windowEnv().catch(() => undefined))
+    return decideSync(location, file, requested, await port.windowEnv().catch(toUndefined))
   })
   state.lastSync = result
   if (typeof result === 'string') return report(port, ctx, state, result, true)
