@@ -1,13 +1,12 @@
 // Where keel keeps what every package of the bundle shares (the routing config, the mailbox spool):
 // keel's home, `${CLAUDE_CONFIG_DIR:-$HOME/.claude}/keel/`, beside the engine's own config (measured:
 // `$.env.get('CLAUDE_CONFIG_DIR')`, else `$HOME/.claude`, names the engine's folder; routing NOTES §5).
+import { trimSlash } from './text.ts'
 
 /** keel's folder under the config root. */
 export const KEEL_HOME_DIR = 'keel'
 /** `CLAUDE_PLUGIN_DATA` is `<config root>/plugins/data/<plugin>-<source>`. */
 export const PLUGIN_DATA_MARK = '/plugins/data/'
-
-const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path)
 
 /**
  * The config root: `CLAUDE_CONFIG_DIR` when set, else `CLAUDE_PLUGIN_DATA` cut at `/plugins/data/`,

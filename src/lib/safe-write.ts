@@ -22,6 +22,7 @@
 //  - a crash between the temporary file and its rename leaves that file behind: `sweepTemps`
 //    removes one older than any live write, in each folder keel writes into.
 import { messageOf, toUndefined } from './message.ts'
+import { trimSlash } from './text.ts'
 
 export type PathFacts = {
   kind: 'file' | 'dir' | 'other'
@@ -107,8 +108,6 @@ export const STALE_TEMP_MS = 60 * 60 * 1000
 const NEW_FILE_MODE = 0o600
 /** The owner's write bit: without it, a person made the file read-only. */
 const OWNER_WRITE = 0o200
-
-const trimSlash = (path: string) => (path.length > 1 ? path.replace(/[\\/]+$/, '') : path)
 
 /**
  * The real path the file would land on, or why not: `within`'s real path, then each part of the

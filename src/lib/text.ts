@@ -5,3 +5,6 @@
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 export const byteLength = (text: string) => new TextEncoder().encode(text).length
+
+/** A path without its trailing slashes (either kind), the root `/` kept (keel's home's and the safe writer's). */
+export const trimSlash = (path: string) => (path.length > 1 ? path.replace(/[\\/]+$/, '') : path)

@@ -274,6 +274,7 @@ var SETUP_PANE_ROWS = 20;
 // src/lib/text.ts
 var plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 var byteLength = (text) => new TextEncoder().encode(text).length;
+var trimSlash = (path) => path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 
 // src/features/routing/strings.ts
 var providerAnswered = (pkg, label, provider, status2, message) => `${pkg}: ${label} failed: ${provider} answered ${status2}${message ? ` ${message}` : ""}`;
@@ -1123,7 +1124,6 @@ var tempName = (name, token) => `.${name}.keel-${token}.tmp`;
 var STALE_TEMP_MS = 60 * 60 * 1e3;
 var NEW_FILE_MODE = 384;
 var OWNER_WRITE = 128;
-var trimSlash = (path) => path.length > 1 ? path.replace(/[\\/]+$/, "") : path;
 async function resolveTarget(io, within2, path) {
   const owner = trimSlash(within2);
   const facts = await io.stat(owner).catch(toUndefined);
@@ -2809,14 +2809,13 @@ function createManualFeature() {
 // src/lib/keel-home.ts
 var KEEL_HOME_DIR = "keel";
 var PLUGIN_DATA_MARK = "/plugins/data/";
-var trimSlash2 = (path) => path.length > 1 ? path.replace(/\/+$/, "") : path;
 function configRootOf(env) {
   const configDir = env.configDir?.trim();
-  if (configDir) return trimSlash2(configDir);
+  if (configDir) return trimSlash(configDir);
   const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1;
   if (at > 0) return env.pluginData.slice(0, at);
   const home = env.home?.trim();
-  return home ? `${trimSlash2(home)}/.claude` : void 0;
+  return home ? `${trimSlash(home)}/.claude` : void 0;
 }
 var keelHomeOf = (configRoot) => `${configRoot}/${KEEL_HOME_DIR}`;
 
