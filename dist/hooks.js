@@ -2283,13 +2283,15 @@ function manualLocation(root, manualFile) {
   return { path: joinPath(root, display), display };
 }
 
+// src/lib/hex.ts
+var hexOf = (bytes) => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("");
+
 // src/features/manual/section.ts
 function canonical(text) {
   return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n").replace(/\n+$/, "");
 }
 async function sha256Hex(text) {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return hexOf(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
 }
 var contentHash = (text) => sha256Hex(canonical(text));
 function classifyText(raw, cap = MANUAL_CAP_BYTES) {
@@ -4429,9 +4431,6 @@ function createReconnectFeature() {
     }
   };
 }
-
-// src/lib/hex.ts
-var hexOf = (bytes) => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("");
 
 // src/features/routing/auth.ts
 function keySource(auth) {

@@ -2,6 +2,7 @@
 // built from it. Pure (the hash is `crypto.subtle`, which the hooks environment has).
 import type { PromptComposeSection } from 'claude-code'
 import { MANUAL_CAP_BYTES } from './constants.ts'
+import { hexOf } from '../../lib/hex.ts'
 import { byteLength } from '../../lib/text.ts'
 import * as s from './strings.ts'
 
@@ -17,8 +18,7 @@ export function canonical(text: string): string {
 
 /** SHA-256 of the text's UTF-8 bytes, lower-case hex: collision-safe, so an equal hash is equal text. */
 export async function sha256Hex(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))
-  return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return hexOf(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))
 }
 
 /** The hash a snapshot holds and a Read's content is compared by. */
