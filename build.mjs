@@ -14,16 +14,17 @@ const bundlePath = join(root, 'dist/hooks.js')
 
 /**
  * The bundle reads plugin.json for the profiles and the option fields' types and bounds; the texts
- * (titles, descriptions, keywords) are for the manifests and READMEs only, so the bundle gets the
- * template without them.
+ * (titles, descriptions, keywords) are for the manifests and READMEs only, and a package's defaults
+ * and a feature's `sessionActing` are read from the manifest and the feature itself (the runtime
+ * reads neither off the template), so the bundle gets the template without them: every node of it
+ * is checked at every start.
  */
 function runtimeTemplate(from) {
   const fieldOf = ({ title, description, ...rule }) => rule
   return {
     version: from.version,
-    packages: Object.fromEntries(Object.entries(from.packages).map(([name, p]) => [name, { features: p.features, defaults: p.defaults }])),
+    packages: Object.fromEntries(Object.entries(from.packages).map(([name, p]) => [name, { features: p.features }])),
     features: Object.fromEntries(Object.entries(from.features).map(([name, f]) => [name, {
-      sessionActing: f.sessionActing,
       userConfig: Object.fromEntries(Object.entries(f.userConfig ?? {}).map(([key, field]) => [key, fieldOf(field)])),
     }])),
   }

@@ -1,17 +1,18 @@
 // Which features a package runs, and why: pure rules over the template manifest and the options.
-import type { FieldDef, OptionValue } from './options.ts'
+import type { FieldDef } from './options.ts'
 
-/** A feature as the bundle reads it from plugin.json (build.mjs leaves the texts out of the bundle). */
+/**
+ * A feature as the bundle reads it from plugin.json: build.mjs leaves out the texts and
+ * `sessionActing` (the feature's own flag is the one read).
+ */
 export type FeatureDef = {
-  sessionActing: boolean
   userConfig?: Readonly<Record<string, FieldDef>>
 }
 
+/** A package's profile as the bundle reads it (its option defaults are the manifest's: build.mjs leaves them out). */
 export type PackageProfile = {
   /** feature name -> on by default; a feature absent here is not carried by the package. */
   features: Readonly<Record<string, boolean>>
-  /** Option defaults this package ships instead of the feature's own. */
-  defaults?: Readonly<Record<string, OptionValue>>
 }
 
 export type Template = {

@@ -40,7 +40,7 @@ async function nodeDispatch(): Promise<void> {
   for (const n of [1, 4, 8]) {
     const names = Array.from({ length: n }, (_, i) => `f${i}`)
     const features: Feature[] = names.map((name) => ({ name, sessionActing: false, hooks: { 'turn.complete': (_p, e, next) => next(e) } }))
-    const t: Template = { version: '0', packages: {}, features: Object.fromEntries(names.map((f) => [f, { sessionActing: false }])) }
+    const t: Template = { version: '0', packages: {}, features: Object.fromEntries(names.map((f) => [f, {}])) }
     const rt = createRuntime(features.map((f) => () => f), t, Object.fromEntries(names.map((f) => [f, 'on'])))
     const { port } = fakePort('bench')
     rt.bind(port, {})
@@ -70,7 +70,7 @@ async function nodeStream(): Promise<void> {
   for (const n of [1, 4]) {
     const names = Array.from({ length: n }, (_, i) => `s${i}`)
     const features: Feature[] = names.map((name) => ({ name, sessionActing: false, hooks: { 'turn.step': async function* (_p, e, next) { return yield* next(e) } } }))
-    const t: Template = { version: '0', packages: {}, features: Object.fromEntries(names.map((f) => [f, { sessionActing: false }])) }
+    const t: Template = { version: '0', packages: {}, features: Object.fromEntries(names.map((f) => [f, {}])) }
     const rt = createRuntime(features.map((f) => () => f), t, Object.fromEntries(names.map((f) => [f, 'on'])))
     rt.bind(fakePort('bench').port, {})
     const through = await time(() => rt.stream('turn.step', step, engine))

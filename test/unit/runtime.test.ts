@@ -26,8 +26,8 @@ const TEMPLATE: Template = {
     ws: { features: {} },
   },
   features: {
-    acting: { sessionActing: true, userConfig: { actingLevel: { type: 'number', default: 3, min: 1, max: 5 } } },
-    quiet: { sessionActing: false },
+    acting: { userConfig: { actingLevel: { type: 'number', default: 3, min: 1, max: 5 } } },
+    quiet: {},
   },
 }
 
@@ -184,7 +184,7 @@ test('runtime: a claim that changed is published again, an empty one included; a
   assert.is(shared.claims.keel, undefined, 'switched off: the stale claim is cleared')
   const idle: Feature = { ...recorder('acting', true, []), actsWith: () => false }
   shared.claims.keel = ['acting']
-  await on(createRuntime([idle, recorder('quiet', true, [])], { ...TEMPLATE, features: { ...TEMPLATE.features, quiet: { sessionActing: true } } }, { acting: 'on', quiet: 'on' }), port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
+  await on(createRuntime([idle, recorder('quiet', true, [])], { ...TEMPLATE, features: { ...TEMPLATE.features, quiet: {} } }, { acting: 'on', quiet: 'on' }), port).dispatch('session.start', { cwd: '/w' } as never, fakeNext(() => ({ cwd: '/w' })))
   assert.is(publishes, 1)
   assert.equal(shared.claims.keel, ['quiet'], 'a feature it no longer acts on is dropped from its claim')
 })
