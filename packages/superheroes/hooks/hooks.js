@@ -148,12 +148,7 @@ function bindManual($) {
       return rows.length > 0;
     },
     apiMessages: () => $.session.messages({ as: "api" }),
-    store: {
-      get: (key) => $.store.get(key),
-      set: (key, value) => $.store.set(key, value),
-      keys: () => $.store.keys(),
-      delete: (key) => $.store.delete(key)
-    }
+    ...bindStore($)
   };
 }
 
@@ -2728,7 +2723,7 @@ function bindCores(port, ctx, file) {
     read: port.read
   };
   const snapshot = createSnapshot({ pkg: ctx.pkg, file });
-  const edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: port.store, log: ctx.log };
+  const edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: { get: port.storeGet, set: port.storeSet, keys: port.storeKeys, delete: port.storeDelete }, log: ctx.log };
   snapshot.bind(edges);
   const readEdges = {
     realPath: async (path) => (await statOf(port, path))?.realPath,

@@ -2,15 +2,14 @@
 // project's root is, the conversation it reads repeats in, the clock and the store of what each
 // session's prompt carries.
 import type { EngineInterface } from 'claude-code'
-import { bindCommonEdges, type CommonEdges } from '../../lib/bind.ts'
+import { bindCommonEdges, bindStore, type CommonEdges, type StoreEdges } from '../../lib/bind.ts'
 import type { ApiRow } from './reads.ts'
-import type { Store } from './snapshot.ts'
 
 /** What `$.fs.stat(path, { resolve: true })` tells: what the path leads to, its size, where it lands. */
 export type PathStat = { readonly kind: 'file' | 'dir' | 'other'; readonly size: number; readonly realPath?: string }
 
 /** The common edges it uses: the clock. */
-export type ManualPort = Pick<CommonEdges, 'now' | 'after'> & {
+export type ManualPort = Pick<CommonEdges, 'now' | 'after'> & StoreEdges & {
   /** `$.fs.stat(path, { resolve: true })`; rejects (`… failed: ENOENT`) for a missing path. */
   stat(path: string): Promise<PathStat>
   /** `$.fs.read`: the file's text (bytes that are not UTF-8 read as U+FFFD). */
@@ -25,7 +24,6 @@ export type ManualPort = Pick<CommonEdges, 'now' | 'after'> & {
   hasHistory(): Promise<boolean>
   /** The main conversation in api form: the text each tool result read as. */
   apiMessages(): Promise<readonly ApiRow[]>
-  readonly store: Store
 }
 
 export function bindManual($: EngineInterface): ManualPort {
@@ -42,11 +40,6 @@ export function bindManual($: EngineInterface): ManualPort {
       return rows.length > 0
     },
     apiMessages: () => $.session.messages({ as: 'api' }),
-    store: {
-      get: (key) => $.store.get(key),
-      set: (key, value) => $.store.set(key, value),
-      keys: () => $.store.keys(),
-      delete: (key) => $.store.delete(key),
-    },
+    ...bindStore($),
   }
 }

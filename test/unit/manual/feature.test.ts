@@ -68,12 +68,10 @@ function portOf(w: World): ManualPort {
     apiMessages: async () => (w.calls.push('messages'), w.rows as never),
     now: async () => 1_000,
     after: () => {},
-    store: {
-      get: async (k) => w.store.get(k),
-      set: async (k, v) => void w.store.set(k, v),
-      keys: async () => [...w.store.keys()],
-      delete: async (k) => void w.store.delete(k),
-    },
+    storeGet: async (k) => w.store.get(k),
+    storeSet: async (k, v) => void w.store.set(k, v),
+    storeKeys: async () => [...w.store.keys()],
+    storeDelete: async (k) => void w.store.delete(k),
   }
 }
 
