@@ -183,221 +183,226 @@ const NO_ERROR = Symbol('no error')
 
 type Entry = { feature: Feature<any>; run: (...args: never[]) => unknown; onFailure: PromisePolicy | StreamPolicy<StreamEvent> }
 
-export class Registry {
+export function createRegistry(
+  /** Every feature active in this package, outermost first. */
+  features: readonly Feature<any>[],
+  /** Where a skip is said: the debug log. */
+  say: (line: string) => void,
+) {
   /** Skips per feature, for the status command. */
-  readonly skips = new Map<string, number>()
+  const skips = new Map<string, number>()
   /** Feature and event pairs whose last run was skipped: logged once until the feature succeeds again. */
-  private readonly failing = new Set<string>()
+  const failing = new Set<string>()
   /** Each feature's port, bound at the first dispatch of a load (`$` is one object per load). */
-  private ports: Readonly<Record<string, unknown>> = {}
-  private contexts: Readonly<Record<string, FeatureContext>> = {}
-
-  constructor(
-    /** Every feature active in this package, outermost first. */
-    readonly features: readonly Feature<any>[],
-    /** Where a skip is said: the debug log. */
-    private readonly say: (line: string) => void,
-  ) {}
-
-  /** Binds the features' ports and contexts for this load. */
-  bind(ports: Readonly<Record<string, unknown>>, contexts: Readonly<Record<string, FeatureContext>>): void {
-    this.ports = ports
-    this.contexts = contexts
-  }
-
-  /** The events some active feature hooks: main.ts registers only these. */
-  hooks(event: HookedEvent): boolean {
-    return this.features.some((f) => f.hooks[event] !== undefined)
-  }
-
+  let ports: Readonly<Record<string, unknown>> = {}
+  let contexts: Readonly<Record<string, FeatureContext>> = {}
   /** The chain of each event for one set of left-out features, built once and reused. */
-  private chains = new Map<string, readonly Entry[]>()
-  private chainsLeavingOut: LeftOut | undefined
+  const chains = new Map<string, readonly Entry[]>()
+  let chainsLeavingOut: LeftOut | undefined
 
-  private chainOf(event: HookedEvent, leftOut: LeftOut | undefined): readonly Entry[] {
-    if (leftOut !== this.chainsLeavingOut) {
-      this.chains.clear()
-      this.chainsLeavingOut = leftOut
+  function chainOf(event: HookedEvent, leftOut: LeftOut | undefined): readonly Entry[] {
+    if (leftOut !== chainsLeavingOut) {
+      chains.clear()
+      chainsLeavingOut = leftOut
     }
-    let chain = this.chains.get(event)
+    let chain = chains.get(event)
     if (!chain) {
-      chain = this.features.flatMap((feature): Entry[] => {
+      chain = features.flatMap((feature): Entry[] => {
         const spec = feature.hooks[event] as unknown
         if (spec === undefined || leftOut?.has(feature.name)) return []
         return [{ feature, onFailure: 'open', ...(typeof spec === 'function' ? { run: spec as Entry['run'] } : (spec as Pick<Entry, 'run' | 'onFailure'>)) }]
       })
-      this.chains.set(event, chain)
+      chains.set(event, chain)
     }
     return chain
   }
 
-  /**
-   * Runs a promise `event` through each active feature's hook in turn, each `next` running the
-   * features beneath it and then the engine. Features named in `leftOut` take no part.
-   */
-  dispatch<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, leftOut?: LeftOut): Promise<EventResult<E>> {
-    const chain = this.chainOf(event, leftOut)
-    /**
-     * The failures that came up from the engine's `next` in this dispatch. A feature's own failure is
-     * answered where it happened (skipped, or its guard's refusal) and never rejects a step, so a
-     * rejection a step passes up is always one of these: a feature that fails with one passes it on
-     * unchanged. Kept per dispatch, not per feature: one watch at the bottom instead of one per link.
-     */
-    let fromEngine: unknown[] | undefined
-    const step = (i: number, input: Args<E>): Promise<EventResult<E>> => {
-      const entry = chain[i]
-      if (entry === undefined) {
-        return (next(input) as Promise<EventResult<E>>).then(undefined, (err: unknown) => {
-          ;(fromEngine ??= []).push(err)
-          throw err
-        })
-      }
-      const { name } = entry.feature
-      let beneath: Promise<EventResult<E>> | undefined
-      const featureNext = withFacts(next, (rewritten: Args<E>) => {
-        if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE))
-        beneath = step(i + 1, rewritten)
-        return beneath
-      })
-      const fail = (why: string): Promise<EventResult<E>> => {
-        this.noteSkip(name, event, why)
-        // A guard refuses in its place, where it had not let the call through.
-        const deny = beneath === undefined ? this.denyOf(entry, input) : undefined
-        if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
-        // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
-        return beneath ?? step(i + 1, input)
-      }
-      let answer: EventResult<E> | Promise<EventResult<E>>
-      try {
-        answer = (entry.run as PromiseHook<unknown, E>)(this.ports[name], input, featureNext, this.contexts[name]!)
-      } catch (err) {
-        return fail(describe(err))
-      }
-      return Promise.resolve(answer).then(
-        (result) => {
-          if (!isSettledShape(event, result)) return fail(wrongAnswer(result))
-          if (this.failing.size) this.failing.delete(`${name} ${event}`)
-          return result
-        },
-        // A failure that came up from beneath is not this feature's: it goes on up unchanged.
-        (err) => (beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))),
-      )
-    }
-    return step(0, e)
-  }
-
-  /**
-   * Runs a streaming `event` through each active feature's `async function*` in turn, each `next`
-   * the stream of the features beneath it and then the engine's. The failure rule, per feature: a
-   * chunk already yielded stays; `open` goes on beneath (before its `next`) or passes on the rest
-   * of the stream beneath (after it); `answer` ends the step with the feature's own answer and
-   * never runs or reads what is beneath again. A failure from beneath passes through unchanged.
-   */
-  stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, leftOut?: LeftOut): AsyncGenerator<Chunk<E>, EventResult<E>> {
-    const chain = this.chainOf(event, leftOut)
-    const registry = this
-    async function* step(i: number, input: Args<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
-      const entry = chain[i]
-      if (entry === undefined) return yield* next(input)
-      const { name } = entry.feature
-      const policy = entry.onFailure as StreamPolicy<E>
-      const ctx = registry.contexts[name]!
-      /** The stream beneath, once the feature asked for it, and what it returned once read to its end. */
-      let beneath: AsyncGenerator<Chunk<E>, EventResult<E>> | undefined
-      let beneathResult: { value: EventResult<E> } | undefined
-      let beneathError: unknown = NO_ERROR
-      const featureNext = withFacts(next, (rewritten: Args<E>) => {
-        if (beneath !== undefined) throw new Error(NEXT_TWICE)
-        const inner = step(i + 1, rewritten)
-        beneath = inner
-        // The hand-over notes what beneath returned or threw as it passes (no generator of its own: one
-        // hop less per chunk and per feature).
-        return handOver(inner, () => beneathResult, (value) => { beneathResult = { value } }, (err) => { beneathError = err })
-      })
-      let body: AsyncGenerator<Chunk<E>, EventResult<E> | void> | undefined
-      let bodyDone = false
-      let failure: string
-      try {
-        body = (entry.run as StreamHook<unknown, E>)(registry.ports[name], input, featureNext, ctx)
-        for (;;) {
-          const r = await body.next()
-          if (!r.done) {
-            yield r.value
-            continue
-          }
-          bodyDone = true
-          const result = r.value ?? beneathResult?.value
-          if (isSettledShape(event, result)) {
-            if (registry.failing.size) registry.failing.delete(`${name} ${event}`)
-            // A stream beneath the feature left unread would hold the engine's request open.
-            if (beneath !== undefined && beneathResult === undefined && beneathError === NO_ERROR) await closeQuietly(beneath)
-            return result
-          }
-          failure = wrongAnswer(result)
-          break
-        }
-      } catch (err) {
-        bodyDone = true
-        if (err === beneathError && policy === 'open') throw err
-        failure = describe(err)
-      } finally {
-        // The engine closed this stream (an Esc, an abort): the feature's body closes, and the stream beneath.
-        if (!bodyDone) {
-          await closeQuietly(body)
-          if (beneath !== undefined && beneathResult === undefined) await closeQuietly(beneath)
-        }
-      }
-      registry.noteSkip(name, event, failure)
-      if (policy !== 'open') {
-        // Answered in its place: what beneath still streams is closed unread.
-        await closeQuietly(beneath)
-        return yield* policy.answer({ message: failure, calledNext: beneath !== undefined }, input, ctx)
-      }
-      if (beneath === undefined) return yield* step(i + 1, input)
-      if (beneathResult !== undefined) return beneathResult.value
-      // After its next, mid-stream: the rest beneath is passed on as it comes.
-      return yield* beneath
-    }
-    return step(0, e)
-  }
-
-  /**
-   * The answer for a step keel's hook failed at the engine level (main.ts's `.catch`), when a
-   * feature with an answering policy owns it; undefined for any other step, which may go on beneath.
-   */
-  answerFor<E extends StreamEvent>(event: E, e: Args<E>, failure: Failure, leftOut?: LeftOut): AsyncGenerator<Chunk<E>, EventResult<E>> | undefined {
-    for (const entry of this.chainOf(event, leftOut)) {
-      const policy = entry.onFailure as StreamPolicy<E>
-      if (policy !== 'open' && policy.owns?.(e)) return policy.answer(failure, e, this.contexts[entry.feature.name]!)
-    }
-    return undefined
-  }
-
-  /** The refusal a guard's policy gives for a call when keel's hook failed at the engine; undefined: no feature refuses it. */
-  denyFor<E extends PromiseEvent>(event: E, e: Args<E>, leftOut?: LeftOut): string | undefined {
-    for (const entry of this.chainOf(event, leftOut)) {
-      const deny = this.denyOf(entry, e)
-      if (deny !== undefined) return deny
-    }
-    return undefined
-  }
-
   /** The refusal a promise hook's policy gives for `e`; undefined where it fails open. */
-  private denyOf<E extends PromiseEvent>(entry: Entry, e: Args<E>): string | undefined {
+  function denyOf<E extends PromiseEvent>(entry: Entry, e: Args<E>): string | undefined {
     const policy = entry.onFailure as PromisePolicy<E>
-    if (policy === 'open') return undefined
-    return typeof policy.deny === 'string' ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]!)
+    if (policy === 'open') return
+    return typeof policy.deny === 'string' ? policy.deny : policy.deny(e, contexts[entry.feature.name]!)
   }
 
   /** Counts a skip and says it in the debug log, once per feature and event until it succeeds again. */
-  noteSkip(feature: string, event: string, why: string): void {
-    this.skips.set(feature, (this.skips.get(feature) ?? 0) + 1)
+  function noteSkip(feature: string, event: string, why: string): void {
+    skips.set(feature, (skips.get(feature) ?? 0) + 1)
     const key = `${feature} ${event}`
-    if (this.failing.has(key)) return
-    this.failing.add(key)
-    this.say(`${feature}: ${event} hook skipped (${why})`)
+    if (failing.has(key)) return
+    failing.add(key)
+    say(`${feature}: ${event} hook skipped (${why})`)
+  }
+
+  return {
+    features,
+    skips,
+    /** Binds the features' ports and contexts for this load. */
+    bind(boundPorts: Readonly<Record<string, unknown>>, boundContexts: Readonly<Record<string, FeatureContext>>): void {
+      ports = boundPorts
+      contexts = boundContexts
+    },
+
+    /** The events some active feature hooks: main.ts registers only these. */
+    hooks(event: HookedEvent): boolean {
+      return features.some((f) => f.hooks[event] !== undefined)
+    },
+
+    /**
+     * Runs a promise `event` through each active feature's hook in turn, each `next` running the
+     * features beneath it and then the engine. Features named in `leftOut` take no part.
+     */
+    dispatch<E extends PromiseEvent>(event: E, e: Args<E>, next: Next<E>, leftOut?: LeftOut): Promise<EventResult<E>> {
+      const chain = chainOf(event, leftOut)
+      /**
+       * The failures that came up from the engine's `next` in this dispatch. A feature's own failure is
+       * answered where it happened (skipped, or its guard's refusal) and never rejects a step, so a
+       * rejection a step passes up is always one of these: a feature that fails with one passes it on
+       * unchanged. Kept per dispatch, not per feature: one watch at the bottom instead of one per link.
+       */
+      let fromEngine: unknown[] | undefined
+      const step = (i: number, input: Args<E>): Promise<EventResult<E>> => {
+        const entry = chain[i]
+        if (entry === undefined) {
+          return (next(input) as Promise<EventResult<E>>).then(undefined, (err: unknown) => {
+            ;(fromEngine ??= []).push(err)
+            throw err
+          })
+        }
+        const { name } = entry.feature
+        let beneath: Promise<EventResult<E>> | undefined
+        const featureNext = withFacts(next, (rewritten: Args<E>) => {
+          if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE))
+          beneath = step(i + 1, rewritten)
+          return beneath
+        })
+        const fail = (why: string): Promise<EventResult<E>> => {
+          noteSkip(name, event, why)
+          // A guard refuses in its place, where it had not let the call through.
+          const deny = beneath === undefined ? denyOf(entry, input) : undefined
+          if (deny !== undefined) return Promise.resolve({ deny } as EventResult<E>)
+          // Before its next: as if absent. After: what its next settled to stands, nothing runs twice.
+          return beneath ?? step(i + 1, input)
+        }
+        let answer: EventResult<E> | Promise<EventResult<E>>
+        try {
+          answer = (entry.run as PromiseHook<unknown, E>)(ports[name], input, featureNext, contexts[name]!)
+        } catch (err) {
+          return fail(describe(err))
+        }
+        return Promise.resolve(answer).then(
+          (result) => {
+            if (!isSettledShape(event, result)) return fail(wrongAnswer(result))
+            if (failing.size) failing.delete(`${name} ${event}`)
+            return result
+          },
+          // A failure that came up from beneath is not this feature's: it goes on up unchanged.
+          (err) => (beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))),
+        )
+      }
+      return step(0, e)
+    },
+
+    /**
+     * Runs a streaming `event` through each active feature's `async function*` in turn, each `next`
+     * the stream of the features beneath it and then the engine's. The failure rule, per feature: a
+     * chunk already yielded stays; `open` goes on beneath (before its `next`) or passes on the rest
+     * of the stream beneath (after it); `answer` ends the step with the feature's own answer and
+     * never runs or reads what is beneath again. A failure from beneath passes through unchanged.
+     */
+    stream<E extends StreamEvent>(event: E, e: Args<E>, next: StreamNext<E>, leftOut?: LeftOut): AsyncGenerator<Chunk<E>, EventResult<E>> {
+      const chain = chainOf(event, leftOut)
+      async function* step(i: number, input: Args<E>): AsyncGenerator<Chunk<E>, EventResult<E>> {
+        const entry = chain[i]
+        if (entry === undefined) return yield* next(input)
+        const { name } = entry.feature
+        const policy = entry.onFailure as StreamPolicy<E>
+        const ctx = contexts[name]!
+        /** The stream beneath, once the feature asked for it, and what it returned once read to its end. */
+        let beneath: AsyncGenerator<Chunk<E>, EventResult<E>> | undefined
+        let beneathResult: { value: EventResult<E> } | undefined
+        let beneathError: unknown = NO_ERROR
+        const featureNext = withFacts(next, (rewritten: Args<E>) => {
+          if (beneath !== undefined) throw new Error(NEXT_TWICE)
+          const inner = step(i + 1, rewritten)
+          beneath = inner
+          // The hand-over notes what beneath returned or threw as it passes (no generator of its own: one
+          // hop less per chunk and per feature).
+          return handOver(inner, () => beneathResult, (value) => { beneathResult = { value } }, (err) => { beneathError = err })
+        })
+        let body: AsyncGenerator<Chunk<E>, EventResult<E> | void> | undefined
+        let bodyDone = false
+        let failure: string
+        try {
+          body = (entry.run as StreamHook<unknown, E>)(ports[name], input, featureNext, ctx)
+          for (;;) {
+            const r = await body.next()
+            if (!r.done) {
+              yield r.value
+              continue
+            }
+            bodyDone = true
+            const result = r.value ?? beneathResult?.value
+            if (isSettledShape(event, result)) {
+              if (failing.size) failing.delete(`${name} ${event}`)
+              // A stream beneath the feature left unread would hold the engine's request open.
+              if (beneath !== undefined && beneathResult === undefined && beneathError === NO_ERROR) await closeQuietly(beneath)
+              return result
+            }
+            failure = wrongAnswer(result)
+            break
+          }
+        } catch (err) {
+          bodyDone = true
+          if (err === beneathError && policy === 'open') throw err
+          failure = describe(err)
+        } finally {
+          // The engine closed this stream (an Esc, an abort): the feature's body closes, and the stream beneath.
+          if (!bodyDone) {
+            await closeQuietly(body)
+            if (beneath !== undefined && beneathResult === undefined) await closeQuietly(beneath)
+          }
+        }
+        noteSkip(name, event, failure)
+        if (policy !== 'open') {
+          // Answered in its place: what beneath still streams is closed unread.
+          await closeQuietly(beneath)
+          return yield* policy.answer({ message: failure, calledNext: beneath !== undefined }, input, ctx)
+        }
+        if (beneath === undefined) return yield* step(i + 1, input)
+        if (beneathResult !== undefined) return beneathResult.value
+        // After its next, mid-stream: the rest beneath is passed on as it comes.
+        return yield* beneath
+      }
+      return step(0, e)
+    },
+
+    /**
+     * The answer for a step keel's hook failed at the engine level (main.ts's `.catch`), when a
+     * feature with an answering policy owns it; undefined for any other step, which may go on beneath.
+     */
+    answerFor<E extends StreamEvent>(event: E, e: Args<E>, failure: Failure, leftOut?: LeftOut): AsyncGenerator<Chunk<E>, EventResult<E>> | undefined {
+      for (const entry of chainOf(event, leftOut)) {
+        const policy = entry.onFailure as StreamPolicy<E>
+        if (policy !== 'open' && policy.owns?.(e)) return policy.answer(failure, e, contexts[entry.feature.name]!)
+      }
+      return
+    },
+
+    /** The refusal a guard's policy gives for a call when keel's hook failed at the engine; undefined: no feature refuses it. */
+    denyFor<E extends PromiseEvent>(event: E, e: Args<E>, leftOut?: LeftOut): string | undefined {
+      for (const entry of chainOf(event, leftOut)) {
+        const deny = denyOf(entry, e)
+        if (deny !== undefined) return deny
+      }
+      return
+    },
+
+    noteSkip,
   }
 }
+
+/** The hook chains of one package (createRegistry). */
+export type Registry = ReturnType<typeof createRegistry>
 
 /**
  * The stream beneath as a feature holds it: reading it reads the real one, but the feature leaving

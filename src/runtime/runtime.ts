@@ -12,7 +12,7 @@ import { createFacts } from './facts.ts'
 import { parseOptions } from './options.ts'
 import type { RuntimePort } from './bind.ts'
 import { messageOf } from '../lib/message.ts'
-import { Registry, type Feature, type FeatureContext, type FeatureFactory, type PromiseEvent, type StreamEvent } from '../registry.ts'
+import { createRegistry, type Feature, type Registry, type FeatureContext, type FeatureFactory, type PromiseEvent, type StreamEvent } from '../registry.ts'
 
 export const COMMAND_DESCRIPTION = 'What this package runs and why; its verbs.'
 
@@ -57,7 +57,7 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
   /** The package's name (`port.pkg`), once bound. */
   let pkg = ''
   const log = (line: string) => port?.log(line)
-  const registry = new Registry(all.filter(isOn), log)
+  const registry = createRegistry(all.filter(isOn), log)
   const facts = createFacts()
   const relay = createRelay(facts)
   /** The session-acting features this package would run with its options: the ones it claims. */

@@ -4,7 +4,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Chunk, EventResult } from 'claude-code'
-import { Registry, type Feature, type StreamHook } from '../../src/registry.ts'
+import { createRegistry, type Feature, type Registry, type StreamHook } from '../../src/registry.ts'
 import { fakeNext, fakePort } from './fakes.ts'
 
 type C = Chunk<'turn.step'>
@@ -36,7 +36,7 @@ function engine(pieces: string[], opts: { failAfter?: number } = {}) {
 
 function registryOf(features: Feature<any>[], lines: string[] = []): Registry {
   const fake = fakePort()
-  const registry = new Registry(features, (line) => void lines.push(line))
+  const registry = createRegistry(features, (line) => void lines.push(line))
   registry.bind(Object.fromEntries(features.map((f) => [f.name, fake.port])), Object.fromEntries(features.map((f) => [f.name, fake.ctx(f)])))
   return registry
 }

@@ -1,7 +1,7 @@
 // The registry's chain and isolation semantics, against a fake port and a fake engine `next`.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Registry, type Feature, type HookedEvent, type PromiseHook } from '../../src/registry.ts'
+import { createRegistry, type Feature, type Registry, type HookedEvent, type PromiseHook } from '../../src/registry.ts'
 import { fakePort, fakeNext } from './fakes.ts'
 
 function feature(name: string, hook: PromiseHook<unknown, 'turn.complete'>): Feature {
@@ -11,7 +11,7 @@ function feature(name: string, hook: PromiseHook<unknown, 'turn.complete'>): Fea
 /** A registry over these features, bound as a load binds it: its skips said into `lines`. */
 function registryOf(features: Feature<any>[], lines: string[] = fakePort().lines): Registry {
   const fake = fakePort()
-  const registry = new Registry(features, (line) => void lines.push(line))
+  const registry = createRegistry(features, (line) => void lines.push(line))
   registry.bind(Object.fromEntries(features.map((f) => [f.name, fake.port])), Object.fromEntries(features.map((f) => [f.name, fake.ctx(f)])))
   return registry
 }

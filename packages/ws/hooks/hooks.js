@@ -7598,175 +7598,173 @@ function isSettledShape(event, result) {
 }
 var NEXT_TWICE = "next() called twice";
 var NO_ERROR = /* @__PURE__ */ Symbol("no error");
-var Registry = class {
-  constructor(features, say) {
-    this.features = features;
-    this.say = say;
-  }
-  features;
-  say;
-  skips = /* @__PURE__ */ new Map();
-  failing = /* @__PURE__ */ new Set();
-  ports = {};
-  contexts = {};
-  bind(ports, contexts) {
-    this.ports = ports;
-    this.contexts = contexts;
-  }
-  hooks(event) {
-    return this.features.some((f) => f.hooks[event] !== void 0);
-  }
-  chains = /* @__PURE__ */ new Map();
-  chainsLeavingOut;
-  chainOf(event, leftOut) {
-    if (leftOut !== this.chainsLeavingOut) {
-      this.chains.clear();
-      this.chainsLeavingOut = leftOut;
+function createRegistry(features, say) {
+  const skips = /* @__PURE__ */ new Map();
+  const failing = /* @__PURE__ */ new Set();
+  let ports = {};
+  let contexts = {};
+  const chains = /* @__PURE__ */ new Map();
+  let chainsLeavingOut;
+  function chainOf(event, leftOut) {
+    if (leftOut !== chainsLeavingOut) {
+      chains.clear();
+      chainsLeavingOut = leftOut;
     }
-    let chain = this.chains.get(event);
+    let chain = chains.get(event);
     if (!chain) {
-      chain = this.features.flatMap((feature) => {
+      chain = features.flatMap((feature) => {
         const spec = feature.hooks[event];
         if (spec === void 0 || leftOut?.has(feature.name)) return [];
         return [{ feature, onFailure: "open", ...typeof spec === "function" ? { run: spec } : spec }];
       });
-      this.chains.set(event, chain);
+      chains.set(event, chain);
     }
     return chain;
   }
-  dispatch(event, e, next, leftOut) {
-    const chain = this.chainOf(event, leftOut);
-    let fromEngine;
-    const step = (i, input) => {
-      const entry = chain[i];
-      if (entry === void 0) {
-        return next(input).then(void 0, (err) => {
-          ;
-          (fromEngine ??= []).push(err);
-          throw err;
-        });
-      }
-      const { name } = entry.feature;
-      let beneath;
-      const featureNext = withFacts(next, (rewritten) => {
-        if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
-        beneath = step(i + 1, rewritten);
-        return beneath;
-      });
-      const fail = (why) => {
-        this.noteSkip(name, event, why);
-        const deny = beneath === void 0 ? this.denyOf(entry, input) : void 0;
-        if (deny !== void 0) return Promise.resolve({ deny });
-        return beneath ?? step(i + 1, input);
-      };
-      let answer;
-      try {
-        answer = entry.run(this.ports[name], input, featureNext, this.contexts[name]);
-      } catch (err) {
-        return fail(describe(err));
-      }
-      return Promise.resolve(answer).then(
-        (result) => {
-          if (!isSettledShape(event, result)) return fail(wrongAnswer(result));
-          if (this.failing.size) this.failing.delete(`${name} ${event}`);
-          return result;
-        },
-        (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))
-      );
-    };
-    return step(0, e);
-  }
-  stream(event, e, next, leftOut) {
-    const chain = this.chainOf(event, leftOut);
-    const registry = this;
-    async function* step(i, input) {
-      const entry = chain[i];
-      if (entry === void 0) return yield* next(input);
-      const { name } = entry.feature;
-      const policy = entry.onFailure;
-      const ctx = registry.contexts[name];
-      let beneath;
-      let beneathResult;
-      let beneathError = NO_ERROR;
-      const featureNext = withFacts(next, (rewritten) => {
-        if (beneath !== void 0) throw new Error(NEXT_TWICE);
-        const inner = step(i + 1, rewritten);
-        beneath = inner;
-        return handOver2(inner, () => beneathResult, (value) => {
-          beneathResult = { value };
-        }, (err) => {
-          beneathError = err;
-        });
-      });
-      let body;
-      let bodyDone = false;
-      let failure;
-      try {
-        body = entry.run(registry.ports[name], input, featureNext, ctx);
-        for (; ; ) {
-          const r = await body.next();
-          if (!r.done) {
-            yield r.value;
-            continue;
-          }
-          bodyDone = true;
-          const result = r.value ?? beneathResult?.value;
-          if (isSettledShape(event, result)) {
-            if (registry.failing.size) registry.failing.delete(`${name} ${event}`);
-            if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await closeQuietly(beneath);
-            return result;
-          }
-          failure = wrongAnswer(result);
-          break;
-        }
-      } catch (err) {
-        bodyDone = true;
-        if (err === beneathError && policy === "open") throw err;
-        failure = describe(err);
-      } finally {
-        if (!bodyDone) {
-          await closeQuietly(body);
-          if (beneath !== void 0 && beneathResult === void 0) await closeQuietly(beneath);
-        }
-      }
-      registry.noteSkip(name, event, failure);
-      if (policy !== "open") {
-        await closeQuietly(beneath);
-        return yield* policy.answer({ message: failure, calledNext: beneath !== void 0 }, input, ctx);
-      }
-      if (beneath === void 0) return yield* step(i + 1, input);
-      if (beneathResult !== void 0) return beneathResult.value;
-      return yield* beneath;
-    }
-    return step(0, e);
-  }
-  answerFor(event, e, failure, leftOut) {
-    for (const entry of this.chainOf(event, leftOut)) {
-      const policy = entry.onFailure;
-      if (policy !== "open" && policy.owns?.(e)) return policy.answer(failure, e, this.contexts[entry.feature.name]);
-    }
-    return void 0;
-  }
-  denyFor(event, e, leftOut) {
-    for (const entry of this.chainOf(event, leftOut)) {
-      const deny = this.denyOf(entry, e);
-      if (deny !== void 0) return deny;
-    }
-    return void 0;
-  }
-  denyOf(entry, e) {
+  function denyOf(entry, e) {
     const policy = entry.onFailure;
-    if (policy === "open") return void 0;
-    return typeof policy.deny === "string" ? policy.deny : policy.deny(e, this.contexts[entry.feature.name]);
+    if (policy === "open") return;
+    return typeof policy.deny === "string" ? policy.deny : policy.deny(e, contexts[entry.feature.name]);
   }
-  noteSkip(feature, event, why) {
-    this.skips.set(feature, (this.skips.get(feature) ?? 0) + 1);
+  function noteSkip(feature, event, why) {
+    skips.set(feature, (skips.get(feature) ?? 0) + 1);
     const key = `${feature} ${event}`;
-    if (this.failing.has(key)) return;
-    this.failing.add(key);
-    this.say(`${feature}: ${event} hook skipped (${why})`);
+    if (failing.has(key)) return;
+    failing.add(key);
+    say(`${feature}: ${event} hook skipped (${why})`);
   }
-};
+  return {
+    features,
+    skips,
+    bind(boundPorts, boundContexts) {
+      ports = boundPorts;
+      contexts = boundContexts;
+    },
+    hooks(event) {
+      return features.some((f) => f.hooks[event] !== void 0);
+    },
+    dispatch(event, e, next, leftOut) {
+      const chain = chainOf(event, leftOut);
+      let fromEngine;
+      const step = (i, input) => {
+        const entry = chain[i];
+        if (entry === void 0) {
+          return next(input).then(void 0, (err) => {
+            ;
+            (fromEngine ??= []).push(err);
+            throw err;
+          });
+        }
+        const { name } = entry.feature;
+        let beneath;
+        const featureNext = withFacts(next, (rewritten) => {
+          if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
+          beneath = step(i + 1, rewritten);
+          return beneath;
+        });
+        const fail = (why) => {
+          noteSkip(name, event, why);
+          const deny = beneath === void 0 ? denyOf(entry, input) : void 0;
+          if (deny !== void 0) return Promise.resolve({ deny });
+          return beneath ?? step(i + 1, input);
+        };
+        let answer;
+        try {
+          answer = entry.run(ports[name], input, featureNext, contexts[name]);
+        } catch (err) {
+          return fail(describe(err));
+        }
+        return Promise.resolve(answer).then(
+          (result) => {
+            if (!isSettledShape(event, result)) return fail(wrongAnswer(result));
+            if (failing.size) failing.delete(`${name} ${event}`);
+            return result;
+          },
+          (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))
+        );
+      };
+      return step(0, e);
+    },
+    stream(event, e, next, leftOut) {
+      const chain = chainOf(event, leftOut);
+      async function* step(i, input) {
+        const entry = chain[i];
+        if (entry === void 0) return yield* next(input);
+        const { name } = entry.feature;
+        const policy = entry.onFailure;
+        const ctx = contexts[name];
+        let beneath;
+        let beneathResult;
+        let beneathError = NO_ERROR;
+        const featureNext = withFacts(next, (rewritten) => {
+          if (beneath !== void 0) throw new Error(NEXT_TWICE);
+          const inner = step(i + 1, rewritten);
+          beneath = inner;
+          return handOver2(inner, () => beneathResult, (value) => {
+            beneathResult = { value };
+          }, (err) => {
+            beneathError = err;
+          });
+        });
+        let body;
+        let bodyDone = false;
+        let failure;
+        try {
+          body = entry.run(ports[name], input, featureNext, ctx);
+          for (; ; ) {
+            const r = await body.next();
+            if (!r.done) {
+              yield r.value;
+              continue;
+            }
+            bodyDone = true;
+            const result = r.value ?? beneathResult?.value;
+            if (isSettledShape(event, result)) {
+              if (failing.size) failing.delete(`${name} ${event}`);
+              if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await closeQuietly(beneath);
+              return result;
+            }
+            failure = wrongAnswer(result);
+            break;
+          }
+        } catch (err) {
+          bodyDone = true;
+          if (err === beneathError && policy === "open") throw err;
+          failure = describe(err);
+        } finally {
+          if (!bodyDone) {
+            await closeQuietly(body);
+            if (beneath !== void 0 && beneathResult === void 0) await closeQuietly(beneath);
+          }
+        }
+        noteSkip(name, event, failure);
+        if (policy !== "open") {
+          await closeQuietly(beneath);
+          return yield* policy.answer({ message: failure, calledNext: beneath !== void 0 }, input, ctx);
+        }
+        if (beneath === void 0) return yield* step(i + 1, input);
+        if (beneathResult !== void 0) return beneathResult.value;
+        return yield* beneath;
+      }
+      return step(0, e);
+    },
+    answerFor(event, e, failure, leftOut) {
+      for (const entry of chainOf(event, leftOut)) {
+        const policy = entry.onFailure;
+        if (policy !== "open" && policy.owns?.(e)) return policy.answer(failure, e, contexts[entry.feature.name]);
+      }
+      return;
+    },
+    denyFor(event, e, leftOut) {
+      for (const entry of chainOf(event, leftOut)) {
+        const deny = denyOf(entry, e);
+        if (deny !== void 0) return deny;
+      }
+      return;
+    },
+    noteSkip
+  };
+}
 function handOver2(inner, settled, onDone, onError) {
   let resolve2;
   let reject;
@@ -7824,7 +7822,7 @@ function createRuntime(factories, template, raw) {
   let port;
   let pkg = "";
   const log = (line) => port?.log(line);
-  const registry = new Registry(all.filter(isOn), log);
+  const registry = createRegistry(all.filter(isOn), log);
   const facts = createFacts();
   const relay = createRelay2(facts);
   const actingOn = registry.features.filter((f) => f.sessionActing && (f.actsWith?.(options) ?? true)).map((f) => f.name);

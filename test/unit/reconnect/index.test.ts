@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert'
 import type { ReconnectPort as Port } from '../../../src/features/reconnect/bind.ts'
 import { createFacts, type Facts } from '../../../src/runtime/facts.ts'
 import { hooksOf } from '../fakes.ts'
-import { Registry, type FeatureContext } from '../../../src/registry.ts'
+import { createRegistry, type FeatureContext } from '../../../src/registry.ts'
 import { createReconnectFeature } from '../../../src/features/reconnect/index.ts'
 
 type Fake = {
@@ -146,7 +146,7 @@ test('a hook that throws refuses the call instead of leaving it unanswered', asy
   // The refusal is the hook's declared failure policy, which the registry applies.
   const h = await started('ws', 'a')
   const e = Object.defineProperty({ tool: 'mcp__ws__request_mcp_reconnect', tool_use_id: 'u' }, 'server', { get() { throw new Error('bad input') } })
-  const registry = new Registry([reconnectFeature], (line) => void h.seen.logs.push(line))
+  const registry = createRegistry([reconnectFeature], (line) => void h.seen.logs.push(line))
   registry.bind({ reconnect: h.port }, { reconnect: ctxOn(h.port, 'ws', 'a') })
   const r = await registry.dispatch('tool.call', e as never, next)
   assert.ok(h.seen.logs.includes('reconnect: tool.call hook skipped (Error: bad input)'), h.seen.logs.join('\n'))

@@ -2,7 +2,7 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { advisoryOf, createTimingFeature } from '../../../src/features/timing/index.ts'
-import { Registry, type FeatureContext } from '../../../src/registry.ts'
+import { createRegistry, type FeatureContext } from '../../../src/registry.ts'
 import { fakeNext, fakePort, hooksOf, type FakePort } from '../fakes.ts'
 
 let fake: FakePort = fakePort('ws')
@@ -100,7 +100,7 @@ test('a failed registration, a failing breakdown read, and a throwing lever answ
   const t = setup()
   const broken = ctx('50%', )
   const throwing: FeatureContext = { ...broken, log: (line) => { if (line.startsWith('compaction requested')) throw new Error('log broke'); broken.log(line) } }
-  const registry = new Registry([timingFeature], (line) => t.lines.push(line))
+  const registry = createRegistry([timingFeature], (line) => t.lines.push(line))
   registry.bind({ timing: t.port }, { timing: throwing })
   // The machine's edges are bound at session.start, over the one context a load has.
   await registry.dispatch('session.start', { cwd: '/w' } as never, fakeNext((e: { cwd: string }) => ({ cwd: e.cwd })))
