@@ -1513,317 +1513,312 @@ function recordOf(text) {
     return null;
   }
 }
-var SessionRecords = class {
-  constructor(sessionId) {
-    this.sessionId = sessionId;
-  }
-  sessionId;
-  isTouched = false;
-  lastSkip = null;
-  lastRecorded = null;
-  charterKnown;
-  storeWork = Promise.resolve();
-  async charter(io) {
-    if (this.charterKnown === void 0) this.charterKnown = charterOf(await io.storeGet(CHARTER_KEY_PREFIX + this.sessionId));
-    return this.charterKnown;
-  }
-  async setCharter(io, text, source) {
-    const charter = { text: text.slice(0, CHARTER_CAP_CHARS), source };
-    await this.serial(async () => {
-      await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: await io.now() });
-      this.charterKnown = charter;
-    });
-    for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, this.sessionId)) await io.storeDelete(key);
-    return charter;
-  }
-  async touch(io) {
-    this.isTouched = true;
-    await this.serial(async () => {
-      const now = await io.now();
-      const pointer = await createNotes(io).pointer(this.sessionId);
-      if (pointer) await io.storeSet(NOTES_KEY_PREFIX + this.sessionId, { ...pointer, savedAt: now });
-      const charter = await this.charter(io);
-      if (charter) await io.storeSet(CHARTER_KEY_PREFIX + this.sessionId, { ...charter, savedAt: now });
-    }).catch((err) => logFailure(io, "touch", err));
-  }
-  serial(work) {
-    const run = this.storeWork.then(work);
-    this.storeWork = run.catch(toUndefined);
-    return run;
-  }
-  async recordSkip(io, decision, tokens2, trigger, facts) {
-    const key = skipKey(decision, tokens2, trigger);
-    if (!key || key === this.lastSkip) {
-      this.lastSkip = key;
-      return;
+function sessionRecords(sessionId) {
+  let charterKnown;
+  let storeWork = Promise.resolve();
+  return {
+    sessionId,
+    isTouched: false,
+    lastSkip: null,
+    lastRecorded: null,
+    async charter(io) {
+      if (charterKnown === void 0) charterKnown = charterOf(await io.storeGet(CHARTER_KEY_PREFIX + sessionId));
+      return charterKnown;
+    },
+    async setCharter(io, text, source) {
+      const charter = { text: text.slice(0, CHARTER_CAP_CHARS), source };
+      await this.serial(async () => {
+        await io.storeSet(CHARTER_KEY_PREFIX + sessionId, { ...charter, savedAt: await io.now() });
+        charterKnown = charter;
+      });
+      for (const key of await staleKeys(io, CHARTER_KEY_PREFIX, SESSIONS_KEPT, sessionId)) await io.storeDelete(key);
+      return charter;
+    },
+    async touch(io) {
+      this.isTouched = true;
+      await this.serial(async () => {
+        const now = await io.now();
+        const pointer = await createNotes(io).pointer(sessionId);
+        if (pointer) await io.storeSet(NOTES_KEY_PREFIX + sessionId, { ...pointer, savedAt: now });
+        const charter = await this.charter(io);
+        if (charter) await io.storeSet(CHARTER_KEY_PREFIX + sessionId, { ...charter, savedAt: now });
+      }).catch((err) => logFailure(io, "touch", err));
+    },
+    serial(work) {
+      const run = storeWork.then(work);
+      storeWork = run.catch(toUndefined);
+      return run;
+    },
+    async recordSkip(io, decision, tokens2, trigger, facts) {
+      const key = skipKey(decision, tokens2, trigger);
+      if (!key || key === this.lastSkip) {
+        this.lastSkip = key;
+        return;
+      }
+      try {
+        const at = new Date(await io.now()).toISOString();
+        const record = { at, reason: decision.reason, tokens: tokens2, trigger, ...facts };
+        await io.write(await createNotes(io).fileOf(sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
+        this.lastSkip = key;
+        this.lastRecorded = { key, at };
+        io.log(`skip record ${key} (fill ${tokens2}, trigger ${trigger})`);
+      } catch (err) {
+        logFailure(io, "skip record", err);
+      }
+    },
+    async lastSkipRecord(io) {
+      if (this.lastRecorded) return this.lastRecorded;
+      const record = recordOf(await io.read(await createNotes(io).fileOf(sessionId, SKIP_ENDING)).catch(toUndefined));
+      return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
     }
-    try {
-      const at = new Date(await io.now()).toISOString();
-      const record = { at, reason: decision.reason, tokens: tokens2, trigger, ...facts };
-      await io.write(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING), JSON.stringify(record) + "\n");
-      this.lastSkip = key;
-      this.lastRecorded = { key, at };
-      io.log(`skip record ${key} (fill ${tokens2}, trigger ${trigger})`);
-    } catch (err) {
-      logFailure(io, "skip record", err);
-    }
-  }
-  async lastSkipRecord(io) {
-    if (this.lastRecorded) return this.lastRecorded;
-    const record = recordOf(await io.read(await createNotes(io).fileOf(this.sessionId, SKIP_ENDING)).catch(toUndefined));
-    return record && { key: sideKey(record.reason, record.tokens, record.trigger), at: record.at };
-  }
-};
+  };
+}
 
 // src/features/checkpoint/session.ts
-var CheckpointSession = class extends SessionRecords {
-  constructor(sessionId, command, fences) {
-    super(sessionId);
-    this.command = command;
-    this.fences = fences;
-  }
-  command;
-  fences;
-  isInteractive = false;
-  isDesktopStarted = false;
-  activeTurn = null;
-  checkpoint = null;
-  snoozeUntil = null;
-  band = false;
-  rearmAfterCompact = false;
-  compactionsDone = 0;
-  lastTrigger = null;
-  isStarting = false;
-  isResumePending = false;
-  own;
-  async instructions(io, owner) {
-    await this.touch(io);
-    const notes = createNotes(io);
-    const charter = await this.charter(io);
-    const text = await notes.read(this.sessionId);
-    if (text === void 0) throw new Error("the notes could not be read");
-    return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() });
-  }
-  async steer(io, owner) {
-    return owner && owner === this.own?.steering ? owner : this.instructions(io, owner);
-  }
-  isOwn(trigger, instructions) {
-    return trigger === "plugin" && !!this.own && instructions === this.own.steering;
-  }
-  compacted(io, trigger, isOwn = false) {
-    if (trigger === "precompute") return;
-    try {
-      this.compactionsDone++;
-      this.snoozeUntil = null;
-      this.setBand(io, false);
-      this.rearmAfterCompact = true;
-      if (this.checkpoint?.compacting) this.checkpoint = null;
-      if (resumesAfter(trigger, isOwn)) void this.submitResume(io);
-    } catch (err) {
-      logFailure(io, "session.compact state", err);
-    }
-  }
-  ended(io) {
-    this.checkpoint = null;
-    this.setBand(io, false);
-  }
-  async submitResume(io) {
-    if (this.isResumePending) return;
-    this.isResumePending = true;
-    try {
-      await io.submit(RESUME_PROMPT);
-    } catch (err) {
-      logFailure(io, "resume prompt", err);
-    } finally {
-      this.isResumePending = false;
-    }
-  }
-  async turnStarted(io, turnId, text) {
-    this.activeTurn = turnId;
-    if (!this.isTouched) await this.touch(io);
-    const running = this.running(await io.now());
-    if (running && !running.turnId && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId;
-    if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
-  }
-  endQuietTurn(turnId) {
-    if (this.activeTurn !== turnId || this.checkpoint) return false;
-    this.activeTurn = null;
-    return true;
-  }
-  async turnCompleted(io, settings, e) {
-    this.activeTurn = null;
-    const block = extractCheckpointBlock(e.answer, this.fences);
-    let warning = null;
-    if (block) {
-      let givenUp = false;
+function createCheckpointSession(sessionId, command, fences) {
+  let isStarting = false;
+  let isResumePending = false;
+  let own;
+  return {
+    ...sessionRecords(sessionId),
+    isInteractive: false,
+    isDesktopStarted: false,
+    activeTurn: null,
+    checkpoint: null,
+    snoozeUntil: null,
+    band: false,
+    rearmAfterCompact: false,
+    compactionsDone: 0,
+    lastTrigger: null,
+    async instructions(io, owner) {
+      await this.touch(io);
+      const notes = createNotes(io);
+      const charter = await this.charter(io);
+      const text = await notes.read(sessionId);
+      if (text === void 0) throw new Error("the notes could not be read");
+      return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(sessionId), owner, recall: io.recallTool() });
+    },
+    async steer(io, owner) {
+      return owner && owner === own?.steering ? owner : this.instructions(io, owner);
+    },
+    isOwn(trigger, instructions) {
+      return trigger === "plugin" && !!own && instructions === own.steering;
+    },
+    compacted(io, trigger, isOwn = false) {
+      if (trigger === "precompute") return;
       try {
-        await Promise.race([
-          this.serial(() => createNotes(io).save(this.sessionId, block, () => givenUp)),
-          io.sleep(SAVE_BOUND_MS).then(() => {
-            givenUp = true;
-            throw new Error(ERR_SAVE_HELD);
-          })
-        ]);
-        io.toast(NOTES_SAVED);
-        await createNotes(io).evict(this.sessionId).catch((err) => logFailure(io, "notes eviction", err));
+        this.compactionsDone++;
+        this.snoozeUntil = null;
+        this.setBand(io, false);
+        this.rearmAfterCompact = true;
+        if (this.checkpoint?.compacting) this.checkpoint = null;
+        if (resumesAfter(trigger, isOwn)) void this.submitResume(io);
       } catch (err) {
-        logFailure(io, "save", err);
-        warning = notSaved(err);
-        io.toast(warning);
+        logFailure(io, "session.compact state", err);
       }
-    }
-    await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
-    return warning;
-  }
-  running(now) {
-    const value = this.checkpoint;
-    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
-    if (this.activeTurn === value.turnId) this.activeTurn = null;
-    return null;
-  }
-  async evaluate(io, settings, measured, reading = io.usage()) {
-    const since = io.compactions().entered;
-    const { tokens: read, breakdown } = await reading;
-    const tokens2 = read ?? measured;
-    if (tokens2 === void 0) return;
-    const now = await io.now();
-    const surfaces = await io.surfaces().then(
-      (s) => Array.isArray(s) ? s : null,
-      (err) => (logFailure(io, "surfaces", err), null)
-    );
-    if (!this.mayStart(io, since)) return;
-    const trigger = triggerOf(settings, breakdown);
-    this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
-    if (this.rearmAfterCompact) {
-      this.snoozeUntil = rearmTo(tokens2, trigger.tokens, breakdown);
-      this.rearmAfterCompact = false;
-    }
-    const isRunning = this.running(now) !== null;
-    const decision = decide({
-      tokens: tokens2,
-      trigger: trigger.tokens,
-      mode: settings.mode,
-      isIdle: this.activeTurn === null,
-      isAttended: isAttended(this.isInteractive, this.isDesktopStarted, surfaces),
-      isRunning,
-      snoozeUntilTokens: this.snoozeUntil
-    });
-    this.setBand(io, decision.showBand);
-    if (decision.fire) await this.start(io, false, since);
-    await this.recordSkip(io, decision, tokens2, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
-  }
-  async start(io, isNow, since = io.compactions().entered) {
-    if (this.isStarting) return;
-    this.isStarting = true;
-    try {
-      const now = await io.now();
-      if (this.running(now)) return;
-      const notesBefore = await createNotes(io).read(this.sessionId);
-      const fill = await io.fill().catch(toUndefined);
-      if (this.activeTurn !== null) {
-        if (isNow) io.toast(WAIT_FOR_TURN);
-        return;
-      }
-      if (!this.mayStart(io, since)) return;
-      this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore };
-      this.setBand(io, false);
-      io.runCheckpoint(this.command).catch((err) => this.abandon(io, err));
-    } catch (err) {
-      this.abandon(io, err);
-    } finally {
-      this.isStarting = false;
-    }
-  }
-  async snoozeNow(io) {
-    try {
-      this.snoozeUntil = snooze(await io.fill() ?? 0);
-      this.setBand(io, false);
-    } catch (err) {
-      logFailure(io, "snooze", err);
-    }
-  }
-  async finish(io, settings, saveFailed, isAborted, turnId, saved) {
-    const value = this.checkpoint;
-    if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
-    const isCompacted = this.compactionsDone !== value.compactionsAt;
-    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(this.sessionId);
-    const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
-    if (isAborted || why) {
-      await this.endUncompacted(io, settings);
-      return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
-    }
-    this.checkpoint = { ...value, compacting: true };
-    this.compactSoon(io, settings, value.startedAt, false);
-  }
-  compactSoon(io, settings, startedAt, isLast) {
-    io.after(COMPACT_DELAY_MS, async () => {
-      const pending = this.checkpoint;
-      if (!pending?.compacting || pending.startedAt !== startedAt) return;
-      let skipReason = "";
-      try {
-        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
-        if (waitsFor) {
-          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast);
-          isLast = true;
-          throw new Error(waitsFor);
-        }
-        const before = this.compactionsDone;
-        if (this.isInteractive) {
-          const steering = await this.instructions(io, void 0).catch((err) => void logFailure(io, "session.compact", err));
-          if (this.checkpoint !== pending) return;
-          this.own = { steering };
-          try {
-            const res = await io.compact(steering);
-            if (typeof res?.skip === "string") {
-              skipReason = ` (${res.skip})`;
-              throw new Error(res.skip);
-            }
-            if (this.compactionsDone === before) this.compacted(io, "plugin", true);
-          } finally {
-            this.own = void 0;
-          }
-        } else {
-          await io.compactCommand();
-          if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
-        }
-      } catch (err) {
-        if (!isLast) return this.compactSoon(io, settings, startedAt, true);
-        logFailure(io, "compact", err);
-        io.toast(COULD_NOT_COMPACT + skipReason);
-        return this.endUncompacted(io, settings);
-      }
+    },
+    ended(io) {
       this.checkpoint = null;
-      io.toast(CHECKPOINTED);
-    });
-  }
-  async endUncompacted(io, settings) {
-    const startFill = this.checkpoint?.fill;
-    this.checkpoint = null;
-    try {
-      const { tokens: tokens2, breakdown } = await io.usage();
-      if (tokens2 !== void 0) {
-        this.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
-        return;
+      this.setBand(io, false);
+    },
+    async submitResume(io) {
+      if (isResumePending) return;
+      isResumePending = true;
+      try {
+        await io.submit(RESUME_PROMPT);
+      } catch (err) {
+        logFailure(io, "resume prompt", err);
+      } finally {
+        isResumePending = false;
       }
-    } catch {
+    },
+    async turnStarted(io, turnId, text) {
+      this.activeTurn = turnId;
+      if (!this.isTouched) await this.touch(io);
+      const running = this.running(await io.now());
+      if (running && !running.turnId && text.includes(`<command-name>/${command}</command-name>`)) running.turnId = turnId;
+      if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
+    },
+    endQuietTurn(turnId) {
+      if (this.activeTurn !== turnId || this.checkpoint) return false;
+      this.activeTurn = null;
+      return true;
+    },
+    async turnCompleted(io, settings, e) {
+      this.activeTurn = null;
+      const block = extractCheckpointBlock(e.answer, fences);
+      let warning = null;
+      if (block) {
+        let givenUp = false;
+        try {
+          await Promise.race([
+            this.serial(() => createNotes(io).save(sessionId, block, () => givenUp)),
+            io.sleep(SAVE_BOUND_MS).then(() => {
+              givenUp = true;
+              throw new Error(ERR_SAVE_HELD);
+            })
+          ]);
+          io.toast(NOTES_SAVED);
+          await createNotes(io).evict(sessionId).catch((err) => logFailure(io, "notes eviction", err));
+        } catch (err) {
+          logFailure(io, "save", err);
+          warning = notSaved(err);
+          io.toast(warning);
+        }
+      }
+      await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
+      return warning;
+    },
+    running(now) {
+      const value = this.checkpoint;
+      if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
+      if (this.activeTurn === value.turnId) this.activeTurn = null;
+      return null;
+    },
+    async evaluate(io, settings, measured, reading = io.usage()) {
+      const since = io.compactions().entered;
+      const { tokens: read, breakdown } = await reading;
+      const tokens2 = read ?? measured;
+      if (tokens2 === void 0) return;
+      const now = await io.now();
+      const surfaces = await io.surfaces().then(
+        (s) => Array.isArray(s) ? s : null,
+        (err) => (logFailure(io, "surfaces", err), null)
+      );
+      if (!this.mayStart(io, since)) return;
+      const trigger = triggerOf(settings, breakdown);
+      this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
+      if (this.rearmAfterCompact) {
+        this.snoozeUntil = rearmTo(tokens2, trigger.tokens, breakdown);
+        this.rearmAfterCompact = false;
+      }
+      const isRunning = this.running(now) !== null;
+      const decision = decide({
+        tokens: tokens2,
+        trigger: trigger.tokens,
+        mode: settings.mode,
+        isIdle: this.activeTurn === null,
+        isAttended: isAttended(this.isInteractive, this.isDesktopStarted, surfaces),
+        isRunning,
+        snoozeUntilTokens: this.snoozeUntil
+      });
+      this.setBand(io, decision.showBand);
+      if (decision.fire) await this.start(io, false, since);
+      await this.recordSkip(io, decision, tokens2, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
+    },
+    async start(io, isNow, since = io.compactions().entered) {
+      if (isStarting) return;
+      isStarting = true;
+      try {
+        const now = await io.now();
+        if (this.running(now)) return;
+        const notesBefore = await createNotes(io).read(sessionId);
+        const fill = await io.fill().catch(toUndefined);
+        if (this.activeTurn !== null) {
+          if (isNow) io.toast(WAIT_FOR_TURN);
+          return;
+        }
+        if (!this.mayStart(io, since)) return;
+        this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore };
+        this.setBand(io, false);
+        io.runCheckpoint(command).catch((err) => this.abandon(io, err));
+      } catch (err) {
+        this.abandon(io, err);
+      } finally {
+        isStarting = false;
+      }
+    },
+    async snoozeNow(io) {
+      try {
+        this.snoozeUntil = snooze(await io.fill() ?? 0);
+        this.setBand(io, false);
+      } catch (err) {
+        logFailure(io, "snooze", err);
+      }
+    },
+    async finish(io, settings, saveFailed, isAborted, turnId, saved) {
+      const value = this.checkpoint;
+      if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
+      const isCompacted = this.compactionsDone !== value.compactionsAt;
+      const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(sessionId);
+      const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
+      if (isAborted || why) {
+        await this.endUncompacted(io, settings);
+        return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
+      }
+      this.checkpoint = { ...value, compacting: true };
+      this.compactSoon(io, settings, value.startedAt, false);
+    },
+    compactSoon(io, settings, startedAt, isLast) {
+      io.after(COMPACT_DELAY_MS, async () => {
+        const pending = this.checkpoint;
+        if (!pending?.compacting || pending.startedAt !== startedAt) return;
+        let skipReason = "";
+        try {
+          const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
+          if (waitsFor) {
+            if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast);
+            isLast = true;
+            throw new Error(waitsFor);
+          }
+          const before = this.compactionsDone;
+          if (this.isInteractive) {
+            const steering = await this.instructions(io, void 0).catch((err) => void logFailure(io, "session.compact", err));
+            if (this.checkpoint !== pending) return;
+            own = { steering };
+            try {
+              const res = await io.compact(steering);
+              if (typeof res?.skip === "string") {
+                skipReason = ` (${res.skip})`;
+                throw new Error(res.skip);
+              }
+              if (this.compactionsDone === before) this.compacted(io, "plugin", true);
+            } finally {
+              own = void 0;
+            }
+          } else {
+            await io.compactCommand();
+            if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
+          }
+        } catch (err) {
+          if (!isLast) return this.compactSoon(io, settings, startedAt, true);
+          logFailure(io, "compact", err);
+          io.toast(COULD_NOT_COMPACT + skipReason);
+          return this.endUncompacted(io, settings);
+        }
+        this.checkpoint = null;
+        io.toast(CHECKPOINTED);
+      });
+    },
+    async endUncompacted(io, settings) {
+      const startFill = this.checkpoint?.fill;
+      this.checkpoint = null;
+      try {
+        const { tokens: tokens2, breakdown } = await io.usage();
+        if (tokens2 !== void 0) {
+          this.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
+          return;
+        }
+      } catch {
+      }
+      if (startFill !== void 0) this.snoozeUntil = snooze(startFill);
+    },
+    mayStart(io, since) {
+      const { running, entered } = io.compactions();
+      return !running && entered === since;
+    },
+    abandon(io, err) {
+      logFailure(io, "checkpoint", err);
+      this.checkpoint = null;
+      io.toast(CHECKPOINT_FAILED);
+    },
+    setBand(io, band) {
+      if (this.band === band) return;
+      this.band = band;
+      io.redraw();
     }
-    if (startFill !== void 0) this.snoozeUntil = snooze(startFill);
-  }
-  mayStart(io, since) {
-    const { running, entered } = io.compactions();
-    return !running && entered === since;
-  }
-  abandon(io, err) {
-    logFailure(io, "checkpoint", err);
-    this.checkpoint = null;
-    io.toast(CHECKPOINT_FAILED);
-  }
-  setBand(io, band) {
-    if (this.band === band) return;
-    this.band = band;
-    io.redraw();
-  }
-};
+  };
+}
 
 // src/features/checkpoint/recall.ts
 var WORD = /[\p{L}\p{N}_]+/gu;
@@ -1982,7 +1977,7 @@ function createCheckpointFeature() {
   }
   async function sessionOf(port, ctx) {
     const id = await ctx.facts.sessionId();
-    const session = Object.assign(sessions.get(id) ?? new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts);
+    const session = Object.assign(sessions.get(id) ?? createCheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts);
     sessions.set(id, session);
     return session;
   }

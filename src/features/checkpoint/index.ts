@@ -7,7 +7,7 @@ import { orThrow, removeSafely, writeSafely } from '../../lib/safe-write.ts'
 import { bandTree, type BandElements } from './band.ts'
 import type { CheckpointPort as Port } from './bind.ts'
 import { CHECKPOINT_ARGS, CHECKPOINT_SKILL, COMPACT_COMMAND, RECALL_OPTION, RECALL_TOOL } from './constants.ts'
-import { CheckpointSession, type Edges } from './session.ts'
+import { createCheckpointSession, type CheckpointSession, type Edges } from './session.ts'
 import { isAttended, isDesktopStarted, settingsFrom } from './decide.ts'
 import { BUNDLE_FENCES, extractCheckpointBlock } from './fence.ts'
 import { byteLength } from '../../lib/text.ts'
@@ -86,7 +86,7 @@ export function createCheckpointFeature(): Feature<Port> {
   async function sessionOf(port: Port, ctx: FeatureContext): Promise<CheckpointSession> {
     const id = await ctx.facts.sessionId()
     // The process's facts hold for each session it runs, a /clear's too (only the current one is looked up).
-    const session = Object.assign(sessions.get(id) ?? new CheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts)
+    const session = Object.assign(sessions.get(id) ?? createCheckpointSession(id, `${port.pkg}:${CHECKPOINT_SKILL}`, BUNDLE_FENCES), processFacts)
     sessions.set(id, session)
     return session
   }

@@ -1,5 +1,5 @@
 // One session's checkpoint, as a state machine driven through edges (spec B.6-B.13); its charter,
-// record of use and skip records live in records.ts, the class it builds on:
+// record of use and skip records live in records.ts, whose object it spreads into its own:
 //   idle --fire / Now--> STARTED --its command's turn starts--> BOUND
 //   BOUND --turn ends, notes changed--> COMPACTING --compacted--> idle (one resume prompt follows)
 //   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
@@ -16,7 +16,7 @@ import {
 import { composeInstructions } from './compose.ts'
 import { extractCheckpointBlock } from './fence.ts'
 import { createNotes, type NotesEdges, type NotesRead } from './notes.ts'
-import { SessionRecords } from './records.ts'
+import { sessionRecords } from './records.ts'
 import {
   CHECKPOINT_CANCELLED, CHECKPOINT_FAILED, CHECKPOINTED, COULD_NOT_COMPACT, ERR_COMPACT_COMMAND, ERR_COMPACTION_RUNNING, ERR_SAVE_HELD, ERR_TURN_RUNNING,
   NOTES_SAVED, notSaved, RESUME_PROMPT, WAIT_FOR_TURN, WHY_BASELINE_UNREADABLE, WHY_COMPACTED, WHY_SAVE_FAILED, WHY_UNCHANGED, skipped,
@@ -54,35 +54,33 @@ export type Edges = NotesEdges & {
 /** A checkpoint in force; `compactionsAt` is `compactionsDone` when it started, to tell a compaction that landed meanwhile. */
 export type Running = { startedAt: number; compactionsAt: number; fill?: number; turnId?: string; notesBefore?: string | null; compacting?: boolean }
 
-export class CheckpointSession extends SessionRecords {
-  isInteractive = false
-  isDesktopStarted = false
-  /** The running main turn's id: a live mirror, read by every decision (B.8.0). */
-  activeTurn: string | null = null
-  checkpoint: Running | null = null
-  snoozeUntil: number | null = null
-  band = false
-  rearmAfterCompact = false
-  compactionsDone = 0
-  lastTrigger: { tokens: number; source: TriggerSource; harnessAt?: number } | null = null
-  private isStarting = false
-  private isResumePending = false
+export function createCheckpointSession(
+  sessionId: string,
+  /** The skill's command, `<pkg>:checkpoint`: its turn binds the checkpoint. */
+  command: string,
+  /** The fences a block may open with: every package's of the bundle, so a manual run of any package's skill saves here. */
+  fences: readonly string[],
+) {
+  let isStarting = false
+  let isResumePending = false
   /**
    * Set while the mod's own compaction runs, with the instructions it carries: a hook that hears it
    * passes them as they are, and only it is followed by the resume prompt among `plugin` compactions
    * (`isOwn`).
    */
-  private own: { steering: string | undefined } | undefined
-
-  constructor(
-    sessionId: string,
-    /** The skill's command, `<pkg>:checkpoint`: its turn binds the checkpoint. */
-    readonly command: string,
-    /** The fences a block may open with: every package's of the bundle, so a manual run of any package's skill saves here. */
-    readonly fences: readonly string[],
-  ) {
-    super(sessionId)
-  }
+  let own: { steering: string | undefined } | undefined
+  return {
+  ...sessionRecords(sessionId),
+  isInteractive: false,
+  isDesktopStarted: false,
+  /** The running main turn's id: a live mirror, read by every decision (B.8.0). */
+  activeTurn: null as string | null,
+  checkpoint: null as Running | null,
+  snoozeUntil: null as number | null,
+  band: false,
+  rearmAfterCompact: false,
+  compactionsDone: 0,
+  lastTrigger: null as { tokens: number; source: TriggerSource; harnessAt?: number } | null,
 
   // ---- steering (B.8.7) ----
 
@@ -91,15 +89,15 @@ export class CheckpointSession extends SessionRecords {
     await this.touch(io)
     const notes = createNotes(io)
     const charter = await this.charter(io)
-    const text = await notes.read(this.sessionId)
+    const text = await notes.read(sessionId)
     if (text === undefined) throw new Error('the notes could not be read')
-    return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(this.sessionId), owner, recall: io.recallTool() })
-  }
+    return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(sessionId), owner, recall: io.recallTool() })
+  },
 
   /** The instructions a compaction goes on with: the mod's own compaction is steered already. */
   async steer(io: Edges, owner: string | undefined): Promise<string> {
-    return owner && owner === this.own?.steering ? owner : this.instructions(io, owner)
-  }
+    return owner && owner === own?.steering ? owner : this.instructions(io, owner)
+  },
 
   /**
    * Whether a compaction the hook hears, read before it runs, is the mod's own: its call is under
@@ -107,8 +105,8 @@ export class CheckpointSession extends SessionRecords {
    * call joined (the runtime gives both one) carries that feature's, and gets no second resume.
    */
   isOwn(trigger: string, instructions: string | undefined): boolean {
-    return trigger === 'plugin' && !!this.own && instructions === this.own.steering
-  }
+    return trigger === 'plugin' && !!own && instructions === own.steering
+  },
 
   /**
    * A main-conversation compaction completed (not skipped). A precompute installs nothing: no
@@ -127,26 +125,26 @@ export class CheckpointSession extends SessionRecords {
     } catch (err) {
       logFailure(io, 'session.compact state', err)
     }
-  }
+  },
 
   /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
   ended(io: Edges): void {
     this.checkpoint = null
     this.setBand(io, false)
-  }
+  },
 
   /** One resume prompt at a time; a prompt refused is logged. */
-  private async submitResume(io: Edges): Promise<void> {
-    if (this.isResumePending) return
-    this.isResumePending = true
+  async submitResume(io: Edges): Promise<void> {
+    if (isResumePending) return
+    isResumePending = true
     try {
       await io.submit(RESUME_PROMPT)
     } catch (err) {
       logFailure(io, 'resume prompt', err)
     } finally {
-      this.isResumePending = false
+      isResumePending = false
     }
-  }
+  },
 
   // ---- turns (B.7) ----
 
@@ -156,9 +154,9 @@ export class CheckpointSession extends SessionRecords {
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
     if (!this.isTouched) await this.touch(io)
     const running = this.running(await io.now())
-    if (running && !running.turnId && text.includes(`<command-name>/${this.command}</command-name>`)) running.turnId = turnId
+    if (running && !running.turnId && text.includes(`<command-name>/${command}</command-name>`)) running.turnId = turnId
     if (!(await this.charter(io))) await this.setCharter(io, text, 'first prompt')
-  }
+  },
 
   /**
    * A main turn that ended with no block while no checkpoint is bound: the busy mark clears, and
@@ -169,7 +167,7 @@ export class CheckpointSession extends SessionRecords {
     if (this.activeTurn !== turnId || this.checkpoint) return false
     this.activeTurn = null
     return true
-  }
+  },
 
   /**
    * A main turn ended: its block, if it ends with one, replaces the notes, and the checkpoint bound
@@ -177,21 +175,21 @@ export class CheckpointSession extends SessionRecords {
    */
   async turnCompleted(io: Edges, settings: Settings, e: { answer: string; isAborted: boolean; turnId: string }): Promise<string | null> {
     this.activeTurn = null
-    const block = extractCheckpointBlock(e.answer, this.fences)
+    const block = extractCheckpointBlock(e.answer, fences)
     let warning: string | null = null
     if (block) {
       let givenUp = false
       try {
         // A save the disk holds is given up at its bound, and said, before the engine drops the turn's end unsaid.
         await Promise.race([
-          this.serial(() => createNotes(io).save(this.sessionId, block, () => givenUp)),
+          this.serial(() => createNotes(io).save(sessionId, block, () => givenUp)),
           io.sleep(SAVE_BOUND_MS).then(() => {
             givenUp = true
             throw new Error(ERR_SAVE_HELD)
           }),
         ])
         io.toast(NOTES_SAVED)
-        await createNotes(io).evict(this.sessionId).catch((err) => logFailure(io, 'notes eviction', err))
+        await createNotes(io).evict(sessionId).catch((err) => logFailure(io, 'notes eviction', err))
       } catch (err) {
         logFailure(io, 'save', err)
         warning = notSaved(err)
@@ -201,7 +199,7 @@ export class CheckpointSession extends SessionRecords {
     // A block saved is the notes now (a failed one is never read: `saveFailed`).
     await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err))
     return warning
-  }
+  },
 
   // ---- the automatic checkpoint (B.8.3-B.8.12) ----
 
@@ -211,7 +209,7 @@ export class CheckpointSession extends SessionRecords {
     if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value
     if (this.activeTurn === value.turnId) this.activeTurn = null
     return null
-  }
+  },
 
   /**
    * A measurement: re-arm after a compaction, decide, start or record why not. The fill comes from
@@ -251,7 +249,7 @@ export class CheckpointSession extends SessionRecords {
     this.setBand(io, decision.showBand)
     if (decision.fire) await this.start(io, false, since)
     await this.recordSkip(io, decision, tokens, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces })
-  }
+  },
 
   /**
    * Starts a checkpoint: the automatic run, or Now (`isNow`), which says why it waits. Never while a
@@ -259,12 +257,12 @@ export class CheckpointSession extends SessionRecords {
    * started inside another feature's compaction would end "skipped" and its turn cancel that one's resume.
    */
   async start(io: Edges, isNow: boolean, since = io.compactions().entered): Promise<void> {
-    if (this.isStarting) return
-    this.isStarting = true
+    if (isStarting) return
+    isStarting = true
     try {
       const now = await io.now()
       if (this.running(now)) return
-      const notesBefore: NotesRead = await createNotes(io).read(this.sessionId)
+      const notesBefore: NotesRead = await createNotes(io).read(sessionId)
       // An unread fill only costs the fallback snooze.
       const fill = await io.fill().catch(toUndefined)
       if (this.activeTurn !== null) {
@@ -275,13 +273,13 @@ export class CheckpointSession extends SessionRecords {
       this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore }
       this.setBand(io, false)
       // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
-      io.runCheckpoint(this.command).catch((err) => this.abandon(io, err))
+      io.runCheckpoint(command).catch((err) => this.abandon(io, err))
     } catch (err) {
       this.abandon(io, err)
     } finally {
-      this.isStarting = false
+      isStarting = false
     }
-  }
+  },
 
   /** The band's Snooze: one step past the fill, and the band goes. */
   async snoozeNow(io: Edges): Promise<void> {
@@ -291,15 +289,15 @@ export class CheckpointSession extends SessionRecords {
     } catch (err) {
       logFailure(io, 'snooze', err)
     }
-  }
+  },
 
-  private async finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | null): Promise<void> {
+  async finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | null): Promise<void> {
     const value = this.checkpoint
     if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return
     // The conversation was compacted while the checkpoint ran (an auto compaction mid-turn): a second one would only repeat it.
     const isCompacted = this.compactionsDone !== value.compactionsAt
     // The block just saved is the notes now: carried, not read back; an interrupted or compacted checkpoint reads nothing.
-    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? (await createNotes(io).read(this.sessionId))
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? (await createNotes(io).read(sessionId))
     const why = isCompacted
       ? WHY_COMPACTED
       : saveFailed
@@ -315,10 +313,10 @@ export class CheckpointSession extends SessionRecords {
     }
     this.checkpoint = { ...value, compacting: true }
     this.compactSoon(io, settings, value.startedAt, false)
-  }
+  },
 
   /** Compacts a second after the checkpoint's turn; one retry (`isLast` then), then a toast and a re-arm. */
-  private compactSoon(io: Edges, settings: Settings, startedAt: number, isLast: boolean): void {
+  compactSoon(io: Edges, settings: Settings, startedAt: number, isLast: boolean): void {
     io.after(COMPACT_DELAY_MS, async () => {
       const pending = this.checkpoint
       // Another compaction satisfied it, or a new checkpoint replaced it: nothing to do.
@@ -340,7 +338,7 @@ export class CheckpointSession extends SessionRecords {
           const steering = await this.instructions(io, undefined).catch((err) => void logFailure(io, 'session.compact', err))
           // A /clear while the notes were read ended this checkpoint: the new session is not compacted with the old notes.
           if (this.checkpoint !== pending) return
-          this.own = { steering }
+          own = { steering }
           try {
             const res = await io.compact(steering)
             if (typeof res?.skip === 'string') {
@@ -350,7 +348,7 @@ export class CheckpointSession extends SessionRecords {
             // The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here.
             if (this.compactionsDone === before) this.compacted(io, 'plugin', true)
           } finally {
-            this.own = undefined
+            own = undefined
           }
         } else {
           await io.compactCommand()
@@ -365,13 +363,13 @@ export class CheckpointSession extends SessionRecords {
       this.checkpoint = null
       io.toast(CHECKPOINTED)
     })
-  }
+  },
 
   /**
    * The checkpoint ends without compacting: re-armed from the fill now, which includes the
    * checkpoint's own turn; else from the fill it started at.
    */
-  private async endUncompacted(io: Edges, settings: Settings): Promise<void> {
+  async endUncompacted(io: Edges, settings: Settings): Promise<void> {
     const startFill = this.checkpoint?.fill
     this.checkpoint = null
     try {
@@ -384,24 +382,27 @@ export class CheckpointSession extends SessionRecords {
       // The fill it started at stands in.
     }
     if (startFill !== undefined) this.snoozeUntil = snooze(startFill)
-  }
+  },
 
   /** No compaction runs now, and none entered since `since`. */
-  private mayStart(io: Edges, since: number): boolean {
+  mayStart(io: Edges, since: number): boolean {
     const { running, entered } = io.compactions()
     return !running && entered === since
-  }
+  },
 
-  private abandon(io: Edges, err: unknown): void {
+  abandon(io: Edges, err: unknown): void {
     logFailure(io, 'checkpoint', err)
     this.checkpoint = null
     io.toast(CHECKPOINT_FAILED)
-  }
+  },
 
-  private setBand(io: Edges, band: boolean): void {
+  setBand(io: Edges, band: boolean): void {
     if (this.band === band) return
     this.band = band
     io.redraw()
+  },
   }
-
 }
+
+/** One session's checkpoint (createCheckpointSession). */
+export type CheckpointSession = ReturnType<typeof createCheckpointSession>

@@ -1,7 +1,7 @@
 // The session's checkpoint as a state machine (B.7-B.13), pinned by the acceptance tests.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { CheckpointSession } from '../../../src/features/checkpoint/session.ts'
+import { createCheckpointSession } from '../../../src/features/checkpoint/session.ts'
 import { createNotes } from '../../../src/features/checkpoint/notes.ts'
 import * as S from '../../../src/features/checkpoint/strings.ts'
 import { SAVE_BOUND_MS } from '../../../src/features/checkpoint/constants.ts'
@@ -15,7 +15,7 @@ const block = (body: string) => `done\n\`\`\`superheroes-checkpoint\n${body}\n\`
 
 function setup(over: Parameters<typeof fakeEdges>[0] = {}) {
   const w = fakeEdges(over)
-  const s = new CheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
+  const s = createCheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
   s.isInteractive = true
   return { ...w, s }
 }
@@ -585,7 +585,7 @@ test('charter: the first prompt stands in until the verb sets one; carried, not 
   assert.equal(await x.s.charter(x.io), { text: 'Build the parser', source: 'first prompt' })
   await x.s.setCharter(x.io, 'y'.repeat(20_000), 'verb')
   assert.is((x.store.get('charter:S1') as { text: string }).text.length, 16_000)
-  const fresh = new CheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
+  const fresh = createCheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
   assert.is((await fresh.charter(x.io))?.source, 'verb')
   assert.match(await fresh.instructions(x.io, 'owner'), /## Charter\ny+\n\n## Owner's instructions\nowner$/)
 })
@@ -593,7 +593,7 @@ test('charter: the first prompt stands in until the verb sets one; carried, not 
 // H1: the store keeps a key's first place when it is set again; eviction goes by the time set.
 test('a long-lived session that sets its charter again keeps it when others follow', async () => {
   const x = setup()
-  const other = (i: number) => new CheckpointSession(`s${i}`, 'superheroes:checkpoint', []).setCharter(x.io, `task ${i}`, 'first prompt')
+  const other = (i: number) => createCheckpointSession(`s${i}`, 'superheroes:checkpoint', []).setCharter(x.io, `task ${i}`, 'first prompt')
   await x.s.setCharter(x.io, 'the long task', 'first prompt')
   for (let i = 0; i < 49; i++) {
     x.world.now += 1000
@@ -625,7 +625,7 @@ test('a live session that has not saved lately keeps its notes and charter: its 
       x.world.now += 1000
       await createNotes(x.io).save(`s${n}`, `n${n}`)
       await createNotes(x.io).evict(`s${n}`)
-      await new CheckpointSession(`s${n}`, 'superheroes:checkpoint', []).setCharter(x.io, `task ${n}`, 'first prompt')
+      await createCheckpointSession(`s${n}`, 'superheroes:checkpoint', []).setCharter(x.io, `task ${n}`, 'first prompt')
     }
   }
   const kept = async () => (await createNotes(x.io).read('S1')) === 'long notes' && x.store.has('charter:S1')
@@ -635,7 +635,7 @@ test('a live session that has not saved lately keeps its notes and charter: its 
   await others(49)
   assert.ok(await kept(), 'steered: used after all but 49 others')
   // The same session in another process (or after a long pause): its first turn marks it used.
-  const again = new CheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
+  const again = createCheckpointSession('S1', 'superheroes:checkpoint', ['superheroes-checkpoint'])
   x.world.now += 1000
   await again.turnStarted(x.io, 't1', 'go on')
   await others(49)
