@@ -60,5 +60,5 @@ async function setClaims($: EngineInterface, pkg: string, value: string | undefi
     case 'klyth':
       return $.env.set('KEEL_CLAIMS_KLYTH', value)
   }
-  return undefined
+  return
 }

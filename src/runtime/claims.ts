@@ -18,7 +18,7 @@ type Published = { session: string; features: readonly string[] }
 /** Reads one published value; anything unreadable or of another session reads as no claim. */
 export function parseClaim(raw: string | undefined, session: string): readonly string[] | undefined {
   const parsed = parseJson(raw ?? '') as Partial<Published> | null | undefined
-  if (parsed?.session !== session || !Array.isArray(parsed.features)) return undefined
+  if (parsed?.session !== session || !Array.isArray(parsed.features)) return
   return parsed.features.filter((f): f is string => typeof f === 'string')
 }
 

@@ -45,7 +45,7 @@ function problemOf(field: FieldDef, given: unknown): string | undefined {
   if (!Number.isInteger(given)) return 'is not a whole number'
   if (field.min !== undefined && given < field.min) return `is below ${field.min}`
   if (field.max !== undefined && given > field.max) return `is above ${field.max}`
-  return undefined
+  return
 }
 
 /** The empty value of each type but a text's (`''`): what a field without a default holds when nothing valid was given. */

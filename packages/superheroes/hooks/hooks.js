@@ -719,7 +719,7 @@ function stringify(v) {
   }
 }
 function fileChange(result) {
-  if (!isRecord(result) || typeof result.filePath !== "string" || !Array.isArray(result.structuredPatch)) return void 0;
+  if (!isRecord(result) || typeof result.filePath !== "string" || !Array.isArray(result.structuredPatch)) return;
   const kind = ["create", "update"].includes(result.type) ? result.type : "edit";
   const hunks = result.structuredPatch.filter(isRecord).flatMap((hunk) => [
     `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,
@@ -830,9 +830,9 @@ var unitCall = (call) => ({
 });
 function groupUnit(props) {
   const calls = props.calls.map(unitCall);
-  if (props.isExpanded || props.isActive || !calls.length) return void 0;
-  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return void 0;
-  if (!props.calls.every((c) => typeof c.tool_use_id === "string" && isResolved(c))) return void 0;
+  if (props.isExpanded || props.isActive || !calls.length) return;
+  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return;
+  if (!props.calls.every((c) => typeof c.tool_use_id === "string" && isResolved(c))) return;
   return { key: calls.map((c) => c.id).join(","), calls };
 }
 function toolUseUnit(props) {
@@ -6634,7 +6634,7 @@ var PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/;
 var TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/;
 var termOf2 = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
 function parseAdvisory(value) {
-  if (typeof value !== "string") return void 0;
+  if (typeof value !== "string") return;
   const terms = value.split("|").map(termOf2);
   const spec = Object.assign({}, ...terms);
   return terms.length <= 2 && terms.every(Boolean) && Object.keys(spec).length === terms.length ? spec : void 0;
@@ -6649,7 +6649,7 @@ function thresholdsFor(w, spec) {
   const raw = w.rawMaxTokens;
   const advisory = advisoryTokens(spec, raw);
   const hard = w.autoCompactThreshold ?? 0;
-  if (!w.isAutoCompactEnabled || !(raw > 0) || !(hard > advisory)) return void 0;
+  if (!w.isAutoCompactEnabled || !(raw > 0) || !(hard > advisory)) return;
   const step = (hard - advisory) / 3;
   return { raw, advisory, m1: advisory + step, m2: advisory + 2 * step, hard };
 }
@@ -7366,7 +7366,7 @@ var FEATURES = [
 var CLAIMING_PACKAGES = ["keel", "superheroes", "ws", "klyth"];
 function parseClaim(raw, session) {
   const parsed = parseJson(raw ?? "");
-  if (parsed?.session !== session || !Array.isArray(parsed.features)) return void 0;
+  if (parsed?.session !== session || !Array.isArray(parsed.features)) return;
   return parsed.features.filter((f) => typeof f === "string");
 }
 function claimText(session, features) {
@@ -7408,7 +7408,7 @@ async function setClaims($, pkg, value) {
     case "klyth":
       return $.env.set("KEEL_CLAIMS_KLYTH", value);
   }
-  return void 0;
+  return;
 }
 
 // src/runtime/activation.ts
@@ -7555,7 +7555,7 @@ function problemOf(field, given) {
   if (!Number.isInteger(given)) return "is not a whole number";
   if (field.min !== void 0 && given < field.min) return `is below ${field.min}`;
   if (field.max !== void 0 && given > field.max) return `is above ${field.max}`;
-  return void 0;
+  return;
 }
 var EMPTY = { number: 0, boolean: false, switch: false };
 function fallbackOf(field) {

@@ -31,7 +31,7 @@ export function stringify(v: unknown): string {
  * the head (`edit <path>  +a -r (notes)`) and the hunks instead.
  */
 export function fileChange(result: unknown): string | undefined {
-  if (!isRecord(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return undefined
+  if (!isRecord(result) || typeof result.filePath !== 'string' || !Array.isArray(result.structuredPatch)) return
   const kind = ['create', 'update'].includes(result.type as string) ? result.type : 'edit'
   const hunks = (result.structuredPatch as unknown[]).filter(isRecord).flatMap((hunk) => [
     `@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`,

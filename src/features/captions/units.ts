@@ -24,10 +24,10 @@ const unitCall = (call: DrawnCall): UnitCall => ({
 
 export function groupUnit(props: RenderPropsOf['ToolGroup']): Unit | undefined {
   const calls = props.calls.map(unitCall)
-  if (props.isExpanded || props.isActive || !calls.length) return undefined
+  if (props.isExpanded || props.isActive || !calls.length) return
   // Not calls only: other rows (recalled memory, hook timing) unless the reason is a failed call.
-  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return undefined
-  if (!props.calls.every((c) => typeof c.tool_use_id === 'string' && isResolved(c))) return undefined
+  if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return
+  if (!props.calls.every((c) => typeof c.tool_use_id === 'string' && isResolved(c))) return
   return { key: calls.map((c) => c.id).join(','), calls }
 }
 

@@ -16,7 +16,7 @@ const termOf = (term: string): AdvisorySpec | undefined =>
 
 /** The advisory grammar: one term, or a percent and a token term joined by `|`; undefined otherwise. */
 export function parseAdvisory(value: unknown): AdvisorySpec | undefined {
-  if (typeof value !== 'string') return undefined
+  if (typeof value !== 'string') return
   const terms = value.split('|').map(termOf)
   // Each term sets its own key: two of one kind leave fewer keys than terms.
   const spec: AdvisorySpec = Object.assign({}, ...terms)
@@ -47,7 +47,7 @@ export function thresholdsFor(w: HarnessWindow, spec: AdvisorySpec): Thresholds 
   const advisory = advisoryTokens(spec, raw)
   const hard = w.autoCompactThreshold ?? 0
   // No auto-compaction point (off, or absent: 0) past the advisory point, or no window.
-  if (!w.isAutoCompactEnabled || !(raw > 0) || !(hard > advisory)) return undefined
+  if (!w.isAutoCompactEnabled || !(raw > 0) || !(hard > advisory)) return
   const step = (hard - advisory) / 3
   return { raw, advisory, m1: advisory + step, m2: advisory + 2 * step, hard }
 }
