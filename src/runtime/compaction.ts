@@ -22,7 +22,7 @@ export function createRelay(facts: Facts): Relay {
   return {
     compact(feature, instructions, chain, engineCompact) {
       return (running ??= (async () => {
-        const e = { trigger: 'plugin', messages: [], ...(instructions === undefined ? {} : { instructions }) } as unknown as Args<'session.compact'>
+        const e = { trigger: 'plugin', messages: [], ...(instructions !== undefined && { instructions }) } as unknown as Args<'session.compact'>
         const engine = ((steered: Args<'session.compact'>) => {
           reached = { instructions: steered.instructions }
           return engineCompact(steered.instructions)

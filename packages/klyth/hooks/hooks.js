@@ -2347,7 +2347,7 @@ var tokensOf = (chars) => Math.ceil(chars / CHARS_PER_TOKEN2);
 var tokensSaved = (content, pointer) => tokensOf(content.length) - tokensOf(pointer.length);
 function pointerAnswer(res, record, pointer) {
   const context = res.context;
-  return { result: { ...record, file: { ...record.file, content: pointer, numLines: 1 } }, ...context ? { context } : {} };
+  return { result: { ...record, file: { ...record.file, content: pointer, numLines: 1 } }, ...context && { context } };
 }
 function resultText2(content) {
   if (typeof content === "string") return content;
@@ -2631,7 +2631,7 @@ function createSnapshot(config) {
     },
     carried() {
       const manual = phase.name === "copy" && phase.located ? { ...phase.located, hash: phase.copy.hash } : void 0;
-      return { generation, session, ...manual ? { manual } : {} };
+      return { generation, session, ...manual && { manual } };
     },
     view() {
       switch (phase.name) {
@@ -2684,14 +2684,12 @@ var statOf = (port, path) => port.stat(path).catch((err) => {
 });
 async function workTree(port, repo) {
   for (const dir of foldersUp(await port.sessionRoot(), repo)) {
-    if (await port.stat(joinPath(dir, ".git")).catch(() => {
-    })) return dir;
+    if (await port.stat(joinPath(dir, ".git")).catch(toUndefined)) return dir;
   }
   return repo;
 }
 async function projectRoot(port, file) {
-  const repo = await port.repoRoot().catch(() => {
-  });
+  const repo = await port.repoRoot().catch(toUndefined);
   if (repo) return workTree(port, repo).catch(() => repo);
   const found = await port.ancestors(file).catch(() => []);
   return found.at(-1) ?? await port.sessionRoot();
@@ -3054,7 +3052,7 @@ function settleKey(input) {
   if (input.naming === "off") return { why: NO_KEY_WHY.namingOff(own.name) };
   if (input.headless) return { why: NO_KEY_WHY.headless(own.name) };
   const stored = storedKeyOf(input.stored)?.key;
-  if (stored !== void 0) return { key: stored, source: "stored", ...stored === own.name ? {} : { rename: stored } };
+  if (stored !== void 0) return { key: stored, source: "stored", ...stored !== own.name && { rename: stored } };
   const minted = mintKey(input.cwd, input.randomBytes);
   return { key: minted, source: "minted", rename: minted };
 }
@@ -7037,7 +7035,7 @@ function envOf(file) {
   return file?.kind === "object" ? file.env : {};
 }
 function withEnvRows(file, rows) {
-  const root = { ...file.kind === "object" ? file.root : {}, env: { ...envOf(file), ...rows } };
+  const root = { ...file.kind === "object" && file.root, env: { ...envOf(file), ...rows } };
   return JSON.stringify(root, null, 2) + "\n";
 }
 function isOwned(env) {
@@ -7067,7 +7065,7 @@ function decideSync(location, file, tokens2, running) {
   const previousRawValue = env[WINDOW_KEY];
   const previousTokens = parseWindowTokens(previousRawValue);
   const owned = isOwned(env);
-  const as = (action, reason, over) => ({ result: { ...base, action, ...reason ? { reason } : {}, tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } });
+  const as = (action, reason, over) => ({ result: { ...base, action, ...reason && { reason }, tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } });
   if (file?.kind === "unreadable") return as("skipped", "unreadable-settings", { why: file.why });
   if (location.projectIsHome || !file) return as("skipped", "unsafe-project-root");
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return as("skipped", "opted-out");
@@ -7468,7 +7466,7 @@ function createRelay2(facts) {
   return {
     compact(feature, instructions, chain, engineCompact) {
       return running ??= (async () => {
-        const e = { trigger: "plugin", messages: [], ...instructions === void 0 ? {} : { instructions } };
+        const e = { trigger: "plugin", messages: [], ...instructions !== void 0 && { instructions } };
         const engine = ((steered) => {
           reached = { instructions: steered.instructions };
           return engineCompact(steered.instructions);

@@ -148,7 +148,7 @@ export function settleKey(input: SettleInput): KeyPlan {
   if (input.naming === 'off') return { why: NO_KEY_WHY.namingOff(own.name) }
   if (input.headless) return { why: NO_KEY_WHY.headless(own.name) }
   const stored = storedKeyOf(input.stored)?.key
-  if (stored !== undefined) return { key: stored, source: 'stored', ...(stored === own.name ? {} : { rename: stored }) }
+  if (stored !== undefined) return { key: stored, source: 'stored', ...(stored !== own.name && { rename: stored }) }
   const minted = mintKey(input.cwd, input.randomBytes)
   return { key: minted, source: 'minted', rename: minted }
 }

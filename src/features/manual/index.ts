@@ -32,7 +32,7 @@ const statOf = (port: Port, path: string) =>
  */
 async function workTree(port: Port, repo: string): Promise<string> {
   for (const dir of foldersUp(await port.sessionRoot(), repo)) {
-    if (await port.stat(joinPath(dir, '.git')).catch(() => {})) return dir
+    if (await port.stat(joinPath(dir, '.git')).catch(toUndefined)) return dir
   }
   return repo
 }
@@ -44,7 +44,7 @@ async function workTree(port: Port, repo: string): Promise<string> {
  * once per reset.
  */
 async function projectRoot(port: Port, file: string): Promise<string> {
-  const repo = await port.repoRoot().catch(() => {})
+  const repo = await port.repoRoot().catch(toUndefined)
   if (repo) return workTree(port, repo).catch(() => repo)
   const found = await port.ancestors(file).catch(() => [])
   return found.at(-1) ?? (await port.sessionRoot())

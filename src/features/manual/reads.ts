@@ -66,7 +66,7 @@ export const tokensSaved = (content: string, pointer: string) => tokensOf(conten
 /** The record with the pointer in place of the content: one line, everything else as the tool made it. */
 export function pointerAnswer(res: unknown, record: ReadText, pointer: string): ReadAnswer {
   const context = (res as { context?: readonly string[] }).context
-  return { result: { ...record, file: { ...record.file, content: pointer, numLines: 1 } }, ...(context ? { context } : {}) }
+  return { result: { ...record, file: { ...record.file, content: pointer, numLines: 1 } }, ...(context && { context }) }
 }
 
 /** A tool_result block's text as the model read it: the string, or its text blocks joined. */

@@ -320,7 +320,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
 
     carried(): Carried {
       const manual = phase.name === 'copy' && phase.located ? { ...phase.located, hash: phase.copy.hash } : undefined
-      return { generation, session, ...(manual ? { manual } : {}) }
+      return { generation, session, ...(manual && { manual }) }
     },
 
     view(): PromptView {

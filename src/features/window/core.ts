@@ -112,7 +112,7 @@ function envOf(file: SettingsFile | undefined): JsonObject {
  */
 export function withEnvRows(file: SettingsFile, rows: Readonly<Record<string, string | undefined>>): string {
   // A row set to undefined keeps its place in the object and is left out of the JSON: removed.
-  const root = { ...(file.kind === 'object' ? file.root : {}), env: { ...envOf(file), ...rows } }
+  const root = { ...(file.kind === 'object' && file.root), env: { ...envOf(file), ...rows } }
   return JSON.stringify(root, null, 2) + '\n'
 }
 
@@ -158,7 +158,7 @@ export function decideSync(location: WindowLocation, file: SettingsFile | undefi
   const owned = isOwned(env)
   /** The decision: the file's value as it stands, unless `over` says otherwise. */
   const as = (action: SyncResult['action'], reason?: SkipReason, over?: Partial<SyncResult>): Decision<SyncResult> =>
-    ({ result: { ...base, action, ...(reason ? { reason } : {}), tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } })
+    ({ result: { ...base, action, ...(reason && { reason }), tokens: previousTokens, previousTokens, previousRawValue, owned, ...over } })
   if (file?.kind === 'unreadable') return as('skipped', 'unreadable-settings', { why: file.why })
   if (location.projectIsHome || !file) return as('skipped', 'unsafe-project-root')
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return as('skipped', 'opted-out')
