@@ -221,7 +221,7 @@ export function createRegistry(
   function denyOf<E extends PromiseEvent>(entry: Entry, e: Args<E>): string | undefined {
     const policy = entry.onFailure as PromisePolicy<E>
     if (policy === 'open') return
-    return typeof policy.deny === 'string' ? policy.deny : policy.deny(e, contexts[entry.feature.name]!)
+    return isString(policy.deny) ? policy.deny : policy.deny(e, contexts[entry.feature.name]!)
   }
 
   /** Counts a skip and says it in the debug log, once per feature and event until it succeeds again. */
@@ -470,6 +470,6 @@ function describe(err: unknown): string {
 }
 
 function preview(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value)
+  const text = isString(value) ? value : JSON.stringify(value) ?? String(value)
   return text.length > 80 ? `${text.slice(0, 79)}…` : text
 }

@@ -6,7 +6,7 @@
 // Each value names the session it belongs to, so a `claude` started from a Bash tool, which inherits
 // the variables, does not take its parent's claims for its own. The variables are set and read in
 // runtime/bind.ts (names must be literals, the loader's rule: each package has its branch there).
-import { parseJson } from '../lib/shape.ts'
+import { parseJson, isString } from '../lib/shape.ts'
 
 export type Claims = Record<string, readonly string[] | undefined>
 
@@ -19,7 +19,7 @@ type Published = { session: string; features: readonly string[] }
 export function parseClaim(raw: string | undefined, session: string): readonly string[] | undefined {
   const parsed = parseJson(raw ?? '') as Partial<Published> | null | undefined
   if (parsed?.session !== session || !Array.isArray(parsed.features)) return
-  return parsed.features.filter((f): f is string => typeof f === 'string')
+  return parsed.features.filter((f): f is string => isString(f))
 }
 
 export function claimText(session: string, features: readonly string[]): string {

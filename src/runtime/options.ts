@@ -1,6 +1,7 @@
 // The options a package receives, checked against the userConfig fields that declare them.
 // The fields live in plugin.json (the one home); each value is checked against its field's rule,
 // so a bound or a picker changes in one place.
+import { isString } from '../lib/shape.ts'
 
 export type OptionValue = string | number | boolean
 export type Options = Readonly<Record<string, OptionValue>>
@@ -38,7 +39,7 @@ function problemOf(field: FieldDef, given: unknown): string | undefined {
       return typeof given === 'boolean' ? undefined : 'is not true or false'
     case 'string':
       if (field.options) return field.options.includes(given as string) ? undefined : `is not one of ${field.options.join(', ')}`
-      return typeof given === 'string' ? undefined : 'is not a text'
+      return isString(given) ? undefined : 'is not a text'
   }
   if (typeof given !== 'number' || !Number.isFinite(given)) return 'is not a number'
   // Every number option counts something whole: tokens, seconds, days.

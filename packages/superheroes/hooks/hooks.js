@@ -701,7 +701,7 @@ var STATUS_COUNTS = ({ lone, runs, queued, unanswered, calls }) => `${lone} call
 
 // src/features/captions/digest.ts
 function nonBlank(v) {
-  return typeof v === "string" && v.trim() ? v : void 0;
+  return isString(v) && v.trim() ? v : void 0;
 }
 function clip(text, cap = FIELD_CAP) {
   if (text.length <= cap) return text;
@@ -711,7 +711,7 @@ ${cutNote(text.length - cap)}
 ${text.slice(-half)}`;
 }
 function stringify(v) {
-  if (typeof v === "string") return v;
+  if (isString(v)) return v;
   try {
     return JSON.stringify(v) ?? "";
   } catch {
@@ -726,7 +726,7 @@ function fileChange(result) {
     ...Array.isArray(hunk.lines) ? hunk.lines.filter(isString) : []
   ]);
   const count = (mark) => hunks.filter((l) => l.startsWith(mark)).length;
-  const added = kind === "create" && !hunks.length && typeof result.content === "string" && result.content ? result.content.replace(/\n$/, "").split("\n").length : count("+");
+  const added = kind === "create" && !hunks.length && isString(result.content) && result.content ? result.content.replace(/\n$/, "").split("\n").length : count("+");
   const notes = [result.replaceAll && "all occurrences", result.userModified && "user modified", result.staged && "held for review, file unchanged"].filter(Boolean);
   const head2 = `${kind} ${result.filePath}  +${added} -${count("-")}${notes.length ? ` (${notes.join(", ")})` : ""}`;
   return [head2, ...hunks].join("\n");
@@ -751,13 +751,13 @@ function displayToolName(tool) {
 }
 function resultText(content) {
   if (!Array.isArray(content)) return stringify(content);
-  const texts = content.filter((b) => isRecord(b) && b.type === "text" && typeof b.text === "string").map((b) => b.text);
+  const texts = content.filter((b) => isRecord(b) && b.type === "text" && isString(b.text)).map((b) => b.text);
   return texts.length ? texts.join("\n") : content.length ? NO_TEXT_OUTPUT : "";
 }
 function serializeMessage(m) {
-  const blocks = typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content;
+  const blocks = isString(m.content) ? [{ type: "text", text: m.content }] : m.content;
   const body = blocks.filter(isRecord).map(
-    (b) => b.type === "text" && typeof b.text === "string" ? clip(b.text, TEXT_CAP) : b.type === "thinking" && nonBlank(b.thinking) ? `(thinking) ${clip(b.thinking, TEXT_CAP)}` : b.type === "tool_use" ? `(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}` : b.type === "tool_result" ? `(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}` : ""
+    (b) => b.type === "text" && isString(b.text) ? clip(b.text, TEXT_CAP) : b.type === "thinking" && nonBlank(b.thinking) ? `(thinking) ${clip(b.thinking, TEXT_CAP)}` : b.type === "tool_use" ? `(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}` : b.type === "tool_result" ? `(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}` : ""
   ).filter(Boolean).join("\n");
   return body ? `[${m.role}]
 ${body}` : "";
@@ -766,7 +766,7 @@ function transcriptCalls(api) {
   const inputs = /* @__PURE__ */ new Map();
   const calls = /* @__PURE__ */ new Map();
   for (const m of api) {
-    if (typeof m.content === "string") continue;
+    if (isString(m.content)) continue;
     for (const b of m.content) {
       if (!isRecord(b)) continue;
       if (b.type === "tool_use") inputs.set(b.id, stringify(b.input));
@@ -832,7 +832,7 @@ function groupUnit(props) {
   const calls = props.calls.map(unitCall);
   if (props.isExpanded || props.isActive || !calls.length) return;
   if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return;
-  if (!props.calls.every((c) => typeof c.tool_use_id === "string" && isResolved(c))) return;
+  if (!props.calls.every((c) => isString(c.tool_use_id) && isResolved(c))) return;
   return { key: calls.map((c) => c.id).join(","), calls };
 }
 function toolUseUnit(props) {
@@ -883,7 +883,7 @@ function createCaptions() {
     if (!edges || agentId !== void 0 || res.deny !== void 0 || typeof id !== "string") return;
     const input = stringify(args);
     const output = fileChange(res.result) ?? stringify(res.result);
-    const bytes = input.length + (typeof res.text === "string" ? res.text.length : output.length);
+    const bytes = input.length + (isString(res.text) ? res.text.length : output.length);
     seenCalls.delete(id);
     seenCalls.set(id, { input, output, bytes });
     if (seenCalls.size > CAPTURED_LIMIT) seenCalls.delete(seenCalls.keys().next().value);
@@ -1406,7 +1406,7 @@ function fnv1a32(text) {
 }
 function pointerOf(value) {
   const p = value;
-  return (p?.slot === "a" || p?.slot === "b") && typeof p.length === "number" && typeof p.digest === "string" && typeof p.savedAt === "number" ? p : null;
+  return (p?.slot === "a" || p?.slot === "b") && typeof p.length === "number" && isString(p.digest) && typeof p.savedAt === "number" ? p : null;
 }
 var savedAtOf = (value) => {
   const at = value?.savedAt;
@@ -1503,12 +1503,12 @@ function sessionOfFile(name) {
 // src/features/checkpoint/records.ts
 function charterOf(value) {
   const c = value;
-  return typeof c?.text === "string" && (c.source === "verb" || c.source === "first prompt") ? c : null;
+  return isString(c?.text) && (c.source === "verb" || c.source === "first prompt") ? c : null;
 }
 function recordOf(text) {
   try {
     const r = JSON.parse(text ?? "");
-    return typeof r?.at === "string" && typeof r.reason === "string" && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
+    return isString(r?.at) && isString(r.reason) && typeof r.tokens === "number" && typeof r.trigger === "number" ? r : null;
   } catch {
     return null;
   }
@@ -1841,7 +1841,7 @@ function parseQuery(query) {
   return terms.size ? [...terms.values()] : RECALL_ONLY_STOP_WORDS;
 }
 function textOf(content, tool) {
-  if (typeof content === "string") return content.startsWith("<persisted-output>") ? content.split("\nPreview")[0] : content;
+  if (isString(content)) return content.startsWith("<persisted-output>") ? content.split("\nPreview")[0] : content;
   if (!Array.isArray(content)) return "";
   return content.map((b) => b.type === "image" ? namedImage(b.source?.media_type) : b.type === "tool_use" ? b.name === tool ? "" : `${b.name} ${JSON.stringify(b.input)}` : textOf(b.text ?? b.content, tool)).filter(Boolean).join("\n");
 }
@@ -1861,7 +1861,7 @@ function clip2(text, at, bytes) {
 }
 async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
   const terms = parseQuery(query);
-  if (typeof terms === "string") return terms;
+  if (isString(terms)) return terms;
   const wanted = typeof limit === "number" && limit >= 1 ? Math.min(limit, RECALL_LIMIT_MAX) : RECALL_LIMIT_DEFAULT;
   const { path, size } = await edges.transcript();
   const probe = new RegExp(terms.map((t) => t.probe).join("|"), "gi");
@@ -1984,7 +1984,7 @@ function createCheckpointFeature() {
   async function announce(port, ctx, sessionId) {
     announcedFor = sessionId;
     const result = await port.announcePresence(sessionId);
-    if (typeof result?.deny === "string") ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
+    if (isString(result?.deny)) ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
   }
   const defer = (port, ctx, what, task) => lane.defer({ after: port.after, log: ctx.log }, what, task);
   const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, recallTool).catch((err) => recallFailed(messageOf(err)));
@@ -2124,7 +2124,7 @@ function createCheckpointFeature() {
       return statusLines({
         pkg: port.pkg,
         charter,
-        notes: typeof text === "string" && path ? { bytes: byteLength(text), path } : text === null ? null : void 0,
+        notes: isString(text) && path ? { bytes: byteLength(text), path } : text === null ? null : void 0,
         folder,
         settings: settingsFrom(ctx.options),
         trigger: session.lastTrigger,
@@ -2265,7 +2265,7 @@ function foldersUp(from, stop) {
 }
 var joinPath = (folder, name) => asFolder(folder) + name;
 function manualLocation(root, manualFile) {
-  const spelled = typeof manualFile === "string" ? manualFile.trim() : "";
+  const spelled = isString(manualFile) ? manualFile.trim() : "";
   if (!spelled) return { problem: LOCATION_EMPTY };
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: locationAbsolute(spelled) };
   const display = normalizePath(spelled);
@@ -2350,9 +2350,9 @@ function pointerAnswer(res, record, pointer) {
   return { result: { ...record, file: { ...record.file, content: pointer, numLines: 1 } }, ...context && { context } };
 }
 function resultText2(content) {
-  if (typeof content === "string") return content;
+  if (isString(content)) return content;
   if (!Array.isArray(content)) return;
-  return content.map((block) => block?.type === "text" && typeof block.text === "string" ? block.text : "").join("\n");
+  return content.map((block) => block?.type === "text" && isString(block.text) ? block.text : "").join("\n");
 }
 function isRepeat(messages, paths, fresh, pointer, self) {
   const blocks = messages.flatMap((message) => message.content);
@@ -2360,7 +2360,7 @@ function isRepeat(messages, paths, fresh, pointer, self) {
   for (const block of blocks) {
     if (block.type !== "tool_use" || block.name !== READ_TOOL || typeof block.id !== "string" || block.id === self) continue;
     const spelled = block.input?.file_path;
-    if (typeof spelled === "string" && paths.has(normalizePath(spelled))) ids.add(block.id);
+    if (isString(spelled) && paths.has(normalizePath(spelled))) ids.add(block.id);
   }
   let full = 0;
   let pointers = 0;
@@ -2397,7 +2397,7 @@ function createReads(config, snapshot) {
       counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved };
       return { kind, answer: pointerAnswer(call.res, record, pointer2), tokensSaved: saved };
     };
-    const spelled = typeof call.args.file_path === "string" ? call.args.file_path : record.file.filePath;
+    const spelled = isString(call.args.file_path) ? call.args.file_path : record.file.filePath;
     const path = normalizePath(spelled);
     const manualPath = normalizePath(manual.realPath);
     const content = record.file.content;
@@ -3063,7 +3063,7 @@ function adopt(name, source) {
 var adoptRename = (name) => adopt(name, "user");
 function renamedTo(answer) {
   const text = answer?.text;
-  return typeof text === "string" ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : void 0;
+  return isString(text) ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : void 0;
 }
 function isStaleKeyEntry(value, now) {
   const stored = storedKeyOf(value);
@@ -3688,7 +3688,7 @@ function holdersIn(listing, key) {
 }
 var listingText = (answer) => {
   const a = answer;
-  return typeof a?.text === "string" ? a.text : a?.result?.listing;
+  return isString(a?.text) ? a.text : a?.result?.listing;
 };
 var quietly = (call) => call.catch(toUndefined);
 function createMailboxFeature() {
@@ -4277,7 +4277,7 @@ function checkCall(agentId, input, allowed, any) {
   const resume = input.continue === true;
   const given = input.server;
   if (given === void 0) return allowed.length === 1 ? { server: allowed[0], resume } : { deny: serverNeeded(allowed) };
-  const asked = typeof given === "string" ? given.trim() : "";
+  const asked = isString(given) ? given.trim() : "";
   if (!asked) return { deny: badServer };
   const server = resolveServer(asked, allowed);
   return server ? { server, resume } : { deny: notAllowed(asked, allowed, any) };
@@ -7016,7 +7016,7 @@ function isWindowInBand(tokens2) {
 }
 function parseWindowTokens(raw) {
   if (typeof raw === "number") return Number.isInteger(raw) && raw > 0 ? raw : null;
-  const n = typeof raw === "string" && /^[ \t\r\n]*[0-9]+[ \t\r\n]*$/.test(raw) ? Number(raw) : 0;
+  const n = isString(raw) && /^[ \t\r\n]*[0-9]+[ \t\r\n]*$/.test(raw) ? Number(raw) : 0;
   return n > 0 && Number.isSafeInteger(n) ? n : null;
 }
 function parseSettings(text) {
@@ -7138,7 +7138,7 @@ function conflictClause(result, names) {
 var handOver = (result, names) => result.pinnedIn === "running-env" ? `To let ${names.who} manage it: unset ${WINDOW_KEY} where it is set, then start a new session.` : `To let ${names.who} manage it: ${names.cmd} reset, then ${names.cmd} enable.`;
 function describeSync(result, names) {
   if (!result) return SYNC_NOT_RUN;
-  if (typeof result === "string") return result;
+  if (isString(result)) return result;
   const { settingsPath: p, requestedTokens: n } = result;
   switch (result.action) {
     case "written":
@@ -7272,7 +7272,7 @@ async function sync(port, ctx, state) {
     return decideSync(location, file, requested, await port.windowEnv().catch(toUndefined));
   });
   state.lastSync = result;
-  if (typeof result === "string") return report(port, ctx, state, result, true);
+  if (isString(result)) return report(port, ctx, state, result, true);
   let text = describeSync(result, names);
   if (result.action === "written") {
     const refused = await setRunning(port, String(requested));
@@ -7303,7 +7303,7 @@ async function status(port, ctx, state) {
 }
 async function reset(port, ctx, state) {
   const result = await change(port, false, (location, file) => decideReset(location.settingsPath, file));
-  if (typeof result === "string") return result;
+  if (isString(result)) return result;
   state.lastSync = void 0;
   const text = describeReset(result, namesOf2(port));
   if (result.action !== "removed") return text;
@@ -7314,11 +7314,11 @@ async function reset(port, ctx, state) {
 }
 async function disable(port) {
   const result = await change(port, true, decideDisable);
-  return typeof result === "string" ? result : describeDisable(result, namesOf2(port));
+  return isString(result) ? result : describeDisable(result, namesOf2(port));
 }
 async function enable(port, ctx, state) {
   const result = await change(port, false, (location, file) => decideEnable(location.settingsPath, file));
-  if (typeof result === "string") return result;
+  if (isString(result)) return result;
   const text = describeEnable(result, requestedOf(ctx), namesOf2(port));
   return result.action === "reenabled" && requestedOf(ctx) !== 0 ? `${text}
 ${await sync(port, ctx, state)}` : text;
@@ -7365,7 +7365,7 @@ var CLAIMING_PACKAGES = ["keel", "superheroes", "ws", "klyth"];
 function parseClaim(raw, session) {
   const parsed = parseJson(raw ?? "");
   if (parsed?.session !== session || !Array.isArray(parsed.features)) return;
-  return parsed.features.filter((f) => typeof f === "string");
+  return parsed.features.filter((f) => isString(f));
 }
 function claimText(session, features) {
   return JSON.stringify({ session, features });
@@ -7547,7 +7547,7 @@ function problemOf(field, given) {
       return typeof given === "boolean" ? void 0 : "is not true or false";
     case "string":
       if (field.options) return field.options.includes(given) ? void 0 : `is not one of ${field.options.join(", ")}`;
-      return typeof given === "string" ? void 0 : "is not a text";
+      return isString(given) ? void 0 : "is not a text";
   }
   if (typeof given !== "number" || !Number.isFinite(given)) return "is not a number";
   if (!Number.isInteger(given)) return "is not a whole number";
@@ -7617,7 +7617,7 @@ function createRegistry(features, say) {
   function denyOf(entry, e) {
     const policy = entry.onFailure;
     if (policy === "open") return;
-    return typeof policy.deny === "string" ? policy.deny : policy.deny(e, contexts[entry.feature.name]);
+    return isString(policy.deny) ? policy.deny : policy.deny(e, contexts[entry.feature.name]);
   }
   function noteSkip(feature, event, why) {
     skips.set(feature, (skips.get(feature) ?? 0) + 1);
@@ -7801,7 +7801,7 @@ function describe(err) {
   return err instanceof Error ? `${err.name}: ${err.message}` : `threw ${preview(err)}`;
 }
 function preview(value) {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const text = isString(value) ? value : JSON.stringify(value) ?? String(value);
   return text.length > 80 ? `${text.slice(0, 79)}\u2026` : text;
 }
 

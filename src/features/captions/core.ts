@@ -10,6 +10,7 @@ import { clip, fileChange, inputSubtitle, nonBlank, parseReply, stringify, trans
 import { absorb, emptyMirror, measuredTokensPerChar, movePivot, promptBlocks, resetMirror, type Mirror } from './mirror.ts'
 import { answerPrompt, LOG_BAD_OPTION, LOG_FAILED, LOG_NOT_ANSWERED, LOG_ON, NOT_AVAILABLE, rulesPrompt, taskText } from './strings.ts'
 import { isRun, type Unit } from './units.ts'
+import { isString } from '../../lib/shape.ts'
 
 export type CaptionEdges = {
   messages(): Promise<readonly ApiMessageLike[]>
@@ -84,7 +85,7 @@ export function createCaptions() {
     const input = stringify(args)
     const output = fileChange(res.result) ?? stringify(res.result)
     // The size the lead's context holds (the text it read), not the record: an Edit's record holds the whole file.
-    const bytes = input.length + (typeof res.text === 'string' ? res.text.length : output.length)
+    const bytes = input.length + (isString(res.text) ? res.text.length : output.length)
     seenCalls.delete(id)
     seenCalls.set(id, { input, output, bytes })
     if (seenCalls.size > CAPTURED_LIMIT) seenCalls.delete(seenCalls.keys().next().value as string)

@@ -7,7 +7,7 @@ import { cutNote, NO_TEXT_OUTPUT } from './strings.ts'
 type Json = Record<string, unknown>
 
 export function nonBlank(v: unknown): string | undefined {
-  return typeof v === 'string' && v.trim() ? v : undefined
+  return isString(v) && v.trim() ? v : undefined
 }
 
 /** Keeps both ends of a long text: a call's head says what it did, its tail how it ended. */
@@ -18,7 +18,7 @@ export function clip(text: string, cap: number = FIELD_CAP): string {
 }
 
 export function stringify(v: unknown): string {
-  if (typeof v === 'string') return v
+  if (isString(v)) return v
   try {
     return JSON.stringify(v) ?? ''
   } catch {
@@ -41,7 +41,7 @@ export function fileChange(result: unknown): string | undefined {
   const count = (mark: string) => hunks.filter((l) => l.startsWith(mark)).length
   // A created file's record may carry its content and no hunks: every line of it is added.
   const added =
-    kind === 'create' && !hunks.length && typeof result.content === 'string' && result.content ? result.content.replace(/\n$/, '').split('\n').length : count('+')
+    kind === 'create' && !hunks.length && isString(result.content) && result.content ? result.content.replace(/\n$/, '').split('\n').length : count('+')
   const notes = [result.replaceAll && 'all occurrences', result.userModified && 'user modified', result.staged && 'held for review, file unchanged'].filter(Boolean)
   const head = `${kind} ${result.filePath}  +${added} -${count('-')}${notes.length ? ` (${notes.join(', ')})` : ''}`
   return [head, ...hunks].join('\n')
@@ -75,7 +75,7 @@ export function displayToolName(tool: string): string {
 /** A tool_result's content as the lead read it. */
 export function resultText(content: unknown): string {
   if (!Array.isArray(content)) return stringify(content)
-  const texts = content.filter((b): b is { type: 'text'; text: string } => isRecord(b) && b.type === 'text' && typeof b.text === 'string').map((b) => b.text)
+  const texts = content.filter((b): b is { type: 'text'; text: string } => isRecord(b) && b.type === 'text' && isString(b.text)).map((b) => b.text)
   return texts.length ? texts.join('\n') : content.length ? NO_TEXT_OUTPUT : ''
 }
 
@@ -83,11 +83,11 @@ export type ApiMessageLike = { role: string; content: readonly unknown[] | strin
 
 /** One message of the mirror: `[role]` and its blocks, each clipped to what a caption needs. */
 export function serializeMessage(m: ApiMessageLike): string {
-  const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content
+  const blocks = isString(m.content) ? [{ type: 'text', text: m.content }] : m.content
   const body = blocks
     .filter(isRecord)
     .map((b) =>
-      b.type === 'text' && typeof b.text === 'string' ? clip(b.text, TEXT_CAP)
+      b.type === 'text' && isString(b.text) ? clip(b.text, TEXT_CAP)
       : b.type === 'thinking' && nonBlank(b.thinking) ? `(thinking) ${clip(b.thinking as string, TEXT_CAP)}`
       : b.type === 'tool_use' ? `(call ${b.id} ${b.name}) ${clip(stringify(b.input), TRAFFIC_CAP)}`
       : b.type === 'tool_result' ? `(result ${b.tool_use_id}) ${clip(resultText(b.content), TRAFFIC_CAP)}`
@@ -105,7 +105,7 @@ export function transcriptCalls(api: readonly ApiMessageLike[]): Map<string, See
   const inputs = new Map<string, string>()
   const calls = new Map<string, SeenCall>()
   for (const m of api) {
-    if (typeof m.content === 'string') continue
+    if (isString(m.content)) continue
     for (const b of m.content) {
       if (!isRecord(b)) continue
       // A block without a string id is kept under what it has, which no call's id looks up.

@@ -2,6 +2,7 @@
 // the engine folded into one ToolGroup. Each unit costs one caption; a run is never captioned call
 // by call as well. A row that is running, expanded or live draws raw and makes no unit.
 import type { RenderPropsOf } from 'claude-code'
+import { isString } from '../../lib/shape.ts'
 
 export type UnitCall = { id: string; tool: string; input: unknown; isErrored: boolean }
 /** `key`: the lone call's id, or a run's ids joined with ','. */
@@ -27,7 +28,7 @@ export function groupUnit(props: RenderPropsOf['ToolGroup']): Unit | undefined {
   if (props.isExpanded || props.isActive || !calls.length) return
   // Not calls only: other rows (recalled memory, hook timing) unless the reason is a failed call.
   if (props.isCallsOnly === false && !calls.some((c) => c.isErrored)) return
-  if (!props.calls.every((c) => typeof c.tool_use_id === 'string' && isResolved(c))) return
+  if (!props.calls.every((c) => isString(c.tool_use_id) && isResolved(c))) return
   return { key: calls.map((c) => c.id).join(','), calls }
 }
 

@@ -17,6 +17,7 @@ import { statusLines } from './status.ts'
 import {
   CHARTER_NONE, CHARTER_USAGE, charterSet, damagedStore, RECALL_DESCRIPTION, RECALL_OFF, RECALL_SCHEMA, RECALL_USAGE, recallFailed,
 } from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 export function createCheckpointFeature(): Feature<Port> {
   // What one registration of the feature holds (a reload starts it over; the store and files keep the rest).
@@ -95,7 +96,7 @@ export function createCheckpointFeature(): Feature<Port> {
   async function announce(port: Port, ctx: FeatureContext, sessionId: string): Promise<void> {
     announcedFor = sessionId
     const result = await port.announcePresence(sessionId)
-    if (typeof result?.deny === 'string') ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`)
+    if (isString(result?.deny)) ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`)
   }
 
   /** Runs `task` off the hook's path, in the lane's order. */
@@ -273,7 +274,7 @@ export function createCheckpointFeature(): Feature<Port> {
     return statusLines({
       pkg: port.pkg,
       charter,
-      notes: typeof text === 'string' && path ? { bytes: byteLength(text), path } : text === null ? null : undefined,
+      notes: isString(text) && path ? { bytes: byteLength(text), path } : text === null ? null : undefined,
       folder,
       settings: settingsFrom(ctx.options),
       trigger: session.lastTrigger,

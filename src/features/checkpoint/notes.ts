@@ -11,6 +11,7 @@ import { isStaleTemp } from '../../lib/safe-write.ts'
 import { byteLength } from '../../lib/text.ts'
 import { NOTES_CAP_BYTES, NOTES_FOLDER, NOTES_KEY_PREFIX, SESSIONS_KEPT, STABLE_ENDING } from './constants.ts'
 import { ERR_NOTES_TOO_LARGE, ERR_READ_BACK, ERR_SAVE_HELD } from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 export type Slot = 'a' | 'b'
 export type Pointer = { slot: Slot; length: number; digest: string; savedAt: number }
@@ -51,7 +52,7 @@ export function fnv1a32(text: string): string {
 /** A stored pointer, or null for anything else (anything but an object has no slot). */
 function pointerOf(value: unknown): Pointer | null {
   const p = value as Partial<Pointer> | null | undefined
-  return (p?.slot === 'a' || p?.slot === 'b') && typeof p.length === 'number' && typeof p.digest === 'string' && typeof p.savedAt === 'number' ? (p as Pointer) : null
+  return (p?.slot === 'a' || p?.slot === 'b') && typeof p.length === 'number' && isString(p.digest) && typeof p.savedAt === 'number' ? (p as Pointer) : null
 }
 
 export { byteLength }

@@ -3,7 +3,7 @@
 // transcript comes through edges.
 import { RECALL_BUDGET_BYTES, RECALL_CHUNK_BYTES, RECALL_LIMIT_DEFAULT, RECALL_LIMIT_MAX, RECALL_QUERY_MAX, STOP_WORDS } from './constants.ts'
 import { byteLength } from '../../lib/text.ts'
-import { parseJson } from '../../lib/shape.ts'
+import { parseJson, isString } from '../../lib/shape.ts'
 import { namedImage, RECALL_HEAD, RECALL_ONLY_STOP_WORDS, RECALL_TOO_LONG, recallHead, recallRow, WHO_MODEL, WHO_PERSON, WHO_TOOL } from './strings.ts'
 
 export type RecallEdges = {
@@ -49,7 +49,7 @@ export function parseQuery(query: string): Term[] | string {
 /** What a row's content says, as text: an image and a result over the engine's size cap are named, not inlined. */
 function textOf(content: unknown, tool: string): string {
   // The engine's own words for a result over its cap name the file it saved; its preview is left out.
-  if (typeof content === 'string') return content.startsWith('<persisted-output>') ? content.split('\nPreview')[0]! : content
+  if (isString(content)) return content.startsWith('<persisted-output>') ? content.split('\nPreview')[0]! : content
   if (!Array.isArray(content)) return ''
   return content.map((b: Block) =>
     b.type === 'image' ? namedImage(b.source?.media_type)
@@ -83,7 +83,7 @@ function clip(text: string, at: number, bytes: number): string {
  */
 export async function recall(edges: RecallEdges, query: string, limit: unknown, tool: string, chunk = RECALL_CHUNK_BYTES): Promise<string> {
   const terms = parseQuery(query)
-  if (typeof terms === 'string') return terms
+  if (isString(terms)) return terms
   const wanted = typeof limit === 'number' && limit >= 1 ? Math.min(limit, RECALL_LIMIT_MAX) : RECALL_LIMIT_DEFAULT
   const { path, size } = await edges.transcript()
   const probe = new RegExp(terms.map((t) => t.probe).join('|'), 'gi')

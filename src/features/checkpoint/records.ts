@@ -7,6 +7,7 @@ import { logFailure, toUndefined } from '../../lib/message.ts'
 import { CHARTER_CAP_CHARS, CHARTER_KEY_PREFIX, NOTES_KEY_PREFIX, SESSIONS_KEPT, SKIP_ENDING } from './constants.ts'
 import { sideKey, skipKey, type Decision } from './decide.ts'
 import { createNotes, staleKeys, type NotesEdges } from './notes.ts'
+import { isString } from '../../lib/shape.ts'
 
 export type Charter = { text: string; source: 'verb' | 'first prompt' }
 
@@ -26,14 +27,14 @@ export type RecordsEdges = NotesEdges & { log(line: string): void }
 /** A stored charter, or null for anything else (none, or not one). */
 function charterOf(value: unknown): Charter | null {
   const c = value as Partial<Charter> | null | undefined
-  return typeof c?.text === 'string' && (c.source === 'verb' || c.source === 'first prompt') ? (c as Charter) : null
+  return isString(c?.text) && (c.source === 'verb' || c.source === 'first prompt') ? (c as Charter) : null
 }
 
 /** A skip record as `recordSkip` writes it, or null for anything else (none, emptied, torn). */
 export function recordOf(text: string | undefined): SkipRecord | null {
   try {
     const r = JSON.parse(text ?? '') as Partial<SkipRecord> | null
-    return typeof r?.at === 'string' && typeof r.reason === 'string' && typeof r.tokens === 'number' && typeof r.trigger === 'number' ? (r as SkipRecord) : null
+    return isString(r?.at) && isString(r.reason) && typeof r.tokens === 'number' && typeof r.trigger === 'number' ? (r as SkipRecord) : null
   } catch {
     return null
   }

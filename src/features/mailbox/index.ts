@@ -18,6 +18,7 @@ import { ownNameFromListAgents, ownNameOf, parseSessionRecord, registryPathOf, s
 import { readListing, type Listing } from './spool.ts'
 import { statusLines, summaryLine, type KeyFacts, type StatusFacts } from './status.ts'
 import * as s from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 type Config = { retentionMs: number; scanSeconds: number; naming: Naming }
 
@@ -35,7 +36,7 @@ function holdersIn(listing: unknown, key: string): number {
 /** What ListAgents answered as text (`text`, else the listing), for its first line. */
 const listingText = (answer: unknown) => {
   const a = answer as { text?: unknown; result?: { listing?: unknown } } | undefined
-  return typeof a?.text === 'string' ? a.text : a?.result?.listing
+  return isString(a?.text) ? a.text : a?.result?.listing
 }
 
 /** A `$` call whose failure changes nothing: it resolves undefined instead. */

@@ -168,7 +168,7 @@ export const adoptRename = (name: string): KeyPlan => adopt(name, 'user')
 /** The name a `/rename` answered with (`Session renamed to: K`, measured, A10), or undefined when it did not apply. */
 export function renamedTo(answer: unknown): string | undefined {
   const text = (answer as { text?: unknown } | undefined)?.text
-  return typeof text === 'string' ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : undefined
+  return isString(text) ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : undefined
 }
 
 /** A key entry (`mailbox-key:…`) to delete: not a key entry any more, or not refreshed for 30 days. */

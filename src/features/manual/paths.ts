@@ -1,6 +1,7 @@
 // Paths as the manual feature compares them: lexically normalized, `/`-separated, so a real path
 // the engine answers and a spelling the model gave compare alike. Pure; no file system here.
 import * as s from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 /** A drive (`C:`) before the first separator: the path is absolute on it. */
 const DRIVE = /^[A-Za-z]:(?=\/)/
@@ -64,7 +65,7 @@ export type ManualLocation = { readonly path: string; readonly display: string }
  * the root (not absolute, not climbing out with `..`); `display` is how texts name it.
  */
 export function manualLocation(root: string, manualFile: unknown): ManualLocation {
-  const spelled = typeof manualFile === 'string' ? manualFile.trim() : ''
+  const spelled = isString(manualFile) ? manualFile.trim() : ''
   if (!spelled) return { problem: s.LOCATION_EMPTY }
   if (/^([\\/]|[A-Za-z]:)/.test(spelled)) return { problem: s.locationAbsolute(spelled) }
   const display = normalizePath(spelled)

@@ -9,6 +9,7 @@ import { isUnder, normalizePath } from './paths.ts'
 import { contentHash } from './section.ts'
 import type { Snapshot } from './snapshot.ts'
 import * as s from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 /** The Read tool's text record (design C5): the shape a rewrite must keep. */
 export type ReadText = Extract<BuiltinToolResults['Read'], { type: 'text' }>
@@ -71,9 +72,9 @@ export function pointerAnswer(res: unknown, record: ReadText, pointer: string): 
 
 /** A tool_result block's text as the model read it: the string, or its text blocks joined. */
 function resultText(content: unknown): string | undefined {
-  if (typeof content === 'string') return content
+  if (isString(content)) return content
   if (!Array.isArray(content)) return
-  return content.map((block: { type?: unknown; text?: unknown }) => (block?.type === 'text' && typeof block.text === 'string' ? block.text : '')).join('\n')
+  return content.map((block: { type?: unknown; text?: unknown }) => (block?.type === 'text' && isString(block.text) ? block.text : '')).join('\n')
 }
 
 /**
@@ -89,7 +90,7 @@ export function isRepeat(messages: readonly ApiRow[], paths: ReadonlySet<string>
   for (const block of blocks) {
     if (block.type !== 'tool_use' || block.name !== READ_TOOL || typeof block.id !== 'string' || block.id === self) continue
     const spelled = (block.input as { file_path?: unknown } | undefined)?.file_path
-    if (typeof spelled === 'string' && paths.has(normalizePath(spelled))) ids.add(block.id)
+    if (isString(spelled) && paths.has(normalizePath(spelled))) ids.add(block.id)
   }
   let full = 0
   let pointers = 0
@@ -146,7 +147,7 @@ export function createReads(config: { readonly pkg: string; readonly file: strin
       counts = { ...counts, [kind]: counts[kind] + 1, tokensSaved: counts.tokensSaved + saved }
       return { kind, answer: pointerAnswer(call.res, record, pointer), tokensSaved: saved }
     }
-    const spelled = typeof call.args.file_path === 'string' ? call.args.file_path : record.file.filePath
+    const spelled = isString(call.args.file_path) ? call.args.file_path : record.file.filePath
     const path = normalizePath(spelled)
     const manualPath = normalizePath(manual.realPath)
     const content = record.file.content

@@ -6,6 +6,7 @@
 // because a dead server can no longer be read from the session.
 import { ANY_SERVER } from './constants.ts'
 import { allowedPhrase, badServer, NO_SERVER_SEEN, notAllowed, serverNeeded, subagentDenied } from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 export type ServerRule = { readonly any: true } | { readonly any: false; readonly names: readonly string[] }
 
@@ -63,7 +64,7 @@ export function checkCall(agentId: string | undefined, input: { server?: unknown
   const resume = input.continue === true
   const given = input.server
   if (given === undefined) return allowed.length === 1 ? { server: allowed[0]!, resume } : { deny: serverNeeded(allowed) }
-  const asked = typeof given === 'string' ? given.trim() : ''
+  const asked = isString(given) ? given.trim() : ''
   if (!asked) return { deny: badServer }
   const server = resolveServer(asked, allowed)
   return server ? { server, resume } : { deny: notAllowed(asked, allowed, any) }

@@ -1,7 +1,7 @@
 // The window feature's pure core (spec part A): parse the project's settings file, and decide what
 // sync, reset, disable and enable do to it. Each decision returns its result and, when the file must
 // change, the whole new text; index.ts does the reading and writing.
-import { isRecord } from '../../lib/shape.ts'
+import { isRecord, isString } from '../../lib/shape.ts'
 import { MAX_WINDOW_TOKENS, MIN_WINDOW_TOKENS, OPTOUT_KEY, OPTOUT_VALUE, WINDOW_KEY, WRITTEN_KEY } from './constants.ts'
 
 type JsonObject = Record<string, unknown>
@@ -84,7 +84,7 @@ export function isWindowInBand(tokens: number | null): boolean {
 export function parseWindowTokens(raw: unknown): number | null {
   if (typeof raw === 'number') return Number.isInteger(raw) && raw > 0 ? raw : null
   // Digits only, white space around them allowed.
-  const n = typeof raw === 'string' && /^[ \t\r\n]*[0-9]+[ \t\r\n]*$/.test(raw) ? Number(raw) : 0
+  const n = isString(raw) && /^[ \t\r\n]*[0-9]+[ \t\r\n]*$/.test(raw) ? Number(raw) : 0
   return n > 0 && Number.isSafeInteger(n) ? n : null
 }
 

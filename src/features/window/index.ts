@@ -15,6 +15,7 @@ import {
   RESET_ENV_CLEARED, RESET_ENV_KEPT, syncWarning, UNKNOWN_SUBVERB, VERB_USAGE,
   type HarnessWindow, type Names,
 } from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 /** What one registration of the feature remembers. */
 type State = {
@@ -105,7 +106,7 @@ async function sync(port: Port, ctx: FeatureContext, state: State): Promise<stri
     return decideSync(location, file, requested, await port.windowEnv().catch(toUndefined))
   })
   state.lastSync = result
-  if (typeof result === 'string') return report(port, ctx, state, result, true)
+  if (isString(result)) return report(port, ctx, state, result, true)
   let text = describeSync(result, names)
   if (result.action === 'written') {
     // Measured: the harness applies a changed settings file a second or two later, but a set
@@ -142,7 +143,7 @@ async function status(port: Port, ctx: FeatureContext, state: State): Promise<st
 
 async function reset(port: Port, ctx: FeatureContext, state: State): Promise<string> {
   const result = await change(port, false, (location, file) => decideReset(location.settingsPath, file!))
-  if (typeof result === 'string') return result
+  if (isString(result)) return result
   state.lastSync = undefined
   const text = describeReset(result, namesOf(port))
   if (result.action !== 'removed') return text
@@ -156,12 +157,12 @@ async function reset(port: Port, ctx: FeatureContext, state: State): Promise<str
 
 async function disable(port: Port): Promise<string> {
   const result = await change(port, true, decideDisable)
-  return typeof result === 'string' ? result : describeDisable(result, namesOf(port))
+  return isString(result) ? result : describeDisable(result, namesOf(port))
 }
 
 async function enable(port: Port, ctx: FeatureContext, state: State): Promise<string> {
   const result = await change(port, false, (location, file) => decideEnable(location.settingsPath, file!))
-  if (typeof result === 'string') return result
+  if (isString(result)) return result
   const text = describeEnable(result, requestedOf(ctx), namesOf(port))
   // Sync at once rather than at the next start: enabling means "manage it again".
   return result.action === 'reenabled' && requestedOf(ctx) !== 0 ? `${text}\n${await sync(port, ctx, state)}` : text

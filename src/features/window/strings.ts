@@ -2,6 +2,7 @@
 // composes its own. `who` is the package name, `cmd` its window verb (`/ws window`).
 import { MAX_WINDOW_TOKENS, MIN_WINDOW_TOKENS, OPTOUT_KEY, OPTOUT_VALUE, WINDOW_KEY, WINDOW_OPTION } from './constants.ts'
 import type { DisableResult, EnableResult, ResetResult, SyncResult, WindowRead } from './core.ts'
+import { isString } from '../../lib/shape.ts'
 
 export type Names = { readonly who: string; readonly cmd: string }
 
@@ -51,7 +52,7 @@ const handOver = (result: SyncResult, names: Names) =>
 /** The one wording of what a sync did (A.3.9); a sentence (NOT_WRITTEN) as it is. */
 export function describeSync(result: SyncResult | string | undefined, names: Names): string {
   if (!result) return SYNC_NOT_RUN
-  if (typeof result === 'string') return result
+  if (isString(result)) return result
   const { settingsPath: p, requestedTokens: n } = result
   switch (result.action) {
     case 'written':
