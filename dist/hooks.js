@@ -3211,6 +3211,7 @@ function createMailbox(pkg, config, edges) {
   let scanning;
   let rescan = false;
   const log = (text) => edges.log(text);
+  const hasCommands = () => edges.hasCommands().catch(() => false);
   function schedule(id, fn) {
     return new Promise((resolve2) => offPath(() => {
       const next = (chains.get(id) ?? Promise.resolve()).then(fn).catch((err) => void log(messageOf(err)));
@@ -3360,7 +3361,7 @@ function createMailbox(pkg, config, edges) {
     if (k === void 0 || r === void 0) return;
     const at = edges.now();
     const report2 = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] };
-    const commands = taking && await edges.hasCommands().catch(() => false);
+    const commands = taking && await hasCommands();
     const own = folderOf2(k);
     const older = (await edges.list(r).catch(() => [])).filter((x) => x.kind === "dir" && !x.isLink && x.name !== own && folderOf2(keyOfFolder(x.name) ?? "") === own).map((x) => x.name);
     const taken = [];
@@ -3502,7 +3503,7 @@ function createMailbox(pkg, config, edges) {
       const folder = `${root}/${name}`;
       const listing = await listed(folder);
       if (listing === void 0) return 0;
-      const commands = await edges.hasCommands().catch(() => false);
+      const commands = await hasCommands();
       return (await prune(folder, listing, edges.now(), commands)).size;
     },
     facts() {
@@ -3521,7 +3522,7 @@ function createMailbox(pkg, config, edges) {
       return;
     }
     if (!files?.json || stateOf(files) !== "waiting") return;
-    const h2 = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await edges.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() });
+    const h2 = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await hasCommands(), { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() });
     seen.add(id);
     if (h2) log(liveClaimLine(id));
     return h2;

@@ -116,6 +116,8 @@ export function createMailbox(pkg: string, config: MailboxConfig, edges: Deliver
   let rescan = false
 
   const log = (text: string) => edges.log(text)
+  /** Whether the host renames and removes (runs commands); a failed ask reads as no. */
+  const hasCommands = () => edges.hasCommands().catch(() => false)
 
   /** Runs `fn` off the hook's path, after any earlier work on the same mail; resolves what it resolved (undefined: it failed, logged). */
   function schedule<T>(id: string, fn: () => Promise<T>): Promise<T | undefined> {
@@ -311,7 +313,7 @@ export function createMailbox(pkg: string, config: MailboxConfig, edges: Deliver
     if (k === undefined || r === undefined) return
     const at = edges.now()
     const report: ScanReport = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] }
-    const commands = taking && (await edges.hasCommands().catch(() => false))
+    const commands = taking && (await hasCommands())
     // The key's own folder, then any an earlier keel filed under another spelling of it (read in place, NOTES §9).
     const own = folderOf(k)
     const older = (await edges.list(r).catch(() => [])).filter((x) => x.kind === 'dir' && !x.isLink && x.name !== own && folderOf(keyOfFolder(x.name) ?? '') === own).map((x) => x.name)
@@ -495,7 +497,7 @@ export function createMailbox(pkg: string, config: MailboxConfig, edges: Deliver
       const folder = `${root}/${name}`
       const listing = await listed(folder)
       if (listing === undefined) return 0
-      const commands = await edges.hasCommands().catch(() => false)
+      const commands = await hasCommands()
       return (await prune(folder, listing, edges.now(), commands)).size
     },
 
@@ -518,7 +520,7 @@ export function createMailbox(pkg: string, config: MailboxConfig, edges: Deliver
       return
     }
     if (!files?.json || stateOf(files) !== 'waiting') return
-    const h = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await edges.hasCommands().catch(() => false), { notYet: 0, aside: [], asideIds: new Set() })
+    const h = await take(folder, key, { ...files.json, files, body: files.json.name, redelivered: false }, await hasCommands(), { notYet: 0, aside: [], asideIds: new Set() })
     seen.add(id) // a live mail stays seen even where its copy was not claimed
     if (h) log(s.liveClaimLine(id))
     return h
