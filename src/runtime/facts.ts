@@ -1,12 +1,14 @@
 // The session facts every feature shares, measured once here instead of in each feature: the
 // session id (one host trip, read again only when a /clear or /resume gives the process a new one),
-// whether a main-thread turn runs, the package's own MCP server, and who asked for a compaction.
-import type { Args } from 'claude-code'
+// whether a main-thread turn runs, the package's own MCP server, who asked for a compaction, and the
+// main turn's summary usage read.
+import type { Args, SessionUsage } from 'claude-code'
 import type { SessionFacts } from '../registry.ts'
 
 export type FactsEdges = {
   sessionId(): Promise<string>
   ownServer(): Promise<string | undefined>
+  summary(): Promise<SessionUsage>
 }
 
 export type Facts = SessionFacts & {
@@ -24,6 +26,7 @@ export function createFacts(): Facts {
   let edges: FactsEdges | undefined
   let id: Promise<string> | undefined
   let own: Promise<string | undefined> | undefined
+  let summary: Promise<SessionUsage> | undefined
   let running = false
   let turns = 0
   let askedBy: string | undefined
@@ -45,6 +48,7 @@ export function createFacts(): Facts {
       return id
     },
     ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)),
+    summary: () => (summary ??= edges ? edges.summary() : unbound()),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e: Args<'session.compact'>) {
@@ -55,6 +59,7 @@ export function createFacts(): Facts {
     turnStarted(agentId) {
       if (agentId !== undefined) return
       running = true
+      summary = undefined
       turns++
     },
     turnEnded(agentId) {

@@ -562,7 +562,7 @@ function bindTiming($) {
     submitPrompt: (text) => $.prompt.submit({ text }),
     notice: (line) => $.ui.log(line),
     after: (ms, fn) => void $.clock.after(ms, fn),
-    usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
+    usage: () => $.session.usage(),
     windowEnv: () => readWindowEnv($),
     registerTool: bindRegisterTool($)
   };
@@ -2084,7 +2084,7 @@ function createCheckpointFeature() {
       "session.measure": (port, e, next, ctx) => {
         const measured = e.context.tokens;
         const edges = edgesOf2(port, ctx);
-        const reading = edges.usage();
+        const reading = ctx.facts.summary().then(({ context: { tokens: tokens2, breakdown } }) => ({ tokens: measured ?? tokens2, breakdown }));
         reading.catch(toUndefined);
         defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
         return next(e);
@@ -4342,9 +4342,9 @@ function createReconnectFeature() {
   let unregistered;
   const lane = createLane();
   let known = [];
-  async function noteSessionServers(port) {
+  async function noteSessionServers(read) {
     if (!targets?.rule.any) return;
-    const tools = (await port.usage()).context.breakdown?.mcpTools ?? [];
+    const tools = (await read()).context.breakdown?.mcpTools ?? [];
     const listed = realNames([...new Set(tools.map((t) => t.serverName))], known);
     if (targets) targets = withSeen(targets, listed);
   }
@@ -4397,7 +4397,7 @@ function createReconnectFeature() {
         run: async (port, e, next) => {
           if (e.tool !== tool || !targets) return next(e);
           await lane.drain();
-          await noteSessionServers(port).catch(() => {
+          await noteSessionServers(port.usage).catch(() => {
           });
           const call = checkCall(e.agentId, e, allowedServers(targets, port.pkg), targets.rule.any);
           return "deny" in call ? call : reconnect.lever(call.server, call.resume);
@@ -4405,7 +4405,7 @@ function createReconnectFeature() {
       },
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === void 0 && targets?.rule.any) {
-          lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(port).catch((err) => ctx.log(serversUnread(err))));
+          lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
         }
         return next(e);
       },
@@ -6732,7 +6732,7 @@ var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" 
 var USAGE_NOT_READ = (err) => `usage not read for delivery (${err}); the crossing stays recorded`;
 var DELIVERY_NOT_SCHEDULED = (err) => `the delivery was not scheduled (${err}); the crossing stays recorded`;
 var DELIVERY_FAILED = (err) => `delivery failed: ${err}`;
-var BREAKDOWN_FAILED = (err) => `usage observation failed: ${err}`;
+var USAGE_OBSERVATION = "usage observation failed";
 var NOT_SUBMITTED = (why) => `a prompt was not submitted (${why})`;
 var DELIVERY_RETRY = "the message was not delivered; it goes at the next main turn end";
 var REQUESTED = (resume) => `compaction requested; resume: ${resume}`;
@@ -6978,13 +6978,7 @@ function createTimingFeature() {
         return next(e);
       },
       "session.measure": (port, e, next, ctx) => {
-        if (timing) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
-          try {
-            await timing?.measure(await usageOf3(port, e.context), async () => (await port.usage("summary")).context.breakdown);
-          } catch (err) {
-            ctx.log(BREAKDOWN_FAILED(messageOf(err)));
-          }
-        });
+        if (timing) lane.defer({ after: port.after, log: ctx.log }, USAGE_OBSERVATION, async () => timing?.measure(await usageOf3(port, e.context), async () => (await ctx.facts.summary()).context.breakdown));
         return next(e);
       },
       "turn.start": (_port, e, next) => {
@@ -7412,6 +7406,7 @@ function bindRuntime($) {
     log: (line) => $.ui.log(line, { to: "debug" }),
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
+    summary: () => $.session.usage({ breakdown: "summary" }),
     publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
     readClaims: () => Promise.all([$.env.get("KEEL_CLAIMS_KEEL"), $.env.get("KEEL_CLAIMS_SUPERHEROES"), $.env.get("KEEL_CLAIMS_WS"), $.env.get("KEEL_CLAIMS_KLYTH")]),
     clearClaims: async () => claimSettled(await setClaims($, pkg, void 0)),
@@ -7519,6 +7514,7 @@ function createFacts() {
   let edges;
   let id;
   let own;
+  let summary;
   let running = false;
   let turns = 0;
   let askedBy;
@@ -7538,6 +7534,7 @@ function createFacts() {
       return id;
     },
     ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0),
+    summary: () => summary ??= edges ? edges.summary() : unbound(),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e) {
@@ -7546,6 +7543,7 @@ function createFacts() {
     turnStarted(agentId) {
       if (agentId !== void 0) return;
       running = true;
+      summary = void 0;
       turns++;
     },
     turnEnded(agentId) {
