@@ -36,17 +36,11 @@ export function createFacts(): Facts {
     bind: (bound) => {
       edges = bound
     },
-    sessionId() {
-      if (!id) {
-        const reading = edges ? edges.sessionId() : unbound()
-        id = reading
-        // A failed read is not kept: the next call asks again.
-        reading.catch(() => {
-          if (id === reading) id = undefined
-        })
-      }
-      return id
-    },
+    // A failed read is not kept: the next call asks again.
+    sessionId: () => (id ??= (edges ? edges.sessionId() : unbound()).catch((err) => {
+      id = undefined
+      throw err
+    })),
     ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(() => undefined)),
     summary: () => (summary ??= edges ? edges.summary() : unbound()),
     isMainTurnRunning: () => running,

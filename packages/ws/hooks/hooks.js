@@ -2083,10 +2083,9 @@ function createCheckpointFeature() {
       },
       "session.measure": (port, e, next, ctx) => {
         const measured = e.context.tokens;
-        const edges = edgesOf2(port, ctx);
-        const reading = ctx.facts.summary().then(({ context: { tokens: tokens2, breakdown } }) => ({ tokens: measured ?? tokens2, breakdown }));
+        const reading = ctx.facts.summary().then(({ context }) => ({ ...context, tokens: measured ?? context.tokens }));
         reading.catch(toUndefined);
-        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
+        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edgesOf2(port, ctx), settingsFrom(ctx.options), measured, reading));
         return next(e);
       },
       "session.end": async (port, e, next, ctx) => {
@@ -7523,16 +7522,10 @@ function createFacts() {
     bind: (bound) => {
       edges = bound;
     },
-    sessionId() {
-      if (!id) {
-        const reading = edges ? edges.sessionId() : unbound();
-        id = reading;
-        reading.catch(() => {
-          if (id === reading) id = void 0;
-        });
-      }
-      return id;
-    },
+    sessionId: () => id ??= (edges ? edges.sessionId() : unbound()).catch((err) => {
+      id = void 0;
+      throw err;
+    }),
     ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(() => void 0),
     summary: () => summary ??= edges ? edges.summary() : unbound(),
     isMainTurnRunning: () => running,
@@ -7947,12 +7940,10 @@ function createRuntime(factories, template, raw) {
       return result;
     }
     noteBefore(event, e);
-    const yielded2 = yields ?? await yieldsOf();
-    if (event !== "turn.complete") return registry.dispatch(event, e, next, yielded2);
     try {
-      return await registry.dispatch(event, e, next, yielded2);
+      return await registry.dispatch(event, e, next, yields ?? await yieldsOf());
     } finally {
-      facts.turnEnded(e.agentId);
+      if (event === "turn.complete") facts.turnEnded(e.agentId);
     }
   }
   async function* stream2(event, e, next) {

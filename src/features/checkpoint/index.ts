@@ -205,10 +205,9 @@ export function createCheckpointFeature(): Feature<Port> {
     // and the skip record would name the option's value instead). The fill is this measurement's.
     'session.measure': (port, e, next, ctx) => {
       const measured = e.context.tokens
-      const edges = edgesOf(port, ctx)
-      const reading = ctx.facts.summary().then(({ context: { tokens, breakdown } }) => ({ tokens: measured ?? tokens, breakdown }))
+      const reading = ctx.facts.summary().then(({ context }) => ({ ...context, tokens: measured ?? context.tokens }))
       reading.catch(toUndefined) // its failure is the decision's to report
-      defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading))
+      defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edgesOf(port, ctx), settingsFrom(ctx.options), measured, reading))
       return next(e)
     },
 
