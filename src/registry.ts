@@ -5,7 +5,7 @@
 // hook, what its failure means (`onFailure`): by default the hook is skipped as the engine skips
 // one; a guard refuses; a stream answers its own failure. The registry applies it: no feature wraps
 // its own body in a try/catch to get it.
-import type { Args, Chunk, EventResult, Next, RenderComponent, SessionCompactResult, StreamNext } from 'claude-code'
+import type { Args, Chunk, EventResult, Next, RenderComponent, SessionCompactResult, SessionUsage, StreamNext } from 'claude-code'
 import { toUndefined } from './lib/message.ts'
 import { isString } from './lib/shape.ts'
 import type { Options } from './runtime/options.ts'
@@ -47,6 +47,12 @@ export type SessionFacts = {
   mainTurns(): number
   /** The package's own MCP server as /mcp lists it (`plugin:<pkg>:<server>`), when it ships one. */
   ownServer(): Promise<string | undefined>
+  /**
+   * The summary usage read (`$.session.usage({ breakdown: 'summary' })`), made once per main turn and
+   * shared: each read is host work the next hook waits behind (reconnect's servers at the turn's start,
+   * checkpoint's harness figures at its measurement). A main turn's start reads afresh.
+   */
+  summary(): Promise<SessionUsage>
   /**
    * Who asked for the compaction a `session.compact` hook is hearing: the feature whose
    * `ctx.compact()` asked (the runtime stamps its own requests, as the engine stamps `next.origin`),

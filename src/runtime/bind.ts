@@ -1,7 +1,7 @@
 // The runtime's `$` binder: the capabilities the runtime itself uses (the claims, the package
 // command, the session's facts, the engine's compaction). The loader lets `$` be handed only to
 // functions declared at the top of a module, so a binder turns it into plain closures once per load.
-import type { EngineInterface, SessionCompactResult } from 'claude-code'
+import type { EngineInterface, SessionCompactResult, SessionUsage } from 'claude-code'
 import { claimSettled, claimText } from './claims.ts'
 
 export type CommandSpec = { name: string; description: string; argumentHint?: string }
@@ -22,6 +22,8 @@ export type RuntimePort = {
   compactSession(instructions?: string): Promise<SessionCompactResult>
   /** The package's own MCP server, when its manifest ships one (`$.mcp.connect(<pkg>)` resolving to `plugin:<pkg>:…`). */
   ownServer(): Promise<string | undefined>
+  /** The usage with its summary breakdown (the facts share one read per main turn). */
+  summary(): Promise<SessionUsage>
 }
 
 export function bindRuntime($: EngineInterface): RuntimePort {
@@ -31,6 +33,7 @@ export function bindRuntime($: EngineInterface): RuntimePort {
     log: (line) => $.ui.log(line, { to: 'debug' }),
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
+    summary: () => $.session.usage({ breakdown: 'summary' }),
     publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
     readClaims: () => Promise.all([$.env.get('KEEL_CLAIMS_KEEL'), $.env.get('KEEL_CLAIMS_SUPERHEROES'), $.env.get('KEEL_CLAIMS_WS'), $.env.get('KEEL_CLAIMS_KLYTH')]),
     // A package that claims nothing leaves no stale claim behind.

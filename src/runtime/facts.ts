@@ -1,13 +1,15 @@
 // The session facts every feature shares, measured once here instead of in each feature: the
 // session id (one host trip, read again only when a /clear or /resume gives the process a new one),
-// whether a main-thread turn runs, the package's own MCP server, and who asked for a compaction.
-import type { Args } from 'claude-code'
+// whether a main-thread turn runs, the package's own MCP server, who asked for a compaction, and the
+// main turn's summary usage read.
+import type { Args, SessionUsage } from 'claude-code'
 import { toUndefined } from '../lib/message.ts'
 import type { SessionFacts } from '../registry.ts'
 
 export type FactsEdges = {
   sessionId(): Promise<string>
   ownServer(): Promise<string | undefined>
+  summary(): Promise<SessionUsage>
 }
 
 export type Facts = SessionFacts & {
@@ -25,6 +27,7 @@ export function createFacts(): Facts {
   let edges: FactsEdges | undefined
   let id: Promise<string> | undefined
   let own: Promise<string | undefined> | undefined
+  let summary: Promise<SessionUsage> | undefined
   let running = false
   let turns = 0
   let askedBy: string | undefined
@@ -34,18 +37,13 @@ export function createFacts(): Facts {
     bind: (bound) => {
       edges = bound
     },
-    sessionId() {
-      if (!id) {
-        const reading = edges ? edges.sessionId() : unbound()
-        id = reading
-        // A failed read is not kept: the next call asks again.
-        reading.catch(() => {
-          if (id === reading) id = undefined
-        })
-      }
-      return id
-    },
+    // A failed read is not kept: the next call asks again.
+    sessionId: () => (id ??= (edges ? edges.sessionId() : unbound()).catch((err) => {
+      id = undefined
+      throw err
+    })),
     ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(toUndefined)),
+    summary: () => (summary ??= edges ? edges.summary() : unbound()),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e: Args<'session.compact'>) {
@@ -56,6 +54,7 @@ export function createFacts(): Facts {
     turnStarted(agentId) {
       if (agentId !== undefined) return
       running = true
+      summary = undefined
       turns++
     },
     turnEnded(agentId) {

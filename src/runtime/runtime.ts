@@ -199,12 +199,10 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
       return result
     }
     noteBefore(event, e)
-    const yielded = yields ?? (await yieldsOf())
-    if (event !== 'turn.complete') return registry.dispatch(event, e, next, yielded)
     try {
-      return await registry.dispatch(event, e, next, yielded)
+      return await registry.dispatch(event, e, next, yields ?? (await yieldsOf()))
     } finally {
-      facts.turnEnded((e as Args<'turn.complete'>).agentId)
+      if (event === 'turn.complete') facts.turnEnded((e as Args<'turn.complete'>).agentId)
     }
   }
 

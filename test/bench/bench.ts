@@ -96,20 +96,27 @@ const allSwitches = (value: boolean) => (manifest: any) =>
   Object.fromEntries(Object.entries(manifest.userConfig ?? {}).filter(([, f]: [string, any]) => Array.isArray(f.options) && f.options.includes('on') && f.options.includes('off')).map(([k]) => [k, value ? 'on' : 'off']))
 
 console.log(`keel bench (${new Date().toISOString()}, node ${process.version})`)
-await nodeDispatch()
-await nodeStream()
-// BENCH_NODE_ONLY=1: the Node measures and the bundle's count only (a quick check of the registry's cost).
-await bundleNodes(process.env.BENCH_NODE_ONLY !== '1')
-if (process.env.BENCH_NODE_ONLY === '1') process.exit(0)
-line('Captions: model calls per 100 tool calls (scripted session)', `${(await captionModelCallsPer100ToolCalls()).toFixed(0)} (captioning each call alone: 100)`)
+// BENCH_SETTLE=off,installed,on: only those engine settle configurations, nothing else (a quick per-turn check).
+const only = process.env.BENCH_SETTLE?.split(',')
+if (!only) {
+  await nodeDispatch()
+  await nodeStream()
+  // BENCH_NODE_ONLY=1: the Node measures and the bundle's count only (a quick check of the registry's cost).
+  await bundleNodes(process.env.BENCH_NODE_ONLY !== '1')
+  if (process.env.BENCH_NODE_ONLY === '1') process.exit(0)
+  line('Captions: model calls per 100 tool calls (scripted session)', `${(await captionModelCallsPer100ToolCalls()).toFixed(0)} (captioning each call alone: 100)`)
+}
 const mock = await startMockModel()
 try {
   const settle = { mock, pkg: ENGINE_PACKAGE, rounds: ENGINE_ROUNDS }
-  await engineSettle({ ...settle, label: 'with every feature off (the registry and runtime alone)', optionsOf: allSwitches(false) })
-  await engineSettle({ ...settle, label: 'as installed (default options)', optionsOf: () => undefined })
-  await engineSettle({ ...settle, label: 'with every feature on', optionsOf: allSwitches(true) })
+  const configurations = [
+    ['off', 'with every feature off (the registry and runtime alone)', allSwitches(false)],
+    ['installed', 'as installed (default options)', () => undefined],
+    ['on', 'with every feature on', allSwitches(true)],
+  ] as const
+  for (const [key, label, optionsOf] of configurations) if (!only || only.includes(key)) await engineSettle({ ...settle, label, optionsOf })
   // BENCH_ROUTING=0 leaves the routing bench out (it needs curl and claude-code-router).
-  if (process.env.BENCH_ROUTING !== '0') await routingBench(mock)
+  if (!only && process.env.BENCH_ROUTING !== '0') await routingBench(mock)
 } finally {
   await mock.close()
   cleanupTmp()

@@ -36,10 +36,12 @@ export function fakePort(pkg = 'keel', overrides: Partial<RuntimePort> & Record<
     clearClaims: async () => void delete claims[pkg],
     compactSession: async () => ({ messages: [] }),
     ownServer: async () => undefined,
+    // The runtime's summary read: over the test's own fake usage (read when called: a test may swap it), where it gives one.
+    summary: async () => ('usage' in overrides ? (port as unknown as { usage(): Promise<never> }).usage() : ({ context: { window: 200_000 } } as never)),
     ...overrides,
   } as FakePort['port']
   const facts = createFacts()
-  facts.bind({ sessionId: () => port.sessionId(), ownServer: () => port.ownServer() })
+  facts.bind({ sessionId: () => port.sessionId(), ownServer: () => port.ownServer(), summary: () => port.summary() })
   const ctx: FakePort['ctx'] = (feature, options = {}, over = {}) => {
     const prefix = feature.logPrefix ? feature.logPrefix(pkg) : `${feature.name}: `
     return { pkg, options, defaults: {}, facts, log: (line) => void lines.push(prefix + line), compact: (i) => port.compactSession(i), ...over }

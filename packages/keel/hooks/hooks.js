@@ -550,7 +550,7 @@ function bindTiming($) {
   return {
     pkg: $.plugin.name,
     ...bindCommonEdges($),
-    usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
+    usage: () => $.session.usage(),
     windowEnv: () => readWindowEnv($),
     registerTool: bindRegisterTool($)
   };
@@ -2065,10 +2065,9 @@ function createCheckpointFeature() {
       },
       "session.measure": (port, e, next, ctx) => {
         const measured = e.context.tokens;
-        const edges = edgesOf2(port, ctx);
-        const reading = edges.usage();
+        const reading = ctx.facts.summary().then(({ context }) => ({ ...context, tokens: measured ?? context.tokens }));
         reading.catch(toUndefined);
-        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading));
+        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edgesOf2(port, ctx), settingsFrom(ctx.options), measured, reading));
         return next(e);
       },
       "session.end": async (port, e, next, ctx) => {
@@ -4324,9 +4323,9 @@ function createReconnectFeature() {
   let unregistered;
   const lane = createLane();
   let known = [];
-  async function noteSessionServers(port) {
+  async function noteSessionServers(read) {
     if (!targets?.rule.any) return;
-    const tools = (await port.usage()).context.breakdown?.mcpTools ?? [];
+    const tools = (await read()).context.breakdown?.mcpTools ?? [];
     const listed = realNames([...new Set(tools.map((t) => t.serverName))], known);
     if (targets) targets = withSeen(targets, listed);
   }
@@ -4379,7 +4378,7 @@ function createReconnectFeature() {
         run: async (port, e, next) => {
           if (e.tool !== tool || !targets) return next(e);
           await lane.drain();
-          await noteSessionServers(port).catch(() => {
+          await noteSessionServers(port.usage).catch(() => {
           });
           const call = checkCall(e.agentId, e, allowedServers(targets, port.pkg), targets.rule.any);
           return "deny" in call ? call : reconnect.lever(call.server, call.resume);
@@ -4387,7 +4386,7 @@ function createReconnectFeature() {
       },
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === void 0 && targets?.rule.any) {
-          lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(port).catch((err) => ctx.log(serversUnread(err))));
+          lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
         }
         return next(e);
       },
@@ -6711,7 +6710,7 @@ var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" 
 var USAGE_NOT_READ = (err) => `usage not read for delivery (${err}); the crossing stays recorded`;
 var DELIVERY_NOT_SCHEDULED = (err) => `the delivery was not scheduled (${err}); the crossing stays recorded`;
 var DELIVERY_FAILED = (err) => `delivery failed: ${err}`;
-var BREAKDOWN_FAILED = (err) => `usage observation failed: ${err}`;
+var USAGE_OBSERVATION = "usage observation failed";
 var NOT_SUBMITTED = (why) => `a prompt was not submitted (${why})`;
 var DELIVERY_RETRY = "the message was not delivered; it goes at the next main turn end";
 var REQUESTED = (resume) => `compaction requested; resume: ${resume}`;
@@ -6957,13 +6956,7 @@ function createTimingFeature() {
         return next(e);
       },
       "session.measure": (port, e, next, ctx) => {
-        if (timing) lane.defer({ after: port.after, log: ctx.log }, "session.measure", async () => {
-          try {
-            await timing?.measure(await usageOf3(port, e.context), async () => (await port.usage("summary")).context.breakdown);
-          } catch (err) {
-            ctx.log(BREAKDOWN_FAILED(messageOf(err)));
-          }
-        });
+        if (timing) lane.defer({ after: port.after, log: ctx.log }, USAGE_OBSERVATION, async () => timing?.measure(await usageOf3(port, e.context), async () => (await ctx.facts.summary()).context.breakdown));
         return next(e);
       },
       "turn.start": (_port, e, next) => {
@@ -7386,6 +7379,7 @@ function bindRuntime($) {
     log: (line) => $.ui.log(line, { to: "debug" }),
     registerCommand: (spec) => $.command.register(spec),
     sessionId: () => $.session.id(),
+    summary: () => $.session.usage({ breakdown: "summary" }),
     publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
     readClaims: () => Promise.all([$.env.get("KEEL_CLAIMS_KEEL"), $.env.get("KEEL_CLAIMS_SUPERHEROES"), $.env.get("KEEL_CLAIMS_WS"), $.env.get("KEEL_CLAIMS_KLYTH")]),
     clearClaims: async () => claimSettled(await setClaims($, pkg, void 0)),
@@ -7493,6 +7487,7 @@ function createFacts() {
   let edges;
   let id;
   let own;
+  let summary;
   let running = false;
   let turns = 0;
   let askedBy;
@@ -7501,17 +7496,12 @@ function createFacts() {
     bind: (bound) => {
       edges = bound;
     },
-    sessionId() {
-      if (!id) {
-        const reading = edges ? edges.sessionId() : unbound();
-        id = reading;
-        reading.catch(() => {
-          if (id === reading) id = void 0;
-        });
-      }
-      return id;
-    },
+    sessionId: () => id ??= (edges ? edges.sessionId() : unbound()).catch((err) => {
+      id = void 0;
+      throw err;
+    }),
     ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(toUndefined),
+    summary: () => summary ??= edges ? edges.summary() : unbound(),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e) {
@@ -7520,6 +7510,7 @@ function createFacts() {
     turnStarted(agentId) {
       if (agentId !== void 0) return;
       running = true;
+      summary = void 0;
       turns++;
     },
     turnEnded(agentId) {
@@ -7921,12 +7912,10 @@ function createRuntime(factories, template, raw) {
       return result;
     }
     noteBefore(event, e);
-    const yielded2 = yields ?? await yieldsOf();
-    if (event !== "turn.complete") return registry.dispatch(event, e, next, yielded2);
     try {
-      return await registry.dispatch(event, e, next, yielded2);
+      return await registry.dispatch(event, e, next, yields ?? await yieldsOf());
     } finally {
-      facts.turnEnded(e.agentId);
+      if (event === "turn.complete") facts.turnEnded(e.agentId);
     }
   }
   async function* stream2(event, e, next) {

@@ -200,15 +200,15 @@ export function createCheckpointFeature(): Feature<Port> {
       return warning ? { ...result, text: warning } : result
     },
 
-    // Observes only: the decision runs off the path, on a usage read started here, while the
-    // session is bound (a print-mode run unbinds before the decision runs: the harness threshold
-    // read then is gone, and the skip record would name the option's value instead).
+    // Observes only: the decision runs off the path, on the main turn's summary read (the facts',
+    // which reconnect's turn start may have made already), started here while the session is bound
+    // (a print-mode run unbinds before the decision runs: the harness threshold read then is gone,
+    // and the skip record would name the option's value instead). The fill is this measurement's.
     'session.measure': (port, e, next, ctx) => {
       const measured = e.context.tokens
-      const edges = edgesOf(port, ctx)
-      const reading = edges.usage()
+      const reading = ctx.facts.summary().then(({ context }) => ({ ...context, tokens: measured ?? context.tokens }))
       reading.catch(toUndefined) // its failure is the decision's to report
-      defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edges, settingsFrom(ctx.options), measured, reading))
+      defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edgesOf(port, ctx), settingsFrom(ctx.options), measured, reading))
       return next(e)
     },
 

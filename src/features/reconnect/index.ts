@@ -1,5 +1,6 @@
 // The reconnect lever: the model brings a dead MCP server back with `request_mcp_reconnect`.
 // Binds the hooks to port edges; the rules live in targets.ts, the state machine in machine.ts.
+import type { SessionUsage } from 'claude-code'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { createLane } from '../../lib/lane.ts'
 import { TOOL_NAME } from './constants.ts'
@@ -50,9 +51,9 @@ export function createReconnectFeature(): Feature<Port> {
    * `*` keeps every server the session has listed, so a server that went down can still be named:
    * the ones the context breakdown lists now (in their tool spelling), under the real names known.
    */
-  async function noteSessionServers(port: Port): Promise<void> {
+  async function noteSessionServers(read: () => Promise<SessionUsage>): Promise<void> {
     if (!targets?.rule.any) return
-    const tools = (await port.usage()).context.breakdown?.mcpTools ?? []
+    const tools = (await read()).context.breakdown?.mcpTools ?? []
     const listed = realNames([...new Set(tools.map((t) => t.serverName))], known)
     if (targets) targets = withSeen(targets, listed)
   }
@@ -119,7 +120,7 @@ export function createReconnectFeature(): Feature<Port> {
           // A turn start's read not yet landed is made now; `*` allows a server that joined after the
           // start too: read the session's list afresh.
           await lane.drain()
-          await noteSessionServers(port).catch(() => {})
+          await noteSessionServers(port.usage).catch(() => {})
           const call = checkCall(e.agentId, e as { server?: unknown; continue?: unknown }, allowedServers(targets, port.pkg), targets.rule.any)
           return 'deny' in call ? call : reconnect.lever(call.server, call.resume)
         },
@@ -128,7 +129,8 @@ export function createReconnectFeature(): Feature<Port> {
       'turn.start': (port, e, next, ctx) => {
         // Servers connect in the background after the start: note them while they are up, off the path.
         if (e.agentId === undefined && targets?.rule.any) {
-          lane.defer({ after: port.after, log: ctx.log }, 'turn.start', () => noteSessionServers(port).catch((err) => ctx.log(serversUnread(err))))
+          // The turn's summary read, shared through the facts: checkpoint's measurement decides on it too.
+          lane.defer({ after: port.after, log: ctx.log }, 'turn.start', () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))))
         }
         return next(e)
       },

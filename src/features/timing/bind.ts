@@ -10,8 +10,8 @@ export type TimingPort = {
   notice(line: string): void
   /** Calls `fn` once after `ms` on the engine's clock. */
   after(ms: number, fn: () => void): void
-  /** The context fill; with `summary`, the harness's own threshold in `context.breakdown` too. */
-  usage(breakdown?: 'summary'): Promise<SessionUsage>
+  /** The context fill (the harness's own threshold comes from the facts' summary read). */
+  usage(): Promise<SessionUsage>
   /** The harness's window override as the running process holds it. */
   windowEnv(): Promise<string | undefined>
   /** Declares a tool the mod serves at tool.call; resolves its full name `mcp__<pkg>__<name>`. */
@@ -22,7 +22,7 @@ export function bindTiming($: EngineInterface): TimingPort {
   return {
     pkg: $.plugin.name,
     ...bindCommonEdges($),
-    usage: (breakdown) => $.session.usage(breakdown && { breakdown }),
+    usage: () => $.session.usage(),
     windowEnv: () => readWindowEnv($),
     registerTool: bindRegisterTool($),
   }

@@ -69,13 +69,8 @@ export function createTimingFeature(): Feature<Port> {
     // Observes only: the reads and a delivery run from the lane; a delivery reads the usage afresh
     // and waits while a main turn runs, whenever it comes.
     'session.measure': (port, e, next, ctx) => {
-      if (timing) lane.defer({ after: port.after, log: ctx.log }, 'session.measure', async () => {
-        try {
-          await timing?.measure(await usageOf(port, e.context), async () => (await port.usage('summary')).context.breakdown)
-        } catch (err) {
-          ctx.log(s.BREAKDOWN_FAILED(messageOf(err)))
-        }
-      })
+      // A failure is the lane's to log, under the task's name.
+      if (timing) lane.defer({ after: port.after, log: ctx.log }, s.USAGE_OBSERVATION, async () => timing?.measure(await usageOf(port, e.context), async () => (await ctx.facts.summary()).context.breakdown))
       return next(e)
     },
     'turn.start': (_port, e, next) => {

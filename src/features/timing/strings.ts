@@ -67,7 +67,8 @@ export const DELIVERED = (d: Delivery, crossed: number, fresh: number | undefine
 export const USAGE_NOT_READ = (err: string) => `usage not read for delivery (${err}); the crossing stays recorded`
 export const DELIVERY_NOT_SCHEDULED = (err: string) => `the delivery was not scheduled (${err}); the crossing stays recorded`
 export const DELIVERY_FAILED = (err: string) => `delivery failed: ${err}`
-export const BREAKDOWN_FAILED = (err: string) => `usage observation failed: ${err}`
+/** The measurement's deferred task, as the lane names its failure (`<this>: <message>`). */
+export const USAGE_OBSERVATION = 'usage observation failed'
 export const NOT_SUBMITTED = (why: string) => `a prompt was not submitted (${why})`
 export const DELIVERY_RETRY = 'the message was not delivered; it goes at the next main turn end'
 export const REQUESTED = (resume: boolean) => `compaction requested; resume: ${resume}`

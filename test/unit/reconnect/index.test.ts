@@ -54,6 +54,8 @@ function fakePort(pkg: string, fake: Fake) {
   const facts = createFacts()
   facts.bind({
     sessionId: async () => 'session-1',
+    // The runtime's summary read, over the same fake usage as the port's own.
+    summary: () => port.usage(),
     ownServer: async () => {
       const conn = await port.connection(pkg)
       return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : undefined
@@ -222,6 +224,23 @@ test('a described server joins "*" before any breakdown lists it; a refused name
   await describe(h, 'mcp__late_one__t', 'mcp:late.one')
   const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', server: 'other' })
   assert.ok(String((r as { deny?: string }).deny).includes('"late.one"'), JSON.stringify(r))
+})
+
+
+test('"*": a main turn start reads the servers through the facts\' one summary read of the turn; the lever\'s call reads afresh', async () => {
+  const h = await started('ws', '*')
+  let reads = 0
+  const usage = h.port.usage
+  ;(h.port as { usage: () => ReturnType<Port['usage']> }).usage = () => (reads++, usage())
+  h.facts.turnStarted(undefined)
+  await hooks['turn.start']!(h.port, { text: 'x', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
+  await h.fire()
+  assert.is(reads, 1)
+  // checkpoint's measurement later in the turn: the same read, no second trip.
+  await h.facts.summary()
+  assert.is(reads, 1)
+  await call(h, { tool: 'mcp__ws__request_mcp_reconnect', server: 'fixture' })
+  assert.is(reads, 2, 'the lever\'s call reads the list afresh')
 })
 
 test.run()
