@@ -125,7 +125,10 @@ export const CLASSIFIER_NONCE_BYTES = 16
 export const CLASSIFIER_MAX_TOKENS = 300
 /** How long a classifier answer is waited for before the call stays refused. */
 export const CLASSIFIER_TIMEOUT_MS = 60_000
-/** The setup pane's id (`$.ui.open`): one per engine, and routing acts in one package of a session. */
+/** The panes' ids (`$.ui.open`): one per engine, and routing acts in one package of a session. */
 export const SETUP_PANE = 'routing-setup'
-/** The pane's body rows: the form's eight and the longest answer setup gives (its four steps, wrapped). */
+export const USAGE_PANE = 'routing-usage'
+/** The setup pane's body rows: the form's eight and the longest answer setup gives (its four steps, wrapped). */
 export const SETUP_PANE_ROWS = 20
+/** The usage pane's: its two headings and a few aliases' lines each way, wrapped. */
+export const USAGE_PANE_ROWS = 16
