@@ -215,6 +215,69 @@ function bindReconnect($) {
   };
 }
 
+// src/features/routing/constants.ts
+var IDLE_TIMEOUT_MS = 12e4;
+var RETRY_LIMIT = 2;
+var RETRY_BASE_DELAY_MS = 500;
+var RETRY_AFTER_CAP_MS = 4e3;
+var RETRY_BUDGET_RESERVE_MS = 1e3;
+var JSON_PIECE_BYTES = 64 * 1024;
+var KEY_CACHE_MS = 10 * 6e4;
+var HELPER_TIMEOUT_MS = 1e4;
+var CAPTURE_TIMEOUT_MS = 5e3;
+var GATEWAY_FAILED = 502;
+var CURL_PATH = "/usr/bin/curl";
+var CURL_ARGS = ["-q", "-sS", "-N", "-i", "-K", "-"];
+var CURL_JSON_SINCE = { major: 7, minor: 82 };
+var PRINTENV_PATH = "/usr/bin/printenv";
+var MIN_SECRET_LENGTH = 8;
+var REDACTED = "[redacted]";
+var REPLAY_KEY_PREFIX = "route:replay:";
+var TRUST_KEY_PREFIX = "route:trust:";
+var TOOL_ID_PREFIX = "toolu_keel_";
+var TOOL_ID_RANDOM_BYTES = 8;
+var CHARS_PER_TOKEN = 4;
+var IMAGE_TOKEN_ESTIMATE = 1600;
+var BILLING_HEADER_PREFIX = "x-anthropic-billing-header";
+var ENGINE_IDENTITY_LINES = [
+  "You are a Claude agent, built on Anthropic's Claude Agent SDK.",
+  "You are Claude Code, Anthropic's official CLI for Claude."
+];
+var POWERED_BY_PATTERN = /You are powered by the model\b.*?\.(?=\s|$)(?: The exact model ID is .*?\.(?=\s|$))?/gm;
+var DEFERRED_PLACEHOLDER_TOOL = "DeferredToolPlaceholder";
+var WEB_SEARCH_TOOL = "web_search";
+var ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
+var CLAUDE_ALIASES = "opus sonnet haiku fable best default opusplan".split(" ");
+var CLAUDE_ID_PREFIX = "claude-";
+var PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+var HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+var FRAMING_HEADERS = "content-type content-length accept expect host transfer-encoding connection".split(" ");
+var LOOPBACK_HOSTS = ["localhost", "[::1]"];
+var LOOPBACK_V4_PATTERN = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+var BLOCK_SEPARATOR = "\n\n";
+var MESSAGE_CAP = 300;
+var SAMPLE_CAP = 80;
+var OPENAI_CHAT_PATH = "/chat/completions";
+var RESPONSES_PATH = "/responses";
+var ANTHROPIC_MESSAGES_PATH = "/v1/messages";
+var ANTHROPIC_VERSION = "2023-06-01";
+var REDIRECT_KEPT_HEADERS = ["anthropic-version", "content-type", "accept"];
+var REDIRECT_DROPPED_FIELDS = ["metadata", "context_management"];
+var STRUCTURED_OUTPUT_NAME = "answer";
+var SKIP_SIGNATURE = { extra_content: { google: { thought_signature: "skip_thought_signature_validator" } } };
+var USAGE_DIR = "usage";
+var USAGE_SESSIONS_KEPT = 200;
+var USAGE_DAYS = 30;
+var AUTO_ROUTED_KEPT = 256;
+var AUTO_PROMPTS_KEPT = 5;
+var AUTO_PROMPT_CHARS = 4e3;
+var CLASSIFIER_NONCE_BYTES = 16;
+var CLASSIFIER_MAX_TOKENS = 300;
+var CLASSIFIER_TIMEOUT_MS = 6e4;
+var SETUP_PANE = "routing-setup";
+var USAGE_PANE = "routing-usage";
+var PANE_ROWS = 20;
+
 // src/features/routing/bind.ts
 function bindRouting($) {
   return {
@@ -279,7 +342,7 @@ function bindRouting($) {
     complete: (request) => $.model.complete(request),
     notice: (line) => $.ui.log(line),
     openPane: async (pane) => {
-      const { isPlaced } = await $.ui.open({ ...pane, focus: true, closeOnEscape: true });
+      const { isPlaced } = await $.ui.open({ ...pane, focus: true, closeOnEscape: true, rows: PANE_ROWS });
       if (!isPlaced) await $.ui.close({ id: pane.id });
       return isPlaced;
     },
@@ -1905,7 +1968,7 @@ var REFRESHING_TRIGGERS = ["manual", "auto", "plugin"];
 var CLEAR_REASON = "clear";
 var ANALYSIS_TRAIT = "analysis";
 var TEAMMATE_TRAIT = "teammate";
-var CHARS_PER_TOKEN = 4;
+var CHARS_PER_TOKEN2 = 4;
 var READ_TOOL = "Read";
 
 // src/features/manual/strings.ts
@@ -2096,7 +2159,7 @@ function headings(text) {
   const found = text.match(/^#{1,3}\s+.+$/gm);
   return found ? found.join("; ") : NO_HEADINGS;
 }
-var tokensOf = (chars) => Math.ceil(chars / CHARS_PER_TOKEN);
+var tokensOf = (chars) => Math.ceil(chars / CHARS_PER_TOKEN2);
 var tokensSaved = (content, pointer) => tokensOf(content.length) - tokensOf(pointer.length);
 function pointerAnswer(res, record, pointer) {
   const context = res.context;
@@ -4179,70 +4242,6 @@ function createReconnectFeature() {
 // src/lib/hex.ts
 var hexOf = (bytes) => Array.from(new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("");
 
-// src/features/routing/constants.ts
-var IDLE_TIMEOUT_MS = 12e4;
-var RETRY_LIMIT = 2;
-var RETRY_BASE_DELAY_MS = 500;
-var RETRY_AFTER_CAP_MS = 4e3;
-var RETRY_BUDGET_RESERVE_MS = 1e3;
-var JSON_PIECE_BYTES = 64 * 1024;
-var KEY_CACHE_MS = 10 * 6e4;
-var HELPER_TIMEOUT_MS = 1e4;
-var CAPTURE_TIMEOUT_MS = 5e3;
-var GATEWAY_FAILED = 502;
-var CURL_PATH = "/usr/bin/curl";
-var CURL_ARGS = ["-q", "-sS", "-N", "-i", "-K", "-"];
-var CURL_JSON_SINCE = { major: 7, minor: 82 };
-var PRINTENV_PATH = "/usr/bin/printenv";
-var MIN_SECRET_LENGTH = 8;
-var REDACTED = "[redacted]";
-var REPLAY_KEY_PREFIX = "route:replay:";
-var TRUST_KEY_PREFIX = "route:trust:";
-var TOOL_ID_PREFIX = "toolu_keel_";
-var TOOL_ID_RANDOM_BYTES = 8;
-var CHARS_PER_TOKEN2 = 4;
-var IMAGE_TOKEN_ESTIMATE = 1600;
-var BILLING_HEADER_PREFIX = "x-anthropic-billing-header";
-var ENGINE_IDENTITY_LINES = [
-  "You are a Claude agent, built on Anthropic's Claude Agent SDK.",
-  "You are Claude Code, Anthropic's official CLI for Claude."
-];
-var POWERED_BY_PATTERN = /You are powered by the model\b.*?\.(?=\s|$)(?: The exact model ID is .*?\.(?=\s|$))?/gm;
-var DEFERRED_PLACEHOLDER_TOOL = "DeferredToolPlaceholder";
-var WEB_SEARCH_TOOL = "web_search";
-var ALIAS_PATTERN = /^[a-z0-9][a-z0-9._:-]{0,63}$/;
-var CLAUDE_ALIASES = "opus sonnet haiku fable best default opusplan".split(" ");
-var CLAUDE_ID_PREFIX = "claude-";
-var PROVIDER_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-var HEADER_NAME_PATTERN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-var FRAMING_HEADERS = "content-type content-length accept expect host transfer-encoding connection".split(" ");
-var LOOPBACK_HOSTS = ["localhost", "[::1]"];
-var LOOPBACK_V4_PATTERN = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-var BLOCK_SEPARATOR = "\n\n";
-var MESSAGE_CAP = 300;
-var SAMPLE_CAP = 80;
-var OPENAI_CHAT_PATH = "/chat/completions";
-var RESPONSES_PATH = "/responses";
-var ANTHROPIC_MESSAGES_PATH = "/v1/messages";
-var ANTHROPIC_VERSION = "2023-06-01";
-var REDIRECT_KEPT_HEADERS = ["anthropic-version", "content-type", "accept"];
-var REDIRECT_DROPPED_FIELDS = ["metadata", "context_management"];
-var STRUCTURED_OUTPUT_NAME = "answer";
-var SKIP_SIGNATURE = { extra_content: { google: { thought_signature: "skip_thought_signature_validator" } } };
-var USAGE_DIR = "usage";
-var USAGE_SESSIONS_KEPT = 200;
-var USAGE_DAYS = 30;
-var AUTO_ROUTED_KEPT = 256;
-var AUTO_PROMPTS_KEPT = 5;
-var AUTO_PROMPT_CHARS = 4e3;
-var CLASSIFIER_NONCE_BYTES = 16;
-var CLASSIFIER_MAX_TOKENS = 300;
-var CLASSIFIER_TIMEOUT_MS = 6e4;
-var SETUP_PANE = "routing-setup";
-var USAGE_PANE = "routing-usage";
-var SETUP_PANE_ROWS = 20;
-var USAGE_PANE_ROWS = 16;
-
 // src/features/routing/strings.ts
 var providerAnswered = (pkg, label, provider, status2, message) => `${pkg}: ${label} failed: ${provider} answered ${status2}${message ? ` ${message}` : ""}`;
 var stepFailed2 = (pkg, label, reason) => `${pkg}: ${label} failed: ${reason}`;
@@ -5423,7 +5422,7 @@ function blockChars(block) {
     case "thinking":
       return asText(block.thinking).length;
     case "image":
-      return IMAGE_TOKEN_ESTIMATE * CHARS_PER_TOKEN2;
+      return IMAGE_TOKEN_ESTIMATE * CHARS_PER_TOKEN;
     case "tool_use":
       return String(block.name).length + JSON.stringify(block.input ?? {}).length;
     case "tool_result":
@@ -5434,7 +5433,7 @@ function blockChars(block) {
 }
 function estimateTokens(body) {
   const chars = sum(blocksOf(body.system ?? []), blockChars) + sum(body.messages, (m) => sum(blocksOf(m.content), blockChars)) + sum(body.tools ?? [], (t) => t.name.length + (t.description?.length ?? 0) + JSON.stringify(t.input_schema ?? {}).length);
-  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN2));
+  return Math.max(1, Math.ceil(chars / CHARS_PER_TOKEN));
 }
 function countTokensAnswer(bodyText2) {
   const body = parseAnthropicRequest(bodyText2);
@@ -5754,8 +5753,7 @@ function parseSessionUsage(text) {
   return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
 }
 function retained(sessions, keep2) {
-  const alive = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at);
-  const kept = alive.slice(0, keep2);
+  const kept = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at).slice(0, keep2);
   return { kept: kept.map((s) => s.usage), dropped: sessions.filter((s) => !kept.includes(s)).map((s) => s.name) };
 }
 
@@ -5776,11 +5774,8 @@ function parseSetup(line) {
 }
 function setupOf({ kind, alias, model, baseUrl, context, key }) {
   const [, form = "", value = ""] = /^(\w+):?(.*)/.exec(key.trim()) ?? [];
-  const problems = [
-    ...Object.hasOwn(KEY_FORMS, form) ? [] : [SETUP_KEY],
-    ...form === "file" && !value.startsWith("/") ? [SETUP_FILE_PATH] : []
-  ];
-  if (problems.length) return { problems };
+  const problem2 = !Object.hasOwn(KEY_FORMS, form) ? SETUP_KEY : form === "file" && !value.startsWith("/") && SETUP_FILE_PATH;
+  if (problem2) return { problems: [problem2] };
   const providerId = alias.replaceAll(":", "-");
   return {
     alias,
@@ -6523,7 +6518,7 @@ function createRoutingFeature() {
     if (verb === "status") return (await statusLines4(port)).join("\n");
     if (verb === "usage") {
       const lines = await usageViews(port, ctx);
-      return await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE, rows: USAGE_PANE_ROWS }, (els) => linesTree(els, lines)) ? USAGE_OPENED : lines.join("\n");
+      return await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines)) ? USAGE_OPENED : lines.join("\n");
     }
     if (verb === "reload") return reloaded(await reload(port, ctx));
     if (verb === "setup") {
@@ -6532,7 +6527,7 @@ function createRoutingFeature() {
       const form = pane ??= { fields: { kind: SETUP_KINDS[0], alias: "", key: "" }, said: "" };
       const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => (form.said = said, port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`));
       const draw = (els) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit);
-      return await showPane(port, { id: SETUP_PANE, title: PANE_TITLE, rows: SETUP_PANE_ROWS }, draw) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join("\n");
+      return await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join("\n");
     }
     if (verb === "trust") {
       const read = table?.read;

@@ -1,6 +1,7 @@
 // The routing feature's `$` binder: where the config and keys are read, curl is started, approvals
 // are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
 import type { EngineInterface, ModelCompleteRequest, ModelCompleteResult, RenderInput } from 'claude-code'
+import { PANE_ROWS } from './constants.ts'
 import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { SpawnEnd, SpawnPiece } from './transport.ts'
@@ -51,7 +52,7 @@ export type RoutingPort = {
   /** A transcript line. */
   notice(line: string): void
   /** Opens a pane (setup's, usage's), with the keyboard; false where no surface places it (headless, the SDK), the pane closed again. */
-  openPane(pane: { id: string; title: string; rows: number }): Promise<boolean>
+  openPane(pane: { id: string; title: string }): Promise<boolean>
   /** Asks every ui.render site to draw again (the pane's fields or answer changed). */
   redraw(): void
   /** The element table of the surface a ui.render event draws on. */
@@ -122,7 +123,7 @@ export function bindRouting($: EngineInterface): RoutingPort {
     complete: (request) => $.model.complete(request),
     notice: (line) => $.ui.log(line),
     openPane: async (pane) => {
-      const { isPlaced } = await $.ui.open({ ...pane, focus: true, closeOnEscape: true })
+      const { isPlaced } = await $.ui.open({ ...pane, focus: true, closeOnEscape: true, rows: PANE_ROWS })
       if (!isPlaced) await $.ui.close({ id: pane.id })
       return isPlaced
     },

@@ -128,7 +128,5 @@ export const CLASSIFIER_TIMEOUT_MS = 60_000
 /** The panes' ids (`$.ui.open`): one per engine, and routing acts in one package of a session. */
 export const SETUP_PANE = 'routing-setup'
 export const USAGE_PANE = 'routing-usage'
-/** The setup pane's body rows: the form's eight and the longest answer setup gives (its four steps, wrapped). */
-export const SETUP_PANE_ROWS = 20
-/** The usage pane's: its two headings and a few aliases' lines each way, wrapped. */
-export const USAGE_PANE_ROWS = 16
+/** A pane's body rows: the setup form's eight and the longest answer setup gives (its four steps, wrapped); the usage view's two headings and its aliases' lines fit too. */
+export const PANE_ROWS = 20

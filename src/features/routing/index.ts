@@ -19,7 +19,7 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { SETUP_PANE, SETUP_PANE_ROWS, USAGE_PANE, USAGE_PANE_ROWS, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
+import { SETUP_PANE, USAGE_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -178,7 +178,7 @@ export function createRoutingFeature(): Feature<Port> {
   }
 
   /** A pane opened, drawn by `draw` from then on; false where no surface places it (headless, the SDK): the caller answers in text. */
-  async function showPane(port: Port, pane: { id: string; title: string; rows: number }, draw: (els: PaneElements) => unknown): Promise<boolean> {
+  async function showPane(port: Port, pane: { id: string; title: string }, draw: (els: PaneElements) => unknown): Promise<boolean> {
     drawings.set(pane.id, draw)
     return port.openPane(pane).catch(() => false)
   }
@@ -507,7 +507,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (verb === 'usage') {
       // In the terminal UI a pane of the same lines; headless and in the SDK, the text.
       const lines = await usageViews(port, ctx)
-      return (await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE, rows: USAGE_PANE_ROWS }, (els) => linesTree(els, lines))) ? USAGE_OPENED : lines.join('\n')
+      return (await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines))) ? USAGE_OPENED : lines.join('\n')
     }
     if (verb === 'reload') return reloaded(await reload(port, ctx))
     if (verb === 'setup') {
@@ -518,7 +518,7 @@ export function createRoutingFeature(): Feature<Port> {
       const form = (pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' })
       const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
       const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit)
-      return (await showPane(port, { id: SETUP_PANE, title: PANE_TITLE, rows: SETUP_PANE_ROWS }, draw)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
+      return (await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
     }
     if (verb === 'trust') {
       const read = table?.read
