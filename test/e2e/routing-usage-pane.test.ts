@@ -35,8 +35,8 @@ test('route usage in the terminal UI: a pane with the alias row in the provider\
   const s = live
   /** The screen as a person sees it now (the stream replayed), a row a line. */
   const screen = () => screenRows(s.output()).join('\n')
-  const waitScreen = <T>(what: string, check: (text: string) => T) =>
-    s.waitFor(what, () => check(screen()), 60_000).catch((err) => {
+  const waitScreen = <T>(what: string, check: (text: string) => T | null | false) =>
+    s.waitFor(what, () => check(screen()) || undefined, 60_000).catch((err) => {
       throw new Error(`${err}\n--- screen:\n${screen()}`)
     })
 
