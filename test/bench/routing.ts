@@ -10,10 +10,12 @@
 // correctness probe (a tool call streamed in pieces, a subagent on another model) through keel and through ccr.
 // The loop part: a provider charging each new connection CONNECT_MS (reused ones nothing), a 10-request Bash tool loop
 // through direct, keel and ccr; each request's time to first token (stdout `requesting` to its first text delta).
-//   BENCH_ROUTING_ROUNDS=6   BENCH_ROUTING_SETTLE_ROUNDS=6   BENCH_ROUTING_LOOP_ROUNDS=3   BENCH_ROUTING_PARTS=latency,loop,correctness,hooks
+// The ledger part: a routed session's per-turn hooks (main `--model gpt-5`, the provider approved), klyth as built
+// vs klyth with the usage ledger off (variants.ts withoutLedger), alternating (settle.ts): what counting costs a turn.
+//   BENCH_ROUTING_ROUNDS=6   BENCH_ROUTING_SETTLE_ROUNDS=6   BENCH_ROUTING_LOOP_ROUNDS=3   BENCH_ROUTING_PARTS=latency,loop,correctness,hooks,ledger
 //   BENCH_ROUTING_VERBOSE=1 (every run)   BENCH_QUIET=0 (no wait for a quiet machine)   BENCH_ROUTING=0 (bench.ts leaves it out)
 import { spawn } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { cpSync, mkdirSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -23,11 +25,12 @@ import { startMockModel, type MockModel } from '../e2e/mock-model.ts'
 import { startMockProvider, type MockProvider, type ProviderNetwork, type ProviderReply, type ProviderRequest, type Rule } from '../e2e/mock-provider.ts'
 import { fmt, median, stat, waitQuiet, type Stat } from './measure.ts'
 import { engineSettle } from './settle.ts'
+import { bundle, packageWith, withoutLedger } from './variants.ts'
 
 const ROUNDS = Number(process.env.BENCH_ROUTING_ROUNDS ?? 6)
 const SETTLE_ROUNDS = Number(process.env.BENCH_ROUTING_SETTLE_ROUNDS ?? 6)
 const VERBOSE = !!process.env.BENCH_ROUTING_VERBOSE
-const PARTS = new Set((process.env.BENCH_ROUTING_PARTS ?? 'latency,loop,correctness,hooks').split(','))
+const PARTS = new Set((process.env.BENCH_ROUTING_PARTS ?? 'latency,loop,correctness,hooks,ledger').split(','))
 const LOOP_ROUNDS = Number(process.env.BENCH_ROUTING_LOOP_ROUNDS ?? 3)
 /** A new connection's cost on a 30 ms link: two round trips and a TLS handshake, before the request is read. */
 const CONNECT_MS = 70
@@ -512,9 +515,28 @@ export async function routingBench(mock: MockModel): Promise<void> {
     if (PARTS.has('correctness')) await correctness(provider, mock, klyth)
     // klyth installed, its routing.json in place, main native (the mock model): what routing costs a session it does not route.
     if (PARTS.has('hooks')) await engineSettle({ mock, pkg: 'klyth', rounds: SETTLE_ROUNDS, label: 'on a native session (routing.json with two aliases; main is the mock Claude model)', optionsOf: () => undefined, prepareHome: (home) => writeRoutingJson(home, provider) })
+    if (PARTS.has('ledger')) await ledger(provider, mock)
   } finally {
     await provider.close()
   }
+}
+
+/** The same routed session's per-turn hooks with the ledger on (klyth as built) and off: the ratio on / off. */
+async function ledger(provider: MockProvider, mock: MockModel): Promise<void> {
+  // Both sides copied from dist/ at the start (a build during the run changes neither); one approved HOME copied for every session of both (the approval lives under HOME).
+  const src = bundle()
+  const on = packageWith('ledger-on', src, 'klyth')
+  const approved = await keelHome(provider, on, mock)
+  const from = { provider: provider.requests.length, native: mock.requests.length }
+  const ratio = await engineSettle({
+    mock, pkg: 'klyth', dir: on, rounds: SETTLE_ROUNDS, label: `on a routed session (--model ${ALIAS}), the usage ledger on`, optionsOf: () => undefined,
+    prepareHome: (home) => cpSync(approved.home, home, { recursive: true }), extraArgs: ['--model', ALIAS],
+    against: { dir: packageWith('no-ledger', withoutLedger(src), 'klyth'), label: 'the ledger off' },
+  })
+  // Both sides routed every turn: each run's main request reached the provider, none the native model.
+  const steps = provider.requests.slice(from.provider).filter((r) => r.path.endsWith('/chat/completions')).length
+  if (mock.requests.length !== from.native || steps < SETTLE_ROUNDS * 4) throw new Error(`ledger part: not every turn was routed (${steps} provider requests, ${mock.requests.length - from.native} native)`)
+  line('routing: per-turn hooks, ledger on / off', `${ratio.toFixed(3)}x ${ratio <= GOAL.hooks ? 'OK' : 'OVER'} (<= ${GOAL.hooks}x)`)
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -32,6 +32,8 @@ export type SettleOptions = {
   mock: MockModel
   /** packages/<pkg>. */
   pkg: string
+  /** The package's folder, when not packages/<pkg> itself (a copy of it). */
+  dir?: string
   label: string
   rounds: number
   /** The package's options (settings `pluginConfigs["<pkg>@inline"].options`), from its manifest. */
@@ -39,11 +41,13 @@ export type SettleOptions = {
   /** Lays files into a fresh HOME before a session's first run (both sides get the same). */
   prepareHome?: (home: string) => void
   extraArgs?: string[]
+  /** The other side: another copy of the package (the same name: the settle lines name it alike), in place of the bare module. */
+  against?: { dir: string; label: string }
 }
 
-/** One configuration of the package against a bare module hooking the same events, alternating runs. Returns the headline ratio. */
+/** One configuration of the package against a bare module hooking the same events (or `against`), alternating runs. Returns the headline ratio. */
 export async function engineSettle(o: SettleOptions): Promise<number> {
-  const dir = join(repoRoot(), 'packages', o.pkg)
+  const dir = o.dir ?? join(repoRoot(), 'packages', o.pkg)
   const manifest = JSON.parse(readFileSync(join(dir, '.claude-plugin/plugin.json'), 'utf8'))
   const options = o.optionsOf(manifest)
   const settings = options ? { pluginConfigs: { [`${o.pkg}@inline`]: { options } } } : {}
@@ -53,15 +57,17 @@ export async function engineSettle(o: SettleOptions): Promise<number> {
     return h
   }
   const extraArgs = o.extraArgs ?? []
-  const probe = await runClaude({ prompt: 'hello', pluginDirs: [dir], mock: o.mock, settings, home: home(), extraArgs })
-  const events = [...new Set(loadedModules(probe.debugLog).find((m) => m.plugin === o.pkg)?.events ?? [])]
-  const bareDir = join(tmpDir('bare'), 'bare')
-  mkdirSync(bareDir, { recursive: true })
-  writePlugin(bareDir, 'bare', bareModule(events))
+  const other = o.against ? { ...o.against, name: o.pkg } : { dir: join(tmpDir('bare'), 'bare'), label: 'the bare module', name: 'bare' }
+  if (!o.against) {
+    const probe = await runClaude({ prompt: 'hello', pluginDirs: [dir], mock: o.mock, settings, home: home(), extraArgs })
+    const events = [...new Set(loadedModules(probe.debugLog).find((m) => m.plugin === o.pkg)?.events ?? [])]
+    mkdirSync(other.dir, { recursive: true })
+    writePlugin(other.dir, 'bare', bareModule(events))
+  }
   const samples: Record<'keel' | 'bare', Samples> = { keel: {}, bare: {} }
   for (let round = 0; round < o.rounds; round++) {
     // Which side runs first alternates by round, so a machine that warms or cools over a round weighs on both alike.
-    const sides = [['keel', dir, o.pkg], ['bare', bareDir, 'bare']] as const
+    const sides = [['keel', dir, o.pkg], ['bare', other.dir, other.name]] as const
     for (const [who, pluginDir, name] of round % 2 ? [...sides].reverse() : sides) {
       const first = await runClaude({ prompt: 'hello', pluginDirs: [pluginDir], mock: o.mock, settings, home: home(), extraArgs })
       const second = await runClaude({ prompt: 'and again', pluginDirs: [pluginDir], mock: o.mock, settings, home: first.home, cwd: first.cwd, resume: first.sessionId, extraArgs })
@@ -78,9 +84,9 @@ export async function engineSettle(o: SettleOptions): Promise<number> {
   const perTurnEvents = Object.keys(samples.keel).filter((event) => !ONCE_PER_PROCESS.has(event) && samples.bare[event]?.length)
   const ratios = perTurnEvents.map((event) => median(samples.keel[event]!) / median(samples.bare[event] ?? []))
   const geomean = Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length)
-  console.log(`\nEngine: ${o.pkg} ${o.label} (${o.rounds} rounds of a two-turn session, alternating with a bare pass-through module on the same events)`)
+  console.log(`\nEngine: ${o.pkg} ${o.label} (${o.rounds} rounds of a two-turn session, alternating with ${o.against ? other.label : 'a bare pass-through module on the same events'})`)
   if (perTurnEvents.length === 0) line('  per-turn hooks', 'none registered: no per-turn event costs anything')
-  else line(`  per-turn hooks (${perTurnEvents.join(', ')})`, `${geomean.toFixed(3)}x the bare module (geometric mean of the per-event median ratios) ${geomean <= ENGINE_LIMIT ? 'OK' : 'OVER'} (<= ${ENGINE_LIMIT}x)`)
+  else line(`  per-turn hooks (${perTurnEvents.join(', ')})`, `${geomean.toFixed(3)}x ${other.label} (geometric mean of the per-event median ratios) ${geomean <= ENGINE_LIMIT ? 'OK' : 'OVER'} (<= ${ENGINE_LIMIT}x)`)
   for (const event of Object.keys(samples.keel)) {
     const [ke, be] = [median(samples.keel[event]!), median(samples.bare[event] ?? [])]
     line(`  ${event}${ONCE_PER_PROCESS.has(event) ? ' (once per process)' : ''}, ${samples.keel[event]!.length} settles`, `${ke.toFixed(2)} ms vs ${be.toFixed(2)} ms (${(ke / be).toFixed(2)}x)`)

@@ -42,6 +42,9 @@ export function minified(src: string): string {
 /** `bytes` of comment lines after a module: its size without its code. */
 export const padded = (src: string, bytes: number) => src + Array.from({ length: Math.ceil(bytes / 80) }, () => '// ' + 'x'.repeat(76)).join('\n') + '\n'
 
+/** Routing's usage ledger off: a routed request is counted nowhere (no session file read, written or pruned). */
+export const withoutLedger = (src: string) => replaceOnce(src, 'async function count(port, ctx, route, counted) {\n', 'async function count(port, ctx, route, counted) {\n    return;\n')
+
 /** Drops one event's `on(...)` line from register (the event is then not hooked at all). */
 export function withoutEvent(src: string, event: string): string {
   const lines = src.split('\n')

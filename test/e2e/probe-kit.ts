@@ -105,6 +105,42 @@ export function screenText(raw: string): string {
   return raw.replace(/\x1b\][^\x07]*\x07/g, '').replace(/\x1b\[[0-9;?]*[ -\/]*[@-~]/g, ' ').replace(/\x1b[()][0-9A-Za-z]/g, '').replace(/\s+/g, ' ')
 }
 
+/**
+ * The terminal's screen as it stands after `raw` (live.ts's pty is 160 x 50), one string a row, trailing blanks
+ * cut: what a person sees, where screenText is everything ever drawn. The moves and erases the engine's
+ * renderer writes (CSI A B C D G H K J; colours and the rest ignored, OSC dropped); one cell a code point.
+ */
+export function screenRows(raw: string, cols = 160, rows = 50): string[] {
+  const grid = Array.from({ length: rows }, () => Array<string>(cols).fill(' '))
+  let [row, col] = [0, 0]
+  const clamp = () => ((row = Math.max(0, Math.min(rows - 1, row))), (col = Math.max(0, Math.min(cols - 1, col))))
+  const erase = (r: number, from: number, to: number) => grid[r]!.fill(' ', from, to)
+  for (const m of raw.matchAll(/\x1b\[([0-9;?<>=]*)[ -\/]*([@-~])|\x1b\][^\x07]*(?:\x07|\x1b\\)|\x1b[^[\]]|([\s\S])/gu)) {
+    const [, params = '', final, ch] = m
+    if (ch !== undefined) {
+      if (ch === '\n') (row++, (col = 0))
+      else if (ch === '\r') col = 0
+      else if (ch >= ' ') {
+        grid[row]![col] = ch
+        col = Math.min(cols - 1, col + 1)
+      }
+      if (row >= rows) (grid.push(grid.shift()!.fill(' ')), (row = rows - 1))
+      continue
+    }
+    const [a = 0, b = 0] = params.split(';').map((p) => Number(p.replace(/\D/g, '')) || 0)
+    if (final === 'A') row -= a || 1
+    else if (final === 'B') row += a || 1
+    else if (final === 'C') col += a || 1
+    else if (final === 'D') col -= a || 1
+    else if (final === 'G') col = (a || 1) - 1
+    else if (final === 'H' || final === 'f') ((row = (a || 1) - 1), (col = (b || 1) - 1))
+    else if (final === 'K') erase(row, a === 0 ? col : 0, a === 1 ? col + 1 : cols)
+    else if (final === 'J') for (let r = 0; r < rows; r++) if (a === 2 || (a === 0 ? r > row : r < row)) erase(r, 0, cols); else if (r === row) erase(r, a === 0 ? col : 0, a === 0 ? cols : col + 1)
+    clamp()
+  }
+  return grid.map((cells) => cells.join('').trimEnd())
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Waits until `plugin`'s turn.complete hook has settled `n` times: a result line comes before that hook's

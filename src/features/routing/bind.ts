@@ -1,8 +1,7 @@
 // The routing feature's `$` binder: where the config and keys are read, curl is started, approvals
 // are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
 import type { EngineInterface, ModelCompleteRequest, ModelCompleteResult, RenderInput } from 'claude-code'
-import { SETUP_PANE, SETUP_PANE_ROWS } from './constants.ts'
-import { PANE_TITLE } from './strings.ts'
+import { PANE_ROWS } from './constants.ts'
 import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { SpawnEnd, SpawnPiece } from './transport.ts'
@@ -52,8 +51,8 @@ export type RoutingPort = {
   complete(request: ModelCompleteRequest): Promise<ModelCompleteResult>
   /** A transcript line. */
   notice(line: string): void
-  /** Opens the setup pane, with the keyboard; false where no surface places it (headless, the SDK), the pane closed again. */
-  openPane(): Promise<boolean>
+  /** Opens a pane (setup's, usage's), with the keyboard; false where no surface places it (headless, the SDK), the pane closed again. */
+  openPane(pane: { id: string; title: string }): Promise<boolean>
   /** Asks every ui.render site to draw again (the pane's fields or answer changed). */
   redraw(): void
   /** The element table of the surface a ui.render event draws on. */
@@ -123,9 +122,9 @@ export function bindRouting($: EngineInterface): RoutingPort {
     cwd: () => $.session.cwd(),
     complete: (request) => $.model.complete(request),
     notice: (line) => $.ui.log(line),
-    openPane: async () => {
-      const { isPlaced } = await $.ui.open({ id: SETUP_PANE, title: PANE_TITLE, focus: true, closeOnEscape: true, rows: SETUP_PANE_ROWS })
-      if (!isPlaced) await $.ui.close({ id: SETUP_PANE })
+    openPane: async (pane) => {
+      const { isPlaced } = await $.ui.open({ ...pane, focus: true, closeOnEscape: true, rows: PANE_ROWS })
+      if (!isPlaced) await $.ui.close({ id: pane.id })
       return isPlaced
     },
     redraw: () => $.ui.invalidate('ui.render'),

@@ -125,7 +125,8 @@ export const CLASSIFIER_NONCE_BYTES = 16
 export const CLASSIFIER_MAX_TOKENS = 300
 /** How long a classifier answer is waited for before the call stays refused. */
 export const CLASSIFIER_TIMEOUT_MS = 60_000
-/** The setup pane's id (`$.ui.open`): one per engine, and routing acts in one package of a session. */
+/** The panes' ids (`$.ui.open`): one per engine, and routing acts in one package of a session. */
 export const SETUP_PANE = 'routing-setup'
-/** The pane's body rows: the form's eight and the longest answer setup gives (its four steps, wrapped). */
-export const SETUP_PANE_ROWS = 20
+export const USAGE_PANE = 'routing-usage'
+/** A pane's body rows: the setup form's eight and the longest answer setup gives (its four steps, wrapped); the usage view's two headings and its aliases' lines fit too. */
+export const PANE_ROWS = 20

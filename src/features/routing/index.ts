@@ -19,7 +19,7 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { SETUP_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
+import { SETUP_PANE, USAGE_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -35,12 +35,12 @@ import { agentCallOf, agentTool, markerNonce, routeMarker } from './agent.ts'
 import { addRequest, parseSessionUsage, retained, sumAliases, totalOf, usageLines, type Counted, type SessionUsage } from './usage.ts'
 import { CONTEXT_REPORTS, familyOf, PRESETS, reportedContext } from './dialect.ts'
 import { mergeSetup, OTHER_KINDS, parseSetup, setupOf, type Refused, type SetupFields, type SetupLine } from './setup.ts'
-import { paneTree, type PaneElements } from './pane.ts'
+import { linesTree, paneTree, type PaneElements } from './pane.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
   autoLine, CAPTURE_TIMED_OUT, CURL_MISSING, CURL_NOT_CURL, MANAGED_SETTINGS, fetchDenied, keyFailed, leaveNote, modelNotRoutable, modelSwitched,
-  PANE_OPENED, reloaded, ROUTE_USAGE, setupDone, setupRefused, setupSteps, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
+  PANE_OPENED, PANE_TITLE, USAGE_OPENED, USAGE_TITLE, reloaded, ROUTE_USAGE, setupDone, setupRefused, setupSteps, smallServerWindow, spentText, usageReport, AGENT_BAD_INPUT, agentAnswered, agentEnded, agentNotRoutable, agentStarted, agentUnclaimed, routeUnknownVerb, SAVED_AS_DEFAULT, statusLine, stepFailed, trustAsk, TRUST_ALLOW, TRUST_ALREADY,
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted, webSearchRefused,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
@@ -105,6 +105,8 @@ export function createRoutingFeature(): Feature<Port> {
 
   /** The setup pane's fields and what setup last said there, kept while the feature is loaded. */
   let pane: { fields: SetupFields; said: string } | undefined
+  /** What each open pane draws, by its id (ui.render draws the one its request names). */
+  const drawings = new Map<string, (els: PaneElements) => unknown>()
 
   const label = (model: string) => {
     const decision = table?.decide(model)
@@ -173,6 +175,12 @@ export function createRoutingFeature(): Feature<Port> {
     for (const name of dropped) void removeSafely(port.files, dir!, `${dir}/${name}`).catch(() => undefined)
     const since = (await port.now()) - USAGE_DAYS * 86_400_000
     return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))))
+  }
+
+  /** A pane opened, drawn by `draw` from then on; false where no surface places it (headless, the SDK): the caller answers in text. */
+  async function showPane(port: Port, pane: { id: string; title: string }, draw: (els: PaneElements) => unknown): Promise<boolean> {
+    drawings.set(pane.id, draw)
+    return port.openPane(pane).catch(() => false)
   }
 
   async function isApproved(port: Port, provider: Provider): Promise<boolean> {
@@ -496,14 +504,21 @@ export function createRoutingFeature(): Feature<Port> {
   async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {
     const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
     if (verb === 'status') return (await statusLines(port)).join('\n')
-    if (verb === 'usage') return (await usageViews(port, ctx)).join('\n')
+    if (verb === 'usage') {
+      // In the terminal UI a pane of the same lines; headless and in the SDK, the text.
+      const lines = await usageViews(port, ctx)
+      return (await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines))) ? USAGE_OPENED : lines.join('\n')
+    }
     if (verb === 'reload') return reloaded(await reload(port, ctx))
     if (verb === 'setup') {
       const line = args.trim().slice(verb.length)
       if (line.trim()) return setup(port, parseSetup(line), ctx)
       // In the terminal UI the pane; headless and in the SDK (no surface places it), the steps as text.
-      pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' }
-      return (await port.openPane().catch(() => false)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
+      // The form: a pick or a keystroke keeps its field; Set up runs the same setup as the line and shows its answer.
+      const form = (pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' })
+      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
+      const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit)
+      return (await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
     }
     if (verb === 'trust') {
       const read = table?.read
@@ -610,12 +625,10 @@ export function createRoutingFeature(): Feature<Port> {
         return r
       },
       'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx),
-      // The setup pane: drawn from its fields; Set up runs the same setup as the line and shows its answer.
-      'ui.render': (port, e, next, ctx) => {
-        if (e.component !== 'Pane' || e.requestId !== SETUP_PANE || !pane) return next(e)
-        const { fields } = pane
-        const submit = () => void setup(port, setupOf(fields), ctx).then((said) => ((pane!.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
-        return paneTree(port.elements(e) as PaneElements, fields, pane.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit) as Awaited<ReturnType<typeof next>>
+      // A pane routing opened (setup's form, usage's lines): drawn by its own drawing.
+      'ui.render': (port, e, next) => {
+        const draw = e.component === 'Pane' && drawings.get(e.requestId)
+        return draw ? (draw(port.elements(e) as PaneElements) as Awaited<ReturnType<typeof next>>) : next(e)
       },
       // The ledger's last write lands before the session ends: a print-mode run ends right after its turn.
       'session.end': async (_port, e, next) => {

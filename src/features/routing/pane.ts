@@ -1,5 +1,5 @@
-// The setup pane (issue 19 part 3, klyth F24): the line's fields as a form, drawn from the surface's
-// element table, whichever surface asks. A pick or a keystroke only keeps the field; Set up (or Enter
+// routing's panes, drawn from the surface's element table, whichever surface asks: the usage view's
+// lines (issue 19 part 1), and the setup pane (part 3, klyth F24): the line's fields as a form. A pick or a keystroke only keeps the field; Set up (or Enter
 // in a field) hands the fields to the same setup as the line, and the pane shows what it said: the
 // bad fields named, or the steps. Pure: the feature keeps the fields and draws again.
 import type { SetupFields } from './setup.ts'
@@ -30,3 +30,6 @@ export function paneTree(els: PaneElements, fields: SetupFields, said: string, k
     ],
   })
 }
+
+/** A text view's own lines (the usage view), a Text each: the pane shows what the text answer says. */
+export const linesTree = (els: PaneElements, lines: readonly string[]): Element => els.Box({ flexDirection: 'column', children: lines.map((children) => els.Text({ children })) })

@@ -42,12 +42,10 @@ export function parseSetup(line: string): SetupLine | Refused {
 /** The fields as routing.json's entries; only the key's form is checked here, each other field by the parser once merged. */
 export function setupOf({ kind, alias, model, baseUrl, context, key }: SetupFields): SetupLine | Refused {
   const [, form = '', value = ''] = /^(\w+):?(.*)/.exec(key.trim()) ?? []
-  const problems = [
-    ...(Object.hasOwn(KEY_FORMS, form) ? [] : [SETUP_KEY]),
-    // routing reads a key file with `$.fs`, which resolves a relative path against the session's cwd; nothing expands `~`.
-    ...(form === 'file' && !value.startsWith('/') ? [SETUP_FILE_PATH] : []),
-  ]
-  if (problems.length) return { problems }
+  // One problem at most: a form that is none of these, or (routing reads a key file with `$.fs`, which resolves
+  // a relative path against the session's cwd; nothing expands `~`) a key file whose path is not absolute.
+  const problem = !Object.hasOwn(KEY_FORMS, form) ? SETUP_KEY : form === 'file' && !value.startsWith('/') && SETUP_FILE_PATH
+  if (problem) return { problems: [problem] }
   const providerId = alias.replaceAll(':', '-')
   return {
     alias,

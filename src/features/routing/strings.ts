@@ -167,6 +167,8 @@ export const PANE_FIELDS = {
   key: ['key kept in', 'env:NAME, file:/path, cmd:COMMAND or none'],
 } as const
 export const PANE_TITLE = 'Set up a routed model'
+export const USAGE_TITLE = 'What routing cost'
+export const USAGE_OPENED = 'the usage pane is open: Esc closes it'
 export const PANE_SET_UP = 'Set up'
 export const PANE_OPENED = 'the setup pane is open: pick the provider, fill in the fields, then Set up'
 export const setupDone = (pkg: string, alias: string, provider: string, path: string, summary: string, key: string) =>

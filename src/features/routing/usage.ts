@@ -47,7 +47,6 @@ export function parseSessionUsage(text: string | undefined): SessionUsage | unde
 
 /** The session files to keep and to drop: only sessions whose transcript still exists, the newest 200 of them. */
 export function retained(sessions: readonly { name: string; usage: SessionUsage | undefined; alive: boolean }[], keep: number): { kept: SessionUsage[]; dropped: string[] } {
-  const alive = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage!.at - a.usage!.at)
-  const kept = alive.slice(0, keep)
+  const kept = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage!.at - a.usage!.at).slice(0, keep)
   return { kept: kept.map((s) => s.usage!), dropped: sessions.filter((s) => !kept.includes(s)).map((s) => s.name) }
 }

@@ -71,7 +71,7 @@ export type World = {
   tools: { name: string; description: string; inputSchema?: unknown }[]
   spawns: { prompt: string; description: string }[]
   spawnAnswer: { agentId: string } | { deny: string }
-  /** Whether a surface places the setup pane (the terminal UI), or not (headless). */
+  /** Whether a surface places a pane (the terminal UI), or not (headless). */
   paneOpens: boolean
 }
 
@@ -190,7 +190,7 @@ export function routingWorld(over: Partial<World> = {}, options: Record<string, 
       if (!w.pluginData) throw new Error('no plugin data folder')
       return w.pluginData
     },
-    openPane: async () => (w.events.push(`pane open ${w.paneOpens}`), w.paneOpens),
+    openPane: async (pane: { id: string; title: string }) => (w.events.push(`pane open ${w.paneOpens} ${pane.id}: ${pane.title}`), w.paneOpens),
     redraw: () => void w.events.push('redraw'),
     // Every element as its name and props: a tree a test walks.
     elements: () => new Proxy({}, { get: (_, type) => (props: object) => ({ type, props }) }),

@@ -256,7 +256,7 @@ test('the setup pane: opened where a surface places it (else the steps); drawn f
   // Headless: no surface places it, the steps as text.
   const headless = await started()
   assert.match(await verb(headless, 'setup'), /^Set up a routed model with one line:/)
-  assert.ok(headless.w.events.includes('pane open false'))
+  assert.ok(headless.w.events.includes('pane open false routing-setup: Set up a routed model'))
 })
 
 // ---- Status ----

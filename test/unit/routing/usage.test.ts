@@ -69,6 +69,19 @@ test('a routed step is counted into the session\'s file under keel\'s home; /<pk
   assert.equal(view[0], 'this session, by alias:')
   assert.match(view[1]!, /^  gpt-5: 1 request, in 234, out 56, cache read\/write 2\.0k\/0, \$0\.0007$/)
   assert.ok(r.w.statuses.some((s) => s === 'klyth → GPT-5 · example · $0.0007'), r.w.statuses.join(' | '))
+  assert.ok(r.w.events.includes('pane open false routing-usage: What routing cost'), 'headless: the pane was asked for, not placed, and the text is the answer')
+
+  // In the terminal UI: a pane drawn as the text view's own lines, a Text each; the setup pane's request still draws beneath.
+  type Drawn = { type: string; props: { flexDirection?: string; children?: Drawn[] | string } }
+  const draw = (requestId: string) => r.hooks['ui.render']!(r.port, { component: 'Pane', requestId, props: {} }, async () => 'beneath' as never, r.ctx) as unknown as Drawn
+  r.w.paneOpens = true
+  assert.is(await r.feature.verbs!.route!.run(r.port, 'usage', r.ctx), 'the usage pane is open: Esc closes it')
+  const tree = await draw('routing-usage')
+  assert.equal([tree.type, tree.props.flexDirection], ['Box', 'column'])
+  const lines = (tree.props.children as Drawn[]).map((el) => `${el.type} ${el.props.children}`)
+  assert.equal(lines, view.map((line) => `Text ${line}`), 'the text view\'s own lines')
+  assert.ok(lines.length >= 4)
+  assert.is(await draw('routing-setup'), 'beneath' as never, 'the setup pane was never opened')
 })
 
 test.run()
