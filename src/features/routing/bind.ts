@@ -52,8 +52,11 @@ export type RoutingPort = {
   complete(request: ModelCompleteRequest): Promise<ModelCompleteResult>
   /** A transcript line. */
   notice(line: string): void
-  /** Opens the setup pane, with the keyboard; false where no surface places it (headless, the SDK), the pane closed again. */
-  openPane(): Promise<boolean>
+  /** Opens a pane (the setup pane unless named), with the keyboard, Esc closing it; false where no surface places it (headless, the SDK), the pane closed again. */
+  openPane(id?: string, title?: string, rows?: number): Promise<boolean>
+  closePane(id: string): Promise<void>
+  /** Whether this plugin's pane `id` is up and shown (the person's Esc closes it). */
+  paneShown(id: string): Promise<boolean>
   /** Asks every ui.render site to draw again (the pane's fields or answer changed). */
   redraw(): void
   /** The element table of the surface a ui.render event draws on. */
@@ -123,11 +126,13 @@ export function bindRouting($: EngineInterface): RoutingPort {
     cwd: () => $.session.cwd(),
     complete: (request) => $.model.complete(request),
     notice: (line) => $.ui.log(line),
-    openPane: async () => {
-      const { isPlaced } = await $.ui.open({ id: SETUP_PANE, title: PANE_TITLE, focus: true, closeOnEscape: true, rows: SETUP_PANE_ROWS })
-      if (!isPlaced) await $.ui.close({ id: SETUP_PANE })
+    openPane: async (id = SETUP_PANE, title = PANE_TITLE, rows = SETUP_PANE_ROWS) => {
+      const { isPlaced } = await $.ui.open({ id, title, focus: true, closeOnEscape: true, rows })
+      if (!isPlaced) await $.ui.close({ id })
       return isPlaced
     },
+    closePane: (id) => $.ui.close({ id }),
+    paneShown: async (id) => (await $.ui.panes()).some((p) => p.id === id && p.isShown),
     redraw: () => $.ui.invalidate('ui.render'),
     elements: (e) => $.ui.resolve(e),
   }

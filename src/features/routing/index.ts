@@ -19,7 +19,7 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { SETUP_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
+import { REVIEW_PANE, SETUP_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -609,9 +609,11 @@ export function createRoutingFeature(): Feature<Port> {
         auto.checked(e, r)
         return r
       },
-      'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx),
+      'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx, next),
       // The setup pane: drawn from its fields; Set up runs the same setup as the line and shows its answer.
       'ui.render': (port, e, next, ctx) => {
+        // The review pane (auto-pane.ts), while a review is up.
+        if (e.component === 'Pane' && e.requestId === REVIEW_PANE) return (auto.draw(port.elements(e) as PaneElements) ?? next(e)) as Awaited<ReturnType<typeof next>>
         if (e.component !== 'Pane' || e.requestId !== SETUP_PANE || !pane) return next(e)
         const { fields } = pane
         const submit = () => void setup(port, setupOf(fields), ctx).then((said) => ((pane!.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
