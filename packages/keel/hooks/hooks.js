@@ -6206,17 +6206,11 @@ function createAutoMode(classifier) {
       if (why) return refuse(why, "");
       const answer = person ? await review.ask(port, shown, hook) : "lapse";
       if (answer === "deny") return refuse("denied", "");
-      if (answer === "allow") {
-        counts.passed++;
-        ctx.log(`auto mode: the review allowed ${e.tool} ${id} once`);
-        return { decision: "allow", reason: REVIEW_ALLOWED };
-      }
-      const asked = { model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0], data[1]), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS };
       const failed = (reason) => ({ verdict: "failed", reason });
-      const reply = await port.complete(asked).then((c) => c.isAnswered ? verdictOf(c.text) : failed(c.reason), (err) => failed(messageOf(err)));
+      const reply = answer === "allow" ? { verdict: answer, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0], data[1]), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).then((c) => c.isAnswered ? verdictOf(c.text) : failed(c.reason), (err) => failed(messageOf(err)));
       if (reply.verdict !== "allow") return refuse(reply.verdict, reply.reason);
       counts.passed++;
-      ctx.log(`auto mode: ${model} passed ${e.tool} ${id}: ${reply.reason}`);
+      ctx.log(`auto mode: ${answer === "allow" ? "the person" : model} passed ${e.tool} ${id}: ${reply.reason}`);
       return { decision: "allow", reason: reply.reason };
     },
     reset() {

@@ -173,7 +173,7 @@ test('where a person can see it, the review comes first: Allow once passes the e
   assert.equal(verdict, { decision: 'allow', reason: REVIEW_ALLOWED })
   assert.equal(w.asked, [], 'no classifier asked')
   assert.equal(w.pane.events, [`open ${REVIEW_PANE} Review action`, 'lapse stopped 8000', 'tick stopped', `close ${REVIEW_PANE}`])
-  assert.equal([w.auto.counts, w.logs], [{ passed: 1, refused: 0 }, ['auto mode: the review allowed Bash toolu_keel_1 once']])
+  assert.equal([w.auto.counts, w.logs], [{ passed: 1, refused: 0 }, ['auto mode: the person passed Bash toolu_keel_1: allowed once in the review']])
   assert.is(w.auto.draw({} as never), undefined, 'the pane draws nothing once answered')
 })
 
