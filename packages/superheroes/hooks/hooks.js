@@ -6070,27 +6070,26 @@ function reviewText(action) {
 function createReview() {
   let view;
   return {
-    async ask(port, text, hook) {
-      if (view || hook.budget.remainingMs < REVIEW_BUDGET_MS) return "deny";
+    async ask(port, action, hook) {
+      const text = reviewText(action);
+      if (!text) return "large";
+      if (view || hook.budget.remainingMs < REVIEW_BUDGET_MS) return "denied";
       let settle;
       const answered = new Promise((resolve2) => settle = resolve2);
       const shown = view = { text, seconds: REVIEW_SECONDS, settle };
-      hook.signal.addEventListener("abort", () => settle("deny"));
-      const stops = [
-        port.after(REVIEW_SECONDS * 1e3, () => settle("lapse")),
-        port.every(1e3, () => {
-          shown.seconds--;
-          port.redraw();
-          port.paneShown(REVIEW_PANE).then((up) => up || settle("deny"), () => settle("deny"));
-        })
-      ];
-      if (!await port.openPane(REVIEW_PANE, REVIEW_TITLE, REVIEW_PANE_ROWS).catch(() => false)) settle("deny");
+      hook.signal.addEventListener("abort", () => settle("denied"));
+      const stop = port.every(1e3, () => {
+        if (!--shown.seconds) settle(void 0);
+        port.redraw();
+        port.paneShown(REVIEW_PANE).then((up) => up || settle("denied"), () => settle("denied"));
+      });
       try {
+        if (!await port.openPane(REVIEW_PANE, REVIEW_TITLE, REVIEW_PANE_ROWS)) settle("denied");
         return await answered;
       } finally {
-        for (const stop of stops) stop();
+        stop();
         view = void 0;
-        await port.closePane(REVIEW_PANE).catch(toUndefined);
+        await port.closePane(REVIEW_PANE);
       }
     },
     draw(els) {
@@ -6101,7 +6100,7 @@ function createReview() {
           els.Text({ bold: true, children: `${REVIEW_TITLE}: ${v.seconds}s` }),
           els.Text({ children: REVIEW_HELP }),
           els.Text({ children: v.text }),
-          els.Box({ children: [els.Button({ key: "allow-once", label: REVIEW_ALLOW, onPress: () => v.settle("allow") }), els.Button({ key: "deny", label: REVIEW_DENY, onPress: () => v.settle("deny") })] })
+          els.Box({ children: [els.Button({ key: "allow-once", label: REVIEW_ALLOW, onPress: () => v.settle("allow") }), els.Button({ key: "deny", label: REVIEW_DENY, onPress: () => v.settle("denied") })] })
         ]
       });
     }
@@ -6200,17 +6199,13 @@ function createAutoMode(classifier) {
       const nonce = hexOf(port.randomBytes(CLASSIFIER_NONCE_BYTES));
       const action = { tool: e.tool, input: e.input, cwd: places.cwd };
       const data = [JSON.stringify(prompts), JSON.stringify(action)];
-      const person = e.approver === "person";
-      const shown = person ? reviewText(action) : "";
-      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? "unreadable" : shown === void 0 ? "large" : void 0);
-      if (why) return refuse(why, "");
-      const answer = person ? await review.ask(port, shown, hook) : "lapse";
-      if (answer === "deny") return refuse("denied", "");
+      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? "unreadable" : e.approver === "person" ? await review.ask(port, action, hook) : void 0);
+      if (why && why !== "allow") return refuse(why, "");
       const failed = (reason) => ({ verdict: "failed", reason });
-      const reply = answer === "allow" ? { verdict: answer, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0], data[1]), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).then((c) => c.isAnswered ? verdictOf(c.text) : failed(c.reason), (err) => failed(messageOf(err)));
+      const reply = why ? { verdict: why, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0], data[1]), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).then((c) => c.isAnswered ? verdictOf(c.text) : failed(c.reason), (err) => failed(messageOf(err)));
       if (reply.verdict !== "allow") return refuse(reply.verdict, reply.reason);
       counts.passed++;
-      ctx.log(`auto mode: ${answer === "allow" ? "the person" : model} passed ${e.tool} ${id}: ${reply.reason}`);
+      ctx.log(`auto mode: ${why ? "the person" : model} passed ${e.tool} ${id}: ${reply.reason}`);
       return { decision: "allow", reason: reply.reason };
     },
     reset() {

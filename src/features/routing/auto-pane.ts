@@ -4,13 +4,12 @@
 // table, opened and drawn as the setup pane is (pane.ts, bind.ts).
 import type { PaneElements } from './pane.ts'
 import type { RoutingPort } from './bind.ts'
-import { toUndefined } from '../../lib/message.ts'
 import { REVIEW_BUDGET_MS, REVIEW_COLUMNS, REVIEW_PANE, REVIEW_PANE_ROWS, REVIEW_ROWS, REVIEW_SECONDS } from './constants.ts'
 import { REVIEW_ALLOW, REVIEW_DENY, REVIEW_HELP, REVIEW_TITLE } from './strings.ts'
 
-/** Allow once; deny (the button, Esc, no pane placed, another review up, too little of the hook's budget, the turn interrupted); lapse: 8 s unanswered. */
-export type ReviewAnswer = 'allow' | 'deny' | 'lapse'
-export type ReviewPort = Pick<RoutingPort, 'openPane' | 'closePane' | 'paneShown' | 'redraw' | 'every' | 'after'>
+/** Allow once; why not (Deny, Esc, no pane placed, another review up, too little of the hook's budget, the turn interrupted; too large to show); undefined: 8 s unanswered, it lapsed. */
+export type ReviewAnswer = 'allow' | 'denied' | 'large' | undefined
+export type ReviewPort = Pick<RoutingPort, 'openPane' | 'closePane' | 'paneShown' | 'redraw' | 'every'>
 
 /**
  * The action as the pane shows it, every control, format and line-separator character but the layout's
@@ -25,29 +24,29 @@ export function reviewText(action: object): string | undefined {
 export function createReview() {
   let view: { readonly text: string; seconds: number; settle(answer: ReviewAnswer): void } | undefined
   return {
-    async ask(port: ReviewPort, text: string, hook: { readonly budget: { readonly remainingMs: number }; readonly signal: AbortSignal }): Promise<ReviewAnswer> {
+    async ask(port: ReviewPort, action: object, hook: { readonly budget: { readonly remainingMs: number }; readonly signal: AbortSignal }): Promise<ReviewAnswer> {
+      const text = reviewText(action)
+      if (!text) return 'large'
       // The wait is the hook's own time (routing NOTES §3): 8 s must fit what is left of its 10.
-      if (view || hook.budget.remainingMs < REVIEW_BUDGET_MS) return 'deny'
+      if (view || hook.budget.remainingMs < REVIEW_BUDGET_MS) return 'denied'
       let settle!: (answer: ReviewAnswer) => void
       const answered = new Promise<ReviewAnswer>((resolve) => (settle = resolve))
       const shown = (view = { text, seconds: REVIEW_SECONDS, settle })
-      hook.signal.addEventListener('abort', () => settle('deny'))
-      const stops = [
-        port.after(REVIEW_SECONDS * 1000, () => settle('lapse')),
-        // Each second the count drawn again, and Esc (the pane closed by the person) heard as Deny.
-        port.every(1000, () => {
-          shown.seconds--
-          port.redraw()
-          port.paneShown(REVIEW_PANE).then((up) => up || settle('deny'), () => settle('deny'))
-        }),
-      ]
-      if (!(await port.openPane(REVIEW_PANE, REVIEW_TITLE, REVIEW_PANE_ROWS).catch(() => false))) settle('deny')
+      hook.signal.addEventListener('abort', () => settle('denied'))
+      // Each second the count drawn again and Esc (the pane closed by the person) heard as Deny; at 0 it lapses.
+      const stop = port.every(1000, () => {
+        if (!--shown.seconds) settle(undefined)
+        port.redraw()
+        port.paneShown(REVIEW_PANE).then((up) => up || settle('denied'), () => settle('denied'))
+      })
       try {
+        if (!(await port.openPane(REVIEW_PANE, REVIEW_TITLE, REVIEW_PANE_ROWS))) settle('denied')
         return await answered
       } finally {
-        for (const stop of stops) stop()
+        // (A close that fails fails the hook: the engine's answer stands.)
+        stop()
         view = undefined
-        await port.closePane(REVIEW_PANE).catch(toUndefined)
+        await port.closePane(REVIEW_PANE)
       }
     },
     /** The pane: the count, what each answer does, the action, the two buttons; undefined when no review is up. */
@@ -59,7 +58,7 @@ export function createReview() {
           els.Text({ bold: true, children: `${REVIEW_TITLE}: ${v.seconds}s` }),
           els.Text({ children: REVIEW_HELP }),
           els.Text({ children: v.text }),
-          els.Box({ children: [els.Button({ key: 'allow-once', label: REVIEW_ALLOW, onPress: () => v.settle('allow') }), els.Button({ key: 'deny', label: REVIEW_DENY, onPress: () => v.settle('deny') })] }),
+          els.Box({ children: [els.Button({ key: 'allow-once', label: REVIEW_ALLOW, onPress: () => v.settle('allow') }), els.Button({ key: 'deny', label: REVIEW_DENY, onPress: () => v.settle('denied') })] }),
         ],
       })
     },

@@ -12,7 +12,7 @@ import { hexOf } from '../../lib/hex.ts'
 import type { RoutingPort } from './bind.ts'
 import { AUTO_PROMPTS_KEPT, AUTO_PROMPT_CHARS, AUTO_ROUTED_KEPT, CLASSIFIER_MAX_TOKENS, CLASSIFIER_NONCE_BYTES, CLASSIFIER_TIMEOUT_MS } from './constants.ts'
 import { autoRefused, classifierPrompt, CLASSIFIER_SYSTEM, REVIEW_ALLOWED, type AutoReason } from './strings.ts'
-import { createReview, reviewText, type ReviewPort } from './auto-pane.ts'
+import { createReview, type ReviewPort } from './auto-pane.ts'
 
 /** Where a call may reach: the session's folder; the home folder and the engine's own (keel's is inside it) are never routine. */
 export type Places = { readonly cwd: string; readonly home?: string; readonly config?: string }
@@ -158,19 +158,15 @@ export function createAutoMode(classifier: () => string | undefined) {
       const nonce = hexOf(port.randomBytes(CLASSIFIER_NONCE_BYTES))
       const action = { tool: e.tool, input: e.input, cwd: places.cwd }
       const data = [JSON.stringify(prompts), JSON.stringify(action)]
-      const person = e.approver === 'person'
-      const shown = person ? reviewText(action) : ''
       // keel's rules first: nothing they stop reaches a person or a model. Data that holds the nonce could fake its lines.
-      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? 'unreadable' : shown === undefined ? 'large' : undefined)
-      if (why) return refuse(why, '')
-      // The person first where they can see it: their Allow once passes it, no classifier asked; Deny or Esc leaves the engine's ask.
-      const answer = person ? await review.ask(port, shown!, hook) : 'lapse'
-      if (answer === 'deny') return refuse('denied', '')
+      // Then the person where they can see it: their Allow once passes it, no classifier asked; Deny or Esc leaves the engine's ask; a lapse, the classifier.
+      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? 'unreadable' : e.approver === 'person' ? await review.ask(port, action, hook) : undefined)
+      if (why && why !== 'allow') return refuse(why, '')
       const failed = (reason: string): Reply => ({ verdict: 'failed', reason })
-      const reply: Reply = answer === 'allow' ? { verdict: answer, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0]!, data[1]!), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).then((c) => (c.isAnswered ? verdictOf(c.text) : failed(c.reason)), (err) => failed(messageOf(err)))
+      const reply: Reply = why ? { verdict: why, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0]!, data[1]!), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).then((c) => (c.isAnswered ? verdictOf(c.text) : failed(c.reason)), (err) => failed(messageOf(err)))
       if (reply.verdict !== 'allow') return refuse(reply.verdict, reply.reason)
       counts.passed++
-      ctx.log(`auto mode: ${answer === 'allow' ? 'the person' : model} passed ${e.tool} ${id}: ${reply.reason}`)
+      ctx.log(`auto mode: ${why ? 'the person' : model} passed ${e.tool} ${id}: ${reply.reason}`)
       return { decision: 'allow', reason: reply.reason }
     },
     /** A reload or a new session: nothing armed carries over. */

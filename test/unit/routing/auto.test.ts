@@ -20,14 +20,13 @@ function world(over: { reply?: string | Error; classifier?: string | undefined; 
   const notices: string[] = []
   const logs: string[] = []
   /** The review pane: what happened to it, its timers (run by hand), whether it is up. */
-  const pane = { events: [] as string[], afters: [] as (() => void)[], ticks: [] as (() => void)[], up: false }
+  const pane = { events: [] as string[], ticks: [] as (() => void)[], up: false }
   const port = {
     openPane: async (id: string, title: string) => (pane.events.push(`open ${id} ${title}`), (pane.up = over.placed ?? true)),
     closePane: async (id: string) => void (pane.events.push(`close ${id}`), (pane.up = false)),
     paneShown: async () => pane.up,
     redraw: () => void pane.events.push('redraw'),
     every: (_ms: number, fn: () => void) => (pane.ticks.push(fn), () => void pane.events.push('tick stopped')),
-    after: (ms: number, fn: () => void) => (pane.afters.push(fn), () => void pane.events.push(`lapse stopped ${ms}`)),
     pkg: 'klyth',
     cwd: async () => PLACES.cwd,
     homeFacts: async () => ({ home: PLACES.home }),
@@ -172,7 +171,7 @@ test('where a person can see it, the review comes first: Allow once passes the e
   })
   assert.equal(verdict, { decision: 'allow', reason: REVIEW_ALLOWED })
   assert.equal(w.asked, [], 'no classifier asked')
-  assert.equal(w.pane.events, [`open ${REVIEW_PANE} Review action`, 'lapse stopped 8000', 'tick stopped', `close ${REVIEW_PANE}`])
+  assert.equal(w.pane.events, [`open ${REVIEW_PANE} Review action`, 'tick stopped', `close ${REVIEW_PANE}`])
   assert.equal([w.auto.counts, w.logs], [{ passed: 1, refused: 0 }, ['auto mode: the person passed Bash toolu_keel_1: allowed once in the review']])
   assert.is(w.auto.draw({} as never), undefined, 'the pane draws nothing once answered')
 })
@@ -206,10 +205,14 @@ test('Deny, Esc (the pane no longer shown at a tick), an unplaced pane, too litt
 
 test('a review that lapses goes on to the classifier, as headless: its allow passes, its ask leaves the engine\'s', async () => {
   const w = world()
-  assert.equal(await reviewed(w, bash('npm test'), () => w.pane.afters[0]!()), { decision: 'allow', reason: 'a routine test run' })
+  assert.equal(await reviewed(w, bash('npm test'), () => {
+    w.pane.up = true
+    for (let i = 0; i < 8; i++) w.pane.ticks[0]!()
+    assert.equal(w.pane.events.filter((x) => x === 'redraw').length, 8, 'one redraw a second')
+  }), { decision: 'allow', reason: 'a routine test run' })
   assert.is(w.asked.length, 1)
   const asks = world({ reply: '{"verdict":"ask","reason":"not sure"}' })
-  assert.equal(await reviewed(asks, bash('npm test'), () => asks.pane.afters[0]!()), ASK)
+  assert.equal(await reviewed(asks, bash('npm test'), () => { for (let i = 0; i < 8; i++) asks.pane.ticks[0]!() }), ASK)
   assert.equal(asks.notices, [autoRefused('klyth', 'Bash', 'ask', 'not sure')])
 })
 
