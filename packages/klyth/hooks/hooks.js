@@ -6118,7 +6118,9 @@ var ANY2 = "*";
 var FILE = "file";
 var PROGRAMS = {
   ...Object.fromEntries("ls cat head tail wc grep rg pwd echo diff sort uniq cut tr stat file du tree mkdir touch cp mv find tsc make jest vitest pytest eslint prettier true".split(" ").map((p) => [p, ANY2])),
-  ...Object.fromEntries("node python python3".split(" ").map((p) => [p, FILE])),
+  node: FILE,
+  python: FILE,
+  python3: FILE,
   npm: "test run ls",
   yarn: "test run build",
   pnpm: "test run build",
@@ -6201,8 +6203,7 @@ function createAutoMode(classifier) {
       const data = [JSON.stringify(prompts), JSON.stringify(action)];
       const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? "unreadable" : e.approver === "person" ? await review.ask(port, action, hook) : void 0);
       if (why && why !== "allow") return refuse(why, "");
-      const failed = (reason) => ({ verdict: "failed", reason });
-      const reply = why ? { verdict: why, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0], data[1]), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).then((c) => c.isAnswered ? verdictOf(c.text) : failed(c.reason), (err) => failed(messageOf(err)));
+      const reply = why ? { verdict: why, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0], data[1]), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).catch((err) => ({ isAnswered: false, reason: messageOf(err) })).then((c) => c.isAnswered ? verdictOf(c.text) : { verdict: "failed", reason: c.reason });
       if (reply.verdict !== "allow") return refuse(reply.verdict, reply.reason);
       counts.passed++;
       ctx.log(`auto mode: ${why ? "the person" : model} passed ${e.tool} ${id}: ${reply.reason}`);

@@ -42,7 +42,7 @@ const ANY = '*'
 const FILE = 'file'
 const PROGRAMS: Readonly<Record<string, string>> = {
   ...Object.fromEntries('ls cat head tail wc grep rg pwd echo diff sort uniq cut tr stat file du tree mkdir touch cp mv find tsc make jest vitest pytest eslint prettier true'.split(' ').map((p) => [p, ANY])),
-  ...Object.fromEntries('node python python3'.split(' ').map((p) => [p, FILE])),
+  node: FILE, python: FILE, python3: FILE,
   npm: 'test run ls', yarn: 'test run build', pnpm: 'test run build',
   cargo: 'build test check fmt clippy', go: 'build test vet fmt', git: 'status diff log show add commit rev-parse ls-files blame grep',
 }
@@ -162,8 +162,12 @@ export function createAutoMode(classifier: () => string | undefined) {
       // Then the person where they can see it: their Allow once passes it, no classifier asked; Deny or Esc leaves the engine's ask; a lapse, the classifier.
       const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? 'unreadable' : e.approver === 'person' ? await review.ask(port, action, hook) : undefined)
       if (why && why !== 'allow') return refuse(why, '')
-      const failed = (reason: string): Reply => ({ verdict: 'failed', reason })
-      const reply: Reply = why ? { verdict: why, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0]!, data[1]!), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).then((c) => (c.isAnswered ? verdictOf(c.text) : failed(c.reason)), (err) => failed(messageOf(err)))
+      const reply: Reply = why
+        ? { verdict: why, reason: REVIEW_ALLOWED }
+        : await port
+            .complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0]!, data[1]!), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS })
+            .catch((err) => ({ isAnswered: false as const, reason: messageOf(err) }))
+            .then((c) => (c.isAnswered ? verdictOf(c.text) : { verdict: 'failed', reason: c.reason }))
       if (reply.verdict !== 'allow') return refuse(reply.verdict, reply.reason)
       counts.passed++
       ctx.log(`auto mode: ${why ? 'the person' : model} passed ${e.tool} ${id}: ${reply.reason}`)
