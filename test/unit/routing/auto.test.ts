@@ -40,7 +40,8 @@ function world(over: { reply?: string | Error; classifier?: string | undefined; 
     notice: (line: string) => notices.push(line),
   }
   const mode = createAutoMode(() => ('classifier' in over ? over.classifier : 'judge'))
-  const hook = { budget: { remainingMs: 10_000 }, signal: new AbortController().signal }
+  const interrupt = new AbortController()
+  const hook = { budget: { remainingMs: 10_000 }, signal: interrupt.signal }
   const auto = { ...mode, judge: (e: Parameters<typeof mode.judge>[1], r: Parameters<typeof mode.judge>[2]) => mode.judge(port as never, e, r, { log: (line) => logs.push(line) }, hook) }
   let n = 0
   /** One routed call through check and judge: what the engine would be answered. */
@@ -50,7 +51,7 @@ function world(over: { reply?: string | Error; classifier?: string | undefined; 
     auto.checked({ ...action, tool_use_id: id, ...e }, { decision: 'ask', reason: 'needs approval', ...check })
     return auto.judge({ ...action, tool_use_id: id, ...e }, judged)
   }
-  return { auto, asked, notices, logs, call, pane, hook }
+  return { auto, asked, notices, logs, call, pane, hook, interrupt }
 }
 
 const RISKY = [
@@ -192,7 +193,10 @@ test('Deny, Esc (the pane no longer shown at a tick), an unplaced pane, too litt
   short.hook.budget.remainingMs = 9_000
   assert.equal(await short.call(bash('npm test'), {}, ASK, { approver: 'person' }), ASK)
   assert.equal(short.pane.events, [], 'no pane opened with too little of the hook\'s budget')
-  for (const w of [denied, escaped, unplaced, short]) {
+  const interrupted = world()
+  assert.equal(await reviewed(interrupted, bash('npm test'), () => interrupted.interrupt.abort()), ASK, 'the turn interrupted')
+  assert.equal(interrupted.pane.events.at(-1), `close ${REVIEW_PANE}`)
+  for (const w of [denied, escaped, unplaced, short, interrupted]) {
     assert.equal([w.asked, w.auto.counts, w.notices], [[], { passed: 0, refused: 1 }, [autoRefused('klyth', 'Bash', 'denied', '')]])
   }
   const busy = world()
