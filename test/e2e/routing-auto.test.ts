@@ -5,11 +5,13 @@
 // with the classifier never asked; a rule's deny or ask is left to the engine.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startMockModel, type MockModel } from './mock-model.ts'
 import { startMockProvider, type MockProvider, type ProviderRequest } from './mock-provider.ts'
 import { cleanupTmp, tmpDir } from './engine.ts'
+import { startLive, type LiveSession } from './live.ts'
+import { sendEach } from './probe-kit.ts'
 import { routed, routedHome, routingConfig, stepRequests, writeConfig } from './routing-kit.ts'
 
 const JUDGE_MODEL = 'mock-judge'
@@ -20,7 +22,10 @@ const isJudge = (req: ProviderRequest) => req.body?.model === JUDGE_MODEL
 
 let mock: MockModel | undefined
 let provider: MockProvider | undefined
+let live: LiveSession | undefined
 test.after.each(async () => {
+  await live?.stop()
+  live = undefined
   await mock?.close()
   await provider?.close()
   mock = provider = undefined
@@ -103,6 +108,24 @@ test('a rule\'s deny (--disallowedTools) and a settings ask rule stand untouched
   assert.match(JSON.stringify(judged[0]!.body.messages), 'auto-check.mjs')
   assert.ok(!r.debugLog.includes('auto mode did not pass'), 'no keel line for a rule\'s ask or deny')
   assert.equal(r.json.permission_denials.map((d: any) => d.tool_input.command).sort(), ['curl -s -m 1 http://127.0.0.1:9/x', 'node other.mjs'])
+})
+
+test('one session (stream-json, nobody to ask): the call passes; the permission rules change (an ask rule in the project\'s settings); the same call again is not passed, the classifier not asked again', async () => {
+  const s = await setUp([CHECK])
+  live = await startLive({ mode: 'stream-json', pluginDirs: [s.plugin], mock: mock!, home: s.home, cwd: s.cwd, extraArgs: ['--model', 'gpt', '--permission-mode', 'auto'] })
+  await sendEach(live, ['please run it'], 60_000)
+  assert.is(provider!.requests.filter(isJudge).length, 1, 'the first call was classified')
+  assert.match(toolResults(), MARKER, 'and ran')
+  // The rules change mid-session: what was passed for this action is not carried to its next call.
+  mkdirSync(join(s.cwd, '.claude'), { recursive: true })
+  writeFileSync(join(s.cwd, '.claude/settings.local.json'), JSON.stringify({ permissions: { ask: [`Bash(${CHECK})`] } }))
+  await live.waitFor('the engine to read the changed settings', () => /Detected change to .*settings\.local\.json/.test(live!.debugLog()), 60_000)
+  await sendEach(live, ['please run it'], 60_000)
+  const second = JSON.stringify(stepRequests(provider!).at(-1)?.body.messages.at(-1))
+  // The rule's ask, as the engine words it where nobody can be asked (stream-json here has no permission host).
+  assert.match(second, "Claude requested permissions to use Bash, but you haven't granted it yet.")
+  assert.is(provider!.requests.filter(isJudge).length, 1, 'the classifier was not asked again')
+  assert.is(live.debugLog().match(/auto mode: judge passed Bash/g)?.length, 1, 'one pass only')
 })
 
 test.run()

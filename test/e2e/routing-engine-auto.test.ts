@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { startMockModel, type MockModel } from './mock-model.ts'
 import { cleanupTmp, runClaude, tmpDir, writePlugin } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
-import { kitSource, tagged } from './probe-kit.ts'
+import { kitSource, screenText, sleep, tagged } from './probe-kit.ts'
 
 const CMD = 'curl -s -m 1 http://127.0.0.1:9/x; echo judged-marker-7'
 // CFG.routed: main on gpt-5 answered by the hook (else the mock answers natively); CFG.judge: the
@@ -167,6 +167,111 @@ test('auto mode and routine Bash: a read-only or edit-like command needs no clas
     assert.equal(tagged(r.debugLog, 'probe', 'CALL'), [{ tool: 'Bash', isError: false, text: 'judged-marker-7' }], cmd)
     assert.match(r.debugLog, line)
   }
+})
+
+// The review pane (issue 20 item 1, routing NOTES §3): in the terminal UI, can a tool.judge hook hold the
+// routed call's step while a pane of its own is shown, until its button, Esc or an 8 s timer answers?
+const PANE_PROBE = kitSource({ facts: true }) + `
+let pending
+export function register(on) {
+  on('turn.step', async function* ($, e, next) {
+    if (!isAlias(e.model)) return yield* next(e)
+    if (e.index === 0) return yield* answer($, e, { text: 'running', tools: [{ name: 'Bash', input: { command: ${JSON.stringify(CMD)}, description: 'probe' } }] })
+    return yield* answer($, e, { text: 'DONE' })
+  })
+  on('tool.check', async ($, e, next) => {
+    const r = await next(e)
+    log($, 'CHECKED', { approver: e.approver, result: r })
+    return r
+  })
+  on('tool.judge', async ($, e, next) => {
+    const r = await next(e)
+    log($, 'JUDGE-NEXT', { approver: e.approver, result: r, remaining: Math.round(next.budget.remainingMs / 100) * 100 })
+    const opened = await $.ui.open({ id: 'probe-review', title: 'Review action', focus: true, closeOnEscape: true, rows: 10 })
+    log($, 'OPENED', opened)
+    let done
+    const answered = new Promise((res) => { done = res })
+    const started = Date.now()
+    pending = { done, seconds: 8 }
+    const timer = $.clock.after(8000, () => done('timeout'))
+    const tick = $.clock.every(1000, async () => {
+      pending.seconds = Math.max(0, pending.seconds - 1)
+      $.ui.invalidate('ui.render')
+      if (!(await $.ui.panes()).some((p) => p.id === 'probe-review' && p.isShown)) done('closed')
+    })
+    $.ui.invalidate('ui.render')
+    const outcome = await answered
+    timer.cancel(); tick.cancel(); pending = undefined
+    await $.ui.close({ id: 'probe-review' }).catch(() => {})
+    log($, 'OUTCOME', { outcome, waitedS: Math.round((Date.now() - started) / 1000), remaining: Math.round(next.budget.remainingMs / 100) * 100, aborted: next.signal.aborted })
+    return outcome === 'allow' || outcome === 'timeout' ? { decision: 'allow', reason: 'probe ' + outcome } : r
+  })
+  on('ui.render', ($, e, next) => {
+    if (e.component !== 'Pane' || e.requestId !== 'probe-review' || !pending) return next(e)
+    const els = $.ui.resolve(e)
+    const p = pending
+    log($, 'DRAWN', p.seconds)
+    return els.Box({ flexDirection: 'column', children: [
+      els.Text({ children: 'Review action: ' + p.seconds + 's' }),
+      els.Text({ children: 'PROBE-ACTION Bash' }),
+      els.Box({ children: [els.Button({ key: 'allow-once', label: 'Allow once', onPress: () => p.done('allow') }), els.Button({ key: 'deny', label: 'Deny', onPress: () => p.done('deny') })] }),
+    ] })
+  })
+  on('tool.call', async ($, e, next) => {
+    const r = await next(e)
+    log($, 'CALL', { tool: e.tool, isError: !!r.isError, text: String(r.text || '').split('\\n')[0].slice(0, 120) })
+    return r
+  })
+}
+`
+
+test('the review pane, measured in the terminal UI: a tool.judge hook holds the routed call while its own pane counts down; the button, Esc (a poll of $.ui.panes) or the 8 s timer answers; the engine dialog comes only after an ask', async () => {
+  if (!hasPty()) return console.log('skipped: no pty')
+  mock = await startMockModel()
+  live = await startLive({ mode: 'tui', pluginDirs: [writePlugin(tmpDir('probe'), 'probe', PANE_PROBE)], mock, extraArgs: ['--model', 'gpt-5', '--permission-mode', 'auto'] })
+  const s = live
+  let mark = 0
+  const since = () => screenText(s.output().slice(mark))
+  const outcomes = () => tagged(s.debugLog(), 'probe', 'OUTCOME')
+  const waitOutcome = (n: number) => s.waitFor(`outcome ${n}`, () => outcomes().length >= n && outcomes()[n - 1], 60_000)
+  const waitScreen = (what: string, text: string) => s.waitFor(what, () => since().includes(text), 60_000).catch((err) => { throw new Error(`${err}\n${since().slice(-2500)}`) })
+  // 1. lapse: nobody answers.
+  await s.send('run it')
+  await waitScreen('the pane', 'PROBE-ACTION Bash')
+  await waitScreen('the countdown', 'Review action: 8s')
+  const during = since()
+  const lapsed = await waitOutcome(1)
+  await s.waitFor('the call ran', () => tagged(s.debugLog(), 'probe', 'CALL').length >= 1, 60_000)
+  // 2. Allow once: Tab onto the first button, Enter presses it.
+  mark = s.output().length
+  await s.send('run it')
+  await waitScreen('the pane again', 'PROBE-ACTION Bash')
+  s.write('\t')
+  await sleep(300)
+  s.write('\r')
+  const allowed = await waitOutcome(2)
+  await s.waitFor('the call ran', () => tagged(s.debugLog(), 'probe', 'CALL').length >= 2, 60_000)
+  // 3. Esc: the pane closes; the hook hands up the engine's ask.
+  mark = s.output().length
+  await s.send('run it')
+  await waitScreen('the pane a third time', 'PROBE-ACTION Bash')
+  s.write('\x1b')
+  const escaped = await waitOutcome(3)
+  await waitScreen('the engine dialog after the hook\'s ask', "Auto mode couldn't check this action, so it needs your approval")
+  const after = since()
+  const drawn = [...new Set(tagged(s.debugLog(), 'probe', 'DRAWN'))]
+  console.log('pane:', JSON.stringify(drawn), JSON.stringify({ checked: tagged(s.debugLog(), 'probe', 'CHECKED'), next: tagged(s.debugLog(), 'probe', 'JUDGE-NEXT'), opened: tagged(s.debugLog(), 'probe', 'OPENED'), outcomes: outcomes(), calls: tagged(s.debugLog(), 'probe', 'CALL') }))
+  console.log('after Esc:', after.slice(-600))
+  assert.equal(tagged(s.debugLog(), 'probe', 'CHECKED')[0], { approver: 'person', result: { decision: 'ask', reason: tagged(s.debugLog(), 'probe', 'CHECKED')[0].result.reason } })
+  assert.equal(tagged(s.debugLog(), 'probe', 'JUDGE-NEXT')[0].result, { decision: 'ask', reason: 'No classifier runs for this session' })
+  assert.equal(tagged(s.debugLog(), 'probe', 'OPENED')[0], { isPlaced: true })
+  assert.equal([lapsed.outcome, allowed.outcome, escaped.outcome], ['timeout', 'allow', 'closed'])
+  assert.equal(drawn.slice(0, 3), [8, 7, 6], 'one draw a second')
+  assert.ok(drawn.every((n: number, i: number) => i === 0 || n < drawn[i - 1]), JSON.stringify(drawn))
+  // The wait on a promise is the hook's own time: its 10 s budget runs on through the pane (about 2 s left after 8 s).
+  assert.ok(lapsed.remaining < 3000 && allowed.remaining > 5000, JSON.stringify([lapsed, allowed]))
+  assert.ok(!/Do you want to proceed/.test(during), 'no engine dialog while the pane waits')
+  assert.equal(tagged(s.debugLog(), 'probe', 'CALL').slice(0, 2).map((c: any) => c.isError), [false, false])
 })
 
 test.run()

@@ -11,7 +11,8 @@ import { configRootOf } from '../../lib/keel-home.ts'
 import { hexOf } from '../../lib/hex.ts'
 import type { RoutingPort } from './bind.ts'
 import { AUTO_PROMPTS_KEPT, AUTO_PROMPT_CHARS, AUTO_ROUTED_KEPT, CLASSIFIER_MAX_TOKENS, CLASSIFIER_NONCE_BYTES, CLASSIFIER_TIMEOUT_MS } from './constants.ts'
-import { autoRefused, classifierPrompt, CLASSIFIER_SYSTEM, type AutoReason } from './strings.ts'
+import { autoRefused, classifierPrompt, CLASSIFIER_SYSTEM, REVIEW_ALLOWED, type AutoReason } from './strings.ts'
+import { createReview, type ReviewPort } from './auto-pane.ts'
 
 /** Where a call may reach: the session's folder; the home folder and the engine's own (keel's is inside it) are never routine. */
 export type Places = { readonly cwd: string; readonly home?: string; readonly config?: string }
@@ -41,7 +42,7 @@ const ANY = '*'
 const FILE = 'file'
 const PROGRAMS: Readonly<Record<string, string>> = {
   ...Object.fromEntries('ls cat head tail wc grep rg pwd echo diff sort uniq cut tr stat file du tree mkdir touch cp mv find tsc make jest vitest pytest eslint prettier true'.split(' ').map((p) => [p, ANY])),
-  ...Object.fromEntries('node python python3'.split(' ').map((p) => [p, FILE])),
+  node: FILE, python: FILE, python3: FILE,
   npm: 'test run ls', yarn: 'test run build', pnpm: 'test run build',
   cargo: 'build test check fmt clippy', go: 'build test vet fmt', git: 'status diff log show add commit rev-parse ls-files blame grep',
 }
@@ -102,7 +103,7 @@ export function verdictOf(text: string): Reply {
 }
 
 /** What auto mode needs of routing's port, and the classifier alias routing.json names (undefined: off). */
-export type AutoPort = Pick<RoutingPort, 'pkg' | 'cwd' | 'homeFacts' | 'complete' | 'randomBytes' | 'notice'>
+export type AutoPort = Pick<RoutingPort, 'pkg' | 'cwd' | 'homeFacts' | 'complete' | 'randomBytes' | 'notice'> & ReviewPort
 
 /** The check's input fields that say the question is not a model's plain call: a ceiling, a plugin's own `$` op. */
 type Checked = Action & { readonly tool_use_id?: string; readonly ceiling?: unknown; readonly approver?: unknown }
@@ -113,10 +114,12 @@ export function createAutoMode(classifier: () => string | undefined) {
   const calls = new Map<string, string>()
   const prompts: string[] = []
   const counts = { passed: 0, refused: 0 }
+  const review = createReview()
   const actionKey = (a: Action) => JSON.stringify([a.tool, a.input])
 
   return {
     counts,
+    draw: review.draw,
     routed(id: string): void {
       calls.set(id, '')
       for (const old of calls.keys()) if (calls.size > AUTO_ROUTED_KEPT) calls.delete(old)
@@ -125,16 +128,20 @@ export function createAutoMode(classifier: () => string | undefined) {
       prompts.push(text.slice(0, AUTO_PROMPT_CHARS))
       prompts.splice(0, prompts.length - AUTO_PROMPTS_KEPT)
     },
-    /** tool.check heard from beneath: only a routed call's ask with nothing behind it (no rule, hook, setting, plugin, ceiling) and nobody to ask is armed. */
+    /** tool.check heard from beneath: only a routed call's ask with nothing behind it (no rule, hook, setting, plugin, ceiling) and no host answering is armed. */
     checked(e: Checked, r: CheckResult): void {
       const id = e.tool_use_id ?? ''
       // (`op` and `isCeilingUnread` come only on a plugin's own call, which is never a routed step's.)
-      const plain = r.decision === 'ask' && [r.rule, r.hook, r.setting, r.plugin, e.ceiling, e.approver].every((x) => x === undefined)
+      const plain = r.decision === 'ask' && [r.rule, r.hook, r.setting, r.plugin, e.ceiling].every((x) => x === undefined) && e.approver !== 'host'
       if (calls.get(id) === '' && plain) calls.set(id, actionKey(e))
       else calls.delete(id)
     },
-    /** tool.judge: the classifier's own answer `r`, or for an armed plain ask, one allow for this call once keel's rules and the classifier pass it. */
-    async judge(port: AutoPort, e: Checked, r: Verdict, ctx: { log(line: string): void }): Promise<Verdict> {
+    /**
+     * tool.judge: the classifier's own answer `r`, or for an armed plain ask, one allow for this call once
+     * keel's rules pass it and then, where a person can see it, their Allow once, or (headless, or the
+     * review lapsed) the classifier.
+     */
+    async judge(port: AutoPort, e: Checked, r: Verdict, ctx: { log(line: string): void }, hook: Parameters<typeof review.ask>[2]): Promise<Verdict> {
       const id = e.tool_use_id ?? ''
       const key = calls.get(id)
       calls.delete(id)
@@ -149,16 +156,21 @@ export function createAutoMode(classifier: () => string | undefined) {
         return r
       }
       const nonce = hexOf(port.randomBytes(CLASSIFIER_NONCE_BYTES))
-      const data = [JSON.stringify(prompts), JSON.stringify({ tool: e.tool, input: e.input, cwd: places.cwd })]
-      // keel's rules first: nothing they stop reaches a model. Data that holds the nonce could fake its lines.
-      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? 'unreadable' : undefined)
-      if (why) return refuse(why, '')
-      const asked = { model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0]!, data[1]!), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }
-      const failed = (reason: string): Reply => ({ verdict: 'failed', reason })
-      const reply = await port.complete(asked).then((c) => (c.isAnswered ? verdictOf(c.text) : failed(c.reason)), (err) => failed(messageOf(err)))
+      const action = { tool: e.tool, input: e.input, cwd: places.cwd }
+      const data = [JSON.stringify(prompts), JSON.stringify(action)]
+      // keel's rules first: nothing they stop reaches a person or a model. Data that holds the nonce could fake its lines.
+      // Then the person where they can see it: their Allow once passes it, no classifier asked; Deny or Esc leaves the engine's ask; a lapse, the classifier.
+      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? 'unreadable' : e.approver === 'person' ? await review.ask(port, action, hook) : undefined)
+      if (why && why !== 'allow') return refuse(why, '')
+      const reply: Reply = why
+        ? { verdict: why, reason: REVIEW_ALLOWED }
+        : await port
+            .complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0]!, data[1]!), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS })
+            .catch((err) => ({ isAnswered: false as const, reason: messageOf(err) }))
+            .then((c) => (c.isAnswered ? verdictOf(c.text) : { verdict: 'failed', reason: c.reason }))
       if (reply.verdict !== 'allow') return refuse(reply.verdict, reply.reason)
       counts.passed++
-      ctx.log(`auto mode: ${model} passed ${e.tool} ${id}: ${reply.reason}`)
+      ctx.log(`auto mode: ${why ? 'the person' : model} passed ${e.tool} ${id}: ${reply.reason}`)
       return { decision: 'allow', reason: reply.reason }
     },
     /** A reload or a new session: nothing armed carries over. */

@@ -51,8 +51,11 @@ export type RoutingPort = {
   complete(request: ModelCompleteRequest): Promise<ModelCompleteResult>
   /** A transcript line. */
   notice(line: string): void
-  /** Opens a pane (setup's, usage's), with the keyboard; false where no surface places it (headless, the SDK), the pane closed again. */
-  openPane(pane: { id: string; title: string }): Promise<boolean>
+  /** Opens a pane (setup's, usage's, the review's), with the keyboard, Esc closing it; false where no surface places it (headless, the SDK), the pane closed again. */
+  openPane(pane: { id: string; title: string; rows?: number }): Promise<boolean>
+  closePane(id: string): Promise<void>
+  /** Whether this plugin's pane `id` is up and shown (the person's Esc closes it). */
+  paneShown(id: string): Promise<boolean>
   /** Asks every ui.render site to draw again (the pane's fields or answer changed). */
   redraw(): void
   /** The element table of the surface a ui.render event draws on. */
@@ -123,10 +126,12 @@ export function bindRouting($: EngineInterface): RoutingPort {
     complete: (request) => $.model.complete(request),
     notice: (line) => $.ui.log(line),
     openPane: async (pane) => {
-      const { isPlaced } = await $.ui.open({ ...pane, focus: true, closeOnEscape: true, rows: PANE_ROWS })
+      const { isPlaced } = await $.ui.open({ rows: PANE_ROWS, ...pane, focus: true, closeOnEscape: true })
       if (!isPlaced) await $.ui.close({ id: pane.id })
       return isPlaced
     },
+    closePane: (id) => $.ui.close({ id }),
+    paneShown: async (id) => (await $.ui.panes()).some((p) => p.id === id && p.isShown),
     redraw: () => $.ui.invalidate('ui.render'),
     elements: (e) => $.ui.resolve(e),
   }

@@ -130,3 +130,12 @@ export const SETUP_PANE = 'routing-setup'
 export const USAGE_PANE = 'routing-usage'
 /** A pane's body rows: the setup form's eight and the longest answer setup gives (its four steps, wrapped); the usage view's two headings and its aliases' lines fit too. */
 export const PANE_ROWS = 20
+/** The review pane (auto-pane.ts, klyth F20): its id, the seconds a person has, and the rows and columns its action may fill (it is shown whole or not at all; the pane sits beside the transcript from 144 columns). */
+export const REVIEW_PANE = 'routing-review'
+export const REVIEW_SECONDS = 8
+export const REVIEW_ROWS = 16
+/** The pane's body rows: the action's, the count, what the answers do (four lines wrapped), the buttons. */
+export const REVIEW_PANE_ROWS = 24
+export const REVIEW_COLUMNS = 60
+/** The hook's budget a review needs: its 10 s run on through the 8 s wait (routing NOTES §3), and the classifier after a lapse is a `$` call, free. */
+export const REVIEW_BUDGET_MS = 9_500

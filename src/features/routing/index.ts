@@ -19,7 +19,7 @@ import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './ant
 import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
-import { SETUP_PANE, USAGE_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
+import { REVIEW_PANE, SETUP_PANE, USAGE_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
 import { parseCurlVersion, type BodyMode } from './curl.ts'
 import { countTokensAnswer } from './estimate.ts'
 import { exchangeFor } from './exchange.ts'
@@ -624,11 +624,11 @@ export function createRoutingFeature(): Feature<Port> {
         auto.checked(e, r)
         return r
       },
-      'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx),
-      // A pane routing opened (setup's form, usage's lines): drawn by its own drawing.
+      'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx, next),
+      // A pane routing opened (setup's form, usage's lines, the review while one is up): drawn by its own drawing.
       'ui.render': (port, e, next) => {
-        const draw = e.component === 'Pane' && drawings.get(e.requestId)
-        return draw ? (draw(port.elements(e) as PaneElements) as Awaited<ReturnType<typeof next>>) : next(e)
+        const draw = e.component === 'Pane' && (e.requestId === REVIEW_PANE ? auto.draw : drawings.get(e.requestId))
+        return ((draw && draw(port.elements(e) as PaneElements)) || next(e)) as Awaited<ReturnType<typeof next>>
       },
       // The ledger's last write lands before the session ends: a print-mode run ends right after its turn.
       'session.end': async (_port, e, next) => {

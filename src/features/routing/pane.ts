@@ -9,7 +9,7 @@ type Element = unknown
 /** The constructors of `$.ui.resolve(e)` the pane draws with (the terminal's and the desktop's have them). */
 export type PaneElements = {
   Box(props: { flexDirection?: 'column'; children?: unknown }): Element
-  Text(props: { children?: unknown }): Element
+  Text(props: { bold?: true; children?: unknown }): Element
   Input(props: { key: string; label?: string; placeholder?: string; value?: string; autoFocus?: true; onInput: (value: string) => void; onSubmit: (value: string) => void }): Element
   Select(props: { key: string; label?: string; value?: string; options: readonly { value: string }[]; onSelect: (value: string) => void }): Element
   Button(props: { key: string; label: string; onPress: () => void }): Element

@@ -253,12 +253,20 @@ export const AUTO_REFUSALS = {
   failed: 'the classifier gave no answer',
   noVerdict: 'the classifier did not answer with one JSON verdict',
   ask: 'the classifier said ask',
+  denied: 'it was not allowed in the review (Deny, Esc, or no pane could be shown)',
+  large: 'it is too large to show whole in the review',
 } as const
 export type AutoReason = keyof typeof AUTO_REFUSALS
 export const autoRefused = (pkg: string, tool: string, reason: AutoReason, detail: string) =>
   `${pkg}: auto mode did not pass this ${tool} call: ${AUTO_REFUSALS[reason]}${detail && ` (${detail})`}; the engine's answer stands`
 export const autoLine = (classifier: string | undefined, counts: { readonly passed: number; readonly refused: number }) =>
   `auto mode: ${classifier ? `classifier ${classifier}` : 'no classifier (off)'}; passed ${counts.passed}, refused ${counts.refused}`
+/** The review pane (auto-pane.ts): its title (with the seconds left, its first line), what the answers do, its buttons; the verdict's reason on Allow once. */
+export const REVIEW_TITLE = 'Review action'
+export const REVIEW_HELP = "Allow once runs only this exact action, this once. Deny or Esc leaves it to the engine's own question. After 8 seconds without an answer, only routine work may pass, if the classifier allows it."
+export const REVIEW_ALLOW = 'Allow once'
+export const REVIEW_DENY = 'Deny'
+export const REVIEW_ALLOWED = 'allowed once in the review'
 /** What the classifier is told it is (its system prompt). */
 export const CLASSIFIER_SYSTEM =
   'You review one action a coding agent wants to run in auto mode. Allow only routine work inside the project: reads, builds, tests, edits. ' +

@@ -5,19 +5,28 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createAutoMode, eligibility, verdictOf, type Places } from '../../../src/features/routing/auto.ts'
+import { reviewText } from '../../../src/features/routing/auto-pane.ts'
+import { REVIEW_PANE } from '../../../src/features/routing/constants.ts'
 import { readConfig } from '../../../src/features/routing/config.ts'
-import { AUTO_REFUSALS, autoRefused } from '../../../src/features/routing/strings.ts'
+import { AUTO_REFUSALS, autoRefused, REVIEW_ALLOWED, REVIEW_HELP } from '../../../src/features/routing/strings.ts'
 
 const PLACES: Places = { cwd: '/work/proj', home: '/home/me', config: '/home/me/.claude' }
 const ASK = { decision: 'ask' as const, reason: 'No classifier runs for this session' }
 const bash = (command: string) => ({ tool: 'Bash', input: { command, description: 'x' } })
 
 /** An auto mode whose classifier stub answers `reply` (allow, by default) and records each request. */
-function world(over: { reply?: string | Error; classifier?: string | undefined; byte?: number } = {}) {
+function world(over: { reply?: string | Error; classifier?: string | undefined; byte?: number; placed?: boolean } = {}) {
   const asked: { model: string; system: string; prompt: string }[] = []
   const notices: string[] = []
   const logs: string[] = []
+  /** The review pane: what happened to it, its timers (run by hand), whether it is up. */
+  const pane = { events: [] as string[], ticks: [] as (() => void)[], up: false }
   const port = {
+    openPane: async ({ id, title }: { id: string; title: string }) => (pane.events.push(`open ${id} ${title}`), (pane.up = over.placed ?? true)),
+    closePane: async (id: string) => void (pane.events.push(`close ${id}`), (pane.up = false)),
+    paneShown: async () => pane.up,
+    redraw: () => void pane.events.push('redraw'),
+    every: (_ms: number, fn: () => void) => (pane.ticks.push(fn), () => void pane.events.push('tick stopped')),
     pkg: 'klyth',
     cwd: async () => PLACES.cwd,
     homeFacts: async () => ({ home: PLACES.home }),
@@ -31,7 +40,9 @@ function world(over: { reply?: string | Error; classifier?: string | undefined; 
     notice: (line: string) => notices.push(line),
   }
   const mode = createAutoMode(() => ('classifier' in over ? over.classifier : 'judge'))
-  const auto = { ...mode, judge: (e: Parameters<typeof mode.judge>[1], r: Parameters<typeof mode.judge>[2]) => mode.judge(port, e, r, { log: (line) => logs.push(line) }) }
+  const interrupt = new AbortController()
+  const hook = { budget: { remainingMs: 10_000 }, signal: interrupt.signal }
+  const auto = { ...mode, judge: (e: Parameters<typeof mode.judge>[1], r: Parameters<typeof mode.judge>[2]) => mode.judge(port as never, e, r, { log: (line) => logs.push(line) }, hook) }
   let n = 0
   /** One routed call through check and judge: what the engine would be answered. */
   const call = async (action: { tool: string; input: unknown }, check: Record<string, unknown> = {}, judged: { decision: 'allow' | 'ask' | 'deny'; reason?: string } = ASK, e: Record<string, unknown> = {}) => {
@@ -40,7 +51,7 @@ function world(over: { reply?: string | Error; classifier?: string | undefined; 
     auto.checked({ ...action, tool_use_id: id, ...e }, { decision: 'ask', reason: 'needs approval', ...check })
     return auto.judge({ ...action, tool_use_id: id, ...e }, judged)
   }
-  return { auto, asked, notices, logs, call }
+  return { auto, asked, notices, logs, call, pane, hook, interrupt }
 }
 
 const RISKY = [
@@ -105,7 +116,7 @@ test('rule 1: anything but a routed call\'s plain ask where nobody can be asked 
   const action = bash('npm test')
   // behind the ask: a rule, a hook, a setting, a plugin's hook; a ceiling, a plugin's own op, someone who can be asked
   for (const check of [{ rule: 'Bash(npm:*)' }, { hook: 'PreToolUse' }, { setting: 'permissions.blockReadsOutsideWorkingDirectories' }, { plugin: 'other' }]) assert.equal(await w.call(action, check), ASK, JSON.stringify(check))
-  for (const e of [{ ceiling: 'ask' }, { ceiling: 'deny' }, { approver: 'person' }, { approver: 'host' }]) assert.equal(await w.call(action, {}, ASK, e), ASK, JSON.stringify(e))
+  for (const e of [{ ceiling: 'ask' }, { ceiling: 'deny' }, { approver: 'host' }]) assert.equal(await w.call(action, {}, ASK, e), ASK, JSON.stringify(e))
   // a check that was no ask; a judge that was no ask (never denied, never widened)
   assert.equal(await w.call(action, { decision: 'allow' }), ASK)
   for (const judged of [{ decision: 'deny' as const, reason: 'classifier says no' }, { decision: 'allow' as const }]) assert.equal(await w.call(action, {}, judged), judged)
@@ -138,6 +149,88 @@ test('rule 2: an allow is for the exact call checked, once; a reset drops what i
   w.auto.reset()
   assert.equal(await w.auto.judge({ ...bash('npm test'), tool_use_id: 'toolu_keel_c' }, ASK), ASK, 'reset')
   assert.is(w.asked.length, 1)
+})
+
+/** A call where a person can see it, its review answered by `act` once the pane is drawn. */
+async function reviewed(w: ReturnType<typeof world>, action: { tool: string; input: unknown }, act: (tree: any) => void | Promise<void>) {
+  const verdict = w.call(action, {}, ASK, { approver: 'person' })
+  for (let i = 0; i < 20 && !w.pane.events.length; i++) await Promise.resolve()
+  await Promise.resolve()
+  const els = new Proxy({}, { get: (_, type) => (props: object) => ({ type, props }) })
+  await act(w.auto.draw(els as never))
+  return verdict
+}
+const buttons = (tree: any) => tree.props.children[3].props.children
+
+test('where a person can see it, the review comes first: Allow once passes the exact call without asking the classifier', async () => {
+  const w = world()
+  const verdict = await reviewed(w, bash('npm test'), (tree) => {
+    assert.equal(tree.props.children.slice(0, 3).map((t: any) => t.props.children), ['Review action: 8s', REVIEW_HELP, reviewText({ tool: 'Bash', input: { command: 'npm test', description: 'x' }, cwd: '/work/proj' })])
+    assert.is(tree.props.children[0].props.bold, true)
+    assert.equal(buttons(tree).map((b: any) => [b.props.key, b.props.label]), [['allow-once', 'Allow once'], ['deny', 'Deny']])
+    buttons(tree)[0].props.onPress()
+  })
+  assert.equal(verdict, { decision: 'allow', reason: REVIEW_ALLOWED })
+  assert.equal(w.asked, [], 'no classifier asked')
+  assert.equal(w.pane.events, [`open ${REVIEW_PANE} Review action`, 'tick stopped', `close ${REVIEW_PANE}`])
+  assert.equal([w.auto.counts, w.logs], [{ passed: 1, refused: 0 }, ['auto mode: the person passed Bash toolu_keel_1: allowed once in the review']])
+  assert.is(w.auto.draw({} as never), undefined, 'the pane draws nothing once answered')
+})
+
+test('Deny, Esc (the pane no longer shown at a tick), an unplaced pane, too little budget, an interrupt: not passed, the engine\'s ask stands, no classifier asked', async () => {
+  const denied = world()
+  assert.equal(await reviewed(denied, bash('npm test'), (tree) => buttons(tree)[1].props.onPress()), ASK)
+  const escaped = world()
+  assert.equal(await reviewed(escaped, bash('npm test'), async (tree) => {
+    escaped.pane.up = false
+    escaped.pane.ticks[0]!()
+    assert.is(tree.props.children[0].props.children, 'Review action: 8s')
+    assert.match((escaped.auto.draw(new Proxy({}, { get: (_, type) => (props: object) => ({ type, props }) }) as never) as any).props.children[0].props.children, 'Review action: 7s')
+  }), ASK)
+  const unplaced = world({ placed: false })
+  assert.equal(await unplaced.call(bash('npm test'), {}, ASK, { approver: 'person' }), ASK)
+  const short = world()
+  short.hook.budget.remainingMs = 9_000
+  assert.equal(await short.call(bash('npm test'), {}, ASK, { approver: 'person' }), ASK)
+  assert.equal(short.pane.events, [], 'no pane opened with too little of the hook\'s budget')
+  const interrupted = world()
+  assert.equal(await reviewed(interrupted, bash('npm test'), () => interrupted.interrupt.abort()), ASK, 'the turn interrupted')
+  assert.equal(interrupted.pane.events.at(-1), `close ${REVIEW_PANE}`)
+  for (const w of [denied, escaped, unplaced, short, interrupted]) {
+    assert.equal([w.asked, w.auto.counts, w.notices], [[], { passed: 0, refused: 1 }, [autoRefused('klyth', 'Bash', 'denied', '')]])
+  }
+  const busy = world()
+  const first = reviewed(busy, bash('npm test'), async () => {
+    assert.equal(await busy.call(bash('npm run build'), {}, ASK, { approver: 'person' }), ASK, 'a second review while one is up')
+    buttons(busy.auto.draw(new Proxy({}, { get: (_, type) => (props: object) => ({ type, props }) }) as never))[0].props.onPress()
+  })
+  assert.is((await first).decision, 'allow')
+})
+
+test('a review that lapses goes on to the classifier, as headless: its allow passes, its ask leaves the engine\'s', async () => {
+  const w = world()
+  assert.equal(await reviewed(w, bash('npm test'), () => {
+    w.pane.up = true
+    for (let i = 0; i < 8; i++) w.pane.ticks[0]!()
+    assert.equal(w.pane.events.filter((x) => x === 'redraw').length, 8, 'one redraw a second')
+  }), { decision: 'allow', reason: 'a routine test run' })
+  assert.is(w.asked.length, 1)
+  const asks = world({ reply: '{"verdict":"ask","reason":"not sure"}' })
+  assert.equal(await reviewed(asks, bash('npm test'), () => { for (let i = 0; i < 8; i++) asks.pane.ticks[0]!() }), ASK)
+  assert.equal(asks.notices, [autoRefused('klyth', 'Bash', 'ask', 'not sure')])
+})
+
+test('not reviewable, not passed, no pane: a secret, a risky action, an action too large to show whole; the review text is escaped', async () => {
+  const w = world()
+  for (const [action, reason] of [[bash('npm test -- --token=sk-live-abcdefghijkl'), 'secret'], [bash('rm -rf build'), 'command'], [{ tool: 'Write', input: { file_path: 'out/big.txt', content: 'x\n'.repeat(400) } }, 'large'], [{ tool: 'Write', input: { file_path: 'out/long.txt', content: 'y'.repeat(1200) } }, 'large']] as const) {
+    assert.equal(await w.call(action, {}, ASK, { approver: 'person' }), ASK, reason)
+    assert.is(w.notices.at(-1), autoRefused('klyth', action.tool, reason, ''))
+  }
+  assert.equal([w.pane.events, w.asked], [[], []])
+  // headless the same large write is the classifier's to judge: the limit is the pane's
+  assert.is((await w.call({ tool: 'Write', input: { file_path: 'out/big.txt', content: 'x\n'.repeat(400) } })).decision, 'allow')
+  assert.ok(reviewText({ tool: 'Write', input: { file_path: 'out/fits.txt', content: 'z'.repeat(500) } }), 'what fits is shown')
+  assert.is(reviewText({ command: 'echo \u202egnp.exe\u2028\u0085\u200b' }), '{\n  "command": "echo \\u202egnp.exe\\u2028\\u0085\\u200b"\n}')
 })
 
 test('the classifier\'s request: its alias, the person\'s own prompts and the action as quoted data between nonce lines', async () => {
