@@ -6160,6 +6160,7 @@ var MESSAGE_TYPE = "text/event-stream";
 var JSON_TYPE = "application/json";
 var SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)];
 var CAPTURED_ANSWER = { text: ".", toolCalls: [], stopReason: "end_turn", usage: null };
+var logged = (ctx, what) => (err) => void ctx.log(`${what}: ${String(err)}`);
 var local = (type, text, status2 = 200) => ({ value: { status: status2, ok: status2 >= 200 && status2 < 300, headers: { "content-type": type }, text } });
 function createRoutingFeature() {
   let table;
@@ -6189,10 +6190,11 @@ function createRoutingFeature() {
   const classifierOf = () => table?.read.state === "loaded" ? table.read.config.classifier : void 0;
   const auto = createAutoMode(classifierOf);
   let pane;
-  const label = (model2) => {
+  const routeOf = (model2) => {
     const decision = table?.decide(model2);
-    return decision?.kind === "route" ? decision.route.label : model2;
+    return decision?.kind === "route" ? decision.route : void 0;
   };
+  const label = (model2) => routeOf(model2)?.label ?? model2;
   async function load(port, ctx) {
     curlPath = String(ctx.options[OPTIONS.curl] ?? "").trim() || CURL_PATH;
     const given = String(ctx.options[OPTIONS.file] ?? "").trim();
@@ -6208,7 +6210,7 @@ function createRoutingFeature() {
     try {
       text = configPath ? await port.readText(configPath) : void 0;
     } catch (err) {
-      table.load({ state: "unreadable", error: err instanceof Error ? err.message : String(err) });
+      table.load({ state: "unreadable", error: messageOf(err) });
       return ctx.log(`config ${configPath} unreadable: ${table.read.state === "unreadable" ? table.read.error : ""}`);
     }
     const read = readConfig(text);
@@ -6316,7 +6318,7 @@ function createRoutingFeature() {
     try {
       return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder });
     } finally {
-      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`));
+      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, "request file not removed"));
     }
   }
   function mentionsRoute(e) {
@@ -6340,8 +6342,7 @@ function createRoutingFeature() {
     return { turnId: e.turnId, index: e.index, ...end.result };
   }
   function showStatus(port, model2) {
-    const decision = model2 === void 0 ? void 0 : table?.decide(model2);
-    shownRoute = decision?.kind === "route" ? decision.route : void 0;
+    shownRoute = routeOf(model2);
     const spent = spentText(totalOf(ledger?.usage.aliases ?? {}));
     const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : void 0;
     if (text === shownStatus) return;
@@ -6352,7 +6353,7 @@ function createRoutingFeature() {
     try {
       await port.setUnknownModelWindow(route.context);
     } catch (err) {
-      ctx.log(`window not set to ${route.context}: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log(`window not set to ${route.context}: ${messageOf(err)}`);
     }
   }
   async function* step(port, e, next, ctx) {
@@ -6369,8 +6370,8 @@ function createRoutingFeature() {
       await Promise.race([wait.captured, answered.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]);
     } catch (err) {
       wait.cancel(err);
-      void beneath.return(void 0).catch(() => void 0);
-      return yield* failStep(e, stepFailed(port.pkg, label(e.model), err instanceof Error ? err.message : String(err)));
+      void beneath.return(void 0).catch(toUndefined);
+      return yield* failStep(e, stepFailed(port.pkg, label(e.model), messageOf(err)));
     } finally {
       stopTimer();
     }
@@ -6419,7 +6420,7 @@ function createRoutingFeature() {
       let r = await gen.next();
       for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value);
       const out = r.value;
-      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch((err) => ctx.log(`usage not counted: ${String(err)}`));
+      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch(logged(ctx, "usage not counted"));
       if (out.failure) {
         const line = failureText2(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]));
         noteFailure(line);
@@ -6427,7 +6428,7 @@ function createRoutingFeature() {
       }
       result = out.end.result;
       const kept = out.end.kept;
-      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch((err) => ctx.log(`what ${route.label} sends back was not stored: ${String(err)}`));
+      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`));
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks);
       return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
     } finally {
@@ -6440,7 +6441,7 @@ function createRoutingFeature() {
     const decision = table.decide(name);
     if (decision.kind === "native") {
       const result2 = await next(e);
-      showStatus(port, await port.mainModel().catch(() => void 0));
+      showStatus(port, await port.mainModel().catch(toUndefined));
       return result2;
     }
     if (decision.kind === "fail") return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, "")) };
@@ -6473,7 +6474,7 @@ function createRoutingFeature() {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report2[0]), route.model);
       return reported !== void 0 && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : "";
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`);
       return "";
     }
   }
@@ -6491,7 +6492,7 @@ function createRoutingFeature() {
     if ("deny" in spawned) return { deny: spawned.deny };
     ctx.log(`${route.label} took a task as agent ${spawned.agentId}`);
     if (call.background) {
-      delegated.set(spawned.agentId, (answer2) => void port.submit(agentAnswered(route.label, call.description, answer2)).catch((err) => ctx.log(`the answer of ${spawned.agentId} was not delivered: ${String(err)}`)));
+      delegated.set(spawned.agentId, (answer2) => void port.submit(agentAnswered(route.label, call.description, answer2)).catch(logged(ctx, `the answer of ${spawned.agentId} was not delivered`)));
       return { result: agentStarted(route.label, spawned.agentId) };
     }
     const answer = await new Promise((resolve2) => {
@@ -6505,7 +6506,7 @@ function createRoutingFeature() {
     if (nonce === void 0) return next(e);
     const alias = spawning.get(nonce);
     spawning.delete(nonce);
-    if (!alias || table?.decide(alias).kind !== "route") return { deny: agentUnclaimed(port.pkg) };
+    if (!alias || !routeOf(alias)) return { deny: agentUnclaimed(port.pkg) };
     return next({ ...e, prompt: e.prompt.slice(routeMarker(port.pkg, nonce).length), model: alias });
   }
   async function routeVerb(port, args, ctx) {
@@ -6555,14 +6556,14 @@ function createRoutingFeature() {
     const read = table?.read ?? { state: "missing" };
     const providers = read.state === "loaded" ? Object.values(read.config.providers) : [];
     const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)));
-    const main = await port.mainModel().catch(() => void 0);
+    const main = await port.mainModel().catch(toUndefined);
     const c = curl ? await curl : curlFailed2;
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
       approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
       keyState: (p) => keys?.stateOf(p) ?? "not read yet",
-      main: main === void 0 ? void 0 : { model: main, routedTo: main && table?.decide(main).kind === "route" ? label(main) : void 0 },
+      main: main === void 0 ? void 0 : { model: main, routedTo: routeOf(main)?.label },
       counts,
       auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
@@ -6584,10 +6585,10 @@ function createRoutingFeature() {
         if (table.aliases().length) {
           port.after(0, () => void curlOf(port));
           managed = await port.managed().catch(() => false);
-          agentToolName = await port.registerTool(agentTool(port.pkg, table.aliases().map((a) => table.decide(a).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`));
-          const main = await port.mainModel().catch(() => void 0);
-          const decision = main === void 0 ? void 0 : table.decide(main);
-          if (decision?.kind === "route") await setWindow(port, ctx, decision.route);
+          agentToolName = await port.registerTool(agentTool(port.pkg, table.aliases().map((a) => routeOf(a)))).catch(logged(ctx, "the agent tool was not registered"));
+          const main = await port.mainModel().catch(toUndefined);
+          const route = routeOf(main);
+          if (route) await setWindow(port, ctx, route);
           showStatus(port, main);
         }
         return next(e);
@@ -6624,13 +6625,8 @@ function createRoutingFeature() {
           delegated.get(e.agentId)?.(e.reason === "answer" ? e.answer : agentEnded(label(e.usage?.model ?? ""), e.reason, e.answer));
           delegated.delete(e.agentId);
         }
-        if (e.agentId === void 0 && table) {
-          const used = e.usage?.model;
-          const decision = used ? table.decide(used) : void 0;
-          if (decision?.kind === "route") {
-            routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: decision.route.label, model: decision.route.model };
-          }
-        }
+        const route = e.agentId === void 0 ? routeOf(e.usage?.model) : void 0;
+        if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model };
         return next(e);
       },
       "prompt.submit": async (port, e, next) => {

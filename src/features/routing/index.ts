@@ -14,6 +14,7 @@ import type { Args, Chunk, EventResult, Next, StreamNext } from 'claude-code'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { configRootOf, keelHomeOf } from '../../lib/keel-home.ts'
 import { hexOf } from '../../lib/hex.ts'
+import { messageOf, toUndefined } from '../../lib/message.ts'
 import { removeSafely, sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './anthropic.ts'
 import { keySource } from './auth.ts'
@@ -59,6 +60,8 @@ const SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)]
 
 /** The answer the engine's own request for a routed step gets: a fake one, drained unread by the step. */
 const CAPTURED_ANSWER = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
+/** A debug line for work nobody waits on, `<what>: <err>`: its `.catch`. */
+const logged = (ctx: FeatureContext, what: string) => (err: unknown) => void ctx.log(`${what}: ${String(err)}`)
 /** A local answer to an engine request: the least the engine takes (status, headers, text; NOTES §7). */
 const local = (type: string, text: string, status = 200): EventResult<'http.fetch'> => ({ value: { status, ok: status >= 200 && status < 300, headers: { 'content-type': type }, text } })
 
@@ -106,10 +109,12 @@ export function createRoutingFeature(): Feature<Port> {
   /** The setup pane's fields and what setup last said there, kept while the feature is loaded. */
   let pane: { fields: SetupFields; said: string } | undefined
 
-  const label = (model: string) => {
+  /** The route a model name takes now, if it is a routed alias. */
+  const routeOf = (model: string | undefined) => {
     const decision = table?.decide(model)
-    return decision?.kind === 'route' ? decision.route.label : model
+    return decision?.kind === 'route' ? decision.route : undefined
   }
+  const label = (model: string) => routeOf(model)?.label ?? model
 
   async function load(port: Port, ctx: FeatureContext): Promise<void> {
     curlPath = String(ctx.options[OPTIONS.curl] ?? '').trim() || CURL_PATH
@@ -126,7 +131,7 @@ export function createRoutingFeature(): Feature<Port> {
     try {
       text = configPath ? await port.readText(configPath) : undefined
     } catch (err) {
-      table.load({ state: 'unreadable', error: err instanceof Error ? err.message : String(err) })
+      table.load({ state: 'unreadable', error: messageOf(err) })
       return ctx.log(`config ${configPath} unreadable: ${table.read.state === 'unreadable' ? table.read.error : ''}`)
     }
     const read = readConfig(text)
@@ -252,7 +257,7 @@ export function createRoutingFeature(): Feature<Port> {
     try {
       return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder })
     } finally {
-      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`))
+      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, 'request file not removed'))
     }
   }
 
@@ -284,8 +289,7 @@ export function createRoutingFeature(): Feature<Port> {
   }
 
   function showStatus(port: Port, model: string | undefined): void {
-    const decision = model === undefined ? undefined : table?.decide(model)
-    shownRoute = decision?.kind === 'route' ? decision.route : undefined
+    shownRoute = routeOf(model)
     const spent = spentText(totalOf(ledger?.usage.aliases ?? {}))
     const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : undefined
     if (text === shownStatus) return
@@ -297,7 +301,7 @@ export function createRoutingFeature(): Feature<Port> {
     try {
       await port.setUnknownModelWindow(route.context)
     } catch (err) {
-      ctx.log(`window not set to ${route.context}: ${err instanceof Error ? err.message : String(err)}`)
+      ctx.log(`window not set to ${route.context}: ${messageOf(err)}`)
     }
   }
 
@@ -325,8 +329,8 @@ export function createRoutingFeature(): Feature<Port> {
       await Promise.race([wait.captured, answered.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))])
     } catch (err) {
       wait.cancel(err as Error)
-      void beneath.return(undefined as never).catch(() => undefined)
-      return yield* failStep(e, stepFailed(port.pkg, label(e.model), err instanceof Error ? err.message : String(err)))
+      void beneath.return(undefined as never).catch(toUndefined)
+      return yield* failStep(e, stepFailed(port.pkg, label(e.model), messageOf(err)))
     } finally {
       stopTimer()
     }
@@ -387,7 +391,7 @@ export function createRoutingFeature(): Feature<Port> {
       const out = r.value
       // Counted from the provider's own usage; a request that failed once its answer had begun cost
       // something nobody reported: a gap (one that failed before any answer cost nothing).
-      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch((err) => ctx.log(`usage not counted: ${String(err)}`))
+      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch(logged(ctx, 'usage not counted'))
       if (out.failure) {
         const line = failureText(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()]))
         noteFailure(line)
@@ -397,7 +401,7 @@ export function createRoutingFeature(): Feature<Port> {
       }
       result = out.end.result
       const kept = out.end.kept
-      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch((err) => ctx.log(`what ${route.label} sends back was not stored: ${String(err)}`))
+      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`))
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks)
       return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
     } finally {
@@ -417,7 +421,7 @@ export function createRoutingFeature(): Feature<Port> {
     const decision = table.decide(name)
     if (decision.kind === 'native') {
       const result = await next(e)
-      showStatus(port, await port.mainModel().catch(() => undefined))
+      showStatus(port, await port.mainModel().catch(toUndefined))
       return result
     }
     if (decision.kind === 'fail') return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, '')) }
@@ -452,7 +456,7 @@ export function createRoutingFeature(): Feature<Port> {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report[0]), route.model)
       return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : ''
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`)
+      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`)
       return ''
     }
   }
@@ -473,7 +477,7 @@ export function createRoutingFeature(): Feature<Port> {
     ctx.log(`${route.label} took a task as agent ${spawned.agentId}`)
     if (call.background) {
       // Its answer goes to main as a prompt of its own, once main is idle (the engine sends none for a plugin's spawn).
-      delegated.set(spawned.agentId, (answer) => void port.submit(agentAnswered(route.label, call.description, answer)).catch((err) => ctx.log(`the answer of ${spawned.agentId} was not delivered: ${String(err)}`)))
+      delegated.set(spawned.agentId, (answer) => void port.submit(agentAnswered(route.label, call.description, answer)).catch(logged(ctx, `the answer of ${spawned.agentId} was not delivered`)))
       return { result: agentStarted(route.label, spawned.agentId) }
     }
     const answer = await new Promise<string>((resolve) => {
@@ -489,7 +493,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (nonce === undefined) return next(e)
     const alias = spawning.get(nonce)
     spawning.delete(nonce)
-    if (!alias || table?.decide(alias).kind !== 'route') return { deny: agentUnclaimed(port.pkg) }
+    if (!alias || !routeOf(alias)) return { deny: agentUnclaimed(port.pkg) }
     return next({ ...e, prompt: e.prompt.slice(routeMarker(port.pkg, nonce).length), model: alias })
   }
 
@@ -546,14 +550,14 @@ export function createRoutingFeature(): Feature<Port> {
     const read = table?.read ?? { state: 'missing' as const }
     const providers = read.state === 'loaded' ? Object.values(read.config.providers) : []
     const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)))
-    const main = await port.mainModel().catch(() => undefined)
+    const main = await port.mainModel().catch(toUndefined)
     const c = curl ? await curl : curlFailed
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
       approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
       keyState: (p: Provider) => keys?.stateOf(p) ?? 'not read yet',
-      main: main === undefined ? undefined : { model: main, routedTo: main && table?.decide(main).kind === 'route' ? label(main) : undefined },
+      main: main === undefined ? undefined : { model: main, routedTo: routeOf(main)?.label },
       counts,
       auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
@@ -580,10 +584,10 @@ export function createRoutingFeature(): Feature<Port> {
           // inside that step, it cost the first token 150–160 ms: test/bench/FINDINGS.md).
           port.after(0, () => void curlOf(port))
           managed = await port.managed().catch(() => false)
-          agentToolName = await port.registerTool(agentTool(port.pkg, table!.aliases().map((a) => (table!.decide(a) as { route: Route }).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`))
-          const main = await port.mainModel().catch(() => undefined)
-          const decision = main === undefined ? undefined : table!.decide(main)
-          if (decision?.kind === 'route') await setWindow(port, ctx, decision.route)
+          agentToolName = await port.registerTool(agentTool(port.pkg, table!.aliases().map((a) => routeOf(a)!))).catch(logged(ctx, 'the agent tool was not registered'))
+          const main = await port.mainModel().catch(toUndefined)
+          const route = routeOf(main)
+          if (route) await setWindow(port, ctx, route)
           showStatus(port, main)
         }
         return next(e)
@@ -628,13 +632,8 @@ export function createRoutingFeature(): Feature<Port> {
           delegated.get(e.agentId)?.(e.reason === 'answer' ? e.answer : agentEnded(label(e.usage?.model ?? ''), e.reason, e.answer))
           delegated.delete(e.agentId)
         }
-        if (e.agentId === undefined && table) {
-          const used = e.usage?.model
-          const decision = used ? table.decide(used) : undefined
-          if (decision?.kind === 'route') {
-            routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: decision.route.label, model: decision.route.model }
-          }
-        }
+        const route = e.agentId === undefined ? routeOf(e.usage?.model) : undefined
+        if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model }
         return next(e)
       },
       // Native Claude is told once which turns another model answered (klyth F7).
