@@ -4994,7 +4994,7 @@ function assistantMessages(message, out) {
     ...replay?.calls?.[b.id]
   }));
   if (!text && !calls.length) return [];
-  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") && { reasoning_content: "" }, ...replay?.fields }];
+  return [{ role: "assistant", content: text || null, ...calls.length && { tool_calls: calls }, ...out.behaviours.has("emptyReasoning") && { reasoning_content: "" }, ...replay?.fields }];
 }
 function toOpenAiRequest(body, out) {
   const { route, behaviours } = out;
@@ -5011,7 +5011,7 @@ function toOpenAiRequest(body, out) {
   const request = {
     model: route.model,
     messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
-    ...tools.length ? { tools } : {},
+    ...tools.length && { tools },
     ...maxTokens !== void 0 && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
     ...effort !== void 0 && { reasoning_effort: effort },
     ...schema !== void 0 && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
@@ -5111,7 +5111,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
     },
     pushCompletion: (json) => readEvent(json, apply("message")),
     finish() {
-      step.keep({ ...reasoningContent ? { reasoning_content: reasoningContent } : {}, ...details.length ? { reasoning_details: details } : {} });
+      step.keep({ ...reasoningContent && { reasoning_content: reasoningContent }, ...details.length && { reasoning_details: details } });
       return step.finish();
     }
   };
@@ -5333,7 +5333,7 @@ function isLoopback(hostname) {
   return LOOPBACK_HOSTS.includes(hostname) || LOOPBACK_V4_PATTERN.test(hostname);
 }
 function jsonProblem(text, err) {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   const at = /at position (\d+)/.exec(message);
   if (!at) return message;
   const before = text.slice(0, Number(at[1])).split("\n");
@@ -5372,10 +5372,10 @@ function readConfig(text) {
       continue;
     }
     const given = entry;
-    const { api, baseUrl, auth, headers, preset } = { ...given.preset ? PRESETS[given.preset] : {}, ...given };
+    const { api, baseUrl, auth, headers, preset } = { ...given.preset && PRESETS[given.preset], ...given };
     const url = new URL(baseUrl);
     if (url.protocol === "http:" && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP));
-    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {}, ...preset ? { preset } : {} };
+    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {}, ...preset && { preset } };
   }
   const models = {};
   const claimed = [];
@@ -5473,7 +5473,7 @@ function toResponsesRequest(body, out) {
     model: route.model,
     instructions: systemTextOf(body, system, renamer),
     input,
-    ...tools.length ? { tools } : {},
+    ...tools.length && { tools },
     ...effort !== void 0 && { reasoning: { effort }, include: ["reasoning.encrypted_content"] },
     ...maxOutput !== void 0 && { max_output_tokens: Math.max(16, maxOutput) },
     ...schema !== void 0 && { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } },
@@ -6252,10 +6252,8 @@ function createRoutingFeature() {
   }
   async function isApproved(port, provider) {
     const fp = await providerFingerprint(provider);
-    if (approved.has(fp)) return true;
-    if (await port.storeGet(trustKey(fp)) !== true) return false;
-    approved.add(fp);
-    return true;
+    if (!approved.has(fp) && await port.storeGet(trustKey(fp)) === true) approved.add(fp);
+    return approved.has(fp);
   }
   async function approve(port, provider) {
     const fp = await providerFingerprint(provider);
@@ -6294,10 +6292,10 @@ function createRoutingFeature() {
   }
   function transportEdges(port, next) {
     return {
-      spawn: (argv, input) => port.spawn(argv, input),
+      spawn: port.spawn,
       sleep: (ms) => port.sleep(ms, next.signal),
-      every: (ms, fn) => port.every(ms, fn),
-      now: () => port.now(),
+      every: port.every,
+      now: port.now,
       remainingMs: () => next.budget.remainingMs,
       aborted: () => next.signal.aborted
     };
@@ -6579,7 +6577,7 @@ function createRoutingFeature() {
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) });
-        keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error("no such file"))), now: () => port.now() });
+        keys ??= createKeys({ run: port.run, read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error("no such file"))), now: port.now });
         auto.reset();
         await load(port, ctx);
         if (table.aliases().length) {

@@ -182,10 +182,8 @@ export function createRoutingFeature(): Feature<Port> {
 
   async function isApproved(port: Port, provider: Provider): Promise<boolean> {
     const fp = await providerFingerprint(provider)
-    if (approved.has(fp)) return true
-    if ((await port.storeGet(trustKey(fp))) !== true) return false
-    approved.add(fp)
-    return true
+    if (!approved.has(fp) && (await port.storeGet(trustKey(fp))) === true) approved.add(fp)
+    return approved.has(fp)
   }
 
   async function approve(port: Port, provider: Provider): Promise<void> {
@@ -230,10 +228,10 @@ export function createRoutingFeature(): Feature<Port> {
 
   function transportEdges(port: Port, next: { readonly signal: AbortSignal; readonly budget: { readonly remainingMs: number } }): TransportEdges {
     return {
-      spawn: (argv, input) => port.spawn(argv, input),
+      spawn: port.spawn,
       sleep: (ms) => port.sleep(ms, next.signal),
-      every: (ms, fn) => port.every(ms, fn),
-      now: () => port.now(),
+      every: port.every,
+      now: port.now,
       remainingMs: () => next.budget.remainingMs,
       aborted: () => next.signal.aborted,
     }
@@ -575,7 +573,7 @@ export function createRoutingFeature(): Feature<Port> {
     hooks: {
       'session.start': async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
-        keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: () => port.now() })
+        keys ??= createKeys({ run: port.run, read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: port.now })
         auto.reset()
         await load(port, ctx)
         // A session that starts on an alias (`--model`, a settings default, a resume): the window first.

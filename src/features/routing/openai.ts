@@ -155,7 +155,7 @@ function assistantMessages(message: AnthropicMessage, out: Outbound): OpenAiMess
     ...replay?.calls?.[b.id],
   }))
   if (!text && !calls.length) return []
-  return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}), ...(out.behaviours.has('emptyReasoning') && { reasoning_content: '' }), ...replay?.fields }]
+  return [{ role: 'assistant', content: text || null, ...(calls.length && { tool_calls: calls }), ...(out.behaviours.has('emptyReasoning') && { reasoning_content: '' }), ...replay?.fields }]
 }
 
 /** The Chat Completions request for a captured engine request, and the engine's name of each tool by the name it was sent under. */
@@ -174,7 +174,7 @@ export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { reques
   const request: OpenAiRequest = {
     model: route.model,
     messages: [{ role: 'system', content: systemTextOf(body, systemMessages, renamer) }, ...messages],
-    ...(tools.length ? { tools } : {}),
+    ...(tools.length && { tools }),
     ...(maxTokens !== undefined && { [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens }),
     ...(effort !== undefined && { reasoning_effort: effort }),
     ...(schema !== undefined && { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } }),
@@ -314,7 +314,7 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
     /** A whole `chat.completion` JSON: a provider that answers without streaming. */
     pushCompletion: (json: string): Decoded => readEvent(json, apply('message')),
     finish() {
-      step.keep({ ...(reasoningContent ? { reasoning_content: reasoningContent } : {}), ...(details.length ? { reasoning_details: details } : {}) })
+      step.keep({ ...(reasoningContent && { reasoning_content: reasoningContent }), ...(details.length && { reasoning_details: details }) })
       return step.finish()
     },
   }

@@ -50,7 +50,7 @@ export function toResponsesRequest(body: AnthropicRequest, out: Outbound): { req
     model: route.model,
     instructions: systemTextOf(body, system, renamer),
     input,
-    ...(tools.length ? { tools } : {}),
+    ...(tools.length && { tools }),
     // A reasoning model (the alias names its effort) sends its reasoning back encrypted, for the next request.
     ...(effort !== undefined && { reasoning: { effort }, include: ['reasoning.encrypted_content'] }),
     ...(maxOutput !== undefined && { max_output_tokens: Math.max(16, maxOutput) }),
