@@ -423,7 +423,7 @@ var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${plu
 var configErrorLine = (error) => `  error: ${error}`;
 var configWarningLine = (warning) => `  warning: ${warning}`;
 var providerLine = (id, api, baseUrl, approved, source, state) => `provider ${id}: ${api} at ${baseUrl}; ${approved ? "approved" : "not approved"}; key ${source} (${state})`;
-var presetLine = (preset, family) => `  ${preset ? `preset ${preset}` : family ? `no preset; recognised as ${family} by its base URL` : "no preset, and no known provider at this base URL: plain OpenAI or Anthropic format"}`;
+var presetLine = (preset2, family) => `  ${preset2 ? `preset ${preset2}` : family ? `no preset; recognised as ${family} by its base URL` : "no preset, and no known provider at this base URL: plain OpenAI or Anthropic format"}`;
 var aliasLine = (alias, label, provider, model, context, behaviours) => `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(", ")}` : ""}`;
 var mainLine = (model, routedTo) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : " (native)"}`;
 var countsLine = (steps, requests, failures) => `this session: ${plural(steps, "routed step")}, ${plural(requests, "other routed request")}, ${failures} failed`;
@@ -4667,24 +4667,25 @@ function failureText2(pkg, route, failure, redact) {
 }
 
 // src/features/routing/dialect.ts
+var preset = (api, baseUrl, behaviours, effort) => ({ api, baseUrl, behaviours, effort });
 var PRESETS = {
-  openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
-  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1" },
-  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1" },
-  deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
-  gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
-  mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
-  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1" },
-  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1" },
-  xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
-  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1" },
-  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1" },
-  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1" },
-  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic" },
-  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic" },
-  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic" },
-  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic" },
-  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic" }
+  openai: preset("openai-chat", "https://api.openai.com/v1", ["maxCompletionTokens"]),
+  "openai-responses": preset("openai-responses", "https://api.openai.com/v1"),
+  openrouter: preset("openai-chat", "https://openrouter.ai/api/v1"),
+  deepseek: preset("openai-chat", "https://api.deepseek.com", ["emptyReasoning"], { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" }),
+  gemini: preset("openai-chat", "https://generativelanguage.googleapis.com/v1beta/openai", ["skipSignature", "schemaSubset"]),
+  mistral: preset("openai-chat", "https://api.mistral.ai/v1", ["shortToolIds", "toolTextFolded", "noStreamOptions"]),
+  groq: preset("openai-chat", "https://api.groq.com/openai/v1"),
+  cerebras: preset("openai-chat", "https://api.cerebras.ai/v1"),
+  xai: preset("openai-chat", "https://api.x.ai/v1", ["reasoningInOutput"]),
+  ollama: preset("openai-chat", "http://localhost:11434/v1"),
+  lmstudio: preset("openai-chat", "http://localhost:1234/v1"),
+  vllm: preset("openai-chat", "http://localhost:8000/v1"),
+  "deepseek-anthropic": preset("anthropic-messages", "https://api.deepseek.com/anthropic"),
+  kimi: preset("anthropic-messages", "https://api.moonshot.ai/anthropic"),
+  glm: preset("anthropic-messages", "https://api.z.ai/api/anthropic"),
+  minimax: preset("anthropic-messages", "https://api.minimax.io/anthropic"),
+  qwen: preset("anthropic-messages", "https://dashscope-intl.aliyuncs.com/apps/anthropic")
 };
 var CONTEXT_REPORTS = {
   ollama: ["/api/ps", "models", "context_length"],
@@ -4712,9 +4713,9 @@ function familyOf(provider) {
   return Object.keys(PRESETS).find((name) => placeOf(PRESETS[name].baseUrl) === place && PRESETS[name].api !== "openai-responses");
 }
 function dialectOf(provider, model) {
-  const preset = PRESETS[familyOf(provider) ?? ""];
-  const behaviours = /* @__PURE__ */ new Set([...preset?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
-  return preset?.effort ? { behaviours, effort: preset.effort } : { behaviours };
+  const preset2 = PRESETS[familyOf(provider) ?? ""];
+  const behaviours = /* @__PURE__ */ new Set([...preset2?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
+  return preset2?.effort ? { behaviours, effort: preset2.effort } : { behaviours };
 }
 var SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 var ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -5372,10 +5373,10 @@ function readConfig(text) {
       continue;
     }
     const given = entry;
-    const { api, baseUrl, auth, headers, preset } = { ...given.preset && PRESETS[given.preset], ...given };
+    const { api, baseUrl, auth, headers, preset: preset2 } = { ...given.preset && PRESETS[given.preset], ...given };
     const url = new URL(baseUrl);
     if (url.protocol === "http:" && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP));
-    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {}, ...preset && { preset } };
+    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {}, ...preset2 && { preset: preset2 } };
   }
   const models = {};
   const claimed = [];
