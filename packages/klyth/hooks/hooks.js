@@ -6202,8 +6202,9 @@ function createRoutingFeature() {
     if (given) configPath = given;
     else {
       const root = configRootOf(await port.homeFacts());
-      configPath = root === void 0 ? "" : `${keelHomeOf(root)}/${CONFIG_FILE}`;
-      usageDir = root === void 0 ? void 0 : `${keelHomeOf(root)}/${USAGE_DIR}`;
+      const home = root === void 0 ? void 0 : keelHomeOf(root);
+      configPath = home ? `${home}/${CONFIG_FILE}` : "";
+      usageDir = home && `${home}/${USAGE_DIR}`;
       configRoot = root ?? "";
     }
     table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE);
@@ -6211,8 +6212,9 @@ function createRoutingFeature() {
     try {
       text = configPath ? await port.readText(configPath) : void 0;
     } catch (err) {
-      table.load({ state: "unreadable", error: messageOf(err) });
-      return ctx.log(`config ${configPath} unreadable: ${table.read.state === "unreadable" ? table.read.error : ""}`);
+      const error = messageOf(err);
+      table.load({ state: "unreadable", error });
+      return ctx.log(`config ${configPath} unreadable: ${error}`);
     }
     const read = readConfig(text);
     table.load(read);
@@ -6320,11 +6322,10 @@ function createRoutingFeature() {
       if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, "request file not removed"));
     }
   }
-  function mentionsRoute(e) {
+  function routedRequest(e) {
     const text = bodyText(e.init?.body);
-    if (text === void 0 || table === void 0 || !table.mentionedIn(text)) return false;
-    const summary = summaryOf(text);
-    return summary !== void 0 && table.owns(summary.model);
+    const summary = text !== void 0 && table?.mentionedIn(text) ? summaryOf(text) : void 0;
+    return summary && table.owns(summary.model) ? { text, summary } : void 0;
   }
   function noteFailure(text) {
     counts.failures++;
@@ -6356,9 +6357,8 @@ function createRoutingFeature() {
     }
   }
   async function* step(port, e, next, ctx) {
-    const decision = table?.decide(e.model) ?? { kind: "native" };
     if (e.agentId === void 0) showStatus(port, e.model);
-    if (decision.kind === "native") return yield* next(e);
+    if (!table?.owns(e.model)) return yield* next(e);
     if (managed) return yield* failStep(e, stepFailed(port.pkg, label(e.model), MANAGED_SETTINGS));
     const relay = createRelay();
     const wait = captures.expect(e.model, e.agentId, relay);
@@ -6387,11 +6387,9 @@ function createRoutingFeature() {
   async function fetch(port, e, next, ctx) {
     if (next.origin?.plugin !== "engine" || !table) return next(e);
     const path = pathOf(e.url);
-    if (!isMessagesPath(path)) return next(e);
-    const text = bodyText(e.init?.body);
-    if (text === void 0 || !table.mentionedIn(text)) return next(e);
-    const summary = summaryOf(text);
-    if (!summary || !table.owns(summary.model)) return next(e);
+    const routed = isMessagesPath(path) ? routedRequest(e) : void 0;
+    if (!routed) return next(e);
+    const { text, summary } = routed;
     const decision = table.decide(summary.model);
     if (decision.kind === "native") return next(e);
     if (summary.webSearch && decision.kind === "route") return { deny: webSearchRefused(port.pkg, decision.route.label) };
@@ -6556,7 +6554,6 @@ function createRoutingFeature() {
     const providers = read.state === "loaded" ? Object.values(read.config.providers) : [];
     const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)));
     const main = await port.mainModel().catch(toUndefined);
-    const c = curl ? await curl : curlFailed2;
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
@@ -6566,7 +6563,7 @@ function createRoutingFeature() {
       counts,
       auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
-      curl: c,
+      curl: curl ? await curl : curlFailed2,
       curlPath
     });
   }
@@ -6599,7 +6596,7 @@ function createRoutingFeature() {
           owns: (e) => table?.owns(e.model) ?? false
         }
       },
-      "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => mentionsRoute(e) ? fetchDenied(ctx.pkg) : void 0 } },
+      "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => routedRequest(e) ? fetchDenied(ctx.pkg) : void 0 } },
       "command.run": model,
       "tool.call": { run: delegate, onFailure: { deny: (e, ctx) => e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : void 0 } },
       "agent.spawn": { run: claimSpawn, onFailure: { deny: (e, ctx) => markerNonce(ctx.pkg, e.prompt) !== void 0 ? agentUnclaimed(ctx.pkg) : void 0 } },
@@ -6623,9 +6620,10 @@ function createRoutingFeature() {
         if (e.agentId !== void 0) {
           delegated.get(e.agentId)?.(e.reason === "answer" ? e.answer : agentEnded(label(e.usage?.model ?? ""), e.reason, e.answer));
           delegated.delete(e.agentId);
+        } else {
+          const route = routeOf(e.usage?.model);
+          if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model };
         }
-        const route = e.agentId === void 0 ? routeOf(e.usage?.model) : void 0;
-        if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model };
         return next(e);
       },
       "prompt.submit": async (port, e, next) => {

@@ -122,8 +122,9 @@ export function createRoutingFeature(): Feature<Port> {
     if (given) configPath = given
     else {
       const root = configRootOf(await port.homeFacts())
-      configPath = root === undefined ? '' : `${keelHomeOf(root)}/${CONFIG_FILE}`
-      usageDir = root === undefined ? undefined : `${keelHomeOf(root)}/${USAGE_DIR}`
+      const home = root === undefined ? undefined : keelHomeOf(root)
+      configPath = home ? `${home}/${CONFIG_FILE}` : ''
+      usageDir = home && `${home}/${USAGE_DIR}`
       configRoot = root ?? ''
     }
     table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE)
@@ -131,8 +132,9 @@ export function createRoutingFeature(): Feature<Port> {
     try {
       text = configPath ? await port.readText(configPath) : undefined
     } catch (err) {
-      table.load({ state: 'unreadable', error: messageOf(err) })
-      return ctx.log(`config ${configPath} unreadable: ${table.read.state === 'unreadable' ? table.read.error : ''}`)
+      const error = messageOf(err)
+      table.load({ state: 'unreadable', error })
+      return ctx.log(`config ${configPath} unreadable: ${error}`)
     }
     const read = readConfig(text)
     table.load(read)
@@ -259,12 +261,14 @@ export function createRoutingFeature(): Feature<Port> {
     }
   }
 
-  /** Whether a request names one of routing's models: what the guard refuses when it fails. */
-  function mentionsRoute(e: Args<'http.fetch'>): boolean {
+  /**
+   * A request naming one of routing's models, its text and summary; what the guard refuses when it
+   * fails. The cheap test first: a native request names no alias anywhere in its body.
+   */
+  function routedRequest(e: Args<'http.fetch'>) {
     const text = bodyText(e.init?.body)
-    if (text === undefined || table === undefined || !table.mentionedIn(text)) return false
-    const summary = summaryOf(text)
-    return summary !== undefined && table.owns(summary.model)
+    const summary = text !== undefined && table?.mentionedIn(text) ? summaryOf(text) : undefined
+    return summary && table!.owns(summary.model) ? { text: text!, summary } : undefined
   }
 
   function noteFailure(text: string): void {
@@ -312,9 +316,8 @@ export function createRoutingFeature(): Feature<Port> {
    * While the engine's request is held, a read of it is pending: the step's waits cost no budget.
    */
   async function* step(port: Port, e: Args<'turn.step'>, next: StreamNext<'turn.step'>, ctx: FeatureContext): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'> | void> {
-    const decision = table?.decide(e.model) ?? { kind: 'native' as const }
     if (e.agentId === undefined) showStatus(port, e.model)
-    if (decision.kind === 'native') return yield* next(e)
+    if (!table?.owns(e.model)) return yield* next(e)
     // Nothing is asked of the engine where its request would pass keel by (NOTES §13.3).
     if (managed) return yield* failStep(e, stepFailed(port.pkg, label(e.model), MANAGED_SETTINGS))
     const relay: StepRelay = createRelay()
@@ -351,12 +354,9 @@ export function createRoutingFeature(): Feature<Port> {
   async function fetch(port: Port, e: Args<'http.fetch'>, next: Next<'http.fetch'>, ctx: FeatureContext): Promise<EventResult<'http.fetch'>> {
     if (next.origin?.plugin !== 'engine' || !table) return next(e)
     const path = pathOf(e.url)
-    if (!isMessagesPath(path)) return next(e)
-    const text = bodyText(e.init?.body)
-    // The cheap test first: a native request names no alias anywhere in its body.
-    if (text === undefined || !table.mentionedIn(text)) return next(e)
-    const summary = summaryOf(text)
-    if (!summary || !table.owns(summary.model)) return next(e)
+    const routed = isMessagesPath(path) ? routedRequest(e) : undefined
+    if (!routed) return next(e)
+    const { text, summary } = routed
     const decision = table.decide(summary.model)
     if (decision.kind === 'native') return next(e)
     // Sent on, the search would come back as the model's own words under "Web search results" (NOTES §13.2).
@@ -549,7 +549,6 @@ export function createRoutingFeature(): Feature<Port> {
     const providers = read.state === 'loaded' ? Object.values(read.config.providers) : []
     const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)))
     const main = await port.mainModel().catch(toUndefined)
-    const c = curl ? await curl : curlFailed
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
@@ -559,7 +558,7 @@ export function createRoutingFeature(): Feature<Port> {
       counts,
       auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
-      curl: c,
+      curl: curl ? await curl : curlFailed,
       curlPath,
     })
   }
@@ -599,7 +598,7 @@ export function createRoutingFeature(): Feature<Port> {
         },
       },
       // A failure refuses only a request naming one of routing's models: any other fails open (§4 rule 3).
-      'http.fetch': { run: fetch, onFailure: { deny: (e, ctx) => (mentionsRoute(e) ? fetchDenied(ctx.pkg) : undefined) } },
+      'http.fetch': { run: fetch, onFailure: { deny: (e, ctx) => (routedRequest(e) ? fetchDenied(ctx.pkg) : undefined) } },
       'command.run': model,
       // The agent tool (agent.ts): a failure refuses the call rather than leave a spawn half made.
       'tool.call': { run: delegate, onFailure: { deny: (e, ctx) => (e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : undefined) } },
@@ -629,9 +628,10 @@ export function createRoutingFeature(): Feature<Port> {
         if (e.agentId !== undefined) {
           delegated.get(e.agentId)?.(e.reason === 'answer' ? e.answer : agentEnded(label(e.usage?.model ?? ''), e.reason, e.answer))
           delegated.delete(e.agentId)
+        } else {
+          const route = routeOf(e.usage?.model)
+          if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model }
         }
-        const route = e.agentId === undefined ? routeOf(e.usage?.model) : undefined
-        if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model }
         return next(e)
       },
       // Native Claude is told once which turns another model answered (klyth F7).
