@@ -5581,14 +5581,7 @@ function createToolIds(randomBytes) {
 }
 
 // src/features/routing/trust.ts
-function stableJson(value) {
-  if (Array.isArray(value)) return `[${value.map((item) => item === void 0 ? "null" : stableJson(item)).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, item]) => item !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
+var stableJson = (value) => JSON.stringify(value, (_key, item) => isRecord(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a < b ? -1 : 1)) : item);
 async function providerFingerprint(provider) {
   const { id, api, baseUrl, auth, headers } = provider;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(stableJson({ id, api, baseUrl, auth, headers })));
