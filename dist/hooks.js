@@ -4558,7 +4558,7 @@ function curlConfig(request, mode) {
 function parseCurlVersion(text) {
   const match = /^curl (\d+)\.(\d+)(?:\.(\d+))?/m.exec(text);
   if (!match) return;
-  const [major, minor, patch] = [match[1], match[2], match[3]].map((n) => Number(n ?? 0));
+  const [major, minor, patch] = match.slice(1).map((n) => Number(n ?? 0));
   const json = major > CURL_JSON_SINCE.major || major === CURL_JSON_SINCE.major && minor >= CURL_JSON_SINCE.minor;
   return { major, minor, patch, json };
 }
@@ -4586,10 +4586,9 @@ function createCurlReader() {
       head2 += piece;
       const out = [];
       for (let from = scanFrom; ; ) {
-        const crlf = head2.indexOf("\r\n\r\n", from);
-        const lf = head2.indexOf("\n\n", from);
-        const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1;
-        if (end < 0) return out;
+        const blank = /\r\n\r\n|\n\n/.exec(head2.slice(from));
+        if (!blank) return out;
+        const end = from + blank.index + blank[0].length;
         const parsed = parseHead(head2.slice(0, end));
         const rest = head2.slice(end);
         head2 = rest;
@@ -4645,7 +4644,7 @@ var sampleOf = (data) => capped(data.trim(), SAMPLE_CAP);
 function failureText2(pkg, route, failure, redact) {
   const { label } = route;
   const provider = route.provider.id;
-  const text = (() => {
+  return redact((() => {
     switch (failure.kind) {
       case "status":
         return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body));
@@ -4662,8 +4661,7 @@ function failureText2(pkg, route, failure, redact) {
       case "other":
         return stepFailed(pkg, label, failure.reason);
     }
-  })();
-  return redact(text);
+  })());
 }
 
 // src/features/routing/dialect.ts
@@ -4851,10 +4849,9 @@ function createStep(ctx) {
     model: ctx.alias
   });
   const end = (chunks, toolUses, stopReason) => {
-    const stop = { kind: "stop", stopReason, usage: usageOut() };
     const { input_tokens: input, output_tokens: output } = usage;
     return {
-      chunks: [...chunks, stop],
+      chunks: [...chunks, { kind: "stop", stopReason, usage: usageOut() }],
       result: { answer, toolUses, stopReason, usage: usageOut() },
       ...(input !== void 0 || output !== void 0) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }
     };
@@ -4916,7 +4913,7 @@ function createStep(ctx) {
       const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
       const cut = CUT_OFF[String(stopReason)];
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)));
-      const kept = ids.length && (keptFields || keptItems || keptCalls) ? { ids, ...keptFields && { fields: keptFields }, ...keptCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } } : void 0;
+      const kept = ids.length > 0 && (keptFields || keptItems || keptCalls) && { ids, ...keptFields && { fields: keptFields }, ...keptCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } };
       return { ...end(chunks, toolUses, stopReason), ...kept && { kept } };
     },
     fail(text) {

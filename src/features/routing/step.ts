@@ -91,10 +91,9 @@ export function createStep(ctx: StepContext) {
     model: ctx.alias,
   })
   const end = (chunks: StepChunk[], toolUses: TurnStepResult['toolUses'], stopReason: StopReason): StepEnd => {
-    const stop: StepChunk = { kind: 'stop', stopReason, usage: usageOut() }
     const { input_tokens: input, output_tokens: output } = usage
     return {
-      chunks: [...chunks, stop],
+      chunks: [...chunks, { kind: 'stop', stopReason, usage: usageOut() }],
       result: { answer, toolUses, stopReason, usage: usageOut() },
       ...((input !== undefined || output !== undefined) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }),
     }
@@ -168,7 +167,7 @@ export function createStep(ctx: StepContext) {
       const stopReason: StopReason = toolUses.length ? 'tool_use' : reason === 'tool_use' || reason === null ? 'end_turn' : reason
       const cut = CUT_OFF[String(stopReason)]
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)))
-      const kept = ids.length && (keptFields || keptItems || keptCalls) ? { ids, ...(keptFields && { fields: keptFields }), ...(keptCalls && { calls: keptCalls }), ...(keptItems && { items: keptItems }) } : undefined
+      const kept = ids.length > 0 && (keptFields || keptItems || keptCalls) && { ids, ...(keptFields && { fields: keptFields }), ...(keptCalls && { calls: keptCalls }), ...(keptItems && { items: keptItems }) }
       return { ...end(chunks, toolUses, stopReason), ...(kept && { kept }) }
     },
     /** A step answered with a line alone (keel's own failure, before any answer): the text so far, the line, and no held-back tool call. */
