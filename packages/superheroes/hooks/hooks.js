@@ -4664,6 +4664,29 @@ function failureText2(pkg, route, failure, redact) {
   })());
 }
 
+// src/features/routing/wire.ts
+var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
+var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
+var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
+function parseAnthropicRequest(text) {
+  const raw = parseJson(text);
+  return isRecord(raw) && isRequest(raw) ? raw : void 0;
+}
+var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
+var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
+var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
+var toolUsesOf = (blocks) => blocks.filter((b) => b.type === "tool_use");
+var asRecord = (value) => isRecord(value) ? value : void 0;
+var asText = (value) => typeof value === "string" ? value : "";
+var asList = (value) => Array.isArray(value) ? value : [];
+var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
+function readEvent(data, read) {
+  const event = asRecord(parseJson(data));
+  return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+}
+var NOTHING = { chunks: [] };
+var streamFailed = (message) => ({ chunks: [], failure: { kind: "stream-error", message } });
+
 // src/features/routing/dialect.ts
 var preset = (api, baseUrl, behaviours, effort) => ({ api, baseUrl, behaviours, effort });
 var PRESETS = {
@@ -4693,7 +4716,7 @@ var CONTEXT_REPORTS = {
 function reportedContext(family, listing, model) {
   const [, list, field] = CONTEXT_REPORTS[family] ?? [];
   const entries = parseJson(listing)?.[list ?? ""];
-  const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
+  const entry = asList(entries).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
   const context = entry?.[field ?? ""];
   return typeof context === "number" && context > 0 ? context : void 0;
 }
@@ -4755,28 +4778,6 @@ function sentSchema(schema, subset) {
   if (out.type === "array" && out.items === void 0) out.items = {};
   return out;
 }
-
-// src/features/routing/wire.ts
-var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
-var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
-var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
-function parseAnthropicRequest(text) {
-  const raw = parseJson(text);
-  return isRecord(raw) && isRequest(raw) ? raw : void 0;
-}
-var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
-var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
-var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
-var toolUsesOf = (blocks) => blocks.filter((b) => b.type === "tool_use");
-var asRecord = (value) => isRecord(value) ? value : void 0;
-var asText = (value) => typeof value === "string" ? value : "";
-var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
-function readEvent(data, read) {
-  const event = asRecord(parseJson(data));
-  return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-}
-var NOTHING = { chunks: [] };
-var streamFailed = (message) => ({ chunks: [], failure: { kind: "stream-error", message } });
 
 // src/features/routing/prompt.ts
 function providerSystemBlocks(system) {
@@ -5039,7 +5040,7 @@ function usageOf(usage, reasoningApart) {
   return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
 }
 function mergeDetails(details, more) {
-  for (const raw of Array.isArray(more) ? more : []) {
+  for (const raw of asList(more)) {
     const detail = asRecord(raw);
     if (!detail) continue;
     const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
@@ -5047,7 +5048,7 @@ function mergeDetails(details, more) {
     else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
   }
 }
-var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : (Array.isArray(content) ? content : []).map((part) => {
+var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : asList(content).map((part) => {
   const p = asRecord(part);
   return p?.type !== kind ? "" : kind === "text" ? asText(p.text) : partsOf(p.thinking, "text");
 }).join("");
@@ -5074,7 +5075,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
     if (error !== null) return streamFailed(errorMessage(error));
     const usage = asRecord(chunk.usage);
     if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
-    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
+    const choices = asList(chunk.choices).map(asRecord);
     const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
     if (!choice) return NOTHING;
     const delta = asRecord(choice[field]) ?? {};
@@ -5085,7 +5086,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
       ...step.text(partsOf(delta.content, "text")),
       ...step.text(asText(delta.refusal))
     ];
-    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    const calls = asList(delta.tool_calls);
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {};
       const fn = asRecord(call.function) ?? {};

@@ -7,6 +7,7 @@
 // keep to every provider's charset).
 import type { Api, EffortLevel } from './config.ts'
 import { isRecord, parseJson } from '../../lib/shape.ts'
+import { asList } from './wire.ts'
 
 export type Behaviour =
   /** DeepSeek: every assistant message carries `reasoning_content`, `""` where the model made none (V4). */
@@ -75,7 +76,7 @@ export const CONTEXT_REPORTS: Readonly<Record<string, readonly [path: string, li
 export function reportedContext(family: string, listing: string, model: string): number | undefined {
   const [, list, field] = CONTEXT_REPORTS[family] ?? []
   const entries = (parseJson(listing) as Record<string, unknown> | null | undefined)?.[list ?? '']
-  const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model)) as Record<string, unknown> | undefined
+  const entry = asList(entries).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model)) as Record<string, unknown> | undefined
   const context = entry?.[field ?? '']
   return typeof context === 'number' && context > 0 ? context : undefined
 }

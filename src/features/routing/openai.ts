@@ -9,7 +9,7 @@ import { errorMessage, type RouteFailure } from './failure.ts'
 import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type ProviderUsage, type StepContext, type StepEnd, type StopReason } from './step.ts'
 import { blockOmitted, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
-import { asCount, asRecord, asText, blocksOf, isThinking, textOf, toolUsesOf, NOTHING, readEvent, streamFailed, type AnthropicMessage, type AnthropicRequest, type AnthropicTool, type Block, type Json } from './wire.ts'
+import { asCount, asList, asRecord, asText, blocksOf, isThinking, textOf, toolUsesOf, NOTHING, readEvent, streamFailed, type AnthropicMessage, type AnthropicRequest, type AnthropicTool, type Block, type Json } from './wire.ts'
 
 export type OpenAiPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
 export type OpenAiToolCall = { readonly id: string; readonly type: 'function'; readonly function: { readonly name: string; readonly arguments: string } }
@@ -220,7 +220,7 @@ function usageOf(usage: Json, reasoningApart: boolean): ProviderUsage {
  * extends its text fields; any other is a new one. Sent back unmodified and in order (RULES.md O1).
  */
 function mergeDetails(details: Json[], more: unknown): void {
-  for (const raw of Array.isArray(more) ? more : []) {
+  for (const raw of asList(more)) {
     const detail = asRecord(raw)
     if (!detail) continue
     const same = details.find((d) => d.index !== undefined && d.index === detail.index && d.type === detail.type)
@@ -233,7 +233,7 @@ function mergeDetails(details: Json[], more: unknown): void {
 const partsOf = (content: unknown, kind: 'text' | 'thinking'): string =>
   typeof content === 'string'
     ? kind === 'text' ? content : ''
-    : (Array.isArray(content) ? content : []).map((part) => {
+    : asList(content).map((part) => {
         const p = asRecord(part)
         return p?.type !== kind ? '' : kind === 'text' ? asText(p.text) : partsOf(p.thinking, 'text')
       }).join('')
@@ -274,7 +274,7 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
     if (error !== null) return streamFailed(errorMessage(error))
     const usage = asRecord(chunk.usage)
     if (usage) step.usage(usageOf(usage, behaviours.has('reasoningInOutput')))
-    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : []
+    const choices = asList(chunk.choices).map(asRecord)
     const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0)
     if (!choice) return NOTHING
     const delta = asRecord(choice[field]) ?? {}
@@ -285,7 +285,7 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
       ...step.text(partsOf(delta.content, 'text')),
       ...step.text(asText(delta.refusal)),
     ]
-    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : []
+    const calls = asList(delta.tool_calls)
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {}
       const fn = asRecord(call.function) ?? {}
