@@ -5839,8 +5839,8 @@ function summaryOf(text) {
 }
 var isProbe = (s) => s.maxTokens === 1 && s.tools === 0 && !s.stream;
 var isStructured = (s) => s.structured;
-function sourceOfKey(source, auth) {
-  const where = source.kind === "none" ? KEY_SOURCE_NONE : source.kind === "file" ? keySourceFile(source.path) : typeof auth === "object" && "env" in auth ? keySourceEnv(auth.env) : keySourceCommand(source.argv[0] ?? "");
+function sourceOfKey(auth) {
+  const where = auth === "none" ? KEY_SOURCE_NONE : "file" in auth ? keySourceFile(auth.file) : "env" in auth ? keySourceEnv(auth.env) : keySourceCommand(auth.helper[0] ?? "");
   return `key ${where}`;
 }
 
@@ -5854,7 +5854,7 @@ function routingStatus(f) {
     const { config, errors, warnings } = read;
     lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length), ...errors.map(configErrorLine), ...warnings.map(configWarningLine));
     for (const p of Object.values(config.providers)) {
-      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ""), f.keyState(p)), presetLine(p.preset, familyOf(p)));
+      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(p.auth).replace(/^key /, ""), f.keyState(p)), presetLine(p.preset, familyOf(p)));
     }
     for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, [...dialectOf(config.providers[m.providerId], m.model).behaviours]));
   }
@@ -6498,7 +6498,7 @@ function createRoutingFeature() {
     return next({ ...e, prompt: e.prompt.slice(routeMarker(port.pkg, nonce).length), model: alias });
   }
   async function routeVerb(port, args, ctx) {
-    const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);
+    const [verb = "status", id] = args.trim().split(/\s+/).filter(Boolean);
     if (verb === "status") return (await statusLines4(port)).join("\n");
     if (verb === "usage") return (await usageViews(port, ctx)).join("\n");
     if (verb === "reload") return reloaded(await reload(port, ctx));
@@ -6512,13 +6512,12 @@ function createRoutingFeature() {
       const read = table?.read;
       const providers = read?.state === "loaded" ? read.config.providers : {};
       const ids = Object.keys(providers);
-      const id = rest[0];
       if (!id) return trustWhich(ids);
       const provider = providers[id];
       if (!provider) return trustUnknown(id, ids);
       if (await isApproved(port, provider)) return `${id}: ${TRUST_ALREADY}`;
       await approve(port, provider);
-      return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth));
+      return trustGiven(id, provider.baseUrl, sourceOfKey(provider.auth));
     }
     return routeUnknownVerb(verb);
   }
@@ -6543,12 +6542,12 @@ function createRoutingFeature() {
   async function statusLines4(port) {
     const read = table?.read ?? { state: "missing" };
     const providers = read.state === "loaded" ? Object.values(read.config.providers) : [];
-    const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)));
+    const approvals = Object.fromEntries(await Promise.all(providers.map(async (p) => [p.id, await isApproved(port, p).catch(() => false)])));
     const main = await port.mainModel().catch(toUndefined);
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
-      approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
+      approvals,
       keyState: (p) => keys?.stateOf(p) ?? "not read yet",
       main: main === void 0 ? void 0 : { model: main, routedTo: routeOf(main)?.label },
       counts,

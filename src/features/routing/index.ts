@@ -17,7 +17,6 @@ import { hexOf } from '../../lib/hex.ts'
 import { messageOf, toUndefined } from '../../lib/message.ts'
 import { removeSafely, sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './anthropic.ts'
-import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
 import { SETUP_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
@@ -496,7 +495,7 @@ export function createRoutingFeature(): Feature<Port> {
   }
 
   async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {
-    const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
+    const [verb = 'status', id] = args.trim().split(/\s+/).filter(Boolean)
     if (verb === 'status') return (await statusLines(port)).join('\n')
     if (verb === 'usage') return (await usageViews(port, ctx)).join('\n')
     if (verb === 'reload') return reloaded(await reload(port, ctx))
@@ -511,13 +510,12 @@ export function createRoutingFeature(): Feature<Port> {
       const read = table?.read
       const providers = read?.state === 'loaded' ? read.config.providers : {}
       const ids = Object.keys(providers)
-      const id = rest[0]
       if (!id) return trustWhich(ids)
       const provider = providers[id]
       if (!provider) return trustUnknown(id, ids)
       if (await isApproved(port, provider)) return `${id}: ${TRUST_ALREADY}`
       await approve(port, provider)
-      return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth))
+      return trustGiven(id, provider.baseUrl, sourceOfKey(provider.auth))
     }
     return routeUnknownVerb(verb)
   }
@@ -547,12 +545,12 @@ export function createRoutingFeature(): Feature<Port> {
   async function statusLines(port: Port): Promise<string[]> {
     const read = table?.read ?? { state: 'missing' as const }
     const providers = read.state === 'loaded' ? Object.values(read.config.providers) : []
-    const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)))
+    const approvals = Object.fromEntries(await Promise.all(providers.map(async (p) => [p.id, await isApproved(port, p).catch(() => false)])))
     const main = await port.mainModel().catch(toUndefined)
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
-      approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
+      approvals,
       keyState: (p: Provider) => keys?.stateOf(p) ?? 'not read yet',
       main: main === undefined ? undefined : { model: main, routedTo: routeOf(main)?.label },
       counts,
