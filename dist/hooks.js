@@ -4680,6 +4680,7 @@ var asRecord = (value) => isRecord(value) ? value : void 0;
 var asText = (value) => typeof value === "string" ? value : "";
 var asList = (value) => Array.isArray(value) ? value : [];
 var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
+var countOf = (value) => asCount(value) ?? 0;
 function readEvent(data, read) {
   const event = asRecord(parseJson(data));
   return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
@@ -5033,10 +5034,10 @@ var FINISH_REASONS = {
   content_filter: "refusal"
 };
 function usageOf(usage, reasoningApart) {
-  const prompt = asCount(usage.prompt_tokens) ?? 0;
-  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
-  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
-  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0);
+  const prompt = countOf(usage.prompt_tokens);
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? countOf(usage.prompt_cache_hit_tokens);
+  const reasoning = countOf(asRecord(usage.completion_tokens_details)?.reasoning_tokens);
+  const output = countOf(usage.completion_tokens) + (reasoningApart ? reasoning : 0);
   return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
 }
 function mergeDetails(details, more) {
@@ -5076,7 +5077,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
     const usage = asRecord(chunk.usage);
     if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
     const choices = asList(chunk.choices).map(asRecord);
-    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
+    const choice = choices.find((c) => c && countOf(c.index) === 0);
     if (!choice) return NOTHING;
     const delta = asRecord(choice[field]) ?? {};
     reasoningContent += asText(delta.reasoning_content);
@@ -5204,7 +5205,7 @@ function createAnthropicDecoder(ctx) {
   };
   return {
     push: (data) => readEvent(data, (event) => {
-      const key = String(asCount(event.index) ?? 0);
+      const key = String(countOf(event.index));
       switch (event.type) {
         case "message_start":
           step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)));
@@ -5483,10 +5484,10 @@ function toResponsesRequest(body, out) {
 }
 function usageOf2(usage) {
   const details = asRecord(usage?.input_tokens_details);
-  const cached = asCount(details?.cached_tokens) ?? 0;
-  const written2 = asCount(details?.cache_write_tokens) ?? 0;
-  const reasoning = asCount(asRecord(usage?.output_tokens_details)?.reasoning_tokens) ?? 0;
-  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written2), cache_read_input_tokens: cached, cache_creation_input_tokens: written2, output_tokens: asCount(usage?.output_tokens) ?? 0, reasoning_tokens: reasoning };
+  const cached = countOf(details?.cached_tokens);
+  const written2 = countOf(details?.cache_write_tokens);
+  const reasoning = countOf(asRecord(usage?.output_tokens_details)?.reasoning_tokens);
+  return { input_tokens: Math.max(0, countOf(usage?.input_tokens) - cached - written2), cache_read_input_tokens: cached, cache_creation_input_tokens: written2, output_tokens: countOf(usage?.output_tokens), reasoning_tokens: reasoning };
 }
 function createResponsesDecoder(ctx) {
   const step = createStep(ctx);
@@ -5494,7 +5495,7 @@ function createResponsesDecoder(ctx) {
   let refused = false;
   let summaries = 0;
   function apply(event) {
-    const key = String(asCount(event.output_index) ?? 0);
+    const key = String(countOf(event.output_index));
     const item = asRecord(event.item) ?? {};
     const response = asRecord(event.response);
     switch (event.type) {

@@ -9,7 +9,7 @@ import { errorMessage, type RouteFailure } from './failure.ts'
 import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type ProviderUsage, type StepContext, type StepEnd, type StopReason } from './step.ts'
 import { blockOmitted, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
-import { asCount, asList, asRecord, asText, blocksOf, isThinking, textOf, toolUsesOf, NOTHING, readEvent, streamFailed, type AnthropicMessage, type AnthropicRequest, type AnthropicTool, type Block, type Json } from './wire.ts'
+import { asCount, asList, asRecord, countOf, asText, blocksOf, isThinking, textOf, toolUsesOf, NOTHING, readEvent, streamFailed, type AnthropicMessage, type AnthropicRequest, type AnthropicTool, type Block, type Json } from './wire.ts'
 
 export type OpenAiPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
 export type OpenAiToolCall = { readonly id: string; readonly type: 'function'; readonly function: { readonly name: string; readonly arguments: string } }
@@ -208,10 +208,10 @@ const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
  * `prompt_cache_hit_tokens` (DeepSeek); where `completion_tokens` leaves the reasoning out (xAI), it is added.
  */
 function usageOf(usage: Json, reasoningApart: boolean): ProviderUsage {
-  const prompt = asCount(usage.prompt_tokens) ?? 0
-  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0
-  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0
-  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0)
+  const prompt = countOf(usage.prompt_tokens)
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? countOf(usage.prompt_cache_hit_tokens)
+  const reasoning = countOf(asRecord(usage.completion_tokens_details)?.reasoning_tokens)
+  const output = countOf(usage.completion_tokens) + (reasoningApart ? reasoning : 0)
   return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning }
 }
 
@@ -275,7 +275,7 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
     const usage = asRecord(chunk.usage)
     if (usage) step.usage(usageOf(usage, behaviours.has('reasoningInOutput')))
     const choices = asList(chunk.choices).map(asRecord)
-    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0)
+    const choice = choices.find((c) => c && countOf(c.index) === 0)
     if (!choice) return NOTHING
     const delta = asRecord(choice[field]) ?? {}
     reasoningContent += asText(delta.reasoning_content)
