@@ -4821,7 +4821,7 @@ var THINKING_INDEX = 1;
 var parseObject = (json) => asRecord(parseJson(json));
 function printedCall(answer) {
   const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, "$2").trim();
-  const call = body.startsWith("{") ? parseObject(body) : void 0;
+  const call = body.startsWith("{") && parseObject(body);
   return call && typeof call.name === "string" && isRecord(call.arguments ?? call.parameters) ? call.name : void 0;
 }
 var noticeGap = (answer) => answer === "" || answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
@@ -4910,7 +4910,7 @@ function createStep(ctx) {
         toolUses.push({ name, input });
         ids.push(id);
       }
-      const printed = toolUses.length ? void 0 : printedCall(answer);
+      const printed = !toolUses.length && printedCall(answer);
       if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)));
       const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
       const cut = CUT_OFF[String(stopReason)];
@@ -4934,7 +4934,7 @@ function imageUrl(block) {
 function userContent(block, route, rename) {
   if (block.type === "text") return { text: rename(textOf2(block)) };
   if (block.type !== "image") return isThinking(block) ? void 0 : { text: blockOmitted(block.type) };
-  const url = route.vision ? imageUrl(block) : void 0;
+  const url = route.vision && imageUrl(block);
   return url ? { url } : { text: route.vision ? blockOmitted("image") : imageOmitted(route.label) };
 }
 function toolResultText(block) {
@@ -5304,7 +5304,7 @@ var AUTH_FIELDS = {
 };
 function authShape(auth) {
   const fields = isRecord(auth) ? Object.keys(auth) : [];
-  const only = fields.length === 1 ? AUTH_FIELDS[fields[0]] : void 0;
+  const only = fields.length === 1 && AUTH_FIELDS[fields[0]];
   return auth === "none" ? void 0 : only ? { [fields[0]]: only } : AUTH_FORMS;
 }
 var header2 = (value, name) => !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL2.test(value) ? void 0 : HEADER_VALUE;
@@ -5656,7 +5656,7 @@ function createRouteTable(pkg, configPath) {
     },
     decide(model) {
       if (model === void 0 || !claimed.has(model)) return { kind: "native" };
-      const route = read.state === "loaded" ? routeFor(read.config, model) : void 0;
+      const route = read.state === "loaded" && routeFor(read.config, model);
       if (route) return { kind: "route", route };
       const named = read.state === "loaded" && read.claimed.includes(model);
       return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
@@ -6316,8 +6316,8 @@ function createRoutingFeature() {
   }
   function routedRequest(e) {
     const text = bodyText(e.init?.body);
-    const summary = text !== void 0 && table?.mentionedIn(text) ? summaryOf(text) : void 0;
-    return summary && table.owns(summary.model) ? { text, summary } : void 0;
+    const summary = text !== void 0 && table?.mentionedIn(text) && summaryOf(text);
+    return summary && table.owns(summary.model) && { text, summary };
   }
   function noteFailure(text) {
     counts.failures++;
@@ -6336,7 +6336,7 @@ function createRoutingFeature() {
   function showStatus(port, model2) {
     shownRoute = routeOf(model2);
     const spent = spentText(totalOf(ledger?.usage.aliases ?? {}));
-    const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : void 0;
+    const text = shownRoute && statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent);
     if (text === shownStatus) return;
     shownStatus = text;
     port.status(text);
@@ -6379,7 +6379,7 @@ function createRoutingFeature() {
   async function fetch(port, e, next, ctx) {
     if (next.origin?.plugin !== "engine" || !table) return next(e);
     const path = pathOf(e.url);
-    const routed = isMessagesPath(path) ? routedRequest(e) : void 0;
+    const routed = isMessagesPath(path) && routedRequest(e);
     if (!routed) return next(e);
     const { text, summary } = routed;
     const decision = table.decide(summary.model);
@@ -6397,7 +6397,7 @@ function createRoutingFeature() {
       const { route } = decision;
       const ok = await ready(port, route, summary.model);
       if ("text" in ok) return refuse(ok.text);
-      mintId ??= createToolIds((n) => port.randomBytes(n));
+      mintId ??= createToolIds(port.randomBytes);
       const session = await ctx.facts.sessionId();
       const origin = `${route.provider.id} ${route.model}`;
       const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId, replay: await replays.lookup(session, origin) });

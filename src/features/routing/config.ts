@@ -97,7 +97,7 @@ const AUTH_FIELDS: Readonly<Record<string, Shape>> = {
 /** `"none"`, or an object of one key source: checked as that field, so a problem names it. */
 function authShape(auth: unknown) {
   const fields = isRecord(auth) ? Object.keys(auth) : []
-  const only = fields.length === 1 ? AUTH_FIELDS[fields[0]!] : undefined
+  const only = fields.length === 1 && AUTH_FIELDS[fields[0]!]
   return auth === 'none' ? undefined : only ? { [fields[0]!]: only } : AUTH_FORMS
 }
 

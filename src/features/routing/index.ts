@@ -266,8 +266,8 @@ export function createRoutingFeature(): Feature<Port> {
    */
   function routedRequest(e: Args<'http.fetch'>) {
     const text = bodyText(e.init?.body)
-    const summary = text !== undefined && table?.mentionedIn(text) ? summaryOf(text) : undefined
-    return summary && table!.owns(summary.model) ? { text: text!, summary } : undefined
+    const summary = text !== undefined && table?.mentionedIn(text) && summaryOf(text)
+    return summary && table!.owns(summary.model) && { text: text!, summary }
   }
 
   function noteFailure(text: string): void {
@@ -292,7 +292,7 @@ export function createRoutingFeature(): Feature<Port> {
   function showStatus(port: Port, model: string | undefined): void {
     shownRoute = routeOf(model)
     const spent = spentText(totalOf(ledger?.usage.aliases ?? {}))
-    const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : undefined
+    const text = shownRoute && statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent)
     if (text === shownStatus) return
     shownStatus = text
     port.status(text)
@@ -353,7 +353,7 @@ export function createRoutingFeature(): Feature<Port> {
   async function fetch(port: Port, e: Args<'http.fetch'>, next: Next<'http.fetch'>, ctx: FeatureContext): Promise<EventResult<'http.fetch'>> {
     if (next.origin?.plugin !== 'engine' || !table) return next(e)
     const path = pathOf(e.url)
-    const routed = isMessagesPath(path) ? routedRequest(e) : undefined
+    const routed = isMessagesPath(path) && routedRequest(e)
     if (!routed) return next(e)
     const { text, summary } = routed
     const decision = table.decide(summary.model)
@@ -373,7 +373,7 @@ export function createRoutingFeature(): Feature<Port> {
       const { route } = decision
       const ok = await ready(port, route, summary.model)
       if ('text' in ok) return refuse(ok.text)
-      mintId ??= createToolIds((n) => port.randomBytes(n))
+      mintId ??= createToolIds(port.randomBytes)
       // What the route's earlier steps send back goes only to the provider and model that made them.
       const session = await ctx.facts.sessionId()
       const origin = `${route.provider.id} ${route.model}`

@@ -57,7 +57,7 @@ function imageUrl(block: Block): string | undefined {
 export function userContent(block: Block, route: Route, rename: (text: string) => string): { readonly text: string } | { readonly url: string } | undefined {
   if (block.type === 'text') return { text: rename(textOf(block)) }
   if (block.type !== 'image') return isThinking(block) ? undefined : { text: blockOmitted(block.type) }
-  const url = route.vision ? imageUrl(block) : undefined
+  const url = route.vision && imageUrl(block)
   return url ? { url } : { text: route.vision ? blockOmitted('image') : imageOmitted(route.label) }
 }
 

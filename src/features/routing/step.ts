@@ -56,7 +56,7 @@ export const parseObject = (json: string): object | undefined => asRecord(parseJ
 /** A tool call printed as the whole answer: a JSON `{name, arguments}`, bare or in `<tool_call>` / `[TOOL_REQUEST]` tags; its name. */
 function printedCall(answer: string): string | undefined {
   const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, '$2').trim()
-  const call = (body.startsWith('{') ? parseObject(body) : undefined) as Json | undefined
+  const call = (body.startsWith('{') && parseObject(body)) as Json | undefined
   return call && typeof call.name === 'string' && isRecord(call.arguments ?? call.parameters) ? call.name : undefined
 }
 
@@ -161,7 +161,7 @@ export function createStep(ctx: StepContext) {
         ids.push(id)
       }
       // A model that printed a call as its answer (a weak local model): said, never run (RULES.md, text tool calls).
-      const printed = toolUses.length ? undefined : printedCall(answer)
+      const printed = !toolUses.length && printedCall(answer)
       if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)))
       // Only a call the engine received makes it run tools; a call that failed the check leaves plain text.
       const stopReason: StopReason = toolUses.length ? 'tool_use' : reason === 'tool_use' || reason === null ? 'end_turn' : reason
