@@ -6430,7 +6430,7 @@ function createRoutingFeature() {
     const decision = table.decide(name);
     if (decision.kind === "native") {
       const result2 = await next(e);
-      showStatus(port, await port.mainModel().catch(toUndefined));
+      showStatus(port, await port.mainModel().catch(() => void 0));
       return result2;
     }
     if (decision.kind === "fail") return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, "")) };
@@ -6463,7 +6463,7 @@ function createRoutingFeature() {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report2[0]), route.model);
       return reported !== void 0 && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : "";
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`);
+      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`);
       return "";
     }
   }

@@ -418,7 +418,7 @@ export function createRoutingFeature(): Feature<Port> {
     const decision = table.decide(name)
     if (decision.kind === 'native') {
       const result = await next(e)
-      showStatus(port, await port.mainModel().catch(toUndefined))
+      showStatus(port, await port.mainModel().catch(() => undefined))
       return result
     }
     if (decision.kind === 'fail') return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, '')) }
@@ -453,7 +453,7 @@ export function createRoutingFeature(): Feature<Port> {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report[0]), route.model)
       return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : ''
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`)
+      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`)
       return ''
     }
   }
