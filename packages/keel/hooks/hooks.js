@@ -4372,7 +4372,7 @@ var configLoaded = (path, providers, aliases, errors) => `config: ${path} (${plu
 var configErrorLine = (error) => `  error: ${error}`;
 var configWarningLine = (warning) => `  warning: ${warning}`;
 var providerLine = (id, api, baseUrl, approved, source, state) => `provider ${id}: ${api} at ${baseUrl}; ${approved ? "approved" : "not approved"}; key ${source} (${state})`;
-var presetLine = (preset, family) => `  ${preset ? `preset ${preset}` : family ? `no preset; recognised as ${family} by its base URL` : "no preset, and no known provider at this base URL: plain OpenAI or Anthropic format"}`;
+var presetLine = (preset2, family) => `  ${preset2 ? `preset ${preset2}` : family ? `no preset; recognised as ${family} by its base URL` : "no preset, and no known provider at this base URL: plain OpenAI or Anthropic format"}`;
 var aliasLine = (alias, label, provider, model, context, behaviours) => `alias ${alias}: ${label} = ${provider} ${model}, window ${context}${behaviours.length ? `; dialect: ${behaviours.join(", ")}` : ""}`;
 var mainLine = (model, routedTo) => `main: ${model}${routedTo ? ` (routed to ${routedTo})` : " (native)"}`;
 var countsLine = (steps, requests, failures) => `this session: ${plural(steps, "routed step")}, ${plural(requests, "other routed request")}, ${failures} failed`;
@@ -4554,7 +4554,7 @@ function curlConfig(request, mode) {
 function parseCurlVersion(text) {
   const match = /^curl (\d+)\.(\d+)(?:\.(\d+))?/m.exec(text);
   if (!match) return;
-  const [major, minor, patch] = [match[1], match[2], match[3]].map((n) => Number(n ?? 0));
+  const [major, minor, patch] = match.slice(1).map((n) => Number(n ?? 0));
   const json = major > CURL_JSON_SINCE.major || major === CURL_JSON_SINCE.major && minor >= CURL_JSON_SINCE.minor;
   return { major, minor, patch, json };
 }
@@ -4582,10 +4582,9 @@ function createCurlReader() {
       head2 += piece;
       const out = [];
       for (let from = scanFrom; ; ) {
-        const crlf = head2.indexOf("\r\n\r\n", from);
-        const lf = head2.indexOf("\n\n", from);
-        const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1;
-        if (end < 0) return out;
+        const blank = /\r\n\r\n|\n\n/.exec(head2.slice(from));
+        if (!blank) return out;
+        const end = from + blank.index + blank[0].length;
         const parsed = parseHead(head2.slice(0, end));
         const rest = head2.slice(end);
         head2 = rest;
@@ -4641,7 +4640,7 @@ var sampleOf = (data) => capped(data.trim(), SAMPLE_CAP);
 function failureText2(pkg, route, failure, redact) {
   const { label } = route;
   const provider = route.provider.id;
-  const text = (() => {
+  return redact((() => {
     switch (failure.kind) {
       case "status":
         return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body));
@@ -4658,29 +4657,53 @@ function failureText2(pkg, route, failure, redact) {
       case "other":
         return stepFailed2(pkg, label, failure.reason);
     }
-  })();
-  return redact(text);
+  })());
 }
 
+// src/features/routing/wire.ts
+var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
+var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
+var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
+function parseAnthropicRequest(text) {
+  const raw = parseJson(text);
+  return isRecord(raw) && isRequest(raw) ? raw : void 0;
+}
+var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
+var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
+var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
+var toolUsesOf = (blocks) => blocks.filter((b) => b.type === "tool_use");
+var asRecord = (value) => isRecord(value) ? value : void 0;
+var asText = (value) => typeof value === "string" ? value : "";
+var asList = (value) => Array.isArray(value) ? value : [];
+var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
+var countOf = (value) => asCount(value) ?? 0;
+function readEvent(data, read) {
+  const event = asRecord(parseJson(data));
+  return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
+}
+var NOTHING = { chunks: [] };
+var streamFailed = (message) => ({ chunks: [], failure: { kind: "stream-error", message } });
+
 // src/features/routing/dialect.ts
+var preset = (api, baseUrl, behaviours, effort) => ({ api, baseUrl, behaviours, effort });
 var PRESETS = {
-  openai: { api: "openai-chat", baseUrl: "https://api.openai.com/v1", behaviours: ["maxCompletionTokens"] },
-  "openai-responses": { api: "openai-responses", baseUrl: "https://api.openai.com/v1" },
-  openrouter: { api: "openai-chat", baseUrl: "https://openrouter.ai/api/v1" },
-  deepseek: { api: "openai-chat", baseUrl: "https://api.deepseek.com", behaviours: ["emptyReasoning"], effort: { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" } },
-  gemini: { api: "openai-chat", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai", behaviours: ["skipSignature", "schemaSubset"] },
-  mistral: { api: "openai-chat", baseUrl: "https://api.mistral.ai/v1", behaviours: ["shortToolIds", "toolTextFolded", "noStreamOptions"] },
-  groq: { api: "openai-chat", baseUrl: "https://api.groq.com/openai/v1" },
-  cerebras: { api: "openai-chat", baseUrl: "https://api.cerebras.ai/v1" },
-  xai: { api: "openai-chat", baseUrl: "https://api.x.ai/v1", behaviours: ["reasoningInOutput"] },
-  ollama: { api: "openai-chat", baseUrl: "http://localhost:11434/v1" },
-  lmstudio: { api: "openai-chat", baseUrl: "http://localhost:1234/v1" },
-  vllm: { api: "openai-chat", baseUrl: "http://localhost:8000/v1" },
-  "deepseek-anthropic": { api: "anthropic-messages", baseUrl: "https://api.deepseek.com/anthropic" },
-  kimi: { api: "anthropic-messages", baseUrl: "https://api.moonshot.ai/anthropic" },
-  glm: { api: "anthropic-messages", baseUrl: "https://api.z.ai/api/anthropic" },
-  minimax: { api: "anthropic-messages", baseUrl: "https://api.minimax.io/anthropic" },
-  qwen: { api: "anthropic-messages", baseUrl: "https://dashscope-intl.aliyuncs.com/apps/anthropic" }
+  openai: preset("openai-chat", "https://api.openai.com/v1", ["maxCompletionTokens"]),
+  "openai-responses": preset("openai-responses", "https://api.openai.com/v1"),
+  openrouter: preset("openai-chat", "https://openrouter.ai/api/v1"),
+  deepseek: preset("openai-chat", "https://api.deepseek.com", ["emptyReasoning"], { low: "high", medium: "high", high: "high", xhigh: "max", max: "max" }),
+  gemini: preset("openai-chat", "https://generativelanguage.googleapis.com/v1beta/openai", ["skipSignature", "schemaSubset"]),
+  mistral: preset("openai-chat", "https://api.mistral.ai/v1", ["shortToolIds", "toolTextFolded", "noStreamOptions"]),
+  groq: preset("openai-chat", "https://api.groq.com/openai/v1"),
+  cerebras: preset("openai-chat", "https://api.cerebras.ai/v1"),
+  xai: preset("openai-chat", "https://api.x.ai/v1", ["reasoningInOutput"]),
+  ollama: preset("openai-chat", "http://localhost:11434/v1"),
+  lmstudio: preset("openai-chat", "http://localhost:1234/v1"),
+  vllm: preset("openai-chat", "http://localhost:8000/v1"),
+  "deepseek-anthropic": preset("anthropic-messages", "https://api.deepseek.com/anthropic"),
+  kimi: preset("anthropic-messages", "https://api.moonshot.ai/anthropic"),
+  glm: preset("anthropic-messages", "https://api.z.ai/api/anthropic"),
+  minimax: preset("anthropic-messages", "https://api.minimax.io/anthropic"),
+  qwen: preset("anthropic-messages", "https://dashscope-intl.aliyuncs.com/apps/anthropic")
 };
 var CONTEXT_REPORTS = {
   ollama: ["/api/ps", "models", "context_length"],
@@ -4690,7 +4713,7 @@ var CONTEXT_REPORTS = {
 function reportedContext(family, listing, model) {
   const [, list, field] = CONTEXT_REPORTS[family] ?? [];
   const entries = parseJson(listing)?.[list ?? ""];
-  const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
+  const entry = asList(entries).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
   const context = entry?.[field ?? ""];
   return typeof context === "number" && context > 0 ? context : void 0;
 }
@@ -4708,9 +4731,9 @@ function familyOf(provider) {
   return Object.keys(PRESETS).find((name) => placeOf(PRESETS[name].baseUrl) === place && PRESETS[name].api !== "openai-responses");
 }
 function dialectOf(provider, model) {
-  const preset = PRESETS[familyOf(provider) ?? ""];
-  const behaviours = /* @__PURE__ */ new Set([...preset?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
-  return preset?.effort ? { behaviours, effort: preset.effort } : { behaviours };
+  const preset2 = PRESETS[familyOf(provider) ?? ""];
+  const behaviours = /* @__PURE__ */ new Set([...preset2?.behaviours ?? [], ...MODEL_BEHAVIOURS.flatMap(([pattern, more]) => pattern.test(model) ? more : [])]);
+  return preset2?.effort ? { behaviours, effort: preset2.effort } : { behaviours };
 }
 var SAFE_NAME = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 var ALNUM = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -4753,28 +4776,6 @@ function sentSchema(schema, subset) {
   return out;
 }
 
-// src/features/routing/wire.ts
-var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
-var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
-var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
-function parseAnthropicRequest(text) {
-  const raw = parseJson(text);
-  return isRecord(raw) && isRequest(raw) ? raw : void 0;
-}
-var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
-var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
-var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
-var toolUsesOf = (blocks) => blocks.filter((b) => b.type === "tool_use");
-var asRecord = (value) => isRecord(value) ? value : void 0;
-var asText = (value) => typeof value === "string" ? value : "";
-var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
-function readEvent(data, read) {
-  const event = asRecord(parseJson(data));
-  return event ? read(event) : { chunks: [], failure: { kind: "unreadable", sample: sampleOf(data) } };
-}
-var NOTHING = { chunks: [] };
-var streamFailed = (message) => ({ chunks: [], failure: { kind: "stream-error", message } });
-
 // src/features/routing/prompt.ts
 function providerSystemBlocks(system) {
   const kept = [];
@@ -4816,7 +4817,7 @@ var THINKING_INDEX = 1;
 var parseObject = (json) => asRecord(parseJson(json));
 function printedCall(answer) {
   const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, "$2").trim();
-  const call = body.startsWith("{") ? parseObject(body) : void 0;
+  const call = body.startsWith("{") && parseObject(body);
   return call && typeof call.name === "string" && isRecord(call.arguments ?? call.parameters) ? call.name : void 0;
 }
 var noticeGap = (answer) => answer === "" || answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
@@ -4846,10 +4847,9 @@ function createStep(ctx) {
     model: ctx.alias
   });
   const end = (chunks, toolUses, stopReason) => {
-    const stop = { kind: "stop", stopReason, usage: usageOut() };
     const { input_tokens: input, output_tokens: output } = usage;
     return {
-      chunks: [...chunks, stop],
+      chunks: [...chunks, { kind: "stop", stopReason, usage: usageOut() }],
       result: { answer, toolUses, stopReason, usage: usageOut() },
       ...(input !== void 0 || output !== void 0) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }
     };
@@ -4906,12 +4906,12 @@ function createStep(ctx) {
         toolUses.push({ name, input });
         ids.push(id);
       }
-      const printed = toolUses.length ? void 0 : printedCall(answer);
+      const printed = !toolUses.length && printedCall(answer);
       if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)));
       const stopReason = toolUses.length ? "tool_use" : reason === "tool_use" || reason === null ? "end_turn" : reason;
       const cut = CUT_OFF[String(stopReason)];
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)));
-      const kept = ids.length && (keptFields || keptItems || keptCalls) ? { ids, ...keptFields && { fields: keptFields }, ...keptCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } } : void 0;
+      const kept = ids.length > 0 && (keptFields || keptItems || keptCalls) && { ids, ...keptFields && { fields: keptFields }, ...keptCalls && { calls: keptCalls }, ...keptItems && { items: keptItems } };
       return { ...end(chunks, toolUses, stopReason), ...kept && { kept } };
     },
     fail(text) {
@@ -4930,7 +4930,7 @@ function imageUrl(block) {
 function userContent(block, route, rename) {
   if (block.type === "text") return { text: rename(textOf2(block)) };
   if (block.type !== "image") return isThinking(block) ? void 0 : { text: blockOmitted(block.type) };
-  const url = route.vision ? imageUrl(block) : void 0;
+  const url = route.vision && imageUrl(block);
   return url ? { url } : { text: route.vision ? blockOmitted("image") : imageOmitted(route.label) };
 }
 function toolResultText(block) {
@@ -4990,7 +4990,7 @@ function assistantMessages(message, out) {
     ...replay?.calls?.[b.id]
   }));
   if (!text && !calls.length) return [];
-  return [{ role: "assistant", content: text || null, ...calls.length ? { tool_calls: calls } : {}, ...out.behaviours.has("emptyReasoning") && { reasoning_content: "" }, ...replay?.fields }];
+  return [{ role: "assistant", content: text || null, ...calls.length && { tool_calls: calls }, ...out.behaviours.has("emptyReasoning") && { reasoning_content: "" }, ...replay?.fields }];
 }
 function toOpenAiRequest(body, out) {
   const { route, behaviours } = out;
@@ -5007,7 +5007,7 @@ function toOpenAiRequest(body, out) {
   const request = {
     model: route.model,
     messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
-    ...tools.length ? { tools } : {},
+    ...tools.length && { tools },
     ...maxTokens !== void 0 && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
     ...effort !== void 0 && { reasoning_effort: effort },
     ...schema !== void 0 && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
@@ -5030,14 +5030,14 @@ var FINISH_REASONS = {
   content_filter: "refusal"
 };
 function usageOf(usage, reasoningApart) {
-  const prompt = asCount(usage.prompt_tokens) ?? 0;
-  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0;
-  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
-  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0);
+  const prompt = countOf(usage.prompt_tokens);
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? countOf(usage.prompt_cache_hit_tokens);
+  const reasoning = countOf(asRecord(usage.completion_tokens_details)?.reasoning_tokens);
+  const output = countOf(usage.completion_tokens) + (reasoningApart ? reasoning : 0);
   return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning };
 }
 function mergeDetails(details, more) {
-  for (const raw of Array.isArray(more) ? more : []) {
+  for (const raw of asList(more)) {
     const detail = asRecord(raw);
     if (!detail) continue;
     const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
@@ -5045,7 +5045,7 @@ function mergeDetails(details, more) {
     else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
   }
 }
-var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : (Array.isArray(content) ? content : []).map((part) => {
+var partsOf = (content, kind) => typeof content === "string" ? kind === "text" ? content : "" : asList(content).map((part) => {
   const p = asRecord(part);
   return p?.type !== kind ? "" : kind === "text" ? asText(p.text) : partsOf(p.thinking, "text");
 }).join("");
@@ -5072,8 +5072,8 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
     if (error !== null) return streamFailed(errorMessage(error));
     const usage = asRecord(chunk.usage);
     if (usage) step.usage(usageOf(usage, behaviours.has("reasoningInOutput")));
-    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : [];
-    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0);
+    const choices = asList(chunk.choices).map(asRecord);
+    const choice = choices.find((c) => c && countOf(c.index) === 0);
     if (!choice) return NOTHING;
     const delta = asRecord(choice[field]) ?? {};
     reasoningContent += asText(delta.reasoning_content);
@@ -5083,7 +5083,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
       ...step.text(partsOf(delta.content, "text")),
       ...step.text(asText(delta.refusal))
     ];
-    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : [];
+    const calls = asList(delta.tool_calls);
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {};
       const fn = asRecord(call.function) ?? {};
@@ -5107,7 +5107,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
     },
     pushCompletion: (json) => readEvent(json, apply("message")),
     finish() {
-      step.keep({ ...reasoningContent ? { reasoning_content: reasoningContent } : {}, ...details.length ? { reasoning_details: details } : {} });
+      step.keep({ ...reasoningContent && { reasoning_content: reasoningContent }, ...details.length && { reasoning_details: details } });
       return step.finish();
     }
   };
@@ -5201,7 +5201,7 @@ function createAnthropicDecoder(ctx) {
   };
   return {
     push: (data) => readEvent(data, (event) => {
-      const key = String(asCount(event.index) ?? 0);
+      const key = String(countOf(event.index));
       switch (event.type) {
         case "message_start":
           step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)));
@@ -5300,7 +5300,7 @@ var AUTH_FIELDS = {
 };
 function authShape(auth) {
   const fields = isRecord(auth) ? Object.keys(auth) : [];
-  const only = fields.length === 1 ? AUTH_FIELDS[fields[0]] : void 0;
+  const only = fields.length === 1 && AUTH_FIELDS[fields[0]];
   return auth === "none" ? void 0 : only ? { [fields[0]]: only } : AUTH_FORMS;
 }
 var header2 = (value, name) => !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL2.test(value) ? void 0 : HEADER_VALUE;
@@ -5329,7 +5329,7 @@ function isLoopback(hostname) {
   return LOOPBACK_HOSTS.includes(hostname) || LOOPBACK_V4_PATTERN.test(hostname);
 }
 function jsonProblem(text, err) {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = messageOf(err);
   const at = /at position (\d+)/.exec(message);
   if (!at) return message;
   const before = text.slice(0, Number(at[1])).split("\n");
@@ -5368,10 +5368,10 @@ function readConfig(text) {
       continue;
     }
     const given = entry;
-    const { api, baseUrl, auth, headers, preset } = { ...given.preset ? PRESETS[given.preset] : {}, ...given };
+    const { api, baseUrl, auth, headers, preset: preset2 } = { ...given.preset && PRESETS[given.preset], ...given };
     const url = new URL(baseUrl);
     if (url.protocol === "http:" && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP));
-    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {}, ...preset ? { preset } : {} };
+    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ""), auth, headers: headers ?? {}, ...preset2 && { preset: preset2 } };
   }
   const models = {};
   const claimed = [];
@@ -5469,7 +5469,7 @@ function toResponsesRequest(body, out) {
     model: route.model,
     instructions: systemTextOf(body, system, renamer),
     input,
-    ...tools.length ? { tools } : {},
+    ...tools.length && { tools },
     ...effort !== void 0 && { reasoning: { effort }, include: ["reasoning.encrypted_content"] },
     ...maxOutput !== void 0 && { max_output_tokens: Math.max(16, maxOutput) },
     ...schema !== void 0 && { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } },
@@ -5480,10 +5480,10 @@ function toResponsesRequest(body, out) {
 }
 function usageOf2(usage) {
   const details = asRecord(usage?.input_tokens_details);
-  const cached = asCount(details?.cached_tokens) ?? 0;
-  const written2 = asCount(details?.cache_write_tokens) ?? 0;
-  const reasoning = asCount(asRecord(usage?.output_tokens_details)?.reasoning_tokens) ?? 0;
-  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written2), cache_read_input_tokens: cached, cache_creation_input_tokens: written2, output_tokens: asCount(usage?.output_tokens) ?? 0, reasoning_tokens: reasoning };
+  const cached = countOf(details?.cached_tokens);
+  const written2 = countOf(details?.cache_write_tokens);
+  const reasoning = countOf(asRecord(usage?.output_tokens_details)?.reasoning_tokens);
+  return { input_tokens: Math.max(0, countOf(usage?.input_tokens) - cached - written2), cache_read_input_tokens: cached, cache_creation_input_tokens: written2, output_tokens: countOf(usage?.output_tokens), reasoning_tokens: reasoning };
 }
 function createResponsesDecoder(ctx) {
   const step = createStep(ctx);
@@ -5491,7 +5491,7 @@ function createResponsesDecoder(ctx) {
   let refused = false;
   let summaries = 0;
   function apply(event) {
-    const key = String(asCount(event.output_index) ?? 0);
+    const key = String(countOf(event.output_index));
     const item = asRecord(event.item) ?? {};
     const response = asRecord(event.response);
     switch (event.type) {
@@ -5576,14 +5576,7 @@ function createToolIds(randomBytes) {
 }
 
 // src/features/routing/trust.ts
-function stableJson(value) {
-  if (Array.isArray(value)) return `[${value.map((item) => item === void 0 ? "null" : stableJson(item)).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const entries = Object.entries(value).filter(([, item]) => item !== void 0).sort(([a], [b]) => a < b ? -1 : 1);
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
+var stableJson = (value) => JSON.stringify(value, (_key, item) => isRecord(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a < b ? -1 : 1)) : item);
 async function providerFingerprint(provider) {
   const { id, api, baseUrl, auth, headers } = provider;
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(stableJson({ id, api, baseUrl, auth, headers })));
@@ -5659,7 +5652,7 @@ function createRouteTable(pkg, configPath) {
     },
     decide(model) {
       if (model === void 0 || !claimed.has(model)) return { kind: "native" };
-      const route = read.state === "loaded" ? routeFor(read.config, model) : void 0;
+      const route = read.state === "loaded" && routeFor(read.config, model);
       if (route) return { kind: "route", route };
       const named = read.state === "loaded" && read.claimed.includes(model);
       return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
@@ -5840,8 +5833,8 @@ function summaryOf(text) {
 }
 var isProbe = (s) => s.maxTokens === 1 && s.tools === 0 && !s.stream;
 var isStructured = (s) => s.structured;
-function sourceOfKey(source, auth) {
-  const where = source.kind === "none" ? KEY_SOURCE_NONE : source.kind === "file" ? keySourceFile(source.path) : typeof auth === "object" && "env" in auth ? keySourceEnv(auth.env) : keySourceCommand(source.argv[0] ?? "");
+function sourceOfKey(auth) {
+  const where = auth === "none" ? KEY_SOURCE_NONE : "file" in auth ? keySourceFile(auth.file) : "env" in auth ? keySourceEnv(auth.env) : keySourceCommand(auth.helper[0] ?? "");
   return `key ${where}`;
 }
 
@@ -5855,7 +5848,7 @@ function routingStatus(f) {
     const { config, errors, warnings } = read;
     lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length), ...errors.map(configErrorLine), ...warnings.map(configWarningLine));
     for (const p of Object.values(config.providers)) {
-      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ""), f.keyState(p)), presetLine(p.preset, familyOf(p)));
+      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(p.auth).replace(/^key /, ""), f.keyState(p)), presetLine(p.preset, familyOf(p)));
     }
     for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, [...dialectOf(config.providers[m.providerId], m.model).behaviours]));
   }
@@ -6201,6 +6194,7 @@ var MESSAGE_TYPE = "text/event-stream";
 var JSON_TYPE = "application/json";
 var SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)];
 var CAPTURED_ANSWER = { text: ".", toolCalls: [], stopReason: "end_turn", usage: null };
+var logged = (ctx, what) => (err) => void ctx.log(`${what}: ${String(err)}`);
 var local = (type, text, status2 = 200) => ({ value: { status: status2, ok: status2 >= 200 && status2 < 300, headers: { "content-type": type }, text } });
 function createRoutingFeature() {
   let table;
@@ -6231,18 +6225,20 @@ function createRoutingFeature() {
   const auto = createAutoMode(classifierOf);
   let pane;
   const drawings = /* @__PURE__ */ new Map();
-  const label = (model2) => {
+  const routeOf = (model2) => {
     const decision = table?.decide(model2);
-    return decision?.kind === "route" ? decision.route.label : model2;
+    return decision?.kind === "route" ? decision.route : void 0;
   };
+  const label = (model2) => routeOf(model2)?.label ?? model2;
   async function load(port, ctx) {
     curlPath = String(ctx.options[OPTIONS.curl] ?? "").trim() || CURL_PATH;
     const given = String(ctx.options[OPTIONS.file] ?? "").trim();
     if (given) configPath = given;
     else {
       const root = configRootOf(await port.homeFacts());
-      configPath = root === void 0 ? "" : `${keelHomeOf(root)}/${CONFIG_FILE}`;
-      usageDir = root === void 0 ? void 0 : `${keelHomeOf(root)}/${USAGE_DIR}`;
+      const home = root === void 0 ? void 0 : keelHomeOf(root);
+      configPath = home ? `${home}/${CONFIG_FILE}` : "";
+      usageDir = home && `${home}/${USAGE_DIR}`;
       configRoot = root ?? "";
     }
     table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE);
@@ -6250,8 +6246,9 @@ function createRoutingFeature() {
     try {
       text = configPath ? await port.readText(configPath) : void 0;
     } catch (err) {
-      table.load({ state: "unreadable", error: err instanceof Error ? err.message : String(err) });
-      return ctx.log(`config ${configPath} unreadable: ${table.read.state === "unreadable" ? table.read.error : ""}`);
+      const error = messageOf(err);
+      table.load({ state: "unreadable", error });
+      return ctx.log(`config ${configPath} unreadable: ${error}`);
     }
     const read = readConfig(text);
     table.load(read);
@@ -6296,10 +6293,8 @@ function createRoutingFeature() {
   }
   async function isApproved(port, provider) {
     const fp = await providerFingerprint(provider);
-    if (approved.has(fp)) return true;
-    if (await port.storeGet(trustKey(fp)) !== true) return false;
-    approved.add(fp);
-    return true;
+    if (!approved.has(fp) && await port.storeGet(trustKey(fp)) === true) approved.add(fp);
+    return approved.has(fp);
   }
   async function approve(port, provider) {
     const fp = await providerFingerprint(provider);
@@ -6338,10 +6333,10 @@ function createRoutingFeature() {
   }
   function transportEdges(port, next) {
     return {
-      spawn: (argv, input) => port.spawn(argv, input),
+      spawn: port.spawn,
       sleep: (ms) => port.sleep(ms, next.signal),
-      every: (ms, fn) => port.every(ms, fn),
-      now: () => port.now(),
+      every: port.every,
+      now: port.now,
       remainingMs: () => next.budget.remainingMs,
       aborted: () => next.signal.aborted
     };
@@ -6362,14 +6357,13 @@ function createRoutingFeature() {
     try {
       return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder });
     } finally {
-      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`));
+      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, "request file not removed"));
     }
   }
-  function mentionsRoute(e) {
+  function routedRequest(e) {
     const text = bodyText(e.init?.body);
-    if (text === void 0 || table === void 0 || !table.mentionedIn(text)) return false;
-    const summary = summaryOf(text);
-    return summary !== void 0 && table.owns(summary.model);
+    const summary = text !== void 0 && table?.mentionedIn(text) && summaryOf(text);
+    return summary && table.owns(summary.model) && { text, summary };
   }
   function noteFailure(text) {
     counts.failures++;
@@ -6386,10 +6380,9 @@ function createRoutingFeature() {
     return { turnId: e.turnId, index: e.index, ...end.result };
   }
   function showStatus(port, model2) {
-    const decision = model2 === void 0 ? void 0 : table?.decide(model2);
-    shownRoute = decision?.kind === "route" ? decision.route : void 0;
+    shownRoute = routeOf(model2);
     const spent = spentText(totalOf(ledger?.usage.aliases ?? {}));
-    const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : void 0;
+    const text = shownRoute && statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent);
     if (text === shownStatus) return;
     shownStatus = text;
     port.status(text);
@@ -6398,13 +6391,12 @@ function createRoutingFeature() {
     try {
       await port.setUnknownModelWindow(route.context);
     } catch (err) {
-      ctx.log(`window not set to ${route.context}: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log(`window not set to ${route.context}: ${messageOf(err)}`);
     }
   }
   async function* step(port, e, next, ctx) {
-    const decision = table?.decide(e.model) ?? { kind: "native" };
     if (e.agentId === void 0) showStatus(port, e.model);
-    if (decision.kind === "native") return yield* next(e);
+    if (!table?.owns(e.model)) return yield* next(e);
     if (managed) return yield* failStep(e, stepFailed2(port.pkg, label(e.model), MANAGED_SETTINGS));
     const relay = createRelay();
     const wait = captures.expect(e.model, e.agentId, relay);
@@ -6415,8 +6407,8 @@ function createRoutingFeature() {
       await Promise.race([wait.captured, answered.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]);
     } catch (err) {
       wait.cancel(err);
-      void beneath.return(void 0).catch(() => void 0);
-      return yield* failStep(e, stepFailed2(port.pkg, label(e.model), err instanceof Error ? err.message : String(err)));
+      void beneath.return(void 0).catch(toUndefined);
+      return yield* failStep(e, stepFailed2(port.pkg, label(e.model), messageOf(err)));
     } finally {
       stopTimer();
     }
@@ -6433,11 +6425,9 @@ function createRoutingFeature() {
   async function fetch(port, e, next, ctx) {
     if (next.origin?.plugin !== "engine" || !table) return next(e);
     const path = pathOf(e.url);
-    if (!isMessagesPath(path)) return next(e);
-    const text = bodyText(e.init?.body);
-    if (text === void 0 || !table.mentionedIn(text)) return next(e);
-    const summary = summaryOf(text);
-    if (!summary || !table.owns(summary.model)) return next(e);
+    const routed = isMessagesPath(path) && routedRequest(e);
+    if (!routed) return next(e);
+    const { text, summary } = routed;
     const decision = table.decide(summary.model);
     if (decision.kind === "native") return next(e);
     if (summary.webSearch && decision.kind === "route") return { deny: webSearchRefused(port.pkg, decision.route.label) };
@@ -6453,7 +6443,7 @@ function createRoutingFeature() {
       const { route } = decision;
       const ok = await ready(port, route, summary.model);
       if ("text" in ok) return refuse(ok.text);
-      mintId ??= createToolIds((n) => port.randomBytes(n));
+      mintId ??= createToolIds(port.randomBytes);
       const session = await ctx.facts.sessionId();
       const origin = `${route.provider.id} ${route.model}`;
       const exchange = exchangeFor({ pkg: port.pkg, route, url: e.url, headers, body: text, key: ok.key, mintId, replay: await replays.lookup(session, origin) });
@@ -6465,7 +6455,7 @@ function createRoutingFeature() {
       let r = await gen.next();
       for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value);
       const out = r.value;
-      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch((err) => ctx.log(`usage not counted: ${String(err)}`));
+      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch(logged(ctx, "usage not counted"));
       if (out.failure) {
         const line = failureText2(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys.held()]));
         noteFailure(line);
@@ -6473,7 +6463,7 @@ function createRoutingFeature() {
       }
       result = out.end.result;
       const kept = out.end.kept;
-      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch((err) => ctx.log(`what ${route.label} sends back was not stored: ${String(err)}`));
+      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`));
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks);
       return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
     } finally {
@@ -6537,7 +6527,7 @@ function createRoutingFeature() {
     if ("deny" in spawned) return { deny: spawned.deny };
     ctx.log(`${route.label} took a task as agent ${spawned.agentId}`);
     if (call.background) {
-      delegated.set(spawned.agentId, (answer2) => void port.submit(agentAnswered(route.label, call.description, answer2)).catch((err) => ctx.log(`the answer of ${spawned.agentId} was not delivered: ${String(err)}`)));
+      delegated.set(spawned.agentId, (answer2) => void port.submit(agentAnswered(route.label, call.description, answer2)).catch(logged(ctx, `the answer of ${spawned.agentId} was not delivered`)));
       return { result: agentStarted(route.label, spawned.agentId) };
     }
     const answer = await new Promise((resolve2) => {
@@ -6551,11 +6541,11 @@ function createRoutingFeature() {
     if (nonce === void 0) return next(e);
     const alias = spawning.get(nonce);
     spawning.delete(nonce);
-    if (!alias || table?.decide(alias).kind !== "route") return { deny: agentUnclaimed(port.pkg) };
+    if (!alias || !routeOf(alias)) return { deny: agentUnclaimed(port.pkg) };
     return next({ ...e, prompt: e.prompt.slice(routeMarker(port.pkg, nonce).length), model: alias });
   }
   async function routeVerb(port, args, ctx) {
-    const [verb = "status", ...rest] = args.trim().split(/\s+/).filter(Boolean);
+    const [verb = "status", id] = args.trim().split(/\s+/).filter(Boolean);
     if (verb === "status") return (await statusLines4(port)).join("\n");
     if (verb === "usage") {
       const lines = await usageViews(port, ctx);
@@ -6574,13 +6564,12 @@ function createRoutingFeature() {
       const read = table?.read;
       const providers = read?.state === "loaded" ? read.config.providers : {};
       const ids = Object.keys(providers);
-      const id = rest[0];
       if (!id) return trustWhich(ids);
       const provider = providers[id];
       if (!provider) return trustUnknown(id, ids);
       if (await isApproved(port, provider)) return `${id}: ${TRUST_ALREADY}`;
       await approve(port, provider);
-      return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth));
+      return trustGiven(id, provider.baseUrl, sourceOfKey(provider.auth));
     }
     return routeUnknownVerb(verb);
   }
@@ -6605,19 +6594,18 @@ function createRoutingFeature() {
   async function statusLines4(port) {
     const read = table?.read ?? { state: "missing" };
     const providers = read.state === "loaded" ? Object.values(read.config.providers) : [];
-    const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)));
-    const main = await port.mainModel().catch(() => void 0);
-    const c = curl ? await curl : curlFailed2;
+    const approvals = Object.fromEntries(await Promise.all(providers.map(async (p) => [p.id, await isApproved(port, p).catch(() => false)])));
+    const main = await port.mainModel().catch(toUndefined);
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
-      approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
+      approvals,
       keyState: (p) => keys?.stateOf(p) ?? "not read yet",
-      main: main === void 0 ? void 0 : { model: main, routedTo: main && table?.decide(main).kind === "route" ? label(main) : void 0 },
+      main: main === void 0 ? void 0 : { model: main, routedTo: routeOf(main)?.label },
       counts,
       auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
-      curl: c,
+      curl: curl ? await curl : curlFailed2,
       curlPath
     });
   }
@@ -6629,16 +6617,16 @@ function createRoutingFeature() {
     hooks: {
       "session.start": async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) });
-        keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error("no such file"))), now: () => port.now() });
+        keys ??= createKeys({ run: port.run, read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error("no such file"))), now: port.now });
         auto.reset();
         await load(port, ctx);
         if (table.aliases().length) {
           port.after(0, () => void curlOf(port));
           managed = await port.managed().catch(() => false);
-          agentToolName = await port.registerTool(agentTool(port.pkg, table.aliases().map((a) => table.decide(a).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`));
-          const main = await port.mainModel().catch(() => void 0);
-          const decision = main === void 0 ? void 0 : table.decide(main);
-          if (decision?.kind === "route") await setWindow(port, ctx, decision.route);
+          agentToolName = await port.registerTool(agentTool(port.pkg, table.aliases().map((a) => routeOf(a)))).catch(logged(ctx, "the agent tool was not registered"));
+          const main = await port.mainModel().catch(toUndefined);
+          const route = routeOf(main);
+          if (route) await setWindow(port, ctx, route);
           showStatus(port, main);
         }
         return next(e);
@@ -6650,7 +6638,7 @@ function createRoutingFeature() {
           owns: (e) => table?.owns(e.model) ?? false
         }
       },
-      "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => mentionsRoute(e) ? fetchDenied(ctx.pkg) : void 0 } },
+      "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => routedRequest(e) ? fetchDenied(ctx.pkg) : void 0 } },
       "command.run": model,
       "tool.call": { run: delegate, onFailure: { deny: (e, ctx) => e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : void 0 } },
       "agent.spawn": { run: claimSpawn, onFailure: { deny: (e, ctx) => markerNonce(ctx.pkg, e.prompt) !== void 0 ? agentUnclaimed(ctx.pkg) : void 0 } },
@@ -6672,13 +6660,9 @@ function createRoutingFeature() {
         if (e.agentId !== void 0) {
           delegated.get(e.agentId)?.(e.reason === "answer" ? e.answer : agentEnded(label(e.usage?.model ?? ""), e.reason, e.answer));
           delegated.delete(e.agentId);
-        }
-        if (e.agentId === void 0 && table) {
-          const used = e.usage?.model;
-          const decision = used ? table.decide(used) : void 0;
-          if (decision?.kind === "route") {
-            routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: decision.route.label, model: decision.route.model };
-          }
+        } else {
+          const route = routeOf(e.usage?.model);
+          if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model };
         }
         return next(e);
       },

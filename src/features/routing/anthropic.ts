@@ -11,7 +11,7 @@ import { errorMessage } from './failure.ts'
 import { outputCap } from './openai.ts'
 import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type StepChunk, type StepContext, type StopReason } from './step.ts'
-import { asCount, asRecord, asText, isThinking, NOTHING, parseAnthropicRequest, readEvent, streamFailed, textOf, toolUsesOf, type AnthropicMessage, type Block, type Json } from './wire.ts'
+import { asCount, asRecord, asText, countOf, isThinking, NOTHING, parseAnthropicRequest, readEvent, streamFailed, textOf, toolUsesOf, type AnthropicMessage, type Block, type Json } from './wire.ts'
 
 /** A request as `http.fetch` carries it. */
 export type EngineRequest = { readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly body: string }
@@ -145,7 +145,7 @@ export function createAnthropicDecoder(ctx: StepContext) {
   return {
     push: (data: string): Decoded =>
       readEvent(data, (event) => {
-        const key = String(asCount(event.index) ?? 0)
+        const key = String(countOf(event.index))
         switch (event.type) {
           case 'message_start':
             step.usage(usageUpdate(asRecord(asRecord(event.message)?.usage)))

@@ -2,6 +2,7 @@
 // problem is named by its JSON path; a bad provider or alias is dropped with its error while the
 // valid rest still routes.
 import { is, isRecord, isString, listOf, NOT_AN_OBJECT, problemsOf, type Shape } from '../../lib/shape.ts'
+import { messageOf } from '../../lib/message.ts'
 import { PRESETS } from './dialect.ts'
 import type { Pricing } from './usage.ts'
 import {
@@ -96,7 +97,7 @@ const AUTH_FIELDS: Readonly<Record<string, Shape>> = {
 /** `"none"`, or an object of one key source: checked as that field, so a problem names it. */
 function authShape(auth: unknown) {
   const fields = isRecord(auth) ? Object.keys(auth) : []
-  const only = fields.length === 1 ? AUTH_FIELDS[fields[0]!] : undefined
+  const only = fields.length === 1 && AUTH_FIELDS[fields[0]!]
   return auth === 'none' ? undefined : only ? { [fields[0]!]: only } : AUTH_FORMS
 }
 
@@ -138,7 +139,7 @@ function isLoopback(hostname: string): boolean {
 
 /** `JSON.parse`'s message, with the line and column where it names a position (V8 does; other engines may not). */
 function jsonProblem(text: string, err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err)
+  const message = messageOf(err)
   const at = /at position (\d+)/.exec(message)
   if (!at) return message
   const before = text.slice(0, Number(at[1])).split('\n')
@@ -183,10 +184,10 @@ export function readConfig(text: string | undefined): ConfigRead {
     }
     // A field the entry spells wins over its preset's.
     const given = entry as Omit<Provider, 'id'>
-    const { api, baseUrl, auth, headers, preset } = { ...(given.preset ? PRESETS[given.preset] : {}), ...given }
+    const { api, baseUrl, auth, headers, preset } = { ...(given.preset && PRESETS[given.preset]), ...given }
     const url = new URL(baseUrl)
     if (url.protocol === 'http:' && !isLoopback(url.hostname)) warnings.push(configError(`${path}.baseUrl`, PLAIN_HTTP))
-    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ''), auth, headers: headers ?? {}, ...(preset ? { preset } : {}) }
+    providers[id] = { id, api, baseUrl: baseUrl.replace(/\/+$/, ''), auth, headers: headers ?? {}, ...(preset && { preset }) }
   }
 
   const models: Record<string, ModelEntry> = {}

@@ -87,7 +87,7 @@ export type CurlVersion = { readonly major: number; readonly minor: number; read
 export function parseCurlVersion(text: string): CurlVersion | undefined {
   const match = /^curl (\d+)\.(\d+)(?:\.(\d+))?/m.exec(text)
   if (!match) return
-  const [major, minor, patch] = [match[1], match[2], match[3]].map((n) => Number(n ?? 0)) as [number, number, number]
+  const [major, minor, patch] = match.slice(1).map((n) => Number(n ?? 0)) as [number, number, number]
   const json = major > CURL_JSON_SINCE.major || (major === CURL_JSON_SINCE.major && minor >= CURL_JSON_SINCE.minor)
   return { major, minor, patch, json }
 }
@@ -125,10 +125,10 @@ export function createCurlReader() {
       head += piece
       const out: CurlOutput[] = []
       for (let from = scanFrom; ; ) {
-        const crlf = head.indexOf('\r\n\r\n', from)
-        const lf = head.indexOf('\n\n', from)
-        const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1
-        if (end < 0) return out
+        // The first blank line, CRLF or LF (at one place only one of them can start).
+        const blank = /\r\n\r\n|\n\n/.exec(head.slice(from))
+        if (!blank) return out
+        const end = from + blank.index + blank[0].length
         const parsed = parseHead(head.slice(0, end))
         const rest = head.slice(end)
         head = rest

@@ -7,6 +7,7 @@
 // keep to every provider's charset).
 import type { Api, EffortLevel } from './config.ts'
 import { isRecord, parseJson } from '../../lib/shape.ts'
+import { asList } from './wire.ts'
 
 export type Behaviour =
   /** DeepSeek: every assistant message carries `reasoning_content`, `""` where the model made none (V4). */
@@ -36,25 +37,28 @@ export type Preset = {
 }
 
 /** The presets: each provider's documented base URL, its API, and what its dialect does. */
+/** A preset's row: its API, its documented base URL, and what its family bends. */
+const preset = (api: Api, baseUrl: string, behaviours?: readonly Behaviour[], effort?: Preset['effort']): Preset => ({ api, baseUrl, behaviours, effort })
+
 export const PRESETS: Readonly<Record<string, Preset>> = {
-  openai: { api: 'openai-chat', baseUrl: 'https://api.openai.com/v1', behaviours: ['maxCompletionTokens'] },
-  'openai-responses': { api: 'openai-responses', baseUrl: 'https://api.openai.com/v1' },
-  openrouter: { api: 'openai-chat', baseUrl: 'https://openrouter.ai/api/v1' },
+  openai: preset('openai-chat', 'https://api.openai.com/v1', ['maxCompletionTokens']),
+  'openai-responses': preset('openai-responses', 'https://api.openai.com/v1'),
+  openrouter: preset('openai-chat', 'https://openrouter.ai/api/v1'),
   // DeepSeek takes low, high and max (older models high and max only): RULES.md D6.
-  deepseek: { api: 'openai-chat', baseUrl: 'https://api.deepseek.com', behaviours: ['emptyReasoning'], effort: { low: 'high', medium: 'high', high: 'high', xhigh: 'max', max: 'max' } },
-  gemini: { api: 'openai-chat', baseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai', behaviours: ['skipSignature', 'schemaSubset'] },
-  mistral: { api: 'openai-chat', baseUrl: 'https://api.mistral.ai/v1', behaviours: ['shortToolIds', 'toolTextFolded', 'noStreamOptions'] },
-  groq: { api: 'openai-chat', baseUrl: 'https://api.groq.com/openai/v1' },
-  cerebras: { api: 'openai-chat', baseUrl: 'https://api.cerebras.ai/v1' },
-  xai: { api: 'openai-chat', baseUrl: 'https://api.x.ai/v1', behaviours: ['reasoningInOutput'] },
-  ollama: { api: 'openai-chat', baseUrl: 'http://localhost:11434/v1' },
-  lmstudio: { api: 'openai-chat', baseUrl: 'http://localhost:1234/v1' },
-  vllm: { api: 'openai-chat', baseUrl: 'http://localhost:8000/v1' },
-  'deepseek-anthropic': { api: 'anthropic-messages', baseUrl: 'https://api.deepseek.com/anthropic' },
-  kimi: { api: 'anthropic-messages', baseUrl: 'https://api.moonshot.ai/anthropic' },
-  glm: { api: 'anthropic-messages', baseUrl: 'https://api.z.ai/api/anthropic' },
-  minimax: { api: 'anthropic-messages', baseUrl: 'https://api.minimax.io/anthropic' },
-  qwen: { api: 'anthropic-messages', baseUrl: 'https://dashscope-intl.aliyuncs.com/apps/anthropic' },
+  deepseek: preset('openai-chat', 'https://api.deepseek.com', ['emptyReasoning'], { low: 'high', medium: 'high', high: 'high', xhigh: 'max', max: 'max' }),
+  gemini: preset('openai-chat', 'https://generativelanguage.googleapis.com/v1beta/openai', ['skipSignature', 'schemaSubset']),
+  mistral: preset('openai-chat', 'https://api.mistral.ai/v1', ['shortToolIds', 'toolTextFolded', 'noStreamOptions']),
+  groq: preset('openai-chat', 'https://api.groq.com/openai/v1'),
+  cerebras: preset('openai-chat', 'https://api.cerebras.ai/v1'),
+  xai: preset('openai-chat', 'https://api.x.ai/v1', ['reasoningInOutput']),
+  ollama: preset('openai-chat', 'http://localhost:11434/v1'),
+  lmstudio: preset('openai-chat', 'http://localhost:1234/v1'),
+  vllm: preset('openai-chat', 'http://localhost:8000/v1'),
+  'deepseek-anthropic': preset('anthropic-messages', 'https://api.deepseek.com/anthropic'),
+  kimi: preset('anthropic-messages', 'https://api.moonshot.ai/anthropic'),
+  glm: preset('anthropic-messages', 'https://api.z.ai/api/anthropic'),
+  minimax: preset('anthropic-messages', 'https://api.minimax.io/anthropic'),
+  qwen: preset('anthropic-messages', 'https://dashscope-intl.aliyuncs.com/apps/anthropic'),
 }
 
 /**
@@ -72,7 +76,7 @@ export const CONTEXT_REPORTS: Readonly<Record<string, readonly [path: string, li
 export function reportedContext(family: string, listing: string, model: string): number | undefined {
   const [, list, field] = CONTEXT_REPORTS[family] ?? []
   const entries = (parseJson(listing) as Record<string, unknown> | null | undefined)?.[list ?? '']
-  const entry = (Array.isArray(entries) ? entries : []).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model)) as Record<string, unknown> | undefined
+  const entry = asList(entries).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model)) as Record<string, unknown> | undefined
   const context = entry?.[field ?? '']
   return typeof context === 'number' && context > 0 ? context : undefined
 }

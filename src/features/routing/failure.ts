@@ -60,7 +60,7 @@ export type FailureRoute = { readonly label: string; readonly provider: { readon
 export function failureText(pkg: string, route: FailureRoute, failure: RouteFailure, redact: (text: string) => string): string {
   const { label } = route
   const provider = route.provider.id
-  const text = (() => {
+  return redact((() => {
     switch (failure.kind) {
       case 'status':
         return providerAnswered(pkg, label, provider, failure.status, errorMessageOf(failure.body))
@@ -77,6 +77,5 @@ export function failureText(pkg: string, route: FailureRoute, failure: RouteFail
       case 'other':
         return stepFailed(pkg, label, failure.reason)
     }
-  })()
-  return redact(text)
+  })())
 }

@@ -14,9 +14,9 @@ import type { Args, Chunk, EventResult, Next, StreamNext } from 'claude-code'
 import type { Feature, FeatureContext } from '../../registry.ts'
 import { configRootOf, keelHomeOf } from '../../lib/keel-home.ts'
 import { hexOf } from '../../lib/hex.ts'
+import { messageOf, toUndefined } from '../../lib/message.ts'
 import { removeSafely, sweepTemps, writeSafely } from '../../lib/safe-write.ts'
 import { collectAnswer, encodeAnthropicMessage, encodeAnthropicSse } from './anthropic.ts'
-import { keySource } from './auth.ts'
 import { createCaptures } from './capture.ts'
 import { readConfig, type Provider, type Route } from './config.ts'
 import { REVIEW_PANE, SETUP_PANE, USAGE_PANE, CAPTURE_TIMEOUT_MS, CURL_ARGS, CURL_PATH, GATEWAY_FAILED, IDLE_TIMEOUT_MS, REPLAY_KEY_PREFIX, USAGE_DAYS, USAGE_DIR, USAGE_SESSIONS_KEPT } from './constants.ts'
@@ -59,6 +59,8 @@ const SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)]
 
 /** The answer the engine's own request for a routed step gets: a fake one, drained unread by the step. */
 const CAPTURED_ANSWER = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
+/** A debug line for work nobody waits on, `<what>: <err>`: its `.catch`. */
+const logged = (ctx: FeatureContext, what: string) => (err: unknown) => void ctx.log(`${what}: ${String(err)}`)
 /** A local answer to an engine request: the least the engine takes (status, headers, text; NOTES §7). */
 const local = (type: string, text: string, status = 200): EventResult<'http.fetch'> => ({ value: { status, ok: status >= 200 && status < 300, headers: { 'content-type': type }, text } })
 
@@ -108,10 +110,12 @@ export function createRoutingFeature(): Feature<Port> {
   /** What each open pane draws, by its id (ui.render draws the one its request names). */
   const drawings = new Map<string, (els: PaneElements) => unknown>()
 
-  const label = (model: string) => {
+  /** The route a model name takes now, if it is a routed alias. */
+  const routeOf = (model: string | undefined) => {
     const decision = table?.decide(model)
-    return decision?.kind === 'route' ? decision.route.label : model
+    return decision?.kind === 'route' ? decision.route : undefined
   }
+  const label = (model: string) => routeOf(model)?.label ?? model
 
   async function load(port: Port, ctx: FeatureContext): Promise<void> {
     curlPath = String(ctx.options[OPTIONS.curl] ?? '').trim() || CURL_PATH
@@ -119,8 +123,9 @@ export function createRoutingFeature(): Feature<Port> {
     if (given) configPath = given
     else {
       const root = configRootOf(await port.homeFacts())
-      configPath = root === undefined ? '' : `${keelHomeOf(root)}/${CONFIG_FILE}`
-      usageDir = root === undefined ? undefined : `${keelHomeOf(root)}/${USAGE_DIR}`
+      const home = root === undefined ? undefined : keelHomeOf(root)
+      configPath = home ? `${home}/${CONFIG_FILE}` : ''
+      usageDir = home && `${home}/${USAGE_DIR}`
       configRoot = root ?? ''
     }
     table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE)
@@ -128,8 +133,9 @@ export function createRoutingFeature(): Feature<Port> {
     try {
       text = configPath ? await port.readText(configPath) : undefined
     } catch (err) {
-      table.load({ state: 'unreadable', error: err instanceof Error ? err.message : String(err) })
-      return ctx.log(`config ${configPath} unreadable: ${table.read.state === 'unreadable' ? table.read.error : ''}`)
+      const error = messageOf(err)
+      table.load({ state: 'unreadable', error })
+      return ctx.log(`config ${configPath} unreadable: ${error}`)
     }
     const read = readConfig(text)
     table.load(read)
@@ -185,10 +191,8 @@ export function createRoutingFeature(): Feature<Port> {
 
   async function isApproved(port: Port, provider: Provider): Promise<boolean> {
     const fp = await providerFingerprint(provider)
-    if (approved.has(fp)) return true
-    if ((await port.storeGet(trustKey(fp))) !== true) return false
-    approved.add(fp)
-    return true
+    if (!approved.has(fp) && (await port.storeGet(trustKey(fp))) === true) approved.add(fp)
+    return approved.has(fp)
   }
 
   async function approve(port: Port, provider: Provider): Promise<void> {
@@ -233,10 +237,10 @@ export function createRoutingFeature(): Feature<Port> {
 
   function transportEdges(port: Port, next: { readonly signal: AbortSignal; readonly budget: { readonly remainingMs: number } }): TransportEdges {
     return {
-      spawn: (argv, input) => port.spawn(argv, input),
+      spawn: port.spawn,
       sleep: (ms) => port.sleep(ms, next.signal),
-      every: (ms, fn) => port.every(ms, fn),
-      now: () => port.now(),
+      every: port.every,
+      now: port.now,
       remainingMs: () => next.budget.remainingMs,
       aborted: () => next.signal.aborted,
     }
@@ -260,16 +264,18 @@ export function createRoutingFeature(): Feature<Port> {
     try {
       return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder })
     } finally {
-      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch((err) => ctx.log(`request file not removed: ${String(err)}`))
+      if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, 'request file not removed'))
     }
   }
 
-  /** Whether a request names one of routing's models: what the guard refuses when it fails. */
-  function mentionsRoute(e: Args<'http.fetch'>): boolean {
+  /**
+   * A request naming one of routing's models, its text and summary; what the guard refuses when it
+   * fails. The cheap test first: a native request names no alias anywhere in its body.
+   */
+  function routedRequest(e: Args<'http.fetch'>) {
     const text = bodyText(e.init?.body)
-    if (text === undefined || table === undefined || !table.mentionedIn(text)) return false
-    const summary = summaryOf(text)
-    return summary !== undefined && table.owns(summary.model)
+    const summary = text !== undefined && table?.mentionedIn(text) && summaryOf(text)
+    return summary && table!.owns(summary.model) && { text: text!, summary }
   }
 
   function noteFailure(text: string): void {
@@ -292,10 +298,9 @@ export function createRoutingFeature(): Feature<Port> {
   }
 
   function showStatus(port: Port, model: string | undefined): void {
-    const decision = model === undefined ? undefined : table?.decide(model)
-    shownRoute = decision?.kind === 'route' ? decision.route : undefined
+    shownRoute = routeOf(model)
     const spent = spentText(totalOf(ledger?.usage.aliases ?? {}))
-    const text = shownRoute ? statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent) : undefined
+    const text = shownRoute && statusLine(port.pkg, shownRoute.label, shownRoute.provider.id, spent)
     if (text === shownStatus) return
     shownStatus = text
     port.status(text)
@@ -305,7 +310,7 @@ export function createRoutingFeature(): Feature<Port> {
     try {
       await port.setUnknownModelWindow(route.context)
     } catch (err) {
-      ctx.log(`window not set to ${route.context}: ${err instanceof Error ? err.message : String(err)}`)
+      ctx.log(`window not set to ${route.context}: ${messageOf(err)}`)
     }
   }
 
@@ -318,9 +323,8 @@ export function createRoutingFeature(): Feature<Port> {
    * While the engine's request is held, a read of it is pending: the step's waits cost no budget.
    */
   async function* step(port: Port, e: Args<'turn.step'>, next: StreamNext<'turn.step'>, ctx: FeatureContext): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'> | void> {
-    const decision = table?.decide(e.model) ?? { kind: 'native' as const }
     if (e.agentId === undefined) showStatus(port, e.model)
-    if (decision.kind === 'native') return yield* next(e)
+    if (!table?.owns(e.model)) return yield* next(e)
     // Nothing is asked of the engine where its request would pass keel by (NOTES §13.3).
     if (managed) return yield* failStep(e, stepFailed(port.pkg, label(e.model), MANAGED_SETTINGS))
     const relay: StepRelay = createRelay()
@@ -333,8 +337,8 @@ export function createRoutingFeature(): Feature<Port> {
       await Promise.race([wait.captured, answered.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))])
     } catch (err) {
       wait.cancel(err as Error)
-      void beneath.return(undefined as never).catch(() => undefined)
-      return yield* failStep(e, stepFailed(port.pkg, label(e.model), err instanceof Error ? err.message : String(err)))
+      void beneath.return(undefined as never).catch(toUndefined)
+      return yield* failStep(e, stepFailed(port.pkg, label(e.model), messageOf(err)))
     } finally {
       stopTimer()
     }
@@ -357,12 +361,9 @@ export function createRoutingFeature(): Feature<Port> {
   async function fetch(port: Port, e: Args<'http.fetch'>, next: Next<'http.fetch'>, ctx: FeatureContext): Promise<EventResult<'http.fetch'>> {
     if (next.origin?.plugin !== 'engine' || !table) return next(e)
     const path = pathOf(e.url)
-    if (!isMessagesPath(path)) return next(e)
-    const text = bodyText(e.init?.body)
-    // The cheap test first: a native request names no alias anywhere in its body.
-    if (text === undefined || !table.mentionedIn(text)) return next(e)
-    const summary = summaryOf(text)
-    if (!summary || !table.owns(summary.model)) return next(e)
+    const routed = isMessagesPath(path) && routedRequest(e)
+    if (!routed) return next(e)
+    const { text, summary } = routed
     const decision = table.decide(summary.model)
     if (decision.kind === 'native') return next(e)
     // Sent on, the search would come back as the model's own words under "Web search results" (NOTES §13.2).
@@ -380,7 +381,7 @@ export function createRoutingFeature(): Feature<Port> {
       const { route } = decision
       const ok = await ready(port, route, summary.model)
       if ('text' in ok) return refuse(ok.text)
-      mintId ??= createToolIds((n) => port.randomBytes(n))
+      mintId ??= createToolIds(port.randomBytes)
       // What the route's earlier steps send back goes only to the provider and model that made them.
       const session = await ctx.facts.sessionId()
       const origin = `${route.provider.id} ${route.model}`
@@ -395,7 +396,7 @@ export function createRoutingFeature(): Feature<Port> {
       const out = r.value
       // Counted from the provider's own usage; a request that failed once its answer had begun cost
       // something nobody reported: a gap (one that failed before any answer cost nothing).
-      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch((err) => ctx.log(`usage not counted: ${String(err)}`))
+      if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch(logged(ctx, 'usage not counted'))
       if (out.failure) {
         const line = failureText(port.pkg, route, out.failure, redactorFor([...secretsOf(route.provider, ok.key), ...keys!.held()]))
         noteFailure(line)
@@ -405,7 +406,7 @@ export function createRoutingFeature(): Feature<Port> {
       }
       result = out.end.result
       const kept = out.end.kept
-      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch((err) => ctx.log(`what ${route.label} sends back was not stored: ${String(err)}`))
+      if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`))
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks)
       return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
     } finally {
@@ -481,7 +482,7 @@ export function createRoutingFeature(): Feature<Port> {
     ctx.log(`${route.label} took a task as agent ${spawned.agentId}`)
     if (call.background) {
       // Its answer goes to main as a prompt of its own, once main is idle (the engine sends none for a plugin's spawn).
-      delegated.set(spawned.agentId, (answer) => void port.submit(agentAnswered(route.label, call.description, answer)).catch((err) => ctx.log(`the answer of ${spawned.agentId} was not delivered: ${String(err)}`)))
+      delegated.set(spawned.agentId, (answer) => void port.submit(agentAnswered(route.label, call.description, answer)).catch(logged(ctx, `the answer of ${spawned.agentId} was not delivered`)))
       return { result: agentStarted(route.label, spawned.agentId) }
     }
     const answer = await new Promise<string>((resolve) => {
@@ -497,12 +498,12 @@ export function createRoutingFeature(): Feature<Port> {
     if (nonce === undefined) return next(e)
     const alias = spawning.get(nonce)
     spawning.delete(nonce)
-    if (!alias || table?.decide(alias).kind !== 'route') return { deny: agentUnclaimed(port.pkg) }
+    if (!alias || !routeOf(alias)) return { deny: agentUnclaimed(port.pkg) }
     return next({ ...e, prompt: e.prompt.slice(routeMarker(port.pkg, nonce).length), model: alias })
   }
 
   async function routeVerb(port: Port, args: string, ctx: FeatureContext): Promise<string> {
-    const [verb = 'status', ...rest] = args.trim().split(/\s+/).filter(Boolean)
+    const [verb = 'status', id] = args.trim().split(/\s+/).filter(Boolean)
     if (verb === 'status') return (await statusLines(port)).join('\n')
     if (verb === 'usage') {
       // In the terminal UI a pane of the same lines; headless and in the SDK, the text.
@@ -524,13 +525,12 @@ export function createRoutingFeature(): Feature<Port> {
       const read = table?.read
       const providers = read?.state === 'loaded' ? read.config.providers : {}
       const ids = Object.keys(providers)
-      const id = rest[0]
       if (!id) return trustWhich(ids)
       const provider = providers[id]
       if (!provider) return trustUnknown(id, ids)
       if (await isApproved(port, provider)) return `${id}: ${TRUST_ALREADY}`
       await approve(port, provider)
-      return trustGiven(id, provider.baseUrl, sourceOfKey(keySource(provider.auth), provider.auth))
+      return trustGiven(id, provider.baseUrl, sourceOfKey(provider.auth))
     }
     return routeUnknownVerb(verb)
   }
@@ -560,19 +560,18 @@ export function createRoutingFeature(): Feature<Port> {
   async function statusLines(port: Port): Promise<string[]> {
     const read = table?.read ?? { state: 'missing' as const }
     const providers = read.state === 'loaded' ? Object.values(read.config.providers) : []
-    const approvals = await Promise.all(providers.map((p) => isApproved(port, p).catch(() => false)))
-    const main = await port.mainModel().catch(() => undefined)
-    const c = curl ? await curl : curlFailed
+    const approvals = Object.fromEntries(await Promise.all(providers.map(async (p) => [p.id, await isApproved(port, p).catch(() => false)])))
+    const main = await port.mainModel().catch(toUndefined)
     return routingStatus({
       configPath: configPath || CONFIG_FILE,
       read,
-      approvals: Object.fromEntries(providers.map((p, i) => [p.id, approvals[i] ?? false])),
+      approvals,
       keyState: (p: Provider) => keys?.stateOf(p) ?? 'not read yet',
-      main: main === undefined ? undefined : { model: main, routedTo: main && table?.decide(main).kind === 'route' ? label(main) : undefined },
+      main: main === undefined ? undefined : { model: main, routedTo: routeOf(main)?.label },
       counts,
       auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
-      curl: c,
+      curl: curl ? await curl : curlFailed,
       curlPath,
     })
   }
@@ -586,7 +585,7 @@ export function createRoutingFeature(): Feature<Port> {
     hooks: {
       'session.start': async (port, e, next, ctx) => {
         replays ??= createReplays({ load: (session) => port.storeGet(REPLAY_KEY_PREFIX + session), save: (session, entries) => port.storeSet(REPLAY_KEY_PREFIX + session, entries) })
-        keys ??= createKeys({ run: (argv, ms) => port.run(argv, ms), read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: () => port.now() })
+        keys ??= createKeys({ run: port.run, read: (path) => port.readText(path).then((t) => t ?? Promise.reject(new Error('no such file'))), now: port.now })
         auto.reset()
         await load(port, ctx)
         // A session that starts on an alias (`--model`, a settings default, a resume): the window first.
@@ -595,10 +594,10 @@ export function createRoutingFeature(): Feature<Port> {
           // inside that step, it cost the first token 150–160 ms: test/bench/FINDINGS.md).
           port.after(0, () => void curlOf(port))
           managed = await port.managed().catch(() => false)
-          agentToolName = await port.registerTool(agentTool(port.pkg, table!.aliases().map((a) => (table!.decide(a) as { route: Route }).route))).catch((err) => void ctx.log(`the agent tool was not registered: ${String(err)}`))
-          const main = await port.mainModel().catch(() => undefined)
-          const decision = main === undefined ? undefined : table!.decide(main)
-          if (decision?.kind === 'route') await setWindow(port, ctx, decision.route)
+          agentToolName = await port.registerTool(agentTool(port.pkg, table!.aliases().map((a) => routeOf(a)!))).catch(logged(ctx, 'the agent tool was not registered'))
+          const main = await port.mainModel().catch(toUndefined)
+          const route = routeOf(main)
+          if (route) await setWindow(port, ctx, route)
           showStatus(port, main)
         }
         return next(e)
@@ -612,7 +611,7 @@ export function createRoutingFeature(): Feature<Port> {
         },
       },
       // A failure refuses only a request naming one of routing's models: any other fails open (§4 rule 3).
-      'http.fetch': { run: fetch, onFailure: { deny: (e, ctx) => (mentionsRoute(e) ? fetchDenied(ctx.pkg) : undefined) } },
+      'http.fetch': { run: fetch, onFailure: { deny: (e, ctx) => (routedRequest(e) ? fetchDenied(ctx.pkg) : undefined) } },
       'command.run': model,
       // The agent tool (agent.ts): a failure refuses the call rather than leave a spawn half made.
       'tool.call': { run: delegate, onFailure: { deny: (e, ctx) => (e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : undefined) } },
@@ -640,13 +639,9 @@ export function createRoutingFeature(): Feature<Port> {
         if (e.agentId !== undefined) {
           delegated.get(e.agentId)?.(e.reason === 'answer' ? e.answer : agentEnded(label(e.usage?.model ?? ''), e.reason, e.answer))
           delegated.delete(e.agentId)
-        }
-        if (e.agentId === undefined && table) {
-          const used = e.usage?.model
-          const decision = used ? table.decide(used) : undefined
-          if (decision?.kind === 'route') {
-            routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: decision.route.label, model: decision.route.model }
-          }
+        } else {
+          const route = routeOf(e.usage?.model)
+          if (route) routedRun = { turns: (routedRun?.turns ?? 0) + 1, label: route.label, model: route.model }
         }
         return next(e)
       },

@@ -9,7 +9,7 @@ import { errorMessage, type RouteFailure } from './failure.ts'
 import { createRenamer, providerSystemBlocks, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type ProviderUsage, type StepContext, type StepEnd, type StopReason } from './step.ts'
 import { blockOmitted, imageOmitted, TOOL_ERROR_PREFIX, TOOL_IMAGE_OMITTED } from './strings.ts'
-import { asCount, asRecord, asText, blocksOf, isThinking, textOf, toolUsesOf, NOTHING, readEvent, streamFailed, type AnthropicMessage, type AnthropicRequest, type AnthropicTool, type Block, type Json } from './wire.ts'
+import { asCount, asList, asRecord, countOf, asText, blocksOf, isThinking, textOf, toolUsesOf, NOTHING, readEvent, streamFailed, type AnthropicMessage, type AnthropicRequest, type AnthropicTool, type Block, type Json } from './wire.ts'
 
 export type OpenAiPart = { readonly type: 'text'; readonly text: string } | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
 export type OpenAiToolCall = { readonly id: string; readonly type: 'function'; readonly function: { readonly name: string; readonly arguments: string } }
@@ -57,7 +57,7 @@ function imageUrl(block: Block): string | undefined {
 export function userContent(block: Block, route: Route, rename: (text: string) => string): { readonly text: string } | { readonly url: string } | undefined {
   if (block.type === 'text') return { text: rename(textOf(block)) }
   if (block.type !== 'image') return isThinking(block) ? undefined : { text: blockOmitted(block.type) }
-  const url = route.vision ? imageUrl(block) : undefined
+  const url = route.vision && imageUrl(block)
   return url ? { url } : { text: route.vision ? blockOmitted('image') : imageOmitted(route.label) }
 }
 
@@ -155,7 +155,7 @@ function assistantMessages(message: AnthropicMessage, out: Outbound): OpenAiMess
     ...replay?.calls?.[b.id],
   }))
   if (!text && !calls.length) return []
-  return [{ role: 'assistant', content: text || null, ...(calls.length ? { tool_calls: calls } : {}), ...(out.behaviours.has('emptyReasoning') && { reasoning_content: '' }), ...replay?.fields }]
+  return [{ role: 'assistant', content: text || null, ...(calls.length && { tool_calls: calls }), ...(out.behaviours.has('emptyReasoning') && { reasoning_content: '' }), ...replay?.fields }]
 }
 
 /** The Chat Completions request for a captured engine request, and the engine's name of each tool by the name it was sent under. */
@@ -174,7 +174,7 @@ export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { reques
   const request: OpenAiRequest = {
     model: route.model,
     messages: [{ role: 'system', content: systemTextOf(body, systemMessages, renamer) }, ...messages],
-    ...(tools.length ? { tools } : {}),
+    ...(tools.length && { tools }),
     ...(maxTokens !== undefined && { [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens }),
     ...(effort !== undefined && { reasoning_effort: effort }),
     ...(schema !== undefined && { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } }),
@@ -208,10 +208,10 @@ const FINISH_REASONS: Readonly<Record<string, StopReason>> = {
  * `prompt_cache_hit_tokens` (DeepSeek); where `completion_tokens` leaves the reasoning out (xAI), it is added.
  */
 function usageOf(usage: Json, reasoningApart: boolean): ProviderUsage {
-  const prompt = asCount(usage.prompt_tokens) ?? 0
-  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? asCount(usage.prompt_cache_hit_tokens) ?? 0
-  const reasoning = asCount(asRecord(usage.completion_tokens_details)?.reasoning_tokens) ?? 0
-  const output = (asCount(usage.completion_tokens) ?? 0) + (reasoningApart ? reasoning : 0)
+  const prompt = countOf(usage.prompt_tokens)
+  const cached = asCount(asRecord(usage.prompt_tokens_details)?.cached_tokens) ?? countOf(usage.prompt_cache_hit_tokens)
+  const reasoning = countOf(asRecord(usage.completion_tokens_details)?.reasoning_tokens)
+  const output = countOf(usage.completion_tokens) + (reasoningApart ? reasoning : 0)
   return { input_tokens: Math.max(0, prompt - cached), cache_read_input_tokens: cached, output_tokens: output, reasoning_tokens: reasoning }
 }
 
@@ -220,7 +220,7 @@ function usageOf(usage: Json, reasoningApart: boolean): ProviderUsage {
  * extends its text fields; any other is a new one. Sent back unmodified and in order (RULES.md O1).
  */
 function mergeDetails(details: Json[], more: unknown): void {
-  for (const raw of Array.isArray(more) ? more : []) {
+  for (const raw of asList(more)) {
     const detail = asRecord(raw)
     if (!detail) continue
     const same = details.find((d) => d.index !== undefined && d.index === detail.index && d.type === detail.type)
@@ -233,7 +233,7 @@ function mergeDetails(details: Json[], more: unknown): void {
 const partsOf = (content: unknown, kind: 'text' | 'thinking'): string =>
   typeof content === 'string'
     ? kind === 'text' ? content : ''
-    : (Array.isArray(content) ? content : []).map((part) => {
+    : asList(content).map((part) => {
         const p = asRecord(part)
         return p?.type !== kind ? '' : kind === 'text' ? asText(p.text) : partsOf(p.thinking, 'text')
       }).join('')
@@ -274,8 +274,8 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
     if (error !== null) return streamFailed(errorMessage(error))
     const usage = asRecord(chunk.usage)
     if (usage) step.usage(usageOf(usage, behaviours.has('reasoningInOutput')))
-    const choices = Array.isArray(chunk.choices) ? chunk.choices.map(asRecord) : []
-    const choice = choices.find((c) => c && (asCount(c.index) ?? 0) === 0)
+    const choices = asList(chunk.choices).map(asRecord)
+    const choice = choices.find((c) => c && countOf(c.index) === 0)
     if (!choice) return NOTHING
     const delta = asRecord(choice[field]) ?? {}
     reasoningContent += asText(delta.reasoning_content)
@@ -285,7 +285,7 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
       ...step.text(partsOf(delta.content, 'text')),
       ...step.text(asText(delta.refusal)),
     ]
-    const calls = Array.isArray(delta.tool_calls) ? delta.tool_calls : []
+    const calls = asList(delta.tool_calls)
     calls.forEach((raw, position) => {
       const call = asRecord(raw) ?? {}
       const fn = asRecord(call.function) ?? {}
@@ -314,7 +314,7 @@ export function createOpenAiDecoder(ctx: StepContext, behaviours: ReadonlySet<Be
     /** A whole `chat.completion` JSON: a provider that answers without streaming. */
     pushCompletion: (json: string): Decoded => readEvent(json, apply('message')),
     finish() {
-      step.keep({ ...(reasoningContent ? { reasoning_content: reasoningContent } : {}), ...(details.length ? { reasoning_details: details } : {}) })
+      step.keep({ ...(reasoningContent && { reasoning_content: reasoningContent }), ...(details.length && { reasoning_details: details }) })
       return step.finish()
     },
   }

@@ -2,7 +2,6 @@
 // path, its body text, and the few fields that tell a loop's request from the `/model` probe, a token
 // count or a structured side call. Kept cheap: a native request is let through on a text search.
 import type { Auth } from './config.ts'
-import type { KeySource } from './auth.ts'
 import { keySourceCommand, keySourceEnv, keySourceFile, KEY_SOURCE_NONE } from './strings.ts'
 import { WEB_SEARCH_TOOL } from './constants.ts'
 import { parseAnthropicRequest } from './wire.ts'
@@ -53,11 +52,11 @@ export const isProbe = (s: RequestSummary) => s.maxTokens === 1 && s.tools === 0
 export const isStructured = (s: RequestSummary) => s.structured
 
 /** Where a provider's key comes from, in words for status and the trust answer: never the key. */
-export function sourceOfKey(source: KeySource, auth: Auth): string {
+export function sourceOfKey(auth: Auth): string {
   const where =
-    source.kind === 'none' ? KEY_SOURCE_NONE
-    : source.kind === 'file' ? keySourceFile(source.path)
-    : typeof auth === 'object' && 'env' in auth ? keySourceEnv(auth.env)
-    : keySourceCommand(source.argv[0] ?? '')
+    auth === 'none' ? KEY_SOURCE_NONE
+    : 'file' in auth ? keySourceFile(auth.file)
+    : 'env' in auth ? keySourceEnv(auth.env)
+    : keySourceCommand(auth.helper[0] ?? '')
   return `key ${where}`
 }

@@ -10,7 +10,7 @@ import { messageIn } from './failure.ts'
 import { effortOf, outputCap, schemaOf, sentTools, systemTextOf, toolResultText, userContent, type Outbound } from './openai.ts'
 import { createRenamer, splitSystemMessages } from './prompt.ts'
 import { createStep, type Decoded, type ProviderUsage, type StepContext } from './step.ts'
-import { asCount, asRecord, asText, blocksOf, NOTHING, readEvent, streamFailed, textOf, toolUsesOf, type AnthropicRequest, type Json } from './wire.ts'
+import { asRecord, asText, countOf, blocksOf, NOTHING, readEvent, streamFailed, textOf, toolUsesOf, type AnthropicRequest, type Json } from './wire.ts'
 
 /** The request for a captured engine request, and the engine's name of each tool by the name it was sent under. */
 export function toResponsesRequest(body: AnthropicRequest, out: Outbound): { request: Json; toolName: (sent: string) => string } {
@@ -50,7 +50,7 @@ export function toResponsesRequest(body: AnthropicRequest, out: Outbound): { req
     model: route.model,
     instructions: systemTextOf(body, system, renamer),
     input,
-    ...(tools.length ? { tools } : {}),
+    ...(tools.length && { tools }),
     // A reasoning model (the alias names its effort) sends its reasoning back encrypted, for the next request.
     ...(effort !== undefined && { reasoning: { effort }, include: ['reasoning.encrypted_content'] }),
     ...(maxOutput !== undefined && { max_output_tokens: Math.max(16, maxOutput) }),
@@ -64,10 +64,10 @@ export function toResponsesRequest(body: AnthropicRequest, out: Outbound): { req
 /** Usage in the engine's names: OpenAI's `input_tokens` holds the cached and the written ones. */
 function usageOf(usage: Json | undefined): ProviderUsage {
   const details = asRecord(usage?.input_tokens_details)
-  const cached = asCount(details?.cached_tokens) ?? 0
-  const written = asCount(details?.cache_write_tokens) ?? 0
-  const reasoning = asCount(asRecord(usage?.output_tokens_details)?.reasoning_tokens) ?? 0
-  return { input_tokens: Math.max(0, (asCount(usage?.input_tokens) ?? 0) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: asCount(usage?.output_tokens) ?? 0, reasoning_tokens: reasoning }
+  const cached = countOf(details?.cached_tokens)
+  const written = countOf(details?.cache_write_tokens)
+  const reasoning = countOf(asRecord(usage?.output_tokens_details)?.reasoning_tokens)
+  return { input_tokens: Math.max(0, countOf(usage?.input_tokens) - cached - written), cache_read_input_tokens: cached, cache_creation_input_tokens: written, output_tokens: countOf(usage?.output_tokens), reasoning_tokens: reasoning }
 }
 
 /** Fed each SSE event's `data`; items are told apart by `output_index` (a gateway changes their ids between `.added` and `.done`). */
@@ -79,7 +79,7 @@ export function createResponsesDecoder(ctx: StepContext) {
   let summaries = 0
 
   function apply(event: Json): Decoded {
-    const key = String(asCount(event.output_index) ?? 0)
+    const key = String(countOf(event.output_index))
     const item = asRecord(event.item) ?? {}
     const response = asRecord(event.response)
     switch (event.type) {

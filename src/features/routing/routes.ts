@@ -31,7 +31,7 @@ export function createRouteTable(pkg: string, configPath: string) {
     decide(model: string | undefined): RouteDecision {
       // Every alias of the config is claimed (load), so a model nobody claimed is native.
       if (model === undefined || !claimed.has(model)) return { kind: 'native' }
-      const route = read.state === 'loaded' ? routeFor(read.config, model) : undefined
+      const route = read.state === 'loaded' && routeFor(read.config, model)
       if (route) return { kind: 'route', route }
       const named = read.state === 'loaded' && read.claimed.includes(model)
       return { kind: 'fail', text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) }

@@ -1,7 +1,6 @@
 // What `/<pkg> status` and `/<pkg> route status` say of routing (§3.8): the config and its errors,
 // each provider (approved or not, where its key comes from and how its last read went, never the
 // key), each alias, main's model, this session's counts and last failure, and curl.
-import { keySource } from './auth.ts'
 import type { ConfigRead, Provider } from './config.ts'
 import { dialectOf, familyOf } from './dialect.ts'
 import type { KeyState } from './keys.ts'
@@ -37,7 +36,7 @@ export function routingStatus(f: RoutingStatusFacts): string[] {
     const { config, errors, warnings } = read
     lines.push(configLoaded(f.configPath, Object.keys(config.providers).length, Object.keys(config.models).length, errors.length), ...errors.map(configErrorLine), ...warnings.map(configWarningLine))
     for (const p of Object.values(config.providers)) {
-      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(keySource(p.auth), p.auth).replace(/^key /, ''), f.keyState(p)), presetLine(p.preset, familyOf(p)))
+      lines.push(providerLine(p.id, p.api, p.baseUrl, f.approvals[p.id] ?? false, sourceOfKey(p.auth).replace(/^key /, ''), f.keyState(p)), presetLine(p.preset, familyOf(p)))
     }
     // A loaded alias's provider is loaded too (readConfig drops an alias whose provider is not).
     for (const m of Object.values(config.models)) lines.push(aliasLine(m.alias, m.label, m.providerId, m.model, m.context, [...dialectOf(config.providers[m.providerId]!, m.model).behaviours]))

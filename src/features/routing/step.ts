@@ -56,7 +56,7 @@ export const parseObject = (json: string): object | undefined => asRecord(parseJ
 /** A tool call printed as the whole answer: a JSON `{name, arguments}`, bare or in `<tool_call>` / `[TOOL_REQUEST]` tags; its name. */
 function printedCall(answer: string): string | undefined {
   const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, '$2').trim()
-  const call = (body.startsWith('{') ? parseObject(body) : undefined) as Json | undefined
+  const call = (body.startsWith('{') && parseObject(body)) as Json | undefined
   return call && typeof call.name === 'string' && isRecord(call.arguments ?? call.parameters) ? call.name : undefined
 }
 
@@ -91,10 +91,9 @@ export function createStep(ctx: StepContext) {
     model: ctx.alias,
   })
   const end = (chunks: StepChunk[], toolUses: TurnStepResult['toolUses'], stopReason: StopReason): StepEnd => {
-    const stop: StepChunk = { kind: 'stop', stopReason, usage: usageOut() }
     const { input_tokens: input, output_tokens: output } = usage
     return {
-      chunks: [...chunks, stop],
+      chunks: [...chunks, { kind: 'stop', stopReason, usage: usageOut() }],
       result: { answer, toolUses, stopReason, usage: usageOut() },
       ...((input !== undefined || output !== undefined) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }),
     }
@@ -162,13 +161,13 @@ export function createStep(ctx: StepContext) {
         ids.push(id)
       }
       // A model that printed a call as its answer (a weak local model): said, never run (RULES.md, text tool calls).
-      const printed = toolUses.length ? undefined : printedCall(answer)
+      const printed = !toolUses.length && printedCall(answer)
       if (printed) chunks.push(notice(textToolCall(ctx.pkg, ctx.label, printed)))
       // Only a call the engine received makes it run tools; a call that failed the check leaves plain text.
       const stopReason: StopReason = toolUses.length ? 'tool_use' : reason === 'tool_use' || reason === null ? 'end_turn' : reason
       const cut = CUT_OFF[String(stopReason)]
       if (cut) chunks.push(notice(cut(ctx.pkg, ctx.label)))
-      const kept = ids.length && (keptFields || keptItems || keptCalls) ? { ids, ...(keptFields && { fields: keptFields }), ...(keptCalls && { calls: keptCalls }), ...(keptItems && { items: keptItems }) } : undefined
+      const kept = ids.length > 0 && (keptFields || keptItems || keptCalls) && { ids, ...(keptFields && { fields: keptFields }), ...(keptCalls && { calls: keptCalls }), ...(keptItems && { items: keptItems }) }
       return { ...end(chunks, toolUses, stopReason), ...(kept && { kept }) }
     },
     /** A step answered with a line alone (keel's own failure, before any answer): the text so far, the line, and no held-back tool call. */

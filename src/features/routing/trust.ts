@@ -3,17 +3,15 @@
 import type { Provider } from './config.ts'
 import { TRUST_KEY_PREFIX } from './constants.ts'
 import { hexOf } from '../../lib/hex.ts'
+import { isRecord } from '../../lib/shape.ts'
 
-/** JSON with every object's keys sorted at every depth, so equal values always give equal text. */
-export function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : stableJson(item))).join(',')}]`
-  if (typeof value === 'object' && value !== null) {
-    // An object's keys are never equal, so the order needs no tie.
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined).sort(([a], [b]) => (a < b ? -1 : 1))
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${stableJson(item)}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
+/**
+ * JSON with every object's keys sorted at every depth, so equal values always give equal text
+ * (JSON.stringify itself drops undefined fields and writes undefined items as null). An object's
+ * keys are never equal, so the order needs no tie.
+ */
+export const stableJson = (value: unknown): string =>
+  JSON.stringify(value, (_key, item: unknown) => (isRecord(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1))) : item))
 
 /** `sha256(stableJson({ id, api, baseUrl, auth, headers }))` as lower-case hex. */
 export async function providerFingerprint(provider: Provider): Promise<string> {

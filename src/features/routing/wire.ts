@@ -46,7 +46,10 @@ export const toolUsesOf = (blocks: readonly Block[]) => blocks.filter((b): b is 
 export type Json = Record<string, unknown>
 export const asRecord = (value: unknown): Json | undefined => (isRecord(value) ? value : undefined)
 export const asText = (value: unknown): string => (typeof value === 'string' ? value : '')
+export const asList = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
 export const asCount = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined)
+/** A count, 0 where the value is none. */
+export const countOf = (value: unknown): number => asCount(value) ?? 0
 
 /** A stream event's JSON object, handed to `read`; an event that is no JSON object ends the stream as unreadable. */
 export function readEvent(data: string, read: (event: Json) => Decoded): Decoded {

@@ -2,8 +2,6 @@
 // the fields that tell a loop's request from the /model probe, a token count or a structured call.
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { keySource } from '../../../src/features/routing/auth.ts'
-import type { Auth } from '../../../src/features/routing/config.ts'
 import { bodyText, isMessagesPath, isProbe, isStructured, pathOf, sourceOfKey, summaryOf } from '../../../src/features/routing/requests.ts'
 import { fixture } from './fixtures/read.ts'
 
@@ -54,12 +52,11 @@ test('isProbe: one token, no tools, not streamed (measured, NOTES §2); isStruct
 })
 
 test('sourceOfKey: where the key comes from, in words, never the key', () => {
-  const words = (auth: Auth) => sourceOfKey(keySource(auth), auth)
-  assert.is(words('none'), 'key none')
-  assert.is(words({ env: 'EXAMPLE_KEY' }), 'key from $EXAMPLE_KEY')
-  assert.is(words({ helper: ['/usr/bin/pass', 'show', 'example'] }), 'key from the command /usr/bin/pass')
-  assert.is(words({ file: '/home/me/.example-key' }), 'key from the file /home/me/.example-key')
-  assert.is(sourceOfKey({ kind: 'command', argv: [] }, { helper: [] }), 'key from the command ', 'an empty argv names nothing')
+  assert.is(sourceOfKey('none'), 'key none')
+  assert.is(sourceOfKey({ env: 'EXAMPLE_KEY' }), 'key from $EXAMPLE_KEY')
+  assert.is(sourceOfKey({ helper: ['/usr/bin/pass', 'show', 'example'] }), 'key from the command /usr/bin/pass')
+  assert.is(sourceOfKey({ file: '/home/me/.example-key' }), 'key from the file /home/me/.example-key')
+  assert.is(sourceOfKey({ helper: [] }), 'key from the command ', 'an empty argv names nothing')
 })
 
 test.run()
