@@ -1,6 +1,7 @@
 // Builds the one bundle and lays it, byte for byte, into every package.
 //   node build.mjs           build dist/hooks.js, write every package, verify the copies
 //   node build.mjs --check   the same, then fail if the build changed a committed file
+import { parse } from 'acorn'
 import { build, transform } from 'esbuild'
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -56,6 +57,21 @@ function withoutCommentLines(code) {
 }
 
 /**
+ * esbuild prints every `undefined` of the source as `void 0`: two syntax-tree nodes where the source
+ * wrote one, and the loader checks every node at every start. The bundle gets the source's spelling
+ * back (no module binds the name `undefined`; the proof below would fail if one did).
+ */
+function withUndefinedSpelled(code) {
+  const at = []
+  const visit = (node) => {
+    if (node.type === 'UnaryExpression' && node.operator === 'void' && node.argument.type === 'Literal' && node.argument.value === 0) at.push(node)
+    for (const value of Object.values(node)) for (const child of [value].flat()) if (child && typeof child.type === 'string') visit(child)
+  }
+  visit(parse(code, { ecmaVersion: 'latest', sourceType: 'module' }))
+  return at.sort((a, b) => b.start - a.start).reduce((text, node) => text.slice(0, node.start) + 'undefined' + text.slice(node.end), code)
+}
+
+/**
  * Builds the hooks module from `src/main.ts`. `redirects` swap a module main.ts imports for
  * another (a test bundle's feature list: test/tools/test-bundle.mjs); `from` is the template.
  */
@@ -93,10 +109,11 @@ export async function bundleText({ from = template, redirects = {} } = {}) {
   const tail = /\nexport \{\n  register\n\};\n$/
   if (!tail.test(emitted) || !/^function register\(/m.test(emitted)) throw new Error('the bundle does not end with the export of register that build.mjs rewrites')
   const spelled = emitted.replace(tail, '\n').replace(/^function register\(/m, 'export function register(')
-  const stripped = withoutCommentLines(spelled)
-  // Proof that only comments went: both minify (which drops every comment) to the same program.
-  const asMinified = async (code) => (await transform(code, { minifyWhitespace: true, format: 'esm', legalComments: 'none' })).code
-  if ((await asMinified(spelled)) !== (await asMinified(stripped))) throw new Error('dropping comment lines changed the program; see withoutCommentLines in build.mjs')
+  const stripped = withUndefinedSpelled(withoutCommentLines(spelled))
+  // Proof that only comments went and `undefined` is the same value: both minify (which drops every
+  // comment and prints an unbound `undefined` as `void 0`) to the same program.
+  const asMinified = async (code) => (await transform(code, { minifyWhitespace: true, minifySyntax: true, format: 'esm', legalComments: 'none' })).code
+  if ((await asMinified(spelled)) !== (await asMinified(stripped))) throw new Error('dropping comment lines or spelling `void 0` as `undefined` changed the program; see build.mjs')
   return stripped
 }
 

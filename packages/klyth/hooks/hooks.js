@@ -26,7 +26,7 @@ var CHMOD = "/bin/chmod";
 var COMMAND_TIMEOUT_MS = 1e4;
 function modeOfListing(line) {
   const letters = /^.([-rwxsStT]{9})/.exec(line)?.[1];
-  if (letters === void 0) throw new Error(`no mode in ${JSON.stringify(line.slice(0, 40))}`);
+  if (letters === undefined) throw new Error(`no mode in ${JSON.stringify(line.slice(0, 40))}`);
   return parseInt(letters.replace(/[^-ST]/g, "1").replace(/\D/g, "0"), 2);
 }
 function filesOver(host) {
@@ -48,7 +48,7 @@ function filesOver(host) {
     async stat(path) {
       try {
         const s = await host.stat(path);
-        return { kind: s.kind, isLink: s.isLink, ...s.realPath === void 0 ? {} : { realPath: s.realPath } };
+        return { kind: s.kind, isLink: s.isLink, ...s.realPath === undefined ? {} : { realPath: s.realPath } };
       } catch {
         return;
       }
@@ -81,7 +81,7 @@ function setWindowEnv($, value) {
   return $.env.set("CLAUDE_CODE_AUTO_COMPACT_WINDOW", value);
 }
 async function readHomeDir($) {
-  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || void 0;
+  return await $.env.get("HOME") || await $.env.get("USERPROFILE") || undefined;
 }
 function bindCommonEdges($) {
   return {
@@ -288,7 +288,7 @@ function bindRouting($) {
       } catch {
         exists = false;
       }
-      return exists ? $.fs.read(path) : void 0;
+      return exists ? $.fs.read(path) : undefined;
     },
     mainModel: () => $.session.model(),
     managed: async () => Object.keys(await $.settings.read({ source: "policy" })).length > 0,
@@ -415,7 +415,7 @@ var ERROR_COLOR = "error";
 // src/lib/message.ts
 var messageOf = (err) => err instanceof Error ? err.message : String(err);
 var logFailure = (sink, what, err) => sink.log(`${what}: ${messageOf(err)}`);
-var toUndefined = () => void 0;
+var toUndefined = () => undefined;
 
 // src/lib/shape.ts
 var UNKNOWN_KEY = "unknown key";
@@ -434,14 +434,14 @@ function problemsOf(value, shape, path = "", key = "") {
   if (typeof shape === "function") {
     const problem2 = shape(value, key);
     if (isRecord(problem2)) return problemsOf(value, problem2, path, key);
-    return problem2 === void 0 ? [] : [path ? `${path}: ${problem2}` : problem2];
+    return problem2 === undefined ? [] : [path ? `${path}: ${problem2}` : problem2];
   }
   if (!isRecord(value)) return [path ? `${path}: ${NOT_AN_OBJECT}` : NOT_AN_OBJECT];
   const problems = [];
   for (const [field, inner] of Object.entries(shape)) {
     const name = field.replace(/\?$/, "");
     if (name === "*") continue;
-    if (value[name] !== void 0) problems.push(...problemsOf(value[name], inner, at(name), name));
+    if (value[name] !== undefined) problems.push(...problemsOf(value[name], inner, at(name), name));
     else if (name === field) problems.push(`${at(name)}: ${MISSING}`);
   }
   const rest = shape["*"];
@@ -452,7 +452,7 @@ function problemsOf(value, shape, path = "", key = "") {
   return problems;
 }
 var fits = (value, shape) => !problemsOf(value, shape).length;
-var is = (test, problem2) => (value, key) => test(value, key) ? void 0 : problem2;
+var is = (test, problem2) => (value, key) => test(value, key) ? undefined : problem2;
 var listOf = (item, problem2) => is((value) => Array.isArray(value) && value.length > 0 && value.every((x) => fits(x, item)), problem2);
 var isString = (value) => typeof value === "string";
 var NOT_A_STRING = "must be a string";
@@ -504,7 +504,7 @@ var STATUS_COUNTS = ({ lone, runs, queued, unanswered, calls }) => `${lone} call
 
 // src/features/captions/digest.ts
 function nonBlank(v) {
-  return isString(v) && v.trim() ? v : void 0;
+  return isString(v) && v.trim() ? v : undefined;
 }
 function clip(text, cap = FIELD_CAP) {
   if (text.length <= cap) return text;
@@ -619,11 +619,11 @@ ${latest}`, task].filter(Boolean).join("\n\n") }
 function measuredTokensPerChar(usage, prompt) {
   const tokens2 = usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens;
   const chars = prompt.reduce((n, b) => n + b.text.length, 0);
-  return tokens2 && chars ? tokens2 / chars : void 0;
+  return tokens2 && chars ? tokens2 / chars : undefined;
 }
 
 // src/features/captions/units.ts
-var isResolved = (call) => !call.isRunning && call.output !== void 0;
+var isResolved = (call) => !call.isRunning && call.output !== undefined;
 var isRun = (unit) => unit.calls.length > 1;
 var unitCall = (call) => ({
   id: call.tool_use_id,
@@ -652,7 +652,7 @@ function settingsOf(options, defaults) {
       model: options[MODEL_OPTION].trim() || defaults[MODEL_OPTION],
       style: nonBlank(options[STYLE_OPTION]) ?? defaults[STYLE_OPTION],
       contextTokens: isPositive ? tokens2 : fallbackTokens,
-      lang: options[LANGUAGE_OPTION].trim() || void 0
+      lang: options[LANGUAGE_OPTION].trim() || undefined
     },
     problems: isPositive ? [] : [LOG_BAD_OPTION(tokens2, fallbackTokens)]
   };
@@ -672,7 +672,7 @@ function createCaptions() {
   let unanswered = 0;
   function start(bound, chosen) {
     stopTicking?.();
-    stopTicking = void 0;
+    stopTicking = undefined;
     edges = bound;
     settings = chosen;
     queue.length = 0;
@@ -683,7 +683,7 @@ function createCaptions() {
   }
   function capture(call, res) {
     const { tool, tool_use_id: id, agentId, requestMeta, consent, ...args } = call;
-    if (!edges || agentId !== void 0 || res.deny !== void 0 || typeof id !== "string") return;
+    if (!edges || agentId !== undefined || res.deny !== undefined || typeof id !== "string") return;
     const input = stringify(args);
     const output = fileChange(res.result) ?? stringify(res.result);
     const bytes = input.length + (isString(res.text) ? res.text.length : output.length);
@@ -774,7 +774,7 @@ function createCaptions() {
     toolCaption: (id) => toolCaptions.get(id),
     runCaption: (key) => runCaptions.get(key),
     compacted(trigger, agentId, res) {
-      if (agentId === void 0 && trigger !== "precompute" && res.messages) mirror = resetMirror(mirror);
+      if (agentId === undefined && trigger !== "precompute" && res.messages) mirror = resetMirror(mirror);
     },
     end() {
       mirror = resetMirror(mirror);
@@ -789,7 +789,7 @@ function header({ Box, Text: Text2 }, call, subtitle, key) {
   return /* @__PURE__ */ h(Box, { key, flexDirection: "row" }, call.isErrored ? /* @__PURE__ */ h(Text2, { color: ERROR_COLOR }, MARK_FAILED) : /* @__PURE__ */ h(Text2, { dimColor: true }, MARK_OK), /* @__PURE__ */ h(Box, { flexShrink: 1 }, /* @__PURE__ */ h(Text2, { wrap: "truncate-end" }, /* @__PURE__ */ h(Text2, { dimColor: true }, displayToolName(call.tool)), subtitle ? /* @__PURE__ */ h(Text2, { color: SUBTITLE_COLOR }, "  " + subtitle) : null)));
 }
 function frame({ Box, Text: Text2 }, width, headers, text, second) {
-  const size = width === void 0 ? {} : { width };
+  const size = width === undefined ? {} : { width };
   return /* @__PURE__ */ h(Box, { flexDirection: "column", ...size, paddingLeft: 2, marginTop: 1 }, [
     ...headers,
     /* @__PURE__ */ h(Box, { flexDirection: "row" }, /* @__PURE__ */ h(Text2, { dimColor: true }, ELBOW), /* @__PURE__ */ h(Box, { flexDirection: "column", flexShrink: 1 }, /* @__PURE__ */ h(Text2, { dimColor: true, wrap: "wrap" }, text), second))
@@ -847,7 +847,7 @@ function createCaptionsFeature() {
       },
       "ui.render": (port, e, next) => {
         if (e.component === "ToolResult") return e.props.isExpanded || e.props.isErrored || !captions.toolCaption(e.props.tool_use_id) ? next(e) : drawEmpty(port.elements(e));
-        const unit = e.component === "ToolGroup" ? groupUnit(e.props) : e.component === "ToolUse" ? toolUseUnit(e.props) : void 0;
+        const unit = e.component === "ToolGroup" ? groupUnit(e.props) : e.component === "ToolUse" ? toolUseUnit(e.props) : undefined;
         if (!unit) return next(e);
         const caption = isRun(unit) ? captions.runCaption(unit.key) : captions.toolCaption(unit.key);
         if (!caption) {
@@ -880,7 +880,7 @@ function createLane() {
     }
   }
   function run() {
-    return running ??= runQueue().finally(() => running = void 0);
+    return running ??= runQueue().finally(() => running = undefined);
   }
   return {
     defer(port, what, task) {
@@ -939,7 +939,7 @@ async function resolveTarget(io, within2, path) {
     real = `${real}/${part}`;
     spelled = `${spelled}/${part}`;
     const here = await io.stat(real).catch(toUndefined);
-    if (here === void 0) return { target: [real, ...parts.slice(i + 1)].join("/") };
+    if (here === undefined) return { target: [real, ...parts.slice(i + 1)].join("/") };
     if (here.isLink) return { refused: REFUSED.link(spelled) };
     const isLast = i === parts.length - 1;
     if (isLast && here.kind === "dir") return { refused: REFUSED.folder(spelled) };
@@ -948,7 +948,7 @@ async function resolveTarget(io, within2, path) {
   return { target: real };
 }
 async function current(io, target) {
-  return await io.stat(target) === void 0 ? null : io.read(target);
+  return await io.stat(target) === undefined ? null : io.read(target);
 }
 async function writeSafely(io, req) {
   const { path, text, expected } = req;
@@ -963,7 +963,7 @@ async function writeSafely(io, req) {
   if (!await io.hasCommands().catch(() => false)) {
     if (!req.inPlace) return notWritten(REFUSED.noRename(path));
     try {
-      if (expected !== void 0 && await current(io, target) !== expected) return notWritten(REFUSED.changed(path));
+      if (expected !== undefined && await current(io, target) !== expected) return notWritten(REFUSED.changed(path));
       await io.write(target, text);
       return await io.read(target) === text ? written(target, false) : notWritten(REFUSED.readBack(path));
     } catch (err) {
@@ -974,13 +974,13 @@ async function writeSafely(io, req) {
   const temp = `${target.slice(0, slash)}/${tempName(target.slice(slash + 1), io.token())}`;
   let outcome;
   try {
-    const mode = await io.stat(target) ? await io.mode(target) : void 0;
-    if (mode !== void 0 && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(path));
+    const mode = await io.stat(target) ? await io.mode(target) : undefined;
+    if (mode !== undefined && !(mode & OWNER_WRITE)) return notWritten(REFUSED.readOnly(path));
     await io.write(temp, text);
     if (await io.read(temp) !== text) outcome = notWritten(REFUSED.readBack(path));
-    else if (expected !== void 0 && await current(io, target) !== expected) outcome = notWritten(REFUSED.changed(path));
+    else if (expected !== undefined && await current(io, target) !== expected) outcome = notWritten(REFUSED.changed(path));
     else {
-      if (mode !== void 0 && mode !== NEW_FILE_MODE) await io.chmod(temp, mode);
+      if (mode !== undefined && mode !== NEW_FILE_MODE) await io.chmod(temp, mode);
       await io.move(temp, target);
       return written(target, true);
     }
@@ -995,7 +995,7 @@ async function removeSafely(io, within2, path) {
     const resolved = await resolveTarget(io, within2, path);
     if ("refused" in resolved) return notWritten(resolved.refused);
     const { target } = resolved;
-    if (await io.stat(target) === void 0) return written(target, true);
+    if (await io.stat(target) === undefined) return written(target, true);
     const removes = await io.hasCommands().catch(() => false);
     if (removes) await io.remove(target);
     else await io.write(target, "");
@@ -1053,11 +1053,11 @@ var NOTES_NOT_SAVED = "Checkpoint notes NOT saved: the previous notes are still 
 var DAMAGED_STORE = /store file (.+?) is (?:malformed|unreadable) \(([^)]*)\)/;
 function damagedStore(err) {
   const m = DAMAGED_STORE.exec(String(err));
-  return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : void 0;
+  return m ? `the engine's store file for this plugin is damaged (${m[2]}): move it aside with mv "${m[1]}" "${m[1]}.damaged", and the next save works; the notes files saved so far stay in the data folder` : undefined;
 }
 var ERR_SAVE_HELD = `the disk did not answer within ${SAVE_BOUND_MS / 1e3} s, so the save was given up`;
 var notSaved = (err) => {
-  const why = damagedStore(err) ?? (String(err).includes(ERR_SAVE_HELD) ? ERR_SAVE_HELD : void 0);
+  const why = damagedStore(err) ?? (String(err).includes(ERR_SAVE_HELD) ? ERR_SAVE_HELD : undefined);
   return why ? `${NOTES_NOT_SAVED}. ${why[0].toUpperCase()}${why.slice(1)}.` : NOTES_NOT_SAVED;
 };
 var CHECKPOINT_FAILED = "Auto-checkpoint failed";
@@ -1162,7 +1162,7 @@ function rearmAt(fill, harnessAt) {
   return fill + (harnessAt > fill ? Math.min(SNOOZE_STEP_TOKENS, Math.max(1, Math.floor((harnessAt - fill) / 2))) : SNOOZE_STEP_TOKENS);
 }
 function rearmTo(tokens2, trigger, bd) {
-  return tokens2 < trigger ? null : rearmAt(tokens2, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : void 0);
+  return tokens2 < trigger ? null : rearmAt(tokens2, bd?.isAutoCompactEnabled ? bd.autoCompactThreshold : undefined);
 }
 function notesChanged(before, after) {
   return !!after && after !== before;
@@ -1260,7 +1260,7 @@ function createNotes(edges) {
       const pointer = await committedPointer(sessionId);
       if (!pointer) return null;
       const text = await edges.read(await fileOf(sessionId, `.notes.${pointer.slot}.md`));
-      return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : void 0;
+      return text.length === pointer.length && fnv1a32(text) === pointer.digest ? text : undefined;
     } catch {
       return;
     }
@@ -1330,7 +1330,7 @@ function sessionRecords(sessionId) {
     lastSkip: null,
     lastRecorded: null,
     async charter(io) {
-      if (charterKnown === void 0) charterKnown = charterOf(await io.storeGet(CHARTER_KEY_PREFIX + sessionId));
+      if (charterKnown === undefined) charterKnown = charterOf(await io.storeGet(CHARTER_KEY_PREFIX + sessionId));
       return charterKnown;
     },
     async setCharter(io, text, source) {
@@ -1403,7 +1403,7 @@ function createCheckpointSession(sessionId, command, fences) {
       const notes = createNotes(io);
       const charter = await this.charter(io);
       const text = await notes.read(sessionId);
-      if (text === void 0) throw new Error("the notes could not be read");
+      if (text === undefined) throw new Error("the notes could not be read");
       return composeInstructions({ charter: charter?.text, notes: text, notesPath: await notes.path(sessionId), owner, recall: io.recallTool() });
     },
     async steer(io, owner) {
@@ -1487,7 +1487,7 @@ function createCheckpointSession(sessionId, command, fences) {
       const since = io.compactions().entered;
       const { tokens: read, breakdown } = await reading;
       const tokens2 = read ?? measured;
-      if (tokens2 === void 0) return;
+      if (tokens2 === undefined) return;
       const now = await io.now();
       const surfaces = await io.surfaces().then(
         (s) => Array.isArray(s) ? s : null,
@@ -1549,7 +1549,7 @@ function createCheckpointSession(sessionId, command, fences) {
       if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
       const isCompacted = this.compactionsDone !== value.compactionsAt;
       const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(sessionId);
-      const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
+      const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === undefined ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
       if (isAborted || why) {
         await this.endUncompacted(io, settings);
         return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
@@ -1571,7 +1571,7 @@ function createCheckpointSession(sessionId, command, fences) {
           }
           const before = this.compactionsDone;
           if (this.isInteractive) {
-            const steering = await this.instructions(io, void 0).catch((err) => void logFailure(io, "session.compact", err));
+            const steering = await this.instructions(io, undefined).catch((err) => void logFailure(io, "session.compact", err));
             if (this.checkpoint !== pending) return;
             own = { steering };
             try {
@@ -1582,7 +1582,7 @@ function createCheckpointSession(sessionId, command, fences) {
               }
               if (this.compactionsDone === before) this.compacted(io, "plugin", true);
             } finally {
-              own = void 0;
+              own = undefined;
             }
           } else {
             await io.compactCommand();
@@ -1603,13 +1603,13 @@ function createCheckpointSession(sessionId, command, fences) {
       this.checkpoint = null;
       try {
         const { tokens: tokens2, breakdown } = await io.usage();
-        if (tokens2 !== void 0) {
+        if (tokens2 !== undefined) {
           this.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
           return;
         }
       } catch {
       }
-      if (startFill !== void 0) this.snoozeUntil = snooze(startFill);
+      if (startFill !== undefined) this.snoozeUntil = snooze(startFill);
     },
     mayStart(io, since) {
       const { running, entered } = io.compactions();
@@ -1656,7 +1656,7 @@ function textOf(content, tool) {
 function rowOf(line, tool) {
   if (!MESSAGE_ROW.test(line)) return null;
   const row = parseJson(line);
-  if (row === void 0) return;
+  if (row === undefined) return;
   if (!row?.message || row.isMeta || row.isCompactSummary) return null;
   const text = textOf(row.message.content, tool);
   if (OWN_ROW.test(text)) return null;
@@ -1681,7 +1681,7 @@ async function recall(edges, query, limit, tool, chunk = RECALL_CHUNK_BYTES) {
     probe.lastIndex = from;
     for (let hit; (hit = probe.exec(block)) && (probe.lastIndex = block.indexOf("\n", hit.index)) >= 0; ) {
       const row = rowOf(block.slice(block.lastIndexOf("\n", hit.index) + 1, probe.lastIndex), tool);
-      if (row === void 0) damaged++;
+      if (row === undefined) damaged++;
       const held = row ? terms.flatMap((t, i) => t.match.test(row.text) ? [i] : []) : [];
       if (!held.length) continue;
       held.forEach((i) => holding[i]++);
@@ -1719,13 +1719,13 @@ var firstLine = (text) => {
   return line.length > 100 ? `${line.slice(0, 99)}\u2026` : line;
 };
 function charterLine({ pkg, charter }) {
-  if (charter === void 0) return "charter: unreadable (see the debug log)";
+  if (charter === undefined) return "charter: unreadable (see the debug log)";
   if (!charter) return `charter: none yet (set one with /${pkg} charter <text>; until then the session's first prompt stands in)`;
   const why = charter.source === "verb" ? `set with /${pkg} charter` : `the session's first prompt; set one with /${pkg} charter <text>`;
   return `charter: "${firstLine(charter.text)}" (${why})`;
 }
 function notesLine({ notes, folder }) {
-  if (notes === void 0) return "notes: unreadable (see the debug log)";
+  if (notes === undefined) return "notes: unreadable (see the debug log)";
   if (!notes) return `notes: none saved yet${folder ? ` (kept in ${folder})` : ""}`;
   return `notes: ${notes.bytes} bytes in ${notes.path}`;
 }
@@ -1734,7 +1734,7 @@ function triggerLine({ settings: { mode, allowanceTokens }, trigger, fill, atten
   const where = attended ? "" : "; this session is not attended (no terminal or desktop app), so it never runs here";
   if (!trigger) return `automatic checkpoint: ${mode}, trigger not measured yet${where}`;
   const why = trigger.source === "harness" ? `the harness compacts at ${trigger.harnessAt}, less the ${allowanceTokens} allowance` : trigger.source === "floor" ? "the floor: the harness compacts too early for the allowance" : "autoCheckpointTokens";
-  return `automatic checkpoint: ${mode}, at ${trigger.tokens} tokens (${why})${fill === void 0 ? "" : `; the context holds ${fill}`}${where}`;
+  return `automatic checkpoint: ${mode}, at ${trigger.tokens} tokens (${why})${fill === undefined ? "" : `; the context holds ${fill}`}${where}`;
 }
 function statusLines(facts) {
   return [
@@ -1758,7 +1758,7 @@ function createCheckpointFeature() {
   let recallTool;
   function edgesOf2(port, ctx) {
     const dataDirOf = () => dataDir ??= port.pluginDataDir().catch((err) => {
-      dataDir = void 0;
+      dataDir = undefined;
       throw err;
     });
     return {
@@ -1826,7 +1826,7 @@ function createCheckpointFeature() {
         return next(e);
       },
       "session.compact": async (port, e, next, ctx) => {
-        if (e.agentId !== void 0) return next(e);
+        if (e.agentId !== undefined) return next(e);
         compactions.running++;
         compactions.entered++;
         try {
@@ -1850,7 +1850,7 @@ function createCheckpointFeature() {
         }
       },
       "turn.start": (port, e, next, ctx) => {
-        if (e.agentId === void 0) {
+        if (e.agentId === undefined) {
           if (current2) current2.activeTurn = e.turnId;
           defer(port, ctx, "turn.start", async () => {
             const session = current2 = await sessionOf(port, ctx);
@@ -1861,7 +1861,7 @@ function createCheckpointFeature() {
         return next(e);
       },
       "turn.complete": async (port, e, next, ctx) => {
-        if (e.agentId !== void 0) return next(e);
+        if (e.agentId !== undefined) return next(e);
         const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf2(port, ctx), settingsFrom(ctx.options), e);
         if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
           if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) defer(port, ctx, "turn.complete", turnCompleted);
@@ -1883,7 +1883,7 @@ function createCheckpointFeature() {
         const ending = sessions.get(e.sessionId);
         ending?.ended(edgesOf2(port, ctx));
         sessions.delete(e.sessionId);
-        if (current2 === ending) current2 = void 0;
+        if (current2 === ending) current2 = undefined;
         return next(e);
       },
       "tool.call": (port, e, next) => e.tool === recallTool ? recallFor(port, e).then((result) => ({ result })) : next(e),
@@ -1931,7 +1931,7 @@ function createCheckpointFeature() {
       return statusLines({
         pkg: port.pkg,
         charter,
-        notes: isString(text) && path ? { bytes: byteLength(text), path } : text === null ? null : void 0,
+        notes: isString(text) && path ? { bytes: byteLength(text), path } : text === null ? null : undefined,
         folder,
         settings: settingsFrom(ctx.options),
         trigger: session.lastTrigger,
@@ -2120,7 +2120,7 @@ async function inspectManual(fs, cap = MANUAL_CAP_BYTES) {
     return unreadable(err);
   }
   const realPath = stat?.realPath;
-  if (!stat || realPath === void 0) return problem({ kind: "missing" });
+  if (!stat || realPath === undefined) return problem({ kind: "missing" });
   if (!isUnder(realRoot, realPath)) return problem({ kind: "outside", realPath, realRoot });
   if (!stat.isFile) return problem({ kind: "not-a-file", realPath });
   if (stat.bytes > cap) return { found: true, realPath, content: { kind: "too-large", bytes: stat.bytes }, hash: null };
@@ -2143,7 +2143,7 @@ function isRangedRead(args) {
 function wholeText(res) {
   const r = res;
   const file = r?.result?.file;
-  if (r?.deny !== void 0 || r?.isError !== void 0 || r?.result?.type !== "text" || typeof file?.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return;
+  if (r?.deny !== undefined || r?.isError !== undefined || r?.result?.type !== "text" || typeof file?.content !== "string" || file.startLine !== 1 || file.truncatedByTokenCap === true) return;
   return r.result;
 }
 function headings(text) {
@@ -2187,7 +2187,7 @@ function createReads(config, snapshot) {
   async function examine(edges, call) {
     const before = snapshot.carried();
     const manual = before.manual;
-    if (call.agentId !== void 0 || !manual || isRangedRead(call.args)) return PASS;
+    if (call.agentId !== undefined || !manual || isRangedRead(call.args)) return PASS;
     const record = wholeText(call.res);
     if (!record) return PASS;
     if (hintsGeneration !== before.generation) {
@@ -2262,10 +2262,10 @@ function recordsToPrune(entries, now, keep2) {
   return entries.filter(([key, value]) => {
     if (!key.startsWith(SNAPSHOT_STORE_PREFIX) || key === keep2) return false;
     const at = parseRecord(value)?.at;
-    return at === void 0 || now - at > SNAPSHOT_RETENTION_MS;
+    return at === undefined || now - at > SNAPSHOT_RETENTION_MS;
   }).map(([key]) => key);
 }
-var locatedOf = (inspection) => inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : void 0;
+var locatedOf = (inspection) => inspection.found ? { realPath: inspection.realPath, folder: folderOf(inspection.realPath) } : undefined;
 var noCopy = (reason) => ({ name: "copy", copy: { reason, hash: null, bytes: 0 }, resumed: false });
 function createSnapshot(config) {
   let edges;
@@ -2318,7 +2318,7 @@ function createSnapshot(config) {
         if (decided) return;
         decided = true;
         const taken = found ? build(reason, found, extras ?? {}) : noCopy(reason);
-        if (gen !== generation) return resolve2(void 0);
+        if (gen !== generation) return resolve2(undefined);
         phase = taken;
         if (found?.found !== false || found.problem.kind !== "missing") void persist(e, gen, taken.copy);
         resolve2(taken.section);
@@ -2359,7 +2359,7 @@ function createSnapshot(config) {
       const record = parseRecord(raw);
       if (!record) {
         phase = { name: "unknown" };
-        return log(raw === void 0 ? RESUMED_UNKNOWN : RECORD_INVALID);
+        return log(raw === undefined ? RESUMED_UNKNOWN : RECORD_INVALID);
       }
       const located = locatedOf(await inspectManual(e.fs));
       if (gen !== generation) return;
@@ -2409,7 +2409,7 @@ function createSnapshot(config) {
       void prune(bound);
     },
     compacted({ trigger, agentId, skipped: skipped2 }) {
-      if (!edges || agentId !== void 0 || skipped2 || !REFRESHING_TRIGGERS.includes(trigger)) return;
+      if (!edges || agentId !== undefined || skipped2 || !REFRESHING_TRIGGERS.includes(trigger)) return;
       reset2({ name: "pending", reason: "compaction" });
     },
     ended(reason) {
@@ -2437,7 +2437,7 @@ function createSnapshot(config) {
       return outcome;
     },
     carried() {
-      const manual = phase.name === "copy" && phase.located ? { ...phase.located, hash: phase.copy.hash } : void 0;
+      const manual = phase.name === "copy" && phase.located ? { ...phase.located, hash: phase.copy.hash } : undefined;
       return { generation, session, ...manual && { manual } };
     },
     view() {
@@ -2456,7 +2456,7 @@ function createSnapshot(config) {
 }
 
 // src/features/manual/status.ts
-var iso = (at) => at === void 0 ? "an unknown time" : new Date(at).toISOString();
+var iso = (at) => at === undefined ? "an unknown time" : new Date(at).toISOString();
 function fileLine(file, now) {
   return statusFile(file, !now ? STATUS_FILE_UNCHECKED : !now.found ? problemText(now.problem) : SIZE_TEXTS[now.content.kind](now.content.bytes));
 }
@@ -2478,7 +2478,7 @@ function promptLines(prompt, now) {
 }
 var isInert = ({ now, prompt }) => now?.found === false && now.problem.kind === "missing" && !(prompt.state === "copy" && prompt.hash !== null);
 function statusLines2(facts) {
-  if (facts.locationProblem !== void 0) return [statusLocation(facts.locationProblem)];
+  if (facts.locationProblem !== undefined) return [statusLocation(facts.locationProblem)];
   if (isInert(facts)) return [statusFile(facts.file, NOT_A_MANUAL_PROJECT)];
   const { manual, repeat, tokensSaved: tokensSaved2 } = facts.reads;
   return [fileLine(facts.file, facts.now), ...promptLines(facts.prompt, facts.now), pointersLine(manual, repeat, tokensSaved2)];
@@ -2509,7 +2509,7 @@ function bindCores(port, ctx, file) {
       return { root, realRoot: (await port.stat(root).catch(toUndefined))?.realPath ?? root };
     })();
     finding.catch(() => {
-      if (place === finding) place = void 0;
+      if (place === finding) place = undefined;
     });
     return place = finding;
   };
@@ -2571,7 +2571,7 @@ function createManualFeature() {
         const cores = coresOf(port, ctx);
         if (cores) {
           await starting;
-          cores.snapshot.compacted({ trigger: e.trigger, agentId: e.agentId, skipped: "skip" in result && result.skip !== void 0 });
+          cores.snapshot.compacted({ trigger: e.trigger, agentId: e.agentId, skipped: "skip" in result && result.skip !== undefined });
           cores.relocate();
         }
         return result;
@@ -2586,7 +2586,7 @@ function createManualFeature() {
         return next(e);
       },
       "tool.call": async (port, e, next, ctx) => {
-        if (e.tool !== READ_TOOL || e.agentId !== void 0) return next(e);
+        if (e.tool !== READ_TOOL || e.agentId !== undefined) return next(e);
         const cores = coresOf(port, ctx);
         if (!cores?.snapshot.carried().manual) return next(e);
         const result = await next(e);
@@ -2612,7 +2612,7 @@ function configRootOf(env) {
   const at = env.pluginData?.lastIndexOf(PLUGIN_DATA_MARK) ?? -1;
   if (at > 0) return env.pluginData.slice(0, at);
   const home = env.home?.trim();
-  return home ? `${trimSlash(home)}/.claude` : void 0;
+  return home ? `${trimSlash(home)}/.claude` : undefined;
 }
 var keelHomeOf = (configRoot) => `${configRoot}/${KEEL_HOME_DIR}`;
 
@@ -2769,7 +2769,7 @@ var NO_KEY_WHY = {
   headless: (name) => `the engine made up the name ${name} (it changes at every resume), and keel renames only a session someone watches (its /rename answers into a headless run's output); start it with --name to give it a key`,
   invalid: (name, why) => `the session's name ${JSON.stringify(name)} cannot be a key: it ${why}`
 };
-var waitingLine = (key, n, oldestSentAt) => n === 0 ? `waiting for ${key}: none` : `waiting for ${key}: ${plural(n, "mail")}${oldestSentAt === void 0 ? "" : `, the oldest sent ${iso2(oldestSentAt)}`}`;
+var waitingLine = (key, n, oldestSentAt) => n === 0 ? `waiting for ${key}: none` : `waiting for ${key}: ${plural(n, "mail")}${oldestSentAt === undefined ? "" : `, the oldest sent ${iso2(oldestSentAt)}`}`;
 var waitingUnknownLine = (key, why) => `waiting for ${key}: unknown (${why})`;
 var queuedStatusLine = (n) => `queued: ${plural(n, "mail")} for the running turn's next tool boundary`;
 var sentWaitingLine = (byKey) => `sent, still waiting: ${byKey.length === 0 ? "none" : byKey.map(([k, n]) => `${n} to ${k}`).join(", ")}`;
@@ -2795,8 +2795,8 @@ var rootRefused = (path, why) => `${path}: ${why}`;
 var NOT_A_FOLDER = "it is not a folder";
 var SPOOL_NOTE_TEXT = "keel mailbox: mail between the Claude Code sessions of this config folder, kept until its recipient takes it.\nOne folder a key (a session name, every byte outside a-z 0-9 _ - written %XX), one file a mail:\n  <sent at>-<id>.json       waiting\n  <sent at>-<id>.claimed-\u2026  taken by a running session, not yet shown to its model\n  <sent at>-<id>.done       delivered (removed after the retention period)\n  <sent at>-<id>.dropped    nobody took it within the retention period (the text is kept)\n  <sent at>-<id>.corrupt    unreadable as a mail, never delivered\nFiles are written by keel only; removing a folder drops its mail.\n";
 function summaryLine(pkg, key, waiting, sentWaiting, problems) {
-  if (key === void 0) return `mailbox: no key, live mail only${sentWaiting ? `; ${sentWaiting} sent waiting` : ""}`;
-  const waitingPart = waiting === void 0 ? "waiting unknown" : `${waiting} waiting`;
+  if (key === undefined) return `mailbox: no key, live mail only${sentWaiting ? `; ${sentWaiting} sent waiting` : ""}`;
+  const waitingPart = waiting === undefined ? "waiting unknown" : `${waiting} waiting`;
   return `mailbox: key ${key}, ${waitingPart}, ${sentWaiting} sent waiting${problems ? `, ${plural(problems, "problem")} (see /${pkg} mailbox)` : ""}`;
 }
 
@@ -2817,7 +2817,7 @@ function checkKey(raw) {
   return broken ? { ok: false, why: KEY_WHY[broken[0]] } : { ok: true, key };
 }
 var keyIdOf = (name) => name.normalize("NFKC").replace(/[\p{Cc}\p{Cf}\p{Cs}]/gu, (c) => /\s/.test(c) ? c : "").trim().toLowerCase().replace(/\s+/g, "-");
-var sameKey = (a, b) => b !== void 0 && keyIdOf(a) === keyIdOf(b);
+var sameKey = (a, b) => b !== undefined && keyIdOf(a) === keyIdOf(b);
 function escapeName(text) {
   let out = "";
   for (const byte of new TextEncoder().encode(text)) {
@@ -2835,10 +2835,10 @@ function keyOfFolder(name) {
   } catch {
     return;
   }
-  return escapeName(key) === name ? key : void 0;
+  return escapeName(key) === name ? key : undefined;
 }
 function storedKeyOf(value) {
-  return isRecord(value) && isString(value.key) && typeof value.at === "number" && checkKey(value.key).ok ? { key: value.key, at: value.at } : void 0;
+  return isRecord(value) && isString(value.key) && typeof value.at === "number" && checkKey(value.key).ok ? { key: value.key, at: value.at } : undefined;
 }
 var keyStoreName = (sessionId) => `${KEY_STORE_PREFIX}${sessionId}`;
 var basename = (cwd) => cwd.replace(/[\\/]+$/, "").split(/[\\/]/).pop() ?? "";
@@ -2859,7 +2859,7 @@ function settleKey(input) {
   if (input.naming === "off") return { why: NO_KEY_WHY.namingOff(own.name) };
   if (input.headless) return { why: NO_KEY_WHY.headless(own.name) };
   const stored = storedKeyOf(input.stored)?.key;
-  if (stored !== void 0) return { key: stored, source: "stored", ...stored !== own.name && { rename: stored } };
+  if (stored !== undefined) return { key: stored, source: "stored", ...stored !== own.name && { rename: stored } };
   const minted = mintKey(input.cwd, input.randomBytes);
   return { key: minted, source: "minted", rename: minted };
 }
@@ -2870,7 +2870,7 @@ function adopt(name, source) {
 var adoptRename = (name) => adopt(name, "user");
 function renamedTo(answer) {
   const text = answer?.text;
-  return isString(text) ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : void 0;
+  return isString(text) ? /^Session renamed to: (.+)$/m.exec(text.trim())?.[1]?.trim() : undefined;
 }
 function isStaleKeyEntry(value, now) {
   const stored = storedKeyOf(value);
@@ -2898,14 +2898,14 @@ function parseName(name) {
   const m = NAME.exec(name);
   if (!m) return;
   const common = { base: m[1], sentAt: Number(m[2]), id: m[3] };
-  if (m[5] !== void 0) return { ...common, kind: "claimed", owner: m[5], at: Number(m[6]) };
+  if (m[5] !== undefined) return { ...common, kind: "claimed", owner: m[5], at: Number(m[6]) };
   return { ...common, kind: m[4] };
 }
 function stateOf(f) {
   if (f.corrupt) return "corrupt";
   if (f.done) return "done";
   if (f.dropped) return "dropped";
-  if (bodyOf(f) === void 0) return "empty";
+  if (bodyOf(f) === undefined) return "empty";
   return f.claims.length ? "claimed" : "waiting";
 }
 var bodyOf = (f) => f.json ?? f.claims.findLast((c) => c.size > 0);
@@ -2919,7 +2919,7 @@ function readListing(entries) {
       if (e.kind === "file") temps.push(e);
       continue;
     }
-    const n = !e.isLink && e.kind === "file" ? parseName(e.name) : void 0;
+    const n = !e.isLink && e.kind === "file" ? parseName(e.name) : undefined;
     if (!n) {
       aside.push({ name: e.name, why: e.isLink ? CORRUPT.link : CORRUPT.stray });
       continue;
@@ -2936,9 +2936,9 @@ function readListing(entries) {
 }
 function parseBody(text, at) {
   const json = parseJson(text);
-  if (json === void 0) return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true };
+  if (json === undefined) return at.now - at.mtimeMs > HALF_WRITTEN_GRACE_MS ? { corrupt: CORRUPT.unparsable } : { notYet: true };
   const problem2 = problemsOf(json, MAIL_SHAPE)[0];
-  if (problem2 !== void 0) return { corrupt: CORRUPT.notMail(problem2) };
+  if (problem2 !== undefined) return { corrupt: CORRUPT.notMail(problem2) };
   const mail = json;
   if (baseOf(mail.sentAt, mail.id) !== at.base) return { corrupt: CORRUPT.misnamed };
   if (!sameKey(mail.to, at.key)) return { corrupt: CORRUPT.misfiled(mail.to, at.key) };
@@ -2955,13 +2955,13 @@ function candidatesOf(listing, h2) {
     if (state !== "waiting" && state !== "claimed" || h2.held.has(files.id)) continue;
     const { name: body, size, mtimeMs } = bodyOf(files);
     const last = files.claims.at(-1);
-    const ours = last !== void 0 && h2.owners.has(last.owner);
+    const ours = last !== undefined && h2.owners.has(last.owner);
     if (last && !ours && h2.now - last.at <= CLAIM_STALE_MS) continue;
-    out.push({ files, body, size, mtimeMs, redelivered: last !== void 0 && !(ours && h2.released.has(files.id)) });
+    out.push({ files, body, size, mtimeMs, redelivered: last !== undefined && !(ours && h2.released.has(files.id)) });
   }
   return out;
 }
-var namesOf = (f) => [f.json?.name, ...f.claims.map((c) => c.name), f.done, f.dropped, f.corrupt].filter((n) => n !== void 0);
+var namesOf = (f) => [f.json?.name, ...f.claims.map((c) => c.name), f.done, f.dropped, f.corrupt].filter((n) => n !== undefined);
 function prunePlan(listing, p) {
   const out = [];
   if (p.commands) {
@@ -2994,7 +2994,7 @@ ${text}`;
 var HEADER = new RegExp(`(?:^|\\n)\\[([^\\s\\[\\]]+) mail ([a-z2-7]{${MAIL_ID_CHARS}}) from ([^\\n]+)\\]\\n`);
 function findHeader(text) {
   const m = HEADER.exec(text);
-  return m ? { pkg: m[1], id: m[2], from: m[3] } : void 0;
+  return m ? { pkg: m[1], id: m[2], from: m[3] } : undefined;
 }
 
 // src/features/mailbox/delivery.ts
@@ -3041,7 +3041,7 @@ function createMailbox(pkg, config, edges) {
   async function attempt(fn, field) {
     try {
       const why = (await fn())?.[field];
-      return why === void 0 ? void 0 : notTaken(field, why);
+      return why === undefined ? undefined : notTaken(field, why);
     } catch (err) {
       return messageOf(err);
     }
@@ -3075,11 +3075,11 @@ function createMailbox(pkg, config, edges) {
     log(submittingLine(items.length));
     let via = "prompt";
     const submitWhy = await attempt(() => edges.submit(text), "drop");
-    if (submitWhy !== void 0) {
+    if (submitWhy !== undefined) {
       log(submitFallbackLine(submitWhy));
       const appendWhy = await attempt(() => edges.append(text), "deny");
       via = "row";
-      if (appendWhy !== void 0) {
+      if (appendWhy !== undefined) {
         edges.keep(keepText(pkg, submitFailed(submitWhy, appendWhy), text));
         via = "transcript";
       }
@@ -3152,7 +3152,7 @@ function createMailbox(pkg, config, edges) {
   async function listed(folder, report2) {
     try {
       const facts = await edges.stat(folder);
-      if (facts === void 0) return;
+      if (facts === undefined) return;
       if (facts.isLink || facts.kind !== "dir") throw new Error(folderRefused(facts.isLink));
       return readListing(await edges.list(folder));
     } catch (err) {
@@ -3165,7 +3165,7 @@ function createMailbox(pkg, config, edges) {
   async function survey(taking) {
     const k = key;
     const r = root;
-    if (k === void 0 || r === void 0) return;
+    if (k === undefined || r === undefined) return;
     const at = edges.now();
     const report2 = { key: k, at, taken: 0, waiting: 0, notYet: 0, dropped: 0, aside: [] };
     const commands = taking && await hasCommands();
@@ -3178,7 +3178,7 @@ function createMailbox(pkg, config, edges) {
     for (const name of [own, ...older]) {
       const folder = `${r}/${name}`;
       const listing = await listed(folder, report2);
-      if (listing === void 0) continue;
+      if (listing === undefined) continue;
       const droppedIds = taking ? await prune(folder, listing, at, commands) : /* @__PURE__ */ new Set();
       const work = { notYet: 0, aside: [], asideIds: /* @__PURE__ */ new Set() };
       for (const c of taking ? candidatesOf(listing, { owners, held: /* @__PURE__ */ new Set([...mine(), ...droppedIds]), released, now: at }) : []) {
@@ -3237,12 +3237,12 @@ function createMailbox(pkg, config, edges) {
       log(releasedLine(items.length, reason));
     },
     turnStarted(agentId) {
-      if (agentId !== void 0) return;
+      if (agentId !== undefined) return;
       mainTurn = true;
       appendBlocked = false;
     },
     turnCompleted(agentId) {
-      if (agentId !== void 0) return;
+      if (agentId !== undefined) return;
       mainTurn = false;
       appendBlocked = false;
       if (!queue.length) return;
@@ -3251,12 +3251,12 @@ function createMailbox(pkg, config, edges) {
       offPath(() => void deliver(items));
     },
     async toolCompleted(call) {
-      if (call.agentId !== void 0 || call.originPlugin !== "engine" || !mainTurn || appendBlocked || !queue.length) return;
+      if (call.agentId !== undefined || call.originPlugin !== "engine" || !mainTurn || appendBlocked || !queue.length) return;
       const items = queue;
       queue = [];
       log(appendingLine(items.length));
       const why = await attempt(() => edges.append(batchText(items)), "deny");
-      if (why !== void 0) {
+      if (why !== undefined) {
         log(appendFailedLine(why));
         appendBlocked = true;
         queue = [...items, ...queue];
@@ -3266,7 +3266,7 @@ function createMailbox(pkg, config, edges) {
       offPath(() => void markAll(items));
     },
     async receive(got) {
-      if (got.agentId !== void 0) return;
+      if (got.agentId !== undefined) return;
       const h2 = findHeader(got.text);
       if (!h2) return;
       if (seen.has(h2.id) || doneIds.has(h2.id)) {
@@ -3277,7 +3277,7 @@ function createMailbox(pkg, config, edges) {
       return schedule(h2.id, () => verify(h2, got.text));
     },
     rowStored(row) {
-      const h2 = row.agentId === void 0 ? findHeader(row.text) : void 0;
+      const h2 = row.agentId === undefined ? findHeader(row.text) : undefined;
       if (!h2) return;
       seen.add(h2.id);
       lastDelivery = { at: edges.now(), count: 1, via: "live" };
@@ -3299,17 +3299,17 @@ function createMailbox(pkg, config, edges) {
           } while (rescan);
           return report2;
         })().finally(() => {
-          scanning = void 0;
+          scanning = undefined;
         });
       }
       return scanning;
     },
     peek: () => survey(false),
     async sweep(name) {
-      if (root === void 0) return 0;
+      if (root === undefined) return 0;
       const folder = `${root}/${name}`;
       const listing = await listed(folder);
-      if (listing === void 0) return 0;
+      if (listing === undefined) return 0;
       const commands = await hasCommands();
       return (await prune(folder, listing, edges.now(), commands)).size;
     },
@@ -3318,7 +3318,7 @@ function createMailbox(pkg, config, edges) {
     }
   };
   async function claimLive(id) {
-    if (key === void 0 || root === void 0) return;
+    if (key === undefined || root === undefined) return;
     if (held.has(id)) return held.get(id);
     const folder = `${root}/${folderOf2(key)}`;
     let files;
@@ -3384,7 +3384,7 @@ function checkSend(input, ownKey) {
 }
 function parseMailArgs(args) {
   const m = /^\s*(?:"([^"]*)"|(\S+))\s+([\s\S]*\S[\s\S]*)$/.exec(args);
-  return m ? { to: m[1] ?? m[2], text: m[3].trim() } : void 0;
+  return m ? { to: m[1] ?? m[2], text: m[3].trim() } : undefined;
 }
 var NOT_RUNNING = [/^No agent named '.*' is reachable\./s, /^No agent is named '.*' exactly\./s];
 var TWO_HOLDERS = /^\d+ agents are named '/;
@@ -3414,7 +3414,7 @@ function answerFor(outcome, to, id, folder) {
 async function sendMail(e, req) {
   const checked = checkSend(req.input, req.ownKey);
   if (!checked.ok) return checked;
-  if (req.from === void 0) return denied(FROM_UNKNOWN);
+  if (req.from === undefined) return denied(FROM_UNKNOWN);
   const from = checkKey(req.from);
   if (!from.ok) return denied(fromRefused(req.from, from.why));
   const mail = { v: MAIL_VERSION, id: newMailId(e.randomBytes), from: from.key, to: checked.to, sentAt: e.now(), text: checked.text };
@@ -3440,7 +3440,7 @@ var registryPathOf = (configRoot, pid) => `${sessionsDirOf(configRoot)}/${pid}.j
 var RECORD_SHAPE = { "sessionId?": STRING, "name?": STRING, "nameSource?": STRING, "status?": STRING, "*": ANY };
 function parseSessionRecord(text) {
   const json = parseJson(text);
-  return fits(json, RECORD_SHAPE) ? json : void 0;
+  return fits(json, RECORD_SHAPE) ? json : undefined;
 }
 var NAME_SOURCES = ["user", "auto", "derived"];
 function ownNameOf(record) {
@@ -3450,7 +3450,7 @@ function ownNameOf(record) {
 function ownNameFromListAgents(text) {
   if (typeof text !== "string") return;
   const m = /^This session is (.+?) \[[0-9a-f]+\] — /.exec(text);
-  return m ? { name: m[1], source: "unknown" } : void 0;
+  return m ? { name: m[1], source: "unknown" } : undefined;
 }
 
 // src/features/mailbox/status.ts
@@ -3458,9 +3458,9 @@ function statusLines3(f) {
   if (!f.key) return [NOT_STARTED_LINE];
   const { key, scan, sent } = f;
   return [
-    ...key.key === void 0 ? [noKeyLine(key.why)] : [
+    ...key.key === undefined ? [noKeyLine(key.why)] : [
       keyLine2(key.key, KEY_SOURCE[key.source], key.renameProblem),
-      ...scan?.error !== void 0 ? [waitingUnknownLine(key.key, scan.error)] : scan ? [waitingLine(key.key, scan.waiting, scan.oldestSentAt)] : [],
+      ...scan?.error !== undefined ? [waitingUnknownLine(key.key, scan.error)] : scan ? [waitingLine(key.key, scan.waiting, scan.oldestSentAt)] : [],
       ...f.queued ? [queuedStatusLine(f.queued)] : [],
       ...f.holders > 1 ? [holdersLine(key.key, f.holders)] : []
     ],
@@ -3480,9 +3480,9 @@ function statusLines3(f) {
 function summaryLine2(f) {
   if (!f.key) return NOT_STARTED_LINE;
   const { scan, sent } = f;
-  const unread = scan?.error !== void 0;
+  const unread = scan?.error !== undefined;
   const problems = (unread ? 1 : 0) + (scan?.aside.length ?? 0) + (f.holders > 1 ? 1 : 0) + sent.dropped.length + sent.aside.length + sent.missing.length;
-  const waitingNow = scan && !unread ? scan.waiting + f.queued : void 0;
+  const waitingNow = scan && !unread ? scan.waiting + f.queued : undefined;
   return summaryLine(f.pkg, f.key.key, waitingNow, sent.waiting.reduce((n, [, c]) => n + c, 0), problems);
 }
 
@@ -3588,16 +3588,16 @@ function createMailboxFeature() {
     const spool = spoolRootOf(at);
     let facts = await port.files.stat(spool);
     let why = NOT_A_FOLDER;
-    if (facts === void 0) {
+    if (facts === undefined) {
       const made = await writeSafely(port.files, { within: at, path: `${spool}/${SPOOL_NOTE}`, text: SPOOL_NOTE_TEXT, expected: null, inPlace: true });
       facts = await port.files.stat(spool);
-      if (!made.ok && facts === void 0) why = made.reason;
+      if (!made.ok && facts === undefined) why = made.reason;
     }
-    if (facts?.realPath !== void 0 && facts.kind === "dir") root = facts.realPath;
+    if (facts?.realPath !== undefined && facts.kind === "dir") root = facts.realPath;
     else rootProblem = rootRefused(spool, why);
   }
   async function readOwnName() {
-    const record = configRoot === void 0 || pid === void 0 ? void 0 : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, toUndefined);
+    const record = configRoot === undefined || pid === undefined ? undefined : await port.files.read(registryPathOf(configRoot, pid)).then(parseSessionRecord, toUndefined);
     return ownNameOf(record) ?? ownNameFromListAgents(listingText(await quietly(port.listAgents())));
   }
   async function settle(id) {
@@ -3612,13 +3612,13 @@ function createMailboxFeature() {
       randomBytes: port.randomBytes,
       headless: !interactive
     });
-    if (plan.key === void 0) {
+    if (plan.key === undefined) {
       keyFacts = { why: plan.why };
       log(noKeyLogLine(plan.why));
     } else {
       await storeKey(id, plan.key).catch(logError);
       let renameProblem;
-      if (plan.rename !== void 0) {
+      if (plan.rename !== undefined) {
         const answer = await port.rename(plan.rename).catch((err) => ({ text: messageOf(err) }));
         const said = String(answer?.text ?? "").trim();
         log(renameLine(plan.rename, said));
@@ -3627,12 +3627,12 @@ function createMailboxFeature() {
       keyFacts = { key: plan.key, source: plan.source, renameProblem };
       log(keyLogLine(plan.key, KEY_SOURCE[plan.source]));
     }
-    box.start({ root, sessionId: id, key: root === void 0 ? void 0 : plan.key });
-    if (ctx.facts.isMainTurnRunning()) box.turnStarted(void 0);
+    box.start({ root, sessionId: id, key: root === undefined ? undefined : plan.key });
+    if (ctx.facts.isMainTurnRunning()) box.turnStarted(undefined);
     stopIdleScan?.();
-    stopIdleScan = config.scanSeconds > 0 && root !== void 0 ? port.every(config.scanSeconds * 1e3, () => {
+    stopIdleScan = config.scanSeconds > 0 && root !== undefined ? port.every(config.scanSeconds * 1e3, () => {
       if (interactive || !ctx.facts.isMainTurnRunning()) void scan().catch(logError);
-    }) : void 0;
+    }) : undefined;
   }
   async function begin() {
     await tick();
@@ -3640,16 +3640,16 @@ function createMailboxFeature() {
     messaging = home.messaging;
     pid = home.pid;
     configRoot = configRootOf(home);
-    if (configRoot === void 0) rootProblem = NO_CONFIG_ROOT;
+    if (configRoot === undefined) rootProblem = NO_CONFIG_ROOT;
     else await openSpool(configRoot);
     await settle(await ctx.facts.sessionId());
   }
   async function cleanUp() {
-    if (root !== void 0) {
+    if (root !== undefined) {
       const own = box.facts().key;
       for (const entry of await port.files.list(root).catch(() => [])) {
-        const k = entry.kind === "dir" && !entry.isLink ? keyOfFolder(entry.name) : void 0;
-        if (k !== void 0 && !sameKey(k, own)) await box.sweep(entry.name);
+        const k = entry.kind === "dir" && !entry.isLink ? keyOfFolder(entry.name) : undefined;
+        if (k !== undefined && !sameKey(k, own)) await box.sweep(entry.name);
       }
       await sweepTemps(port.files, root, root, () => clock);
     }
@@ -3671,7 +3671,7 @@ function createMailboxFeature() {
     await tick();
     const key = keyFacts?.key;
     if (reason === "clear" && id !== endedId) {
-      if (key !== void 0) await quietly(storeKey(id, key));
+      if (key !== undefined) await quietly(storeKey(id, key));
       const sent = parseOutbox(await quietly(port.storeGet(outboxStoreName(endedId))));
       if (sent.length) await quietly(port.storeSet(outboxStoreName(id), sent));
     }
@@ -3679,26 +3679,26 @@ function createMailboxFeature() {
   }
   async function adopt2(name) {
     await ready();
-    if (sessionId === void 0 || !box) return;
+    if (sessionId === undefined || !box) return;
     const plan = adoptRename(name);
-    if (plan.key === void 0) {
+    if (plan.key === undefined) {
       keyFacts = { why: plan.why };
-      box.setKey(void 0);
+      box.setKey(undefined);
       return log(noKeyLogLine(plan.why));
     }
     await quietly(storeKey(sessionId, plan.key));
     keyFacts = { key: plan.key, source: "user" };
-    box.setKey(root === void 0 ? void 0 : plan.key);
+    box.setKey(root === undefined ? undefined : plan.key);
     log(adoptedLine(plan.key));
     scanWhenIdle();
   }
   async function send(input) {
     if (!box) return { deny: NOT_STARTED };
     await ready();
-    if (sessionId === void 0) return { deny: NOT_STARTED };
-    if (root === void 0) return { deny: notKept(rootProblem) };
+    if (sessionId === undefined) return { deny: NOT_STARTED };
+    if (root === undefined) return { deny: notKept(rootProblem) };
     const key = box.facts().key;
-    const sent = await sendMail({ ...edgesOf2(), send: messaging ? port.send : void 0 }, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input });
+    const sent = await sendMail({ ...edgesOf2(), send: messaging ? port.send : undefined }, { pkg: port.pkg, root, from: key ?? ownName, ownKey: key, input });
     if (!sent.ok) return { deny: sent.deny };
     log(sentLine(sent.mail.id, sent.mail.to, sent.outcome.kind));
     if (sent.record) {
@@ -3733,9 +3733,9 @@ function createMailboxFeature() {
       pkg: port.pkg,
       key: keyFacts,
       scan: await box.peek(),
-      holders: f.key === void 0 ? 1 : holdersIn(await quietly(port.listAgents()), f.key),
+      holders: f.key === undefined ? 1 : holdersIn(await quietly(port.listAgents()), f.key),
       queued: f.queued,
-      sent: root === void 0 ? settleOutbox([], () => "waiting") : await sentState(persist),
+      sent: root === undefined ? settleOutbox([], () => "waiting") : await sentState(persist),
       lastDelivery: f.lastDelivery,
       duplicates: f.duplicates,
       messaging,
@@ -3743,7 +3743,7 @@ function createMailboxFeature() {
       scanSeconds: config.scanSeconds
     };
   }
-  const problemLines = () => [...rootProblem === void 0 ? [] : [rootProblemLine(rootProblem)], ...toolProblem === void 0 ? [] : [toolProblemLine(toolProblem)]];
+  const problemLines = () => [...rootProblem === undefined ? [] : [rootProblemLine(rootProblem)], ...toolProblem === undefined ? [] : [toolProblemLine(toolProblem)]];
   return {
     name: "mailbox",
     sessionActing: true,
@@ -3762,7 +3762,7 @@ function createMailboxFeature() {
         cwd = e.cwd;
         interactive = e.isInteractive;
         ended2 = settled = cleaned = false;
-        tool = toolProblem = root = rootProblem = keyFacts = sessionId = work = void 0;
+        tool = toolProblem = root = rootProblem = keyFacts = sessionId = work = undefined;
         try {
           tool = await port.registerTool({ name: TOOL_NAME2, description: TOOL_DESCRIPTION, inputSchema: TOOL_SCHEMA, isDeferred: false });
         } catch (err) {
@@ -3774,11 +3774,11 @@ function createMailboxFeature() {
         return result;
       },
       "tool.call": {
-        onFailure: { deny: (e) => e.tool === tool ? HOOK_FAILED : void 0 },
+        onFailure: { deny: (e) => e.tool === tool ? HOOK_FAILED : undefined },
         run: async (_port, e, next) => {
           let result;
           if (e.tool !== tool) result = await next(e);
-          else if (e.agentId !== void 0) return { deny: subagentRefused(e.agentId) };
+          else if (e.agentId !== undefined) return { deny: subagentRefused(e.agentId) };
           else {
             const sent = await send(e);
             result = "deny" in sent ? sent : { result: sent.answer };
@@ -3798,16 +3798,16 @@ function createMailboxFeature() {
         return next(e);
       },
       "turn.complete": (_port, e, next) => {
-        if (box && e.agentId === void 0) {
-          box.turnCompleted(void 0);
+        if (box && e.agentId === undefined) {
+          box.turnCompleted(undefined);
           scanWhenIdle();
         }
         return next(e);
       },
       "command.run": async (_port, e, next) => {
         const result = await next(e);
-        const name = e.command === "rename" ? renamedTo(result) : void 0;
-        if (name !== void 0 && box) later(() => adopt2(name));
+        const name = e.command === "rename" ? renamedTo(result) : undefined;
+        if (name !== undefined && box) later(() => adopt2(name));
         return result;
       },
       "session.end": async (_port, e, next) => {
@@ -3914,17 +3914,17 @@ var STATUS_NOT_STARTED = "tool: the session has not started yet";
 // src/lib/step.ts
 var lastToken = 0;
 function scheduleStep(target, after, step, onReplaced, onNotScheduled) {
-  if (target.scheduled !== void 0) onReplaced();
+  if (target.scheduled !== undefined) onReplaced();
   const token = ++lastToken;
   target.scheduled = token;
   try {
     after(() => {
       if (target.scheduled !== token) return;
-      target.scheduled = void 0;
+      target.scheduled = undefined;
       step();
     });
   } catch (err) {
-    if (target.scheduled === token) target.scheduled = void 0;
+    if (target.scheduled === token) target.scheduled = undefined;
     onNotScheduled(err);
   }
 }
@@ -3945,8 +3945,8 @@ function createReconnect(pkg) {
   let sent;
   function reset2() {
     generation++;
-    request = void 0;
-    held = void 0;
+    request = undefined;
+    held = undefined;
   }
   function submit(e, text) {
     const gen = generation;
@@ -3993,7 +3993,7 @@ function createReconnect(pkg) {
   async function run(r) {
     const e = edges;
     if (!e || request !== r) return;
-    request = void 0;
+    request = undefined;
     const gen = generation;
     const startedAt = e.mainTurns();
     const failures = [];
@@ -4032,15 +4032,15 @@ function createReconnect(pkg) {
     },
     turnComplete(agentId, reason) {
       const e = edges;
-      if (agentId !== void 0 || !e) return false;
+      if (agentId !== undefined || !e) return false;
       const report2 = held;
-      held = void 0;
+      held = undefined;
       if (report2) submit(e, report2);
       const r = request;
       if (reason !== "aborted" && r) {
         scheduleStep(r, e.after, () => void run(r).catch((err) => e.log(stepFailed(err))), () => e.log(RESCHEDULED), (err) => e.log(notScheduled(err)));
       }
-      return report2 !== void 0;
+      return report2 !== undefined;
     },
     end(reason) {
       if (request) edges?.log(endDropped(reason));
@@ -4067,7 +4067,7 @@ function parseServerRule(option) {
   return names.includes(ANY_SERVER) ? { any: true } : { any: false, names };
 }
 function allowedServers(t, hostName) {
-  return [.../* @__PURE__ */ new Set([t.own, ...t.rule.any ? t.seen : t.rule.names])].filter((s) => s !== void 0 && s !== hostName);
+  return [.../* @__PURE__ */ new Set([t.own, ...t.rule.any ? t.seen : t.rule.names])].filter((s) => s !== undefined && s !== hostName);
 }
 function hasTarget(t, hostName) {
   return t.rule.any || allowedServers(t, hostName).length > 0;
@@ -4080,11 +4080,11 @@ function describeAllowed(t, hostName) {
   return allowedPhrase(allowedServers(t, hostName), t.rule.any);
 }
 function checkCall(agentId, input, allowed, any) {
-  if (agentId !== void 0) return { deny: subagentDenied(agentId) };
+  if (agentId !== undefined) return { deny: subagentDenied(agentId) };
   if (allowed.length === 0) return { deny: NO_SERVER_SEEN };
   const resume = input.continue === true;
   const given = input.server;
-  if (given === void 0) return allowed.length === 1 ? { server: allowed[0], resume } : { deny: serverNeeded(allowed) };
+  if (given === undefined) return allowed.length === 1 ? { server: allowed[0], resume } : { deny: serverNeeded(allowed) };
   const asked = isString(given) ? given.trim() : "";
   if (!asked) return { deny: badServer };
   const server = resolveServer(asked, allowed);
@@ -4099,12 +4099,12 @@ function resolveServer(name, allowed) {
 }
 function serverOfTool(tool, provider, hostName) {
   if (!provider || !tool.startsWith("mcp__") || tool.startsWith(toolPrefix(hostName))) return;
-  if (provider.startsWith("mcp:")) return provider.slice("mcp:".length) || void 0;
+  if (provider.startsWith("mcp:")) return provider.slice("mcp:".length) || undefined;
   const plugin = provider.split("@")[0];
   const head2 = `mcp__plugin_${toolSpelling(plugin)}_`;
   if (!plugin || !tool.startsWith(head2)) return;
   const key = tool.slice(head2.length).split("__")[0];
-  return key ? `plugin:${plugin}:${key}` : void 0;
+  return key ? `plugin:${plugin}:${key}` : undefined;
 }
 function realNames(listed, known) {
   return listed.map((name) => known.find((real) => toolSpelling(real) === name) ?? name);
@@ -4170,9 +4170,9 @@ function createReconnectFeature() {
         reconnect = createReconnect(port.pkg);
         reconnect.start(edgesOf(port, ctx));
         known = [];
-        targets = void 0;
-        tool = void 0;
-        unregistered = void 0;
+        targets = undefined;
+        tool = undefined;
+        unregistered = undefined;
         try {
           await setup(port, ctx, ctx.options[OPTION]);
         } catch (err) {
@@ -4193,7 +4193,7 @@ function createReconnectFeature() {
         }
       },
       "turn.start": (port, e, next, ctx) => {
-        if (e.agentId === void 0 && targets?.rule.any) {
+        if (e.agentId === undefined && targets?.rule.any) {
           lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
         }
         return next(e);
@@ -4458,7 +4458,7 @@ function requestHeaders(provider, own, key) {
   const merged = /* @__PURE__ */ new Map();
   const put = (name, value) => merged.set(name.toLowerCase(), [name, value]);
   for (const [name, value] of Object.entries(own)) put(name, value);
-  if (key !== void 0) put(...authHeader(provider.api, key));
+  if (key !== undefined) put(...authHeader(provider.api, key));
   for (const [name, value] of Object.entries(provider.headers)) put(name, value);
   return Object.fromEntries(merged.values());
 }
@@ -4568,7 +4568,7 @@ function parseHead(block) {
     if (colon <= 0) continue;
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
-    headers[name] = headers[name] === void 0 ? value : `${headers[name]}, ${value}`;
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
   }
   return { status: status2, headers, statusLine: statusLine2 };
 }
@@ -4600,11 +4600,11 @@ function createCurlReader() {
   };
 }
 function retryAfterMs(value, nowMs) {
-  if (value === void 0) return;
+  if (value === undefined) return;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1e3;
   const at = /[a-z]/i.test(trimmed) ? Date.parse(trimmed) : NaN;
-  return Number.isNaN(at) ? void 0 : Math.max(0, at - nowMs);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
 }
 var isRetryable = ({ status: status2 = 0, curlExit }) => status2 === 429 || status2 >= 500 && status2 <= 599 || curlExit === 7 || curlExit === 52;
 function retryPlan(a) {
@@ -4623,7 +4623,7 @@ function messageIn(value) {
   if (isString(value)) return value;
   if (Array.isArray(value)) return messageIn(value[0]);
   if (!isRecord(value)) return;
-  const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join(".")}: ${value.msg}` : void 0);
+  const text = messageIn(value.error) ?? messageIn(value.message) ?? messageIn(value.detail) ?? (isString(value.msg) ? `${[value.loc].flat().join(".")}: ${value.msg}` : undefined);
   return isString(value.failed_generation) ? modelTried(text ?? "", value.failed_generation.replace(/\s+/g, " ").trim()) : text;
 }
 var errorMessage = (error) => messageIn(error) || JSON.stringify(error);
@@ -4663,19 +4663,19 @@ function failureText2(pkg, route, failure, redact) {
 // src/features/routing/wire.ts
 var isContent = (c) => isString(c) || Array.isArray(c) && c.every((b) => isRecord(b) && isString(b.type));
 var isListOf = (list, fits2) => Array.isArray(list) && list.every((x) => isRecord(x) && fits2(x));
-var isRequest = (r) => isString(r.model) && (r.system === void 0 || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === void 0 || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === void 0 || typeof r.max_tokens === "number");
+var isRequest = (r) => isString(r.model) && (r.system === undefined || isContent(r.system)) && isListOf(r.messages, (m) => isString(m.role) && isContent(m.content)) && (r.tools === undefined || isListOf(r.tools, (t) => isString(t.name))) && (r.max_tokens === undefined || typeof r.max_tokens === "number");
 function parseAnthropicRequest(text) {
   const raw = parseJson(text);
-  return isRecord(raw) && isRequest(raw) ? raw : void 0;
+  return isRecord(raw) && isRequest(raw) ? raw : undefined;
 }
 var blocksOf = (content) => typeof content === "string" ? [{ type: "text", text: content }] : content;
 var textOf2 = (block) => typeof block.text === "string" ? block.text : "";
 var isThinking = (block) => block.type === "thinking" || block.type === "redacted_thinking";
 var toolUsesOf = (blocks) => blocks.filter((b) => b.type === "tool_use");
-var asRecord = (value) => isRecord(value) ? value : void 0;
+var asRecord = (value) => isRecord(value) ? value : undefined;
 var asText = (value) => typeof value === "string" ? value : "";
 var asList = (value) => Array.isArray(value) ? value : [];
-var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : void 0;
+var asCount = (value) => typeof value === "number" && Number.isFinite(value) ? value : undefined;
 var countOf = (value) => asCount(value) ?? 0;
 function readEvent(data, read) {
   const event = asRecord(parseJson(data));
@@ -4715,7 +4715,7 @@ function reportedContext(family, listing, model) {
   const entries = parseJson(listing)?.[list ?? ""];
   const entry = asList(entries).find((e) => isRecord(e) && [e.id, e.name, e.model].includes(model));
   const context = entry?.[field ?? ""];
-  return typeof context === "number" && context > 0 ? context : void 0;
+  return typeof context === "number" && context > 0 ? context : undefined;
 }
 var MODEL_BEHAVIOURS = [
   [/gemini/i, ["schemaSubset"]],
@@ -4772,7 +4772,7 @@ function sentSchema(schema, subset) {
     if (types.length < out.type.length) out.nullable = true;
     out.type = types[0] ?? "string";
   }
-  if (out.type === "array" && out.items === void 0) out.items = {};
+  if (out.type === "array" && out.items === undefined) out.items = {};
   return out;
 }
 
@@ -4818,7 +4818,7 @@ var parseObject = (json) => asRecord(parseJson(json));
 function printedCall(answer) {
   const body = answer.trim().replace(/^(<tool_call>|\[TOOL_REQUEST\])([\s\S]*)(<\/tool_call>|\[END_TOOL_REQUEST\])$/, "$2").trim();
   const call = body.startsWith("{") && parseObject(body);
-  return call && typeof call.name === "string" && isRecord(call.arguments ?? call.parameters) ? call.name : void 0;
+  return call && typeof call.name === "string" && isRecord(call.arguments ?? call.parameters) ? call.name : undefined;
 }
 var noticeGap = (answer) => answer === "" || answer.endsWith("\n\n") ? "" : answer.endsWith("\n") ? "\n" : "\n\n";
 function createStep(ctx) {
@@ -4851,7 +4851,7 @@ function createStep(ctx) {
     return {
       chunks: [...chunks, { kind: "stop", stopReason, usage: usageOut() }],
       result: { answer, toolUses, stopReason, usage: usageOut() },
-      ...(input !== void 0 || output !== void 0) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }
+      ...(input !== undefined || output !== undefined) && { counted: { input: input ?? 0, output: output ?? 0, cacheRead: usage.cache_read_input_tokens ?? 0, cacheWrite: usage.cache_creation_input_tokens ?? 0, reasoning: usage.reasoning_tokens ?? 0 } }
     };
   };
   return {
@@ -4862,7 +4862,7 @@ function createStep(ctx) {
       return [{ kind: "thinking", index: THINKING_INDEX, text: piece }];
     },
     toolStart(key, name) {
-      callAt(key).name ??= name || void 0;
+      callAt(key).name ??= name || undefined;
     },
     toolArgs(key, piece) {
       if (piece) callAt(key).args.push(piece);
@@ -4885,7 +4885,7 @@ function createStep(ctx) {
       reason ??= null;
     },
     finish() {
-      if (reason === void 0) return;
+      if (reason === undefined) return;
       const chunks = [];
       const toolUses = [];
       const ids = [];
@@ -4929,7 +4929,7 @@ function imageUrl(block) {
 }
 function userContent(block, route, rename) {
   if (block.type === "text") return { text: rename(textOf2(block)) };
-  if (block.type !== "image") return isThinking(block) ? void 0 : { text: blockOmitted(block.type) };
+  if (block.type !== "image") return isThinking(block) ? undefined : { text: blockOmitted(block.type) };
   const url = route.vision && imageUrl(block);
   return url ? { url } : { text: route.vision ? blockOmitted("image") : imageOmitted(route.label) };
 }
@@ -4944,7 +4944,7 @@ function systemTextOf(body, systemMessages, renamer) {
 }
 function sentTools(body, make) {
   const names = /* @__PURE__ */ new Map();
-  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== void 0).map((t) => {
+  const tools = (body.tools ?? []).filter((t) => t.name !== DEFERRED_PLACEHOLDER_TOOL && t.input_schema !== undefined).map((t) => {
     const name = sentToolName(t.name);
     names.set(name, t.name);
     return make(name, t);
@@ -4953,7 +4953,7 @@ function sentTools(body, make) {
 }
 var effortOf = (body, out) => (out.route.effort ?? out.effort)?.[body.output_config?.effort];
 var outputCap = (route, body) => route.maxOutput && Math.min(route.maxOutput, body.max_tokens ?? route.maxOutput);
-var schemaOf = (body) => body.output_config?.format?.type === "json_schema" ? body.output_config.format.schema : void 0;
+var schemaOf = (body) => body.output_config?.format?.type === "json_schema" ? body.output_config.format.schema : undefined;
 var callId = (id, out) => out.behaviours.has("shortToolIds") ? shortToolId(id) : id;
 function userMessages(message, out, rename) {
   const tools = [];
@@ -5008,9 +5008,9 @@ function toOpenAiRequest(body, out) {
     model: route.model,
     messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...tools.length && { tools },
-    ...maxTokens !== void 0 && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
-    ...effort !== void 0 && { reasoning_effort: effort },
-    ...schema !== void 0 && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
+    ...maxTokens !== undefined && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
+    ...effort !== undefined && { reasoning_effort: effort },
+    ...schema !== undefined && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
     stream: true,
     ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
   };
@@ -5040,7 +5040,7 @@ function mergeDetails(details, more) {
   for (const raw of asList(more)) {
     const detail = asRecord(raw);
     if (!detail) continue;
-    const same = details.find((d) => d.index !== void 0 && d.index === detail.index && d.type === detail.type);
+    const same = details.find((d) => d.index !== undefined && d.index === detail.index && d.type === detail.type);
     if (!same) details.push({ ...detail });
     else for (const field of ["text", "summary", "data"]) if (typeof detail[field] === "string") same[field] = asText(same[field]) + detail[field];
   }
@@ -5058,7 +5058,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
   let done = false;
   const slotFor = (index, position, id, name) => {
     const slot = slots.get(index ?? position);
-    if (slot && (id && slot.id ? slot.id === id : !(index === void 0 && name && slot.named))) {
+    if (slot && (id && slot.id ? slot.id === id : !(index === undefined && name && slot.named))) {
       slot.id ||= id;
       slot.named ||= name !== "";
       return slot.key;
@@ -5090,7 +5090,7 @@ function createOpenAiDecoder(ctx, behaviours = /* @__PURE__ */ new Set()) {
       const name = asText(fn.name);
       const key = slotFor(asCount(call.index), position, asText(call.id), name);
       step.toolStart(key, name);
-      if (call.extra_content !== void 0) step.keepCall(key, { extra_content: call.extra_content });
+      if (call.extra_content !== undefined) step.keepCall(key, { extra_content: call.extra_content });
       step.toolArgs(key, typeof fn.arguments === "string" ? fn.arguments : fn.arguments == null ? "" : JSON.stringify(fn.arguments));
     });
     const finish = asText(choice.finish_reason);
@@ -5190,7 +5190,7 @@ data: ${JSON.stringify({ type, ...data })}
 }
 var ENGINE_STOP_REASONS = "end_turn max_tokens stop_sequence tool_use pause_turn compaction refusal model_context_window_exceeded".split(" ");
 function usageUpdate(usage) {
-  return Object.fromEntries(USAGE_FIELDS.flatMap((field) => asCount(usage?.[field]) === void 0 ? [] : [[field, asCount(usage?.[field])]]));
+  return Object.fromEntries(USAGE_FIELDS.flatMap((field) => asCount(usage?.[field]) === undefined ? [] : [[field, asCount(usage?.[field])]]));
 }
 function createAnthropicDecoder(ctx) {
   const step = createStep(ctx);
@@ -5236,7 +5236,7 @@ function createAnthropicDecoder(ctx) {
       return NOTHING;
     }),
     finish() {
-      step.keep(void 0, [...thinking.values()].filter((b) => b.signature));
+      step.keep(undefined, [...thinking.values()].filter((b) => b.signature));
       return step.finish();
     }
   };
@@ -5265,7 +5265,7 @@ function createCaptures() {
     take(model, headers) {
       const agent = headerOf(headers, AGENT_HEADER);
       const ofModel = [...waiters].filter((w) => w.model === model);
-      const waiter = ofModel.find((w) => w.agentId === agent) ?? ofModel.find((w) => agent === void 0 === (w.agentId === void 0)) ?? ofModel[0];
+      const waiter = ofModel.find((w) => w.agentId === agent) ?? ofModel.find((w) => agent === undefined === (w.agentId === undefined)) ?? ofModel[0];
       if (!waiter) return;
       waiters.delete(waiter);
       waiter.resolve();
@@ -5292,7 +5292,7 @@ function hasNoExtras(s) {
   const u = new URL(s);
   return !u.username && !u.password && !u.search && !u.hash && !s.includes("?") && !s.includes("#");
 }
-var BaseUrl = (s) => !isHttpUrl(s) ? BASE_URL_FORM : hasNoExtras(s) ? void 0 : BASE_URL_EXTRAS;
+var BaseUrl = (s) => !isHttpUrl(s) ? BASE_URL_FORM : hasNoExtras(s) ? undefined : BASE_URL_EXTRAS;
 var AUTH_FIELDS = {
   helper: listOf(Text, AUTH_FORMS),
   env: is((s) => isString(s) && /^[A-Za-z_][A-Za-z0-9_]*$/.test(s), ENV_NAME),
@@ -5301,9 +5301,9 @@ var AUTH_FIELDS = {
 function authShape(auth) {
   const fields = isRecord(auth) ? Object.keys(auth) : [];
   const only = fields.length === 1 && AUTH_FIELDS[fields[0]];
-  return auth === "none" ? void 0 : only ? { [fields[0]]: only } : AUTH_FORMS;
+  return auth === "none" ? undefined : only ? { [fields[0]]: only } : AUTH_FORMS;
 }
-var header2 = (value, name) => !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL2.test(value) ? void 0 : HEADER_VALUE;
+var header2 = (value, name) => !HEADER_NAME_PATTERN.test(name) ? HEADER_NAME : FRAMING_HEADERS.includes(name.toLowerCase()) ? HEADER_FRAMING : isString(value) && !CONTROL2.test(value) ? undefined : HEADER_VALUE;
 var PROVIDER_FIELDS = {
   "preset?": is((p) => isString(p) && Object.hasOwn(PRESETS, p), PRESET_VALUES(Object.keys(PRESETS))),
   api: is((a) => APIS.includes(a), API_VALUES),
@@ -5339,7 +5339,7 @@ function isClaudeName(alias) {
   return CLAUDE_ALIASES.includes(alias) || alias.startsWith(CLAUDE_ID_PREFIX);
 }
 function readConfig(text) {
-  if (text === void 0) return { state: "missing" };
+  if (text === undefined) return { state: "missing" };
   if (!text.trim()) return { state: "unreadable", error: CONFIG_EMPTY };
   let raw;
   try {
@@ -5395,7 +5395,7 @@ function readConfig(text) {
     models[alias] = { ...fields, alias, providerId: provider, label: fields.label ?? alias, vision: fields.vision ?? false };
   }
   const classifier = raw.classifier;
-  const classifierProblems = classifier === void 0 ? [] : problemsOf(classifier, { model: is((m) => isString(m) && Object.hasOwn(models, m), UNKNOWN_CLASSIFIER) }, "classifier");
+  const classifierProblems = classifier === undefined ? [] : problemsOf(classifier, { model: is((m) => isString(m) && Object.hasOwn(models, m), UNKNOWN_CLASSIFIER) }, "classifier");
   errors.push(...classifierProblems);
   return { state: "loaded", config: { providers, models, ...classifier && !classifierProblems.length && { classifier: classifier.model } }, errors, warnings, claimed };
 }
@@ -5470,9 +5470,9 @@ function toResponsesRequest(body, out) {
     instructions: systemTextOf(body, system, renamer),
     input,
     ...tools.length && { tools },
-    ...effort !== void 0 && { reasoning: { effort }, include: ["reasoning.encrypted_content"] },
-    ...maxOutput !== void 0 && { max_output_tokens: Math.max(16, maxOutput) },
-    ...schema !== void 0 && { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } },
+    ...effort !== undefined && { reasoning: { effort }, include: ["reasoning.encrypted_content"] },
+    ...maxOutput !== undefined && { max_output_tokens: Math.max(16, maxOutput) },
+    ...schema !== undefined && { text: { format: { type: "json_schema", name: STRUCTURED_OUTPUT_NAME, schema, strict: false } } },
     store: false,
     stream: true
   };
@@ -5521,7 +5521,7 @@ function createResponsesDecoder(ctx) {
           pieced.add(key);
           step.toolArgs(key, args);
         }
-        if (item.type === "reasoning" && item.encrypted_content) step.keep(void 0, [{ type: "reasoning", summary: item.summary ?? [], encrypted_content: item.encrypted_content }]);
+        if (item.type === "reasoning" && item.encrypted_content) step.keep(undefined, [{ type: "reasoning", summary: item.summary ?? [], encrypted_content: item.encrypted_content }]);
         break;
       }
       case "response.completed":
@@ -5601,7 +5601,7 @@ function createKeys(edges) {
     async keyFor(provider) {
       if (provider.auth === "none") {
         states.set(provider.id, "none");
-        return { key: void 0 };
+        return { key: undefined };
       }
       const id = stableJson(provider);
       const now = await edges.now();
@@ -5636,7 +5636,7 @@ function redactorFor(secrets) {
   const ordered = [...forms].sort((a, b) => b.length - a.length);
   return (text) => ordered.reduce((out, form) => out.split(form).join(REDACTED), text);
 }
-var secretsOf = (provider, key) => [...key === void 0 ? [] : [key], ...Object.values(provider.headers)];
+var secretsOf = (provider, key) => [...key === undefined ? [] : [key], ...Object.values(provider.headers)];
 
 // src/features/routing/routes.ts
 function createRouteTable(pkg, configPath) {
@@ -5651,14 +5651,14 @@ function createRouteTable(pkg, configPath) {
       return read;
     },
     decide(model) {
-      if (model === void 0 || !claimed.has(model)) return { kind: "native" };
+      if (model === undefined || !claimed.has(model)) return { kind: "native" };
       const route = read.state === "loaded" && routeFor(read.config, model);
       if (route) return { kind: "route", route };
       const named = read.state === "loaded" && read.claimed.includes(model);
       return { kind: "fail", text: named ? aliasBroken(pkg, model, configPath) : aliasNotConfigured(pkg, model, configPath) };
     },
     owns(model) {
-      return model !== void 0 && claimed.has(model);
+      return model !== undefined && claimed.has(model);
     },
     mentionedIn(text) {
       return [...claimed].some((name) => text.includes(`"${name}"`));
@@ -5695,7 +5695,7 @@ function createRelay() {
 var AGENT_TOOL = "agent";
 var routeMarker = (pkg, nonce) => `[${pkg}-route:${nonce}]
 `;
-var markerNonce = (pkg, prompt) => prompt.startsWith(`[${pkg}-route:`) ? /^\[[^\]]*:([0-9a-f]*)\]\n/.exec(prompt)?.[1] ?? "" : void 0;
+var markerNonce = (pkg, prompt) => prompt.startsWith(`[${pkg}-route:`) ? /^\[[^\]]*:([0-9a-f]*)\]\n/.exec(prompt)?.[1] ?? "" : undefined;
 function agentTool(pkg, aliases) {
   const p = agentParams;
   return {
@@ -5716,7 +5716,7 @@ function agentTool(pkg, aliases) {
 }
 function agentCallOf(e) {
   const { description, prompt, model, run_in_background } = e;
-  return typeof prompt === "string" && prompt.trim() && typeof model === "string" ? { description: typeof description === "string" && description ? description : model, prompt, model, background: run_in_background === true } : void 0;
+  return typeof prompt === "string" && prompt.trim() && typeof model === "string" ? { description: typeof description === "string" && description ? description : model, prompt, model, background: run_in_background === true } : undefined;
 }
 
 // src/features/routing/usage.ts
@@ -5736,7 +5736,7 @@ function usageLines(byAlias) {
 }
 function parseSessionUsage(text) {
   const value = parseJson(text ?? "");
-  return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
+  return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : undefined;
 }
 function retained(sessions, keep2) {
   const kept = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at).slice(0, keep2);
@@ -5766,7 +5766,7 @@ function setupOf({ kind, alias, model, baseUrl, context, key }) {
   return {
     alias,
     providerId,
-    provider: { ...Object.hasOwn(OTHER_KINDS, kind) ? { api: OTHER_KINDS[kind] } : { preset: kind }, baseUrl: baseUrl || void 0, auth: KEY_FORMS[form](value) },
+    provider: { ...Object.hasOwn(OTHER_KINDS, kind) ? { api: OTHER_KINDS[kind] } : { preset: kind }, baseUrl: baseUrl || undefined, auth: KEY_FORMS[form](value) },
     model: { provider: providerId, model, context: context && Number(context) },
     keyStep: KEY_STEPS[form](value)
   };
@@ -5818,7 +5818,7 @@ function pathOf(url) {
   }
 }
 var isMessagesPath = (path) => MESSAGES_PATH.test(path);
-var bodyText = (body) => typeof body === "string" ? body : void 0;
+var bodyText = (body) => typeof body === "string" ? body : undefined;
 function summaryOf(text) {
   const body = parseAnthropicRequest(text);
   if (!body) return;
@@ -5827,7 +5827,7 @@ function summaryOf(text) {
     stream: body.stream === true,
     maxTokens: body.max_tokens,
     tools: body.tools?.length ?? 0,
-    structured: body.output_config?.format !== void 0,
+    structured: body.output_config?.format !== undefined,
     webSearch: body.tools?.length === 1 && body.tools[0].name === WEB_SEARCH_TOOL
   };
 }
@@ -5869,9 +5869,9 @@ function createSseParser() {
   let event;
   const out = [];
   const dispatch2 = () => {
-    if (data !== void 0) out.push({ ...event !== void 0 && { event }, data: data.join("\n") });
-    data = void 0;
-    event = void 0;
+    if (data !== undefined) out.push({ ...event !== undefined && { event }, data: data.join("\n") });
+    data = undefined;
+    event = undefined;
   };
   const field = (text) => {
     if (text === "") return dispatch2();
@@ -5936,7 +5936,7 @@ async function* sendRequest(edges, request, opts) {
       remainingMs: edges.remainingMs(),
       status: attempt.status,
       curlExit: attempt.curlExit,
-      retryAfterMs: attempt.retryAfter === void 0 ? void 0 : retryAfterMs(attempt.retryAfter, await edges.now())
+      retryAfterMs: attempt.retryAfter === undefined ? undefined : retryAfterMs(attempt.retryAfter, await edges.now())
     });
     if (plan !== "stop") {
       await edges.sleep(plan.delayMs);
@@ -6017,7 +6017,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
     if (code !== 0) return { failure: { kind: "curl", code, stderr }, curlExit: code };
     return { failure: { kind: "other", reason: NO_RESPONSE } };
   }
-  if (isError(head2)) return { failure: { kind: "status", status: head2.status, body }, status: head2.status, retryAfter: head2.headers["retry-after"] || void 0 };
+  if (isError(head2)) return { failure: { kind: "status", status: head2.status, body }, status: head2.status, retryAfter: head2.headers["retry-after"] || undefined };
   if (isJson(head2)) {
     const failure = yield* yielded(decoder.pushCompletion?.(body) ?? { chunks: [], failure: { kind: "unreadable", sample: body.slice(0, 80) } }, sent);
     if (failure) return { failure };
@@ -6036,7 +6036,7 @@ async function* attemptOnce(edges, request, opts, decoder, sent) {
 // src/features/routing/auto-pane.ts
 function reviewText(action) {
   const text = JSON.stringify(action, null, 2).replace(/(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  return text.split("\n").reduce((rows, line) => rows + Math.ceil((line.length + 1) / REVIEW_COLUMNS), 0) > REVIEW_ROWS ? void 0 : text;
+  return text.split("\n").reduce((rows, line) => rows + Math.ceil((line.length + 1) / REVIEW_COLUMNS), 0) > REVIEW_ROWS ? undefined : text;
 }
 function createReview() {
   let view;
@@ -6050,7 +6050,7 @@ function createReview() {
       const shown = view = { text, seconds: REVIEW_SECONDS, settle };
       hook.signal.addEventListener("abort", () => settle("denied"));
       const stop = port.every(1e3, () => {
-        if (!--shown.seconds) settle(void 0);
+        if (!--shown.seconds) settle(undefined);
         port.redraw();
         port.paneShown(REVIEW_PANE).then((up) => up || settle("denied"), () => settle("denied"));
       });
@@ -6059,7 +6059,7 @@ function createReview() {
         return await answered;
       } finally {
         stop();
-        view = void 0;
+        view = undefined;
         await port.closePane(REVIEW_PANE);
       }
     },
@@ -6102,11 +6102,11 @@ var PROGRAMS = {
 var FILE_TOOLS = "Read Glob Grep LS NotebookRead Edit MultiEdit Write NotebookEdit".split(" ");
 var PATH_FIELDS = "file_path path pattern notebook_path".split(" ");
 var resolve = (path, cwd) => decodeURIComponent(new URL(path, `file://${cwd}/`).pathname);
-var within = (path, dir) => dir !== void 0 && `${path}/`.startsWith(`${dir}/`.replace("//", "/"));
+var within = (path, dir) => dir !== undefined && `${path}/`.startsWith(`${dir}/`.replace("//", "/"));
 function pathProblem(path, places) {
   if (path === HARMLESS_PATH) return;
   const full = resolve(path, places.cwd);
-  return !within(full, places.cwd) ? "outside" : PROTECTED.test(full.slice(places.cwd.length)) ? "protected" : void 0;
+  return !within(full, places.cwd) ? "outside" : PROTECTED.test(full.slice(places.cwd.length)) ? "protected" : undefined;
 }
 var wordsOf = (part) => (part.replace(/\d*>&\d/g, " ").match(/"[^"]*"|'[^']*'|[^\s"'<>]+/g) ?? []).map((w) => w.replace(/^["']|["']$/g, ""));
 function commandProblem(command, places) {
@@ -6126,7 +6126,7 @@ function eligibility(action, places) {
   if (SECRET.test(JSON.stringify(input))) return "secret";
   if ([places.home, places.config].some((dir) => within(dir, places.cwd)) || within(places.cwd, places.config)) return "place";
   if (action.tool === "Bash") return typeof input.command === "string" ? commandProblem(input.command, places) : "unreadable";
-  return FILE_TOOLS.includes(action.tool) ? pathsProblem(PATH_FIELDS.map((f) => input[f]).filter((v) => v !== void 0), places) : "tool";
+  return FILE_TOOLS.includes(action.tool) ? pathsProblem(PATH_FIELDS.map((f) => input[f]).filter((v) => v !== undefined), places) : "tool";
 }
 var VERDICT_SHAPE = { verdict: is((v) => v === "allow" || v === "ask", ""), reason: STRING };
 function verdictOf(text) {
@@ -6152,7 +6152,7 @@ function createAutoMode(classifier) {
     },
     checked(e, r) {
       const id = e.tool_use_id ?? "";
-      const plain = r.decision === "ask" && [r.rule, r.hook, r.setting, r.plugin, e.ceiling].every((x) => x === void 0) && e.approver !== "host";
+      const plain = r.decision === "ask" && [r.rule, r.hook, r.setting, r.plugin, e.ceiling].every((x) => x === undefined) && e.approver !== "host";
       if (calls.get(id) === "" && plain) calls.set(id, actionKey(e));
       else calls.delete(id);
     },
@@ -6161,7 +6161,7 @@ function createAutoMode(classifier) {
       const key = calls.get(id);
       calls.delete(id);
       const model = classifier();
-      if (r.decision !== "ask" || key !== actionKey(e) || model === void 0) return r;
+      if (r.decision !== "ask" || key !== actionKey(e) || model === undefined) return r;
       const facts = await port.homeFacts();
       const places = { cwd: await port.cwd(), home: facts.home, config: configRootOf(facts) };
       const refuse = (reason, detail) => {
@@ -6172,7 +6172,7 @@ function createAutoMode(classifier) {
       const nonce = hexOf(port.randomBytes(CLASSIFIER_NONCE_BYTES));
       const action = { tool: e.tool, input: e.input, cwd: places.cwd };
       const data = [JSON.stringify(prompts), JSON.stringify(action)];
-      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? "unreadable" : e.approver === "person" ? await review.ask(port, action, hook) : void 0);
+      const why = eligibility(e, places) ?? (data.some((d) => d.includes(nonce)) ? "unreadable" : e.approver === "person" ? await review.ask(port, action, hook) : undefined);
       if (why && why !== "allow") return refuse(why, "");
       const reply = why ? { verdict: why, reason: REVIEW_ALLOWED } : await port.complete({ model, system: CLASSIFIER_SYSTEM, prompt: classifierPrompt(nonce, data[0], data[1]), maxTokens: CLASSIFIER_MAX_TOKENS, timeoutMs: CLASSIFIER_TIMEOUT_MS }).catch((err) => ({ isAnswered: false, reason: messageOf(err) })).then((c) => c.isAnswered ? verdictOf(c.text) : { verdict: "failed", reason: c.reason });
       if (reply.verdict !== "allow") return refuse(reply.verdict, reply.reason);
@@ -6221,13 +6221,13 @@ function createRoutingFeature() {
   let agentToolName;
   const spawning = /* @__PURE__ */ new Map();
   const delegated = /* @__PURE__ */ new Map();
-  const classifierOf = () => table?.read.state === "loaded" ? table.read.config.classifier : void 0;
+  const classifierOf = () => table?.read.state === "loaded" ? table.read.config.classifier : undefined;
   const auto = createAutoMode(classifierOf);
   let pane;
   const drawings = /* @__PURE__ */ new Map();
   const routeOf = (model2) => {
     const decision = table?.decide(model2);
-    return decision?.kind === "route" ? decision.route : void 0;
+    return decision?.kind === "route" ? decision.route : undefined;
   };
   const label = (model2) => routeOf(model2)?.label ?? model2;
   async function load(port, ctx) {
@@ -6236,7 +6236,7 @@ function createRoutingFeature() {
     if (given) configPath = given;
     else {
       const root = configRootOf(await port.homeFacts());
-      const home = root === void 0 ? void 0 : keelHomeOf(root);
+      const home = root === undefined ? undefined : keelHomeOf(root);
       configPath = home ? `${home}/${CONFIG_FILE}` : "";
       usageDir = home && `${home}/${USAGE_DIR}`;
       configRoot = root ?? "";
@@ -6244,7 +6244,7 @@ function createRoutingFeature() {
     table ??= createRouteTable(port.pkg, configPath || CONFIG_FILE);
     let text;
     try {
-      text = configPath ? await port.readText(configPath) : void 0;
+      text = configPath ? await port.readText(configPath) : undefined;
     } catch (err) {
       const error = messageOf(err);
       table.load({ state: "unreadable", error });
@@ -6258,7 +6258,7 @@ function createRoutingFeature() {
   async function ledgerOf(port, ctx) {
     const session = await ctx.facts.sessionId();
     if (ledger?.session !== session) {
-      const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(() => void 0);
+      const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(() => undefined);
       ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ""), aliases: {} } };
       if (!file) void usageViews(port, ctx).catch((err) => ctx.log(`usage folder not read: ${String(err)}`));
     }
@@ -6279,11 +6279,11 @@ function createRoutingFeature() {
     const dir = usageDir;
     const files = dir ? (await port.files.list(dir).catch(() => [])).filter((f) => f.name.endsWith(".json")) : [];
     const sessions = await Promise.all(files.map(async (f) => {
-      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => void 0));
+      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => undefined));
       return { name: f.name, usage, alive: !!usage && await port.exists(usage.transcript).catch(() => false) };
     }));
     const { kept, dropped } = retained(sessions, USAGE_SESSIONS_KEPT);
-    for (const name of dropped) void removeSafely(port.files, dir, `${dir}/${name}`).catch(() => void 0);
+    for (const name of dropped) void removeSafely(port.files, dir, `${dir}/${name}`).catch(() => undefined);
     const since = await port.now() - USAGE_DAYS * 864e5;
     return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))));
   }
@@ -6317,7 +6317,7 @@ function createRoutingFeature() {
     const pending = curl;
     void pending.then((c) => {
       if ("problem" in c && curl === pending) {
-        curl = void 0;
+        curl = undefined;
         curlFailed2 = c;
       }
     });
@@ -6362,7 +6362,7 @@ function createRoutingFeature() {
   }
   function routedRequest(e) {
     const text = bodyText(e.init?.body);
-    const summary = text !== void 0 && table?.mentionedIn(text) && summaryOf(text);
+    const summary = text !== undefined && table?.mentionedIn(text) && summaryOf(text);
     return summary && table.owns(summary.model) && { text, summary };
   }
   function noteFailure(text) {
@@ -6395,7 +6395,7 @@ function createRoutingFeature() {
     }
   }
   async function* step(port, e, next, ctx) {
-    if (e.agentId === void 0) showStatus(port, e.model);
+    if (e.agentId === undefined) showStatus(port, e.model);
     if (!table?.owns(e.model)) return yield* next(e);
     if (managed) return yield* failStep(e, stepFailed2(port.pkg, label(e.model), MANAGED_SETTINGS));
     const relay = createRelay();
@@ -6407,7 +6407,7 @@ function createRoutingFeature() {
       await Promise.race([wait.captured, answered.then(() => Promise.reject(new Error(CAPTURE_TIMED_OUT)))]);
     } catch (err) {
       wait.cancel(err);
-      void beneath.return(void 0).catch(toUndefined);
+      void beneath.return(undefined).catch(toUndefined);
       return yield* failStep(e, stepFailed2(port.pkg, label(e.model), messageOf(err)));
     } finally {
       stopTimer();
@@ -6433,7 +6433,7 @@ function createRoutingFeature() {
     if (summary.webSearch && decision.kind === "route") return { deny: webSearchRefused(port.pkg, decision.route.label) };
     const headers = e.init?.headers ?? {};
     const counting = path.endsWith("/count_tokens");
-    const relay = counting || isProbe(summary) || isStructured(summary) ? void 0 : captures.take(summary.model, headers);
+    const relay = counting || isProbe(summary) || isStructured(summary) ? undefined : captures.take(summary.model, headers);
     let result;
     try {
       if (decision.kind === "fail") return refuse(decision.text);
@@ -6476,7 +6476,7 @@ function createRoutingFeature() {
     const decision = table.decide(name);
     if (decision.kind === "native") {
       const result2 = await next(e);
-      showStatus(port, await port.mainModel().catch(() => void 0));
+      showStatus(port, await port.mainModel().catch(() => undefined));
       return result2;
     }
     if (decision.kind === "fail") return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, "")) };
@@ -6507,7 +6507,7 @@ function createRoutingFeature() {
     if (!report2) return "";
     try {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report2[0]), route.model);
-      return reported !== void 0 && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : "";
+      return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : "";
     } catch (err) {
       ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`);
       return "";
@@ -6538,7 +6538,7 @@ function createRoutingFeature() {
   }
   function claimSpawn(port, e, next) {
     const nonce = markerNonce(port.pkg, e.prompt);
-    if (nonce === void 0) return next(e);
+    if (nonce === undefined) return next(e);
     const alias = spawning.get(nonce);
     spawning.delete(nonce);
     if (!alias || !routeOf(alias)) return { deny: agentUnclaimed(port.pkg) };
@@ -6575,8 +6575,8 @@ function createRoutingFeature() {
   }
   async function reload(port, ctx) {
     keys?.forget();
-    curl = void 0;
-    curlFailed2 = void 0;
+    curl = undefined;
+    curlFailed2 = undefined;
     approved.clear();
     auto.reset();
     await load(port, ctx);
@@ -6601,7 +6601,7 @@ function createRoutingFeature() {
       read,
       approvals,
       keyState: (p) => keys?.stateOf(p) ?? "not read yet",
-      main: main === void 0 ? void 0 : { model: main, routedTo: routeOf(main)?.label },
+      main: main === undefined ? undefined : { model: main, routedTo: routeOf(main)?.label },
       counts,
       auto: autoLine(classifierOf(), auto.counts),
       lastFailure,
@@ -6638,10 +6638,10 @@ function createRoutingFeature() {
           owns: (e) => table?.owns(e.model) ?? false
         }
       },
-      "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => routedRequest(e) ? fetchDenied(ctx.pkg) : void 0 } },
+      "http.fetch": { run: fetch, onFailure: { deny: (e, ctx) => routedRequest(e) ? fetchDenied(ctx.pkg) : undefined } },
       "command.run": model,
-      "tool.call": { run: delegate, onFailure: { deny: (e, ctx) => e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : void 0 } },
-      "agent.spawn": { run: claimSpawn, onFailure: { deny: (e, ctx) => markerNonce(ctx.pkg, e.prompt) !== void 0 ? agentUnclaimed(ctx.pkg) : void 0 } },
+      "tool.call": { run: delegate, onFailure: { deny: (e, ctx) => e.tool === agentToolName ? agentUnclaimed(ctx.pkg) : undefined } },
+      "agent.spawn": { run: claimSpawn, onFailure: { deny: (e, ctx) => markerNonce(ctx.pkg, e.prompt) !== undefined ? agentUnclaimed(ctx.pkg) : undefined } },
       "tool.check": async (_port, e, next) => {
         const r = await next(e);
         auto.checked(e, r);
@@ -6657,7 +6657,7 @@ function createRoutingFeature() {
         return next(e);
       },
       "turn.complete": (_port, e, next) => {
-        if (e.agentId !== void 0) {
+        if (e.agentId !== undefined) {
           delegated.get(e.agentId)?.(e.reason === "answer" ? e.answer : agentEnded(label(e.usage?.model ?? ""), e.reason, e.answer));
           delegated.delete(e.agentId);
         } else {
@@ -6672,7 +6672,7 @@ function createRoutingFeature() {
         const main = await port.mainModel();
         if (table?.owns(main)) return next(e);
         const run = routedRun;
-        routedRun = void 0;
+        routedRun = undefined;
         return next({ ...e, context: [...e.context ?? [], leaveNote(run.turns, run.label, run.model, port.pkg)] });
       }
     },
@@ -6685,18 +6685,18 @@ function createRoutingFeature() {
 var DEFAULT_ADVISORY = { percent: 50 };
 var PERCENT_TERM = /^(100|[1-9][0-9]?)%?$/;
 var TOKEN_TERM = /^([0-9]*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)([km])$/;
-var termOf2 = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : void 0;
+var termOf2 = (term) => PERCENT_TERM.test(term) ? { percent: parseInt(term) } : TOKEN_TERM.test(term) ? { tokens: Math.round(parseFloat(term) * (term.endsWith("k") ? 1e3 : 1e6)) } : undefined;
 function parseAdvisory(value) {
   if (typeof value !== "string") return;
   const terms = value.split("|").map(termOf2);
   const spec = Object.assign({}, ...terms);
-  return terms.length <= 2 && terms.every(Boolean) && Object.keys(spec).length === terms.length ? spec : void 0;
+  return terms.length <= 2 && terms.every(Boolean) && Object.keys(spec).length === terms.length ? spec : undefined;
 }
 function describeAdvisory(spec) {
-  return [spec.percent && `${spec.percent}%`, spec.tokens !== void 0 && `${spec.tokens} tokens`].filter(Boolean).join(" or ");
+  return [spec.percent && `${spec.percent}%`, spec.tokens !== undefined && `${spec.tokens} tokens`].filter(Boolean).join(" or ");
 }
 function advisoryTokens(spec, raw) {
-  return Math.min(spec.percent !== void 0 ? raw * spec.percent / 100 : Infinity, spec.tokens ?? Infinity);
+  return Math.min(spec.percent !== undefined ? raw * spec.percent / 100 : Infinity, spec.tokens ?? Infinity);
 }
 function thresholdsFor(w, spec) {
   const raw = w.rawMaxTokens;
@@ -6710,7 +6710,7 @@ function levelAt(t, tokens2) {
   return [t.advisory, t.m1, t.m2].filter((p) => tokens2 >= p).length;
 }
 function observe(latch, level, canDeliver) {
-  if (latch === void 0) return { latch: level };
+  if (latch === undefined) return { latch: level };
   const armed = level < latch ? level : latch;
   if (level <= armed || !canDeliver) return { latch: armed };
   return { latch: level, deliver: armed === 0 ? { kind: "advisory" } : { kind: "milestone", which: level - 1 } };
@@ -6761,7 +6761,7 @@ var ADVISORY_INVALID = (raw) => `${ADVISORY_OPTION} "${raw}" is not valid (use 5
 var ADVISORY_IN_FORCE = (raw, described) => `advisory point ${JSON.stringify(raw)} read as ${described}`;
 var THRESHOLDS_LINE = (t) => `compaction window ${t.raw}: advisory ${shareOf(t.advisory, t)}%, milestones ${shareOf(t.m1, t)}% and ${shareOf(t.m2, t)}%, auto compaction ${shareOf(t.hard, t)}%`;
 var THRESHOLDS_OFF = "thresholds off (auto compaction off, or its point not above the advisory point)";
-var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" ? "advisory" : `milestone ${d.which}`} delivered: crossing measured at ${crossed} tokens (${shareOf(crossed, t)}%), ${fresh === void 0 ? "fresh read without tokens, so the crossing's figure is shown" : `fresh read ${fresh} tokens (${shareOf(fresh, t)}%)`}, compaction window ${t.raw} tokens, model window ${modelWindow} tokens`;
+var DELIVERED = (d, crossed, fresh, t, modelWindow) => `${d.kind === "advisory" ? "advisory" : `milestone ${d.which}`} delivered: crossing measured at ${crossed} tokens (${shareOf(crossed, t)}%), ${fresh === undefined ? "fresh read without tokens, so the crossing's figure is shown" : `fresh read ${fresh} tokens (${shareOf(fresh, t)}%)`}, compaction window ${t.raw} tokens, model window ${modelWindow} tokens`;
 var USAGE_NOT_READ = (err) => `usage not read for delivery (${err}); the crossing stays recorded`;
 var DELIVERY_NOT_SCHEDULED = (err) => `the delivery was not scheduled (${err}); the crossing stays recorded`;
 var DELIVERY_FAILED = (err) => `delivery failed: ${err}`;
@@ -6794,15 +6794,15 @@ function createTiming(pkg) {
   let generation = 0;
   function landed() {
     generation++;
-    cached = void 0;
+    cached = undefined;
     latch = 0;
-    crossing = void 0;
+    crossing = undefined;
   }
   function reset2() {
     landed();
-    latch = void 0;
-    request = void 0;
-    held = void 0;
+    latch = undefined;
+    request = undefined;
+    held = undefined;
   }
   function submit(text, onLost) {
     const lost = (why) => {
@@ -6815,7 +6815,7 @@ ${text}`);
     edges.submit(text).then(
       (r) => {
         const drop = r?.drop;
-        if (drop !== void 0) lost(`dropped: ${drop}`);
+        if (drop !== undefined) lost(`dropped: ${drop}`);
       },
       (err) => lost(messageOf(err))
     );
@@ -6841,7 +6841,7 @@ ${text}`);
     const before = latch;
     const step = observe(latch, levelAt(t, tokens2), true);
     latch = step.latch;
-    crossing = void 0;
+    crossing = undefined;
     if (!step.deliver) return;
     edges.log(DELIVERED(step.deliver, crossed.tokens, fresh.tokens, t, fresh.window));
     const text = step.deliver.kind === "advisory" ? advisoryText(label, t, tokens2) : milestoneText(label, step.deliver.which, t, tokens2);
@@ -6853,7 +6853,7 @@ ${text}`);
     });
   }
   function finish(r) {
-    request = void 0;
+    request = undefined;
     if (r.resume) submit(resumeText(label));
   }
   async function runLever(r) {
@@ -6871,16 +6871,16 @@ ${text}`);
     } finally {
       leverCompacting = false;
     }
-    if (skip === void 0) landed();
+    if (skip === undefined) landed();
     if (request !== r) return;
-    request = void 0;
-    if (skip !== void 0) edges.notice(VETOED(skip, r.resume));
+    request = undefined;
+    if (skip !== undefined) edges.notice(VETOED(skip, r.resume));
     if (!r.resume) return;
-    const h2 = { text: skip === void 0 ? resumeText(label) : vetoedResumeText(label, skip) };
+    const h2 = { text: skip === undefined ? resumeText(label) : vetoedResumeText(label, skip) };
     held = h2;
     const release = () => {
       if (held !== h2) return;
-      held = void 0;
+      held = undefined;
       submit(h2.text);
     };
     try {
@@ -6904,7 +6904,7 @@ ${held.text}`);
     },
     async measure(usage, readBreakdown) {
       const tokens2 = usage.tokens;
-      if (tokens2 === void 0) return;
+      if (tokens2 === undefined) return;
       const gen = generation;
       if (cached?.key !== usage.key) {
         const breakdown = await readBreakdown();
@@ -6916,12 +6916,12 @@ ${held.text}`);
       if (!t) return;
       const level = levelAt(t, tokens2);
       latch = observe(latch, level, false).latch;
-      if (level <= latch) crossing = void 0;
+      if (level <= latch) crossing = undefined;
       else crossing ??= { tokens: tokens2 };
       if (crossing && !edges.turnRunning()) await deliver();
     },
     lever(agentId, flag) {
-      if (agentId !== void 0) return { deny: LEVER_SUBAGENT(agentId) };
+      if (agentId !== undefined) return { deny: LEVER_SUBAGENT(agentId) };
       const resume = flag === true;
       request ??= { resume, compact: true };
       request.resume = resume;
@@ -6929,12 +6929,12 @@ ${held.text}`);
       return { result: resume ? LEVER_RESULT : LEVER_RESULT_NO_RESUME };
     },
     turnStarted(agentId) {
-      if (agentId !== void 0 || !held) return;
-      held = void 0;
+      if (agentId !== undefined || !held) return;
+      held = undefined;
       edges.log(RESUME_CANCELLED);
     },
     turnComplete(agentId, reason) {
-      if (agentId !== void 0 || reason === "aborted") return;
+      if (agentId !== undefined || reason === "aborted") return;
       if (crossing) {
         try {
           edges.after(() => void deliver().catch((err) => edges.log(DELIVERY_FAILED(messageOf(err)))));
@@ -6954,7 +6954,7 @@ ${held.text}`);
       );
     },
     compacted(trigger, agentId, res) {
-      if (agentId !== void 0 || trigger === "precompute" || res.skip !== void 0 || leverCompacting) return;
+      if (agentId !== undefined || trigger === "precompute" || res.skip !== undefined || leverCompacting) return;
       landed();
       if (request?.compact) {
         request.compact = false;
@@ -7040,7 +7040,7 @@ function createTimingFeature() {
       return [
         `advisory point: ${describeAdvisory(spec)}${problem2 ? ` (${problem2})` : ""}`,
         state?.thresholds ? THRESHOLDS_LINE(state.thresholds) : "thresholds: not read yet (read at the first turn end) or off",
-        state?.latch !== void 0 && `messages delivered up to level ${state.latch} of 3`,
+        state?.latch !== undefined && `messages delivered up to level ${state.latch} of 3`,
         `${TOOL_NAME3}: ${leverTool ? `registered as ${leverTool}` : "not registered"}`,
         state?.requested && "a compaction request waits for the turn end",
         state?.held && "a resume prompt is held in the continuation window"
@@ -7069,7 +7069,7 @@ function parseWindowTokens(raw) {
   return n > 0 && Number.isSafeInteger(n) ? n : null;
 }
 function parseSettings(text) {
-  if (text === void 0) return { kind: "missing" };
+  if (text === undefined) return { kind: "missing" };
   let root;
   try {
     root = JSON.parse(text);
@@ -7077,7 +7077,7 @@ function parseSettings(text) {
     return { kind: "unreadable", why: "not valid JSON" };
   }
   if (!isRecord(root)) return { kind: "unreadable", why: "not a JSON object" };
-  const env = root.env === void 0 ? {} : root.env;
+  const env = root.env === undefined ? {} : root.env;
   return isRecord(env) ? { kind: "object", root, env } : { kind: "unreadable", why: 'its "env" is not an object' };
 }
 function envOf(file) {
@@ -7096,7 +7096,7 @@ function readWindow(file, processValue) {
   const fileRaw = env[WINDOW_KEY];
   const fileTokens = parseWindowTokens(fileRaw);
   const fromEnv = !!processValue;
-  const source = fromEnv ? "process-env" : fileRaw !== void 0 ? "settings-file" : null;
+  const source = fromEnv ? "process-env" : fileRaw !== undefined ? "settings-file" : null;
   const raw = fromEnv ? processValue : fileRaw;
   return {
     tokens: parseWindowTokens(raw),
@@ -7120,22 +7120,22 @@ function decideSync(location, file, tokens2, running) {
   if (env[OPTOUT_KEY] === OPTOUT_VALUE) return as("skipped", "opted-out");
   if (!isWindowInBand(tokens2)) return as("skipped", "out-of-band");
   if (previousTokens === tokens2) return as("unchanged");
-  if (previousRawValue !== void 0 && !owned) return as("skipped", "not-owned");
+  if (previousRawValue !== undefined && !owned) return as("skipped", "not-owned");
   const runningTokens = parseWindowTokens(running);
-  if (previousRawValue === void 0 && running && runningTokens !== tokens2 && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
+  if (previousRawValue === undefined && running && runningTokens !== tokens2 && (runningTokens === null || runningTokens !== parseWindowTokens(env[WRITTEN_KEY]))) {
     return as("skipped", "not-owned", { tokens: runningTokens, previousTokens: runningTokens, previousRawValue: running, owned: false, pinnedIn: "running-env" });
   }
   const value = String(tokens2);
-  return { ...as("written", void 0, { tokens: tokens2, owned: true }), write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value }) };
+  return { ...as("written", undefined, { tokens: tokens2, owned: true }), write: withEnvRows(file, { [WINDOW_KEY]: value, [WRITTEN_KEY]: value }) };
 }
 function decideReset(settingsPath, file) {
   if (file.kind === "unreadable") return { result: { settingsPath, action: "unreadable-settings", previousTokens: null, optedOut: false, why: file.why } };
   const env = envOf(file);
   const raw = env[WINDOW_KEY];
   const wasOff = env[OPTOUT_KEY] === OPTOUT_VALUE;
-  const writes = raw !== void 0 || !wasOff && (env[WRITTEN_KEY] !== void 0 || env[OPTOUT_KEY] !== void 0);
-  const result = { settingsPath, action: raw === void 0 ? "absent" : "removed", previousTokens: parseWindowTokens(raw), optedOut: writes && !wasOff };
-  return writes ? { result, write: withEnvRows(file, { [WINDOW_KEY]: void 0, [WRITTEN_KEY]: void 0, [OPTOUT_KEY]: OPTOUT_VALUE }) } : { result };
+  const writes = raw !== undefined || !wasOff && (env[WRITTEN_KEY] !== undefined || env[OPTOUT_KEY] !== undefined);
+  const result = { settingsPath, action: raw === undefined ? "absent" : "removed", previousTokens: parseWindowTokens(raw), optedOut: writes && !wasOff };
+  return writes ? { result, write: withEnvRows(file, { [WINDOW_KEY]: undefined, [WRITTEN_KEY]: undefined, [OPTOUT_KEY]: OPTOUT_VALUE }) } : { result };
 }
 function decideDisable(location, file) {
   const env = envOf(file);
@@ -7147,8 +7147,8 @@ function decideDisable(location, file) {
 }
 function decideEnable(settingsPath, file) {
   if (file.kind === "unreadable") return { result: { settingsPath, action: "unreadable-settings", why: file.why } };
-  if (envOf(file)[OPTOUT_KEY] === void 0) return { result: { settingsPath, action: "absent" } };
-  return { result: { settingsPath, action: "reenabled" }, write: withEnvRows(file, { [OPTOUT_KEY]: void 0 }) };
+  if (envOf(file)[OPTOUT_KEY] === undefined) return { result: { settingsPath, action: "absent" } };
+  return { result: { settingsPath, action: "reenabled" }, write: withEnvRows(file, { [OPTOUT_KEY]: undefined }) };
 }
 function normalPath(path) {
   const unified = path.replace(/\\/g, "/").replace(/\/+/g, "/");
@@ -7156,7 +7156,7 @@ function normalPath(path) {
   return /^[A-Za-z]:/.test(trimmed) ? trimmed.toLowerCase() : trimmed;
 }
 function isHomeRoot(root, home, real = {}) {
-  const same = (a, b) => a !== void 0 && b !== void 0 && normalPath(a) === normalPath(b);
+  const same = (a, b) => a !== undefined && b !== undefined && normalPath(a) === normalPath(b);
   return !!home && (same(root, home) || same(real.root, real.home));
 }
 
@@ -7174,12 +7174,12 @@ var RESET_ENV_KEPT = (raw) => `The running session keeps ${WINDOW_KEY}=${raw} (f
 var ENV_SET_REFUSED = (deny) => `the running session's ${WINDOW_KEY} was not set (${deny}); the harness reads the file when it next loads its settings`;
 var notEditable = (what, path, names, why) => `${what}: ${path} is not a JSON object ${names.who} can edit safely (${why}); left untouched.`;
 function valueClause(raw) {
-  return raw === void 0 ? "unset" : JSON.stringify(raw);
+  return raw === undefined ? "unset" : JSON.stringify(raw);
 }
 var pinPlace = (result) => result.pinnedIn === "running-env" ? RUNNING_ENV : result.settingsPath;
 function conflictClause(result, names) {
   const raw = result.previousRawValue;
-  if (raw === void 0) return "";
+  if (raw === undefined) return "";
   if (result.previousTokens === null) return ` ${pinPlace(result)} holds ${WINDOW_KEY}=${JSON.stringify(raw)}, which is not a plain token count, so the harness ignores it; ${names.who} asked for ${result.requestedTokens} and left it untouched.`;
   if (result.previousTokens !== result.requestedTokens) return ` ${pinPlace(result)} pins ${WINDOW_KEY}=${result.previousTokens}, while ${names.who} asked for ${result.requestedTokens}; the harness compacts on ${result.previousTokens}.`;
   return "";
@@ -7213,8 +7213,8 @@ function syncWarning(result, names) {
   if (!result) return null;
   if (result.reason === "out-of-band") return `harness window: ${WINDOW_OPTION} ${result.requestedTokens} is outside ${BAND}; nothing written`;
   const raw = result.previousRawValue;
-  const instead = raw !== void 0 && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,` : result.tokens !== null && result.tokens !== result.requestedTokens ? result.tokens : void 0;
-  return instead === void 0 ? null : `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${instead} but ${names.who} asked for ${result.requestedTokens}`;
+  const instead = raw !== undefined && result.previousTokens === null ? `${JSON.stringify(raw)}, not a token count,` : result.tokens !== null && result.tokens !== result.requestedTokens ? result.tokens : undefined;
+  return instead === undefined ? null : `harness window disagreement: ${WINDOW_KEY} in ${pinPlace(result)} is ${instead} but ${names.who} asked for ${result.requestedTokens}`;
 }
 function describeReset(result, names) {
   const p = result.settingsPath;
@@ -7255,14 +7255,14 @@ function describeEnable(result, requested, names) {
 function describeState(requested, read, settingsPath, harness, names) {
   const lines = [`${WINDOW_OPTION}: ${requested}${requested === 0 ? " (not managed)" : ""}`];
   if (read) {
-    const owner = read.fileRaw === void 0 ? "unset" : `${JSON.stringify(read.fileRaw)}, ${read.owned ? "written by" : "set outside"} ${names.who}`;
+    const owner = read.fileRaw === undefined ? "unset" : `${JSON.stringify(read.fileRaw)}, ${read.owned ? "written by" : "set outside"} ${names.who}`;
     lines.push(
       `${settingsPath}: ${WINDOW_KEY} ${owner}; sync ${read.optedOut ? `off (${OPTOUT_ROW})` : "on"}`,
       `running session: ${WINDOW_KEY} ${read.source === "process-env" ? JSON.stringify(read.raw) : "unset in its environment"}`
     );
   }
   if (harness) {
-    const auto = harness.isAutoCompactEnabled && harness.autoCompactThreshold !== void 0 ? `auto-compaction at ${harness.autoCompactThreshold} tokens` : "auto-compaction off";
+    const auto = harness.isAutoCompactEnabled && harness.autoCompactThreshold !== undefined ? `auto-compaction at ${harness.autoCompactThreshold} tokens` : "auto-compaction off";
     lines.push(`the harness compacts on a window of ${harness.rawMaxTokens} tokens (source: ${harness.source}); ${auto}`);
   }
   return lines;
@@ -7275,7 +7275,7 @@ var lastSyncLine = (port, ctx, state) => requestedOf(ctx) === 0 ? NOT_MANAGED(na
 async function locate(port) {
   const root = await port.projectRoot();
   const home = await port.homeDir();
-  const real = async (path) => path === void 0 ? void 0 : (await port.files.stat(path))?.realPath;
+  const real = async (path) => path === undefined ? undefined : (await port.files.stat(path))?.realPath;
   const [rootReal, homeReal] = await Promise.all([root, home].map(real));
   return {
     root,
@@ -7284,7 +7284,7 @@ async function locate(port) {
   };
 }
 async function readSettings(port, path) {
-  if (!await port.fileExists(path)) return { file: parseSettings(void 0), text: null };
+  if (!await port.fileExists(path)) return { file: parseSettings(undefined), text: null };
   try {
     const text = await port.readFile(path);
     return { file: parseSettings(text), text };
@@ -7294,7 +7294,7 @@ async function readSettings(port, path) {
 }
 async function change(port, guarded, decide2) {
   const location = await locate(port);
-  const read = guarded && location.projectIsHome ? void 0 : await readSettings(port, location.settingsPath);
+  const read = guarded && location.projectIsHome ? undefined : await readSettings(port, location.settingsPath);
   const { result, write } = await decide2(location, read?.file);
   if (!write || !read) return result;
   const outcome = await writeSafely(port.files, { within: location.root, path: location.settingsPath, text: write, expected: read.text });
@@ -7313,7 +7313,7 @@ async function sync(port, ctx, state) {
   const names = namesOf2(port);
   const requested = requestedOf(ctx);
   if (requested === 0) {
-    state.lastSync = void 0;
+    state.lastSync = undefined;
     return report(port, ctx, state, NOT_MANAGED(names), false);
   }
   const result = await change(port, true, async (location, file) => {
@@ -7344,7 +7344,7 @@ async function status(port, ctx, state) {
   const location = await locate(port);
   const { file } = await readSettings(port, location.settingsPath);
   const requested = requestedOf(ctx);
-  const read = file.kind === "unreadable" ? void 0 : readWindow(file, await port.windowEnv());
+  const read = file.kind === "unreadable" ? undefined : readWindow(file, await port.windowEnv());
   const lines = describeState(requested, read, location.settingsPath, await harnessWindow(port), namesOf2(port));
   if (!read) lines.push(describeSync(decideSync(location, file, requested).result, namesOf2(port)));
   lines.push(`last sync: ${lastSyncLine(port, ctx, state)}`);
@@ -7353,13 +7353,13 @@ async function status(port, ctx, state) {
 async function reset(port, ctx, state) {
   const result = await change(port, false, (location, file) => decideReset(location.settingsPath, file));
   if (isString(result)) return result;
-  state.lastSync = void 0;
+  state.lastSync = undefined;
   const text = describeReset(result, namesOf2(port));
   if (result.action !== "removed") return text;
   const running = await port.windowEnv();
   if (!running) return text;
   const ours = result.previousTokens !== null && parseWindowTokens(running) === result.previousTokens;
-  return `${text} ${ours && await setRunning(port, void 0) === void 0 ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running)}`;
+  return `${text} ${ours && await setRunning(port, undefined) === undefined ? RESET_ENV_CLEARED : RESET_ENV_KEPT(running)}`;
 }
 async function disable(port) {
   const result = await change(port, true, decideDisable);
@@ -7374,7 +7374,7 @@ ${await sync(port, ctx, state)}` : text;
 }
 var ACTIONS = /* @__PURE__ */ new Map([["status", status], ["reset", reset], ["disable", disable], ["enable", enable]]);
 function createWindowFeature() {
-  const state = { lastSync: void 0, noticed: /* @__PURE__ */ new Set() };
+  const state = { lastSync: undefined, noticed: /* @__PURE__ */ new Set() };
   return {
     name: "window",
     sessionActing: true,
@@ -7437,11 +7437,11 @@ function bindRuntime($) {
     summary: () => $.session.usage({ breakdown: "summary" }),
     publishClaims: async (session, features) => claimSettled(await setClaims($, pkg, claimText(session, features))),
     readClaims: () => Promise.all([$.env.get("KEEL_CLAIMS_KEEL"), $.env.get("KEEL_CLAIMS_SUPERHEROES"), $.env.get("KEEL_CLAIMS_WS"), $.env.get("KEEL_CLAIMS_KLYTH")]),
-    clearClaims: async () => claimSettled(await setClaims($, pkg, void 0)),
-    compactSession: (instructions) => $.session.compact(instructions === void 0 ? void 0 : { instructions }),
+    clearClaims: async () => claimSettled(await setClaims($, pkg, undefined)),
+    compactSession: (instructions) => $.session.compact(instructions === undefined ? undefined : { instructions }),
     ownServer: async () => {
       const conn = await $.mcp.connect(pkg);
-      return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : void 0;
+      return conn.isConnected && conn.server.startsWith(`plugin:${pkg}:`) ? conn.server : undefined;
     }
   };
 }
@@ -7516,7 +7516,7 @@ function createRelay2(facts) {
   return {
     compact(feature, instructions, chain, engineCompact) {
       return running ??= (async () => {
-        const e = { trigger: "plugin", messages: [], ...instructions !== void 0 && { instructions } };
+        const e = { trigger: "plugin", messages: [], ...instructions !== undefined && { instructions } };
         const engine = ((steered) => {
           reached = { instructions: steered.instructions };
           return engineCompact(steered.instructions);
@@ -7525,14 +7525,14 @@ function createRelay2(facts) {
         try {
           return await chain(e, engine);
         } finally {
-          running = void 0;
-          reached = void 0;
-          facts.asking(void 0);
+          running = undefined;
+          reached = undefined;
+          facts.asking(undefined);
         }
       })();
     },
     isOwnReRaise(e) {
-      return reached !== void 0 && e.trigger === "plugin" && e.agentId === void 0 && e.instructions === reached.instructions;
+      return reached !== undefined && e.trigger === "plugin" && e.agentId === undefined && e.instructions === reached.instructions;
     }
   };
 }
@@ -7552,7 +7552,7 @@ function createFacts() {
       edges = bound;
     },
     sessionId: () => id ??= (edges ? edges.sessionId() : unbound()).catch((err) => {
-      id = void 0;
+      id = undefined;
       throw err;
     }),
     ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(toUndefined),
@@ -7560,21 +7560,21 @@ function createFacts() {
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e) {
-      return e.trigger === "plugin" && e.agentId === void 0 ? askedBy : void 0;
+      return e.trigger === "plugin" && e.agentId === undefined ? askedBy : undefined;
     },
     turnStarted(agentId) {
-      if (agentId !== void 0) return;
+      if (agentId !== undefined) return;
       running = true;
-      summary = void 0;
+      summary = undefined;
       turns++;
     },
     turnEnded(agentId) {
-      if (agentId === void 0) running = false;
+      if (agentId === undefined) running = false;
     },
     sessionEnded(reason) {
       running = false;
       const goesOn = reason === "clear" || reason === "resume";
-      if (goesOn) id = void 0;
+      if (goesOn) id = undefined;
       return goesOn;
     },
     asking(feature) {
@@ -7589,17 +7589,17 @@ var SWITCH_OFF = "off";
 function problemOf(field, given) {
   switch (field.type) {
     case "switch":
-      return given === SWITCH_ON || given === SWITCH_OFF ? void 0 : `is not ${SWITCH_ON} or ${SWITCH_OFF}`;
+      return given === SWITCH_ON || given === SWITCH_OFF ? undefined : `is not ${SWITCH_ON} or ${SWITCH_OFF}`;
     case "boolean":
-      return typeof given === "boolean" ? void 0 : "is not true or false";
+      return typeof given === "boolean" ? undefined : "is not true or false";
     case "string":
-      if (field.options) return field.options.includes(given) ? void 0 : `is not one of ${field.options.join(", ")}`;
-      return isString(given) ? void 0 : "is not a text";
+      if (field.options) return field.options.includes(given) ? undefined : `is not one of ${field.options.join(", ")}`;
+      return isString(given) ? undefined : "is not a text";
   }
   if (typeof given !== "number" || !Number.isFinite(given)) return "is not a number";
   if (!Number.isInteger(given)) return "is not a whole number";
-  if (field.min !== void 0 && given < field.min) return `is below ${field.min}`;
-  if (field.max !== void 0 && given > field.max) return `is above ${field.max}`;
+  if (field.min !== undefined && given < field.min) return `is below ${field.min}`;
+  if (field.max !== undefined && given > field.max) return `is above ${field.max}`;
   return;
 }
 var EMPTY = { number: 0, boolean: false, switch: false };
@@ -7612,10 +7612,10 @@ function parseOptions(fields, raw) {
   const problems = [];
   for (const [key, field] of Object.entries(fields)) {
     const given = raw[key];
-    const problem2 = given === void 0 ? void 0 : problemOf(field, given);
+    const problem2 = given === undefined ? undefined : problemOf(field, given);
     defaults[key] = fallbackOf(field);
-    values[key] = given === void 0 || problem2 !== void 0 ? defaults[key] : field.type === "switch" ? given === SWITCH_ON : given;
-    if (problem2 !== void 0) problems.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
+    values[key] = given === undefined || problem2 !== undefined ? defaults[key] : field.type === "switch" ? given === SWITCH_ON : given;
+    if (problem2 !== undefined) problems.push(`option ${key}: ${JSON.stringify(given)} ${problem2}; the default ${JSON.stringify(values[key])} applies`);
   }
   return { values, problems, defaults };
 }
@@ -7654,7 +7654,7 @@ function createRegistry(features, say) {
     if (!chain) {
       chain = features.flatMap((feature) => {
         const spec = feature.hooks[event];
-        if (spec === void 0 || leftOut?.has(feature.name)) return [];
+        if (spec === undefined || leftOut?.has(feature.name)) return [];
         return [{ feature, onFailure: "open", ...typeof spec === "function" ? { run: spec } : spec }];
       });
       chains.set(event, chain);
@@ -7681,15 +7681,15 @@ function createRegistry(features, say) {
       contexts = boundContexts;
     },
     hooks(event) {
-      return features.some((f) => f.hooks[event] !== void 0);
+      return features.some((f) => f.hooks[event] !== undefined);
     },
     dispatch(event, e, next, leftOut) {
       const chain = chainOf(event, leftOut);
       let fromEngine;
       const step = (i, input) => {
         const entry = chain[i];
-        if (entry === void 0) {
-          return next(input).then(void 0, (err) => {
+        if (entry === undefined) {
+          return next(input).then(undefined, (err) => {
             ;
             (fromEngine ??= []).push(err);
             throw err;
@@ -7698,14 +7698,14 @@ function createRegistry(features, say) {
         const { name } = entry.feature;
         let beneath;
         const featureNext = withFacts(next, (rewritten) => {
-          if (beneath !== void 0) return Promise.reject(new Error(NEXT_TWICE));
+          if (beneath !== undefined) return Promise.reject(new Error(NEXT_TWICE));
           beneath = step(i + 1, rewritten);
           return beneath;
         });
         const fail = (why) => {
           noteSkip(name, event, why);
-          const deny = beneath === void 0 ? denyOf(entry, input) : void 0;
-          if (deny !== void 0) return Promise.resolve({ deny });
+          const deny = beneath === undefined ? denyOf(entry, input) : undefined;
+          if (deny !== undefined) return Promise.resolve({ deny });
           return beneath ?? step(i + 1, input);
         };
         let answer;
@@ -7720,7 +7720,7 @@ function createRegistry(features, say) {
             if (failing.size) failing.delete(`${name} ${event}`);
             return result;
           },
-          (err) => beneath !== void 0 && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))
+          (err) => beneath !== undefined && fromEngine?.includes(err) ? Promise.reject(err) : fail(describe(err))
         );
       };
       return step(0, e);
@@ -7729,7 +7729,7 @@ function createRegistry(features, say) {
       const chain = chainOf(event, leftOut);
       async function* step(i, input) {
         const entry = chain[i];
-        if (entry === void 0) return yield* next(input);
+        if (entry === undefined) return yield* next(input);
         const { name } = entry.feature;
         const policy = entry.onFailure;
         const ctx = contexts[name];
@@ -7737,7 +7737,7 @@ function createRegistry(features, say) {
         let beneathResult;
         let beneathError = NO_ERROR;
         const featureNext = withFacts(next, (rewritten) => {
-          if (beneath !== void 0) throw new Error(NEXT_TWICE);
+          if (beneath !== undefined) throw new Error(NEXT_TWICE);
           const inner = step(i + 1, rewritten);
           beneath = inner;
           return handOver2(inner, () => beneathResult, (value) => {
@@ -7761,7 +7761,7 @@ function createRegistry(features, say) {
             const result = r.value ?? beneathResult?.value;
             if (isSettledShape(event, result)) {
               if (failing.size) failing.delete(`${name} ${event}`);
-              if (beneath !== void 0 && beneathResult === void 0 && beneathError === NO_ERROR) await closeQuietly(beneath);
+              if (beneath !== undefined && beneathResult === undefined && beneathError === NO_ERROR) await closeQuietly(beneath);
               return result;
             }
             failure = wrongAnswer(result);
@@ -7774,16 +7774,16 @@ function createRegistry(features, say) {
         } finally {
           if (!bodyDone) {
             await closeQuietly(body);
-            if (beneath !== void 0 && beneathResult === void 0) await closeQuietly(beneath);
+            if (beneath !== undefined && beneathResult === undefined) await closeQuietly(beneath);
           }
         }
         noteSkip(name, event, failure);
         if (policy !== "open") {
           await closeQuietly(beneath);
-          return yield* policy.answer({ message: failure, calledNext: beneath !== void 0 }, input, ctx);
+          return yield* policy.answer({ message: failure, calledNext: beneath !== undefined }, input, ctx);
         }
-        if (beneath === void 0) return yield* step(i + 1, input);
-        if (beneathResult !== void 0) return beneathResult.value;
+        if (beneath === undefined) return yield* step(i + 1, input);
+        if (beneathResult !== undefined) return beneathResult.value;
         return yield* beneath;
       }
       return step(0, e);
@@ -7798,7 +7798,7 @@ function createRegistry(features, say) {
     denyFor(event, e, leftOut) {
       for (const entry of chainOf(event, leftOut)) {
         const deny = denyOf(entry, e);
-        if (deny !== void 0) return deny;
+        if (deny !== undefined) return deny;
       }
       return;
     },
@@ -7842,8 +7842,8 @@ function handOver2(inner, settled, onDone, onError) {
 function withFacts(next, call) {
   return Object.assign(call, { signal: next.signal, budget: next.budget, origin: next.origin });
 }
-var closeQuietly = (stream2) => stream2?.return(void 0).catch(toUndefined);
-var wrongAnswer = (result) => result === void 0 ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
+var closeQuietly = (stream2) => stream2?.return(undefined).catch(toUndefined);
+var wrongAnswer = (result) => result === undefined ? "answered undefined" : `answered a wrong shape: ${preview(result)}`;
 function describe(err) {
   return err instanceof Error ? `${err.name}: ${err.message}` : `threw ${preview(err)}`;
 }
@@ -7902,11 +7902,11 @@ function createRuntime(factories, template, raw) {
     });
   }
   function yieldsFrom(claims) {
-    const others = { ...claims, [pkg]: void 0 };
+    const others = { ...claims, [pkg]: undefined };
     const found = /* @__PURE__ */ new Map();
     for (const feature of actingOn) {
       const owner = ownerOf2(feature, others);
-      if (owner === void 0) continue;
+      if (owner === undefined) continue;
       found.set(feature, owner);
       log(`${feature}: yields to ${owner}, which runs it in this session`);
     }
@@ -7918,7 +7918,7 @@ function createRuntime(factories, template, raw) {
   async function publish() {
     try {
       await bound().publishClaims(await facts.sessionId(), owned);
-      claimProblem = void 0;
+      claimProblem = undefined;
     } catch (err) {
       claimProblem = `claims not published (${messageOf(err)}): another keel package in this session may run the same features`;
       log(`keel: ${claimProblem}`);
@@ -7931,7 +7931,7 @@ function createRuntime(factories, template, raw) {
     }
     restamp = false;
     if (!actingOn.length) {
-      await guarded("clearing claims", void 0, () => bound().clearClaims());
+      await guarded("clearing claims", undefined, () => bound().clearClaims());
       return yields = /* @__PURE__ */ new Map();
     }
     const claims = await readAllClaims();
@@ -7946,7 +7946,7 @@ function createRuntime(factories, template, raw) {
   }
   async function registerCommand() {
     const p = bound();
-    await guarded("registering the package command", void 0, async () => {
+    await guarded("registering the package command", undefined, async () => {
       await p.registerCommand({ name: pkg, description: COMMAND_DESCRIPTION, argumentHint: usages().join(" | ") });
     });
   }
@@ -7988,7 +7988,7 @@ function createRuntime(factories, template, raw) {
   async function guardFailed2(event, e, next) {
     failedAtEngine(event, next);
     const deny = registry.denyFor(event, e, yields);
-    return deny === void 0 ? next(e) : { deny };
+    return deny === undefined ? next(e) : { deny };
   }
   async function statusText() {
     const yielded2 = await yieldsOf();
@@ -8033,7 +8033,7 @@ function createRuntime(factories, template, raw) {
       registry.bind(ports, Object.fromEntries(registry.features.map((f) => [f.name, contextOf(f)])));
     },
     get isBound() {
-      return port !== void 0;
+      return port !== undefined;
     },
     dispatch: dispatch2,
     stream: stream2,
