@@ -19,9 +19,11 @@ function world(on: On, config: object) {
   const seen = { requests: 0, spawned: 0, env: new Map<string, string | undefined>() }
   on('session.start', (_, e) => ({ cwd: e.cwd }))
   on('ui.log', () => ({ value: undefined }))
+  on('clock.now', () => ({ value: Date.UTC(2026, 11, 1) }) as never)
   on('ui.status', () => ({ value: undefined }))
   on('command.register', (_, e) => ({ value: { command: e.name } }))
   on('session.id', () => ({ value: 's1' }))
+  on('session.info', () => ({ value: { transcriptPath: '/cfg/projects/w/s1.jsonl' } }) as never)
   on('session.model', () => ({ value: 'claude-opus-5-5' }))
   on('env.get', (_, e) => ({ value: e.name === 'CLAUDE_CONFIG_DIR' ? '/cfg' : e.name === 'HOME' ? '/home/u' : undefined }))
   on('env.set', (_, e) => (seen.env.set(e.name, e.value), { value: {} }))
@@ -37,7 +39,7 @@ function world(on: On, config: object) {
     yield { kind: 'stop', stopReason: 'end_turn', usage: USAGE } as never
     return { turnId: e.turnId, index: e.index, answer: 'native', toolUses: [], stopReason: 'end_turn', usage: USAGE } as never
   })
-  return { seen, store }
+  return { seen, store, files }
 }
 
 const CONFIGURED = {
@@ -101,4 +103,43 @@ test('/model gpt unapproved where no one can be asked: refused with how to appro
   const r = await $.command.run({ command: 'model', args: 'gpt' } as never)
   expect((r as { text: string }).text).toContain('provider mock is not approved yet')
   expect(order).toEqual([])
+})
+
+test('/klyth route usage: the text where no surface places a pane; in the terminal UI the usage pane, opened by its id', async ($, on) => {
+  world(on, CONFIGURED)
+  const opened: string[] = []
+  let placed = false
+  on('ui.open', (_, e) => (opened.push(e.id), { value: placed ? { isPlaced: true } : { isPlaced: false, reason: 'no surface' } }) as never)
+  on('ui.close', () => ({ value: undefined }))
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: false })
+  const text = ((await $.command.run({ command: 'klyth', args: 'route usage' } as never)) as { text: string }).text
+  expect(text.split('\n')[0]).toBe('this session, by alias:')
+  expect(text).toContain('the last 30 days, by alias')
+  placed = true
+  const pane = ((await $.command.run({ command: 'klyth', args: 'route usage' } as never)) as { text: string }).text
+  expect(pane).toBe('the usage pane is open: Esc closes it')
+  expect(opened).toEqual(['routing-usage', 'routing-usage'])
+})
+
+test('/klyth route setup <line>: the alias merged into routing.json through the safe writer, every other entry kept, routing reloaded with it', async ($, on) => {
+  const { files } = world(on, CONFIGURED)
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: false })
+  const said = ((await $.command.run({ command: 'klyth', args: 'route setup deepseek ds deepseek-v4-flash 1000000 key=env:DEEPSEEK_API_KEY' } as never)) as { text: string }).text
+  const config = JSON.parse(files.get(CONFIG)!) as { providers: Record<string, unknown>; models: Record<string, { provider: string; model: string; context: number }> }
+  expect(Object.keys(config.models).sort()).toEqual(['broken', 'ds', 'gpt'])
+  expect(config.models.ds).toMatchObject({ model: 'deepseek-v4-flash', context: 1000000 })
+  expect(Object.keys(config.providers)).toContain('mock')
+  expect(said).toContain('ds')
+  const status = ((await $.command.run({ command: 'klyth', args: 'route status' } as never)) as { text: string }).text
+  expect(status).toContain('ds')
+})
+
+test('the agent tool is registered at session start with the configured aliases as its model choices, each with its label', async ($, on) => {
+  world(on, CONFIGURED)
+  const tools: { name: string; description: string; inputSchema: { properties: { model: { enum: string[] } } } }[] = []
+  on('tool.register', (_, e) => (tools.push(e as never), { value: { tool: `mcp__klyth__${e.name}` } }))
+  await $.session.start({ cwd: '/w', surface: 'terminal', isInteractive: false })
+  const agent = tools.find((t) => t.name === 'agent')
+  expect(agent?.inputSchema.properties.model.enum).toEqual(['gpt'])
+  expect(agent?.description).toContain('Mock GPT')
 })
