@@ -143,6 +143,27 @@ export function screenRows(raw: string, cols = 160, rows = 50): string[] {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
+/**
+ * Writes each piece to an idle terminal UI and waits until the screen drew what it changed (new output,
+ * then 200 ms with none, at most 5 s of it; so too before the first): the next key reaches what the last one focused however slow
+ * the machine is. Not for a running turn, whose spinner keeps drawing.
+ */
+export async function press(live: LiveSession, ...pieces: string[]): Promise<void> {
+  const drawn = async () => {
+    for (let seen = -1, waits = 0; seen !== live.output().length && waits < 25; waits++) {
+      seen = live.output().length
+      await sleep(200)
+    }
+  }
+  await drawn()
+  for (const piece of pieces) {
+    const before = live.output().length
+    live.write(piece)
+    await live.waitFor(`a redraw after the key ${JSON.stringify(piece)}`, () => live.output().length > before, 30_000)
+    await drawn()
+  }
+}
+
 /** Waits until `plugin`'s turn.complete hook has settled `n` times: a result line comes before that hook's
  *  own logging after `next(e)` is done, so read the debug log only then. */
 export async function turnsSettled(live: LiveSession, n: number, plugin = 'probe'): Promise<string> {

@@ -10,7 +10,7 @@ import { startMockModel, type MockModel } from './mock-model.ts'
 import { startMockProvider, type MockProvider } from './mock-provider.ts'
 import { cleanupTmp, packageCopy, tmpDir } from './engine.ts'
 import { hasPty, startLive, type LiveSession } from './live.ts'
-import { screenText, sleep } from './probe-kit.ts'
+import { press, screenText, sleep } from './probe-kit.ts'
 import { stepRequests } from './routing-kit.ts'
 
 const DS_KEY = 'sk-test-e2e-PANE-KEY-0019'
@@ -45,12 +45,7 @@ test('the setup pane: a preset picked, bad fields named in the pane, then Set up
     s.waitFor(what, () => (typeof text === 'string' ? since().includes(text) : text.test(since())), 30_000).catch((err) => {
       throw new Error(`${err}\n${since().slice(-2500)}`)
     })
-  const keys = async (...pieces: string[]) => {
-    for (const piece of pieces) {
-      s.write(piece)
-      await sleep(250)
-    }
-  }
+  const keys = (...pieces: string[]) => press(s, ...pieces)
 
   await s.send('/klyth route setup')
   await waitScreen('the pane', 'key kept in: env:NAME, file:/path, cmd:COMMAND or none')
