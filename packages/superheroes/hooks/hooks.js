@@ -6224,7 +6224,7 @@ function createRoutingFeature() {
   const classifierOf = () => table?.read.state === "loaded" ? table.read.config.classifier : void 0;
   const auto = createAutoMode(classifierOf);
   let pane;
-  const drawings = /* @__PURE__ */ new Map();
+  const drawings = /* @__PURE__ */ new Map([[REVIEW_PANE, auto.draw]]);
   const routeOf = (model2) => {
     const decision = table?.decide(model2);
     return decision?.kind === "route" ? decision.route : void 0;
@@ -6260,7 +6260,7 @@ function createRoutingFeature() {
     if (ledger?.session !== session) {
       const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(() => void 0);
       ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ""), aliases: {} } };
-      if (!file) void usageViews(port, ctx).catch((err) => ctx.log(`usage folder not read: ${String(err)}`));
+      if (!file) void usageViews(port, ctx).catch(logged(ctx, "usage folder not read"));
     }
     return ledger.usage;
   }
@@ -6269,10 +6269,9 @@ function createRoutingFeature() {
     usage.aliases[route.alias] = addRequest(usage.aliases[route.alias], counted, route.pricing);
     usage.at = await port.now();
     if (shownRoute) showStatus(port, shownRoute.alias);
-    const dir = usageDir;
-    if (!dir) return;
-    const path = `${dir}/${ledger.session}.json`;
-    writing = writing.then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) })).then((written2) => written2.ok || ctx.log(`usage not saved: ${written2.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`));
+    if (!usageDir) return;
+    const path = `${usageDir}/${ledger.session}.json`;
+    writing = writing.then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) })).then((written2) => written2.ok || ctx.log(`usage not saved: ${written2.reason}`), logged(ctx, "usage not saved"));
   }
   async function usageViews(port, ctx) {
     const mine = (await ledgerOf(port, ctx)).aliases;
@@ -6509,7 +6508,7 @@ function createRoutingFeature() {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report2[0]), route.model);
       return reported !== void 0 && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : "";
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`);
       return "";
     }
   }
@@ -6556,8 +6555,8 @@ function createRoutingFeature() {
       const line = args.trim().slice(verb.length);
       if (line.trim()) return setup(port, parseSetup(line), ctx);
       const form = pane ??= { fields: { kind: SETUP_KINDS[0], alias: "", key: "" }, said: "" };
-      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => (form.said = said, port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`));
-      const draw = (els) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit);
+      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => (form.said = said, port.redraw()), logged(ctx, "setup failed"));
+      const draw = (els) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, port.redraw, submit);
       return await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join("\n");
     }
     if (verb === "trust") {
@@ -6649,7 +6648,7 @@ function createRoutingFeature() {
       },
       "tool.judge": async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx, next),
       "ui.render": (port, e, next) => {
-        const draw = e.component === "Pane" && (e.requestId === REVIEW_PANE ? auto.draw : drawings.get(e.requestId));
+        const draw = e.component === "Pane" && drawings.get(e.requestId);
         return draw && draw(port.elements(e)) || next(e);
       },
       "session.end": async (_port, e, next) => {

@@ -107,8 +107,8 @@ export function createRoutingFeature(): Feature<Port> {
 
   /** The setup pane's fields and what setup last said there, kept while the feature is loaded. */
   let pane: { fields: SetupFields; said: string } | undefined
-  /** What each open pane draws, by its id (ui.render draws the one its request names). */
-  const drawings = new Map<string, (els: PaneElements) => unknown>()
+  /** What each pane draws, by its id (ui.render draws the one its request names); the review's draws while one is up. */
+  const drawings = new Map<string, (els: PaneElements) => unknown>([[REVIEW_PANE, auto.draw]])
 
   /** The route a model name takes now, if it is a routed alias. */
   const routeOf = (model: string | undefined) => {
@@ -149,7 +149,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (ledger?.session !== session) {
       const file = usageDir && (await port.readText(`${usageDir}/${session}.json`).catch(() => undefined))
       ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ''), aliases: {} } }
-      if (!file) void usageViews(port, ctx).catch((err) => ctx.log(`usage folder not read: ${String(err)}`))
+      if (!file) void usageViews(port, ctx).catch(logged(ctx, 'usage folder not read'))
     }
     return ledger.usage
   }
@@ -160,12 +160,11 @@ export function createRoutingFeature(): Feature<Port> {
     usage.aliases[route.alias] = addRequest(usage.aliases[route.alias], counted, route.pricing)
     usage.at = await port.now()
     if (shownRoute) showStatus(port, shownRoute.alias)
-    const dir = usageDir
-    if (!dir) return
-    const path = `${dir}/${ledger!.session}.json`
+    if (!usageDir) return
+    const path = `${usageDir}/${ledger!.session}.json`
     writing = writing
       .then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) }))
-      .then((written) => written.ok || ctx.log(`usage not saved: ${written.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`))
+      .then((written) => written.ok || ctx.log(`usage not saved: ${written.reason}`), logged(ctx, 'usage not saved'))
   }
 
   /** This session's totals and the last 30 days', by alias; the folder kept to the sessions whose transcript is there, the newest 200. */
@@ -461,7 +460,7 @@ export function createRoutingFeature(): Feature<Port> {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report[0]), route.model)
       return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : ''
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`)
+      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`)
       return ''
     }
   }
@@ -517,8 +516,8 @@ export function createRoutingFeature(): Feature<Port> {
       // In the terminal UI the pane; headless and in the SDK (no surface places it), the steps as text.
       // The form: a pick or a keystroke keeps its field; Set up runs the same setup as the line and shows its answer.
       const form = (pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' })
-      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
-      const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit)
+      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), logged(ctx, 'setup failed'))
+      const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, port.redraw, submit)
       return (await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
     }
     if (verb === 'trust') {
@@ -626,7 +625,7 @@ export function createRoutingFeature(): Feature<Port> {
       'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx, next),
       // A pane routing opened (setup's form, usage's lines, the review while one is up): drawn by its own drawing.
       'ui.render': (port, e, next) => {
-        const draw = e.component === 'Pane' && (e.requestId === REVIEW_PANE ? auto.draw : drawings.get(e.requestId))
+        const draw = e.component === 'Pane' && drawings.get(e.requestId)
         return ((draw && draw(port.elements(e) as PaneElements)) || next(e)) as Awaited<ReturnType<typeof next>>
       },
       // The ledger's last write lands before the session ends: a print-mode run ends right after its turn.
