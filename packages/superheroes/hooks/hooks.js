@@ -5792,14 +5792,18 @@ function mergeSetup(text, line) {
 }
 
 // src/features/routing/pane.ts
-function paneTree(els, fields, said, kinds, presetUrl, redraw, submit) {
-  const keep2 = (name) => (value) => void (fields[name] = value);
+var SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)];
+function paneTree(els, fields, said, redraw, submit) {
+  const keep2 = (name, then) => (value) => {
+    fields[name] = value;
+    then?.();
+  };
   return els.Box({
     flexDirection: "column",
     children: [
-      els.Select({ key: "kind", label: PANE_FIELDS.kind[0], value: fields.kind, options: kinds.map((value) => ({ value })), onSelect: (value) => (keep2("kind")(value), redraw()) }),
+      els.Select({ key: "kind", label: PANE_FIELDS.kind[0], value: fields.kind, options: SETUP_KINDS.map((value) => ({ value })), onSelect: keep2("kind", redraw) }),
       ...["alias", "model", "baseUrl", "context", "key"].map(
-        (name) => els.Input({ key: name, label: PANE_FIELDS[name][0], placeholder: name === "baseUrl" && presetUrl(fields.kind) || PANE_FIELDS[name][1], value: fields[name] ?? "", onInput: keep2(name), onSubmit: (value) => (keep2(name)(value), submit()) })
+        (name) => els.Input({ key: name, label: PANE_FIELDS[name][0], placeholder: name === "baseUrl" && PRESETS[fields.kind]?.baseUrl || PANE_FIELDS[name][1], value: fields[name] ?? "", onInput: keep2(name), onSubmit: keep2(name, submit) })
       ),
       els.Button({ key: "setup", label: PANE_SET_UP, onPress: submit }),
       els.Text({ children: said })
@@ -6192,7 +6196,6 @@ var OPTIONS = { file: "routingFile", curl: "routingCurl", idleSeconds: "routingI
 var CONFIG_FILE = "routing.json";
 var MESSAGE_TYPE = "text/event-stream";
 var JSON_TYPE = "application/json";
-var SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)];
 var CAPTURED_ANSWER = { text: ".", toolCalls: [], stopReason: "end_turn", usage: null };
 var logged = (ctx, what) => (err) => void ctx.log(`${what}: ${String(err)}`);
 var local = (type, text, status2 = 200) => ({ value: { status: status2, ok: status2 >= 200 && status2 < 300, headers: { "content-type": type }, text } });
@@ -6556,7 +6559,7 @@ function createRoutingFeature() {
       if (line.trim()) return setup(port, parseSetup(line), ctx);
       const form = pane ??= { fields: { kind: SETUP_KINDS[0], alias: "", key: "" }, said: "" };
       const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => (form.said = said, port.redraw()), logged(ctx, "setup failed"));
-      const draw = (els) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, port.redraw, submit);
+      const draw = (els) => paneTree(els, form.fields, form.said, port.redraw, submit);
       return await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join("\n");
     }
     if (verb === "trust") {

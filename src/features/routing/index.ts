@@ -34,8 +34,8 @@ import { createReplays, type Replays } from './replay.ts'
 import { agentCallOf, agentTool, markerNonce, routeMarker } from './agent.ts'
 import { addRequest, parseSessionUsage, retained, sumAliases, totalOf, usageLines, type Counted, type SessionUsage } from './usage.ts'
 import { CONTEXT_REPORTS, familyOf, PRESETS, reportedContext } from './dialect.ts'
-import { mergeSetup, OTHER_KINDS, parseSetup, setupOf, type Refused, type SetupFields, type SetupLine } from './setup.ts'
-import { linesTree, paneTree, type PaneElements } from './pane.ts'
+import { mergeSetup, parseSetup, setupOf, type Refused, type SetupFields, type SetupLine } from './setup.ts'
+import { linesTree, paneTree, SETUP_KINDS, type PaneElements } from './pane.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
@@ -53,9 +53,6 @@ export const OPTIONS = { file: 'routingFile', curl: 'routingCurl', idleSeconds: 
 const CONFIG_FILE = 'routing.json'
 const MESSAGE_TYPE = 'text/event-stream'
 const JSON_TYPE = 'application/json'
-
-/** What the pane's first field picks from: every preset, then the other kinds. */
-const SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)]
 
 /** The answer the engine's own request for a routed step gets: a fake one, drained unread by the step. */
 const CAPTURED_ANSWER = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
@@ -517,7 +514,7 @@ export function createRoutingFeature(): Feature<Port> {
       // The form: a pick or a keystroke keeps its field; Set up runs the same setup as the line and shows its answer.
       const form = (pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' })
       const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), logged(ctx, 'setup failed'))
-      const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, port.redraw, submit)
+      const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, port.redraw, submit)
       return (await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
     }
     if (verb === 'trust') {
