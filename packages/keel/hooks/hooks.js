@@ -6261,7 +6261,7 @@ function createRoutingFeature() {
   async function ledgerOf(port, ctx) {
     const session = await ctx.facts.sessionId();
     if (ledger?.session !== session) {
-      const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(() => void 0);
+      const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(toUndefined);
       ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ""), aliases: {} } };
       if (!file) void usageViews(port, ctx).catch(logged(ctx, "usage folder not read"));
     }
@@ -6281,17 +6281,17 @@ function createRoutingFeature() {
     const dir = usageDir;
     const files = dir ? (await port.files.list(dir).catch(() => [])).filter((f) => f.name.endsWith(".json")) : [];
     const sessions = await Promise.all(files.map(async (f) => {
-      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => void 0));
+      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(toUndefined));
       return { name: f.name, usage, alive: !!usage && await port.exists(usage.transcript).catch(() => false) };
     }));
     const { kept, dropped } = retained(sessions, USAGE_SESSIONS_KEPT);
-    for (const name of dropped) void removeSafely(port.files, dir, `${dir}/${name}`).catch(() => void 0);
+    for (const name of dropped) void removeSafely(port.files, dir, `${dir}/${name}`).catch(toUndefined);
     const since = await port.now() - USAGE_DAYS * 864e5;
     return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))));
   }
-  async function showPane(port, pane2, draw) {
+  async function showPane(port, pane2, draw, opened, lines) {
     drawings.set(pane2.id, draw);
-    return port.openPane(pane2).catch(() => false);
+    return await port.openPane(pane2).catch(() => false) ? opened : lines.join("\n");
   }
   async function isApproved(port, provider) {
     const fp = await providerFingerprint(provider);
@@ -6478,7 +6478,7 @@ function createRoutingFeature() {
     const decision = table.decide(name);
     if (decision.kind === "native") {
       const result2 = await next(e);
-      showStatus(port, await port.mainModel().catch(() => void 0));
+      showStatus(port, await port.mainModel().catch(toUndefined));
       return result2;
     }
     if (decision.kind === "fail") return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, "")) };
@@ -6551,7 +6551,7 @@ function createRoutingFeature() {
     if (verb === "status") return (await statusLines4(port)).join("\n");
     if (verb === "usage") {
       const lines = await usageViews(port, ctx);
-      return await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines)) ? USAGE_OPENED : lines.join("\n");
+      return showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines), USAGE_OPENED, lines);
     }
     if (verb === "reload") return reloaded(await reload(port, ctx));
     if (verb === "setup") {
@@ -6560,7 +6560,7 @@ function createRoutingFeature() {
       const form = pane ??= { fields: { kind: SETUP_KINDS[0], alias: "", key: "" }, said: "" };
       const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => (form.said = said, port.redraw()), logged(ctx, "setup failed"));
       const draw = (els) => paneTree(els, form.fields, form.said, port.redraw, submit);
-      return await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join("\n");
+      return showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw, PANE_OPENED, setupSteps(port.pkg, PRESETS));
     }
     if (verb === "trust") {
       const read = table?.read;

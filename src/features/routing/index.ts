@@ -144,7 +144,7 @@ export function createRoutingFeature(): Feature<Port> {
   async function ledgerOf(port: Port, ctx: FeatureContext): Promise<SessionUsage> {
     const session = await ctx.facts.sessionId()
     if (ledger?.session !== session) {
-      const file = usageDir && (await port.readText(`${usageDir}/${session}.json`).catch(() => undefined))
+      const file = usageDir && (await port.readText(`${usageDir}/${session}.json`).catch(toUndefined))
       ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ''), aliases: {} } }
       if (!file) void usageViews(port, ctx).catch(logged(ctx, 'usage folder not read'))
     }
@@ -170,19 +170,19 @@ export function createRoutingFeature(): Feature<Port> {
     const dir = usageDir
     const files = dir ? (await port.files.list(dir).catch(() => [])).filter((f) => f.name.endsWith('.json')) : []
     const sessions = await Promise.all(files.map(async (f) => {
-      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => undefined))
+      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(toUndefined))
       return { name: f.name, usage, alive: !!usage && (await port.exists(usage.transcript).catch(() => false)) }
     }))
     const { kept, dropped } = retained(sessions, USAGE_SESSIONS_KEPT)
-    for (const name of dropped) void removeSafely(port.files, dir!, `${dir}/${name}`).catch(() => undefined)
+    for (const name of dropped) void removeSafely(port.files, dir!, `${dir}/${name}`).catch(toUndefined)
     const since = (await port.now()) - USAGE_DAYS * 86_400_000
     return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))))
   }
 
-  /** A pane opened, drawn by `draw` from then on; false where no surface places it (headless, the SDK): the caller answers in text. */
-  async function showPane(port: Port, pane: { id: string; title: string }, draw: (els: PaneElements) => unknown): Promise<boolean> {
+  /** A pane opened, drawn by `draw` from then on, and `opened` said; where no surface places it (headless, the SDK), the same in text, its `lines`. */
+  async function showPane(port: Port, pane: { id: string; title: string }, draw: (els: PaneElements) => unknown, opened: string, lines: readonly string[]): Promise<string> {
     drawings.set(pane.id, draw)
-    return port.openPane(pane).catch(() => false)
+    return (await port.openPane(pane).catch(() => false)) ? opened : lines.join('\n')
   }
 
   async function isApproved(port: Port, provider: Provider): Promise<boolean> {
@@ -422,7 +422,7 @@ export function createRoutingFeature(): Feature<Port> {
     const decision = table.decide(name)
     if (decision.kind === 'native') {
       const result = await next(e)
-      showStatus(port, await port.mainModel().catch(() => undefined))
+      showStatus(port, await port.mainModel().catch(toUndefined))
       return result
     }
     if (decision.kind === 'fail') return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, '')) }
@@ -504,7 +504,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (verb === 'usage') {
       // In the terminal UI a pane of the same lines; headless and in the SDK, the text.
       const lines = await usageViews(port, ctx)
-      return (await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines))) ? USAGE_OPENED : lines.join('\n')
+      return showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines), USAGE_OPENED, lines)
     }
     if (verb === 'reload') return reloaded(await reload(port, ctx))
     if (verb === 'setup') {
@@ -515,7 +515,7 @@ export function createRoutingFeature(): Feature<Port> {
       const form = (pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' })
       const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), logged(ctx, 'setup failed'))
       const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, port.redraw, submit)
-      return (await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
+      return showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw, PANE_OPENED, setupSteps(port.pkg, PRESETS))
     }
     if (verb === 'trust') {
       const read = table?.read
