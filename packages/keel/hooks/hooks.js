@@ -5739,7 +5739,7 @@ function parseSessionUsage(text) {
   return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : void 0;
 }
 function retained(sessions, keep2) {
-  const kept = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at).slice(0, keep2);
+  const kept = sessions.filter((s) => s.alive).sort((a, b) => b.usage.at - a.usage.at).slice(0, keep2);
   return { kept: kept.map((s) => s.usage), dropped: sessions.filter((s) => !kept.includes(s)).map((s) => s.name) };
 }
 
@@ -5776,15 +5776,14 @@ function mergeSetup(text, line) {
   if (before.state === "unreadable") return { problems: [setupUnreadable(before.error)] };
   const raw = JSON.parse(text ?? "{}");
   const sections = { providers: [line.providerId, line.provider], models: [line.alias, line.model] };
-  const merged = { ...raw };
   const taken = [];
   for (const [name, [id, entry]] of Object.entries(sections)) {
     const section = { ...raw[name] };
     if (Object.hasOwn(section, id)) taken.push(setupTaken(`${name}.${id}`));
-    merged[name] = { ...section, [id]: entry };
+    raw[name] = { ...section, [id]: entry };
   }
   if (taken.length) return { problems: taken };
-  const out = `${JSON.stringify(merged, null, 2)}
+  const out = `${JSON.stringify(raw, null, 2)}
 `;
   const after = readConfig(out);
   const problems = after.errors.filter((e) => !(before.state === "loaded" && before.errors.includes(e)));
