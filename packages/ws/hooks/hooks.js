@@ -6374,7 +6374,8 @@ function createRoutingFeature() {
     noteFailure(text);
     return { deny: text };
   }
-  async function* failStep(e, text) {
+  async function* failStep(e, pkg, why) {
+    const text = stepFailed2(pkg, label(e.model), why);
     noteFailure(text);
     const end = createStep({ pkg: "", label: "", alias: e.model, mintId: () => "" }).fail(text);
     yield* end.chunks;
@@ -6398,7 +6399,7 @@ function createRoutingFeature() {
   async function* step(port, e, next, ctx) {
     if (e.agentId === void 0) showStatus(port, e.model);
     if (!table?.owns(e.model)) return yield* next(e);
-    if (managed) return yield* failStep(e, stepFailed2(port.pkg, label(e.model), MANAGED_SETTINGS));
+    if (managed) return yield* failStep(e, port.pkg, MANAGED_SETTINGS);
     const relay = createRelay();
     const wait = captures.expect(e.model, e.agentId, relay);
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)));
@@ -6409,7 +6410,7 @@ function createRoutingFeature() {
     } catch (err) {
       wait.cancel(err);
       void beneath.return(void 0).catch(toUndefined);
-      return yield* failStep(e, stepFailed2(port.pkg, label(e.model), messageOf(err)));
+      return yield* failStep(e, port.pkg, messageOf(err));
     } finally {
       stopTimer();
     }
@@ -6635,7 +6636,7 @@ function createRoutingFeature() {
       "turn.step": {
         run: step,
         onFailure: {
-          answer: (failure, e, ctx) => failStep(e, stepFailed2(ctx.pkg, label(e.model), failure.message)),
+          answer: (failure, e, ctx) => failStep(e, ctx.pkg, failure.message),
           owns: (e) => table?.owns(e.model) ?? false
         }
       },

@@ -285,8 +285,9 @@ export function createRoutingFeature(): Feature<Port> {
     return { deny: text }
   }
 
-  /** A step that fails before any output: its line, and a stop, so the turn ends visibly (§4). */
-  async function* failStep(e: Args<'turn.step'>, text: string): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'>> {
+  /** A step that fails before any output: its line (`why` the alias failed), and a stop, so the turn ends visibly (§4). */
+  async function* failStep(e: Args<'turn.step'>, pkg: string, why: string): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'>> {
+    const text = stepFailed(pkg, label(e.model), why)
     noteFailure(text)
     const end = createStep({ pkg: '', label: '', alias: e.model, mintId: () => '' }).fail(text)
     yield* end.chunks
@@ -322,7 +323,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (e.agentId === undefined) showStatus(port, e.model)
     if (!table?.owns(e.model)) return yield* next(e)
     // Nothing is asked of the engine where its request would pass keel by (NOTES §13.3).
-    if (managed) return yield* failStep(e, stepFailed(port.pkg, label(e.model), MANAGED_SETTINGS))
+    if (managed) return yield* failStep(e, port.pkg, MANAGED_SETTINGS)
     const relay: StepRelay = createRelay()
     const wait = captures.expect(e.model, e.agentId, relay)
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)))
@@ -334,7 +335,7 @@ export function createRoutingFeature(): Feature<Port> {
     } catch (err) {
       wait.cancel(err as Error)
       void beneath.return(undefined as never).catch(toUndefined)
-      return yield* failStep(e, stepFailed(port.pkg, label(e.model), messageOf(err)))
+      return yield* failStep(e, port.pkg, messageOf(err))
     } finally {
       stopTimer()
     }
@@ -602,7 +603,7 @@ export function createRoutingFeature(): Feature<Port> {
         run: step,
         onFailure: {
           // A routed step never falls back to what is beneath (§4 rule 2): its failure is its answer.
-          answer: (failure, e, ctx) => failStep(e, stepFailed(ctx.pkg, label(e.model), failure.message)),
+          answer: (failure, e, ctx) => failStep(e, ctx.pkg, failure.message),
           owns: (e) => table?.owns(e.model) ?? false,
         },
       },
