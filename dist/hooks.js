@@ -6332,16 +6332,6 @@ function createRoutingFeature() {
     if ("problem" in got) return { text: stepFailed2(port.pkg, route.label, keyFailed(route.provider.id, got.problem)) };
     return { key: got.key, curl: c };
   }
-  function transportEdges(port, next) {
-    return {
-      spawn: port.spawn,
-      sleep: (ms) => port.sleep(ms, next.signal),
-      every: port.every,
-      now: port.now,
-      remainingMs: () => next.budget.remainingMs,
-      aborted: () => next.signal.aborted
-    };
-  }
   async function* send(port, ctx, next, route, ok, exchange) {
     const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds]);
     const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1e3 : IDLE_TIMEOUT_MS;
@@ -6356,7 +6346,8 @@ function createRoutingFeature() {
       mode = { kind: "file", path: bodyFile.path };
     }
     try {
-      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder });
+      const edges = { spawn: port.spawn, sleep: (ms) => port.sleep(ms, next.signal), every: port.every, now: port.now, remainingMs: () => next.budget.remainingMs, aborted: () => next.signal.aborted };
+      return yield* sendRequest(edges, exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder });
     } finally {
       if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, "request file not removed"));
     }

@@ -44,7 +44,7 @@ import {
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted, webSearchRefused,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
-import { sendRequest, type TransportEdges } from './transport.ts'
+import { sendRequest } from './transport.ts'
 import { createAutoMode } from './auto.ts'
 import { bodyText, isMessagesPath, isProbe, isStructured, pathOf, sourceOfKey, summaryOf } from './requests.ts'
 
@@ -231,19 +231,8 @@ export function createRoutingFeature(): Feature<Port> {
     return { key: got.key, curl: c }
   }
 
-  function transportEdges(port: Port, next: { readonly signal: AbortSignal; readonly budget: { readonly remainingMs: number } }): TransportEdges {
-    return {
-      spawn: port.spawn,
-      sleep: (ms) => port.sleep(ms, next.signal),
-      every: port.every,
-      now: port.now,
-      remainingMs: () => next.budget.remainingMs,
-      aborted: () => next.signal.aborted,
-    }
-  }
-
   /** Sends one exchange: in file mode (curl before 7.82) the body goes through a file in the plugin data folder, blanked after. */
-  async function* send(port: Port, ctx: FeatureContext, next: Parameters<typeof transportEdges>[1], route: Route, ok: Extract<Ready, { curl: unknown }>, exchange: NonNullable<ReturnType<typeof exchangeFor>>) {
+  async function* send(port: Port, ctx: FeatureContext, next: { readonly signal: AbortSignal; readonly budget: { readonly remainingMs: number } }, route: Route, ok: Extract<Ready, { curl: unknown }>, exchange: NonNullable<ReturnType<typeof exchangeFor>>) {
     const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds])
     const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1000 : IDLE_TIMEOUT_MS
     let mode: BodyMode = { kind: 'json' }
@@ -258,7 +247,9 @@ export function createRoutingFeature(): Feature<Port> {
       mode = { kind: 'file', path: bodyFile.path }
     }
     try {
-      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder })
+      // The transport's edges: the hook's own signal and budget.
+      const edges = { spawn: port.spawn, sleep: (ms: number) => port.sleep(ms, next.signal), every: port.every, now: port.now, remainingMs: () => next.budget.remainingMs, aborted: () => next.signal.aborted }
+      return yield* sendRequest(edges, exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder })
     } finally {
       if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, 'request file not removed'))
     }
