@@ -5008,8 +5008,8 @@ function toOpenAiRequest(body, out) {
     model: route.model,
     messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...tools.length && { tools },
-    ...maxTokens !== void 0 && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
-    ...effort !== void 0 && { reasoning_effort: effort },
+    [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens,
+    reasoning_effort: effort,
     ...schema !== void 0 && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
     stream: true,
     ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
