@@ -6488,9 +6488,7 @@ function createRoutingFeature() {
     const result = await next(e);
     showStatus(port, name);
     const said = modelSwitched(route.label, route.model, port.pkg, route.context) + await localWindow(port, ctx, route);
-    if (result && typeof result === "object" && "text" in result && typeof result.text === "string") {
-      return { ...result, text: said };
-    }
+    if (typeof result?.text === "string") return { ...result, text: said };
     port.toast(`${said}; ${SAVED_AS_DEFAULT}`);
     return result;
   }
