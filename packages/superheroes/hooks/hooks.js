@@ -6446,7 +6446,7 @@ function createRoutingFeature() {
       const gen = send(port, ctx, next, route, ok, exchange);
       let answered = false;
       let r = await gen.next();
-      for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value);
+      for (; !r.done; r = await gen.next(), answered = true) (relay ?? chunks).push(r.value);
       const out = r.value;
       if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch(logged(ctx, "usage not counted"));
       if (out.failure) {
@@ -6458,7 +6458,7 @@ function createRoutingFeature() {
       const kept = out.end.kept;
       if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`));
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks);
-      return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
+      return exchange.engineStreams ? local(MESSAGE_TYPE, encodeAnthropicSse(whole, meta)) : local(JSON_TYPE, encodeAnthropicMessage(whole, meta));
     } finally {
       relay?.end(result);
     }

@@ -380,7 +380,7 @@ export function createRoutingFeature(): Feature<Port> {
       const gen = send(port, ctx, next, route, ok, exchange)
       let answered = false
       let r = await gen.next()
-      for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value)
+      for (; !r.done; r = await gen.next(), answered = true) (relay ?? chunks).push(r.value)
       const out = r.value
       // Counted from the provider's own usage; a request that failed once its answer had begun cost
       // something nobody reported: a gap (one that failed before any answer cost nothing).
@@ -396,7 +396,7 @@ export function createRoutingFeature(): Feature<Port> {
       const kept = out.end.kept
       if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`))
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks)
-      return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
+      return exchange.engineStreams ? local(MESSAGE_TYPE, encodeAnthropicSse(whole, meta)) : local(JSON_TYPE, encodeAnthropicMessage(whole, meta))
     } finally {
       relay?.end(result)
     }
