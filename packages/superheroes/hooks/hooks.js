@@ -5008,8 +5008,8 @@ function toOpenAiRequest(body, out) {
     model: route.model,
     messages: [{ role: "system", content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...tools.length && { tools },
-    ...maxTokens !== undefined && { [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens },
-    ...effort !== undefined && { reasoning_effort: effort },
+    [behaviours.has("maxCompletionTokens") ? "max_completion_tokens" : "max_tokens"]: maxTokens,
+    reasoning_effort: effort,
     ...schema !== undefined && { response_format: { type: "json_schema", json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } },
     stream: true,
     ...behaviours.has("noStreamOptions") ? {} : { stream_options: { include_usage: true } }
@@ -5739,7 +5739,7 @@ function parseSessionUsage(text) {
   return isRecord(value) && typeof value.at === "number" && typeof value.transcript === "string" && isRecord(value.aliases) ? value : undefined;
 }
 function retained(sessions, keep2) {
-  const kept = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage.at - a.usage.at).slice(0, keep2);
+  const kept = sessions.filter((s) => s.alive).sort((a, b) => b.usage.at - a.usage.at).slice(0, keep2);
   return { kept: kept.map((s) => s.usage), dropped: sessions.filter((s) => !kept.includes(s)).map((s) => s.name) };
 }
 
@@ -5776,15 +5776,14 @@ function mergeSetup(text, line) {
   if (before.state === "unreadable") return { problems: [setupUnreadable(before.error)] };
   const raw = JSON.parse(text ?? "{}");
   const sections = { providers: [line.providerId, line.provider], models: [line.alias, line.model] };
-  const merged = { ...raw };
   const taken = [];
   for (const [name, [id, entry]] of Object.entries(sections)) {
     const section = { ...raw[name] };
     if (Object.hasOwn(section, id)) taken.push(setupTaken(`${name}.${id}`));
-    merged[name] = { ...section, [id]: entry };
+    raw[name] = { ...section, [id]: entry };
   }
   if (taken.length) return { problems: taken };
-  const out = `${JSON.stringify(merged, null, 2)}
+  const out = `${JSON.stringify(raw, null, 2)}
 `;
   const after = readConfig(out);
   const problems = after.errors.filter((e) => !(before.state === "loaded" && before.errors.includes(e)));
@@ -5792,14 +5791,18 @@ function mergeSetup(text, line) {
 }
 
 // src/features/routing/pane.ts
-function paneTree(els, fields, said, kinds, presetUrl, redraw, submit) {
-  const keep2 = (name) => (value) => void (fields[name] = value);
+var SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)];
+function paneTree(els, fields, said, redraw, submit) {
+  const keep2 = (name, then) => (value) => {
+    fields[name] = value;
+    then?.();
+  };
   return els.Box({
     flexDirection: "column",
     children: [
-      els.Select({ key: "kind", label: PANE_FIELDS.kind[0], value: fields.kind, options: kinds.map((value) => ({ value })), onSelect: (value) => (keep2("kind")(value), redraw()) }),
+      els.Select({ key: "kind", label: PANE_FIELDS.kind[0], value: fields.kind, options: SETUP_KINDS.map((value) => ({ value })), onSelect: keep2("kind", redraw) }),
       ...["alias", "model", "baseUrl", "context", "key"].map(
-        (name) => els.Input({ key: name, label: PANE_FIELDS[name][0], placeholder: name === "baseUrl" && presetUrl(fields.kind) || PANE_FIELDS[name][1], value: fields[name] ?? "", onInput: keep2(name), onSubmit: (value) => (keep2(name)(value), submit()) })
+        (name) => els.Input({ key: name, label: PANE_FIELDS[name][0], placeholder: name === "baseUrl" && PRESETS[fields.kind]?.baseUrl || PANE_FIELDS[name][1], value: fields[name] ?? "", onInput: keep2(name), onSubmit: keep2(name, submit) })
       ),
       els.Button({ key: "setup", label: PANE_SET_UP, onPress: submit }),
       els.Text({ children: said })
@@ -6192,7 +6195,6 @@ var OPTIONS = { file: "routingFile", curl: "routingCurl", idleSeconds: "routingI
 var CONFIG_FILE = "routing.json";
 var MESSAGE_TYPE = "text/event-stream";
 var JSON_TYPE = "application/json";
-var SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)];
 var CAPTURED_ANSWER = { text: ".", toolCalls: [], stopReason: "end_turn", usage: null };
 var logged = (ctx, what) => (err) => void ctx.log(`${what}: ${String(err)}`);
 var local = (type, text, status2 = 200) => ({ value: { status: status2, ok: status2 >= 200 && status2 < 300, headers: { "content-type": type }, text } });
@@ -6224,7 +6226,7 @@ function createRoutingFeature() {
   const classifierOf = () => table?.read.state === "loaded" ? table.read.config.classifier : undefined;
   const auto = createAutoMode(classifierOf);
   let pane;
-  const drawings = /* @__PURE__ */ new Map();
+  const drawings = /* @__PURE__ */ new Map([[REVIEW_PANE, auto.draw]]);
   const routeOf = (model2) => {
     const decision = table?.decide(model2);
     return decision?.kind === "route" ? decision.route : undefined;
@@ -6258,9 +6260,9 @@ function createRoutingFeature() {
   async function ledgerOf(port, ctx) {
     const session = await ctx.facts.sessionId();
     if (ledger?.session !== session) {
-      const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(() => undefined);
+      const file = usageDir && await port.readText(`${usageDir}/${session}.json`).catch(toUndefined);
       ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ""), aliases: {} } };
-      if (!file) void usageViews(port, ctx).catch((err) => ctx.log(`usage folder not read: ${String(err)}`));
+      if (!file) void usageViews(port, ctx).catch(logged(ctx, "usage folder not read"));
     }
     return ledger.usage;
   }
@@ -6269,27 +6271,26 @@ function createRoutingFeature() {
     usage.aliases[route.alias] = addRequest(usage.aliases[route.alias], counted, route.pricing);
     usage.at = await port.now();
     if (shownRoute) showStatus(port, shownRoute.alias);
-    const dir = usageDir;
-    if (!dir) return;
-    const path = `${dir}/${ledger.session}.json`;
-    writing = writing.then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) })).then((written2) => written2.ok || ctx.log(`usage not saved: ${written2.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`));
+    if (!usageDir) return;
+    const path = `${usageDir}/${ledger.session}.json`;
+    writing = writing.then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) })).then((written2) => written2.ok || ctx.log(`usage not saved: ${written2.reason}`), logged(ctx, "usage not saved"));
   }
   async function usageViews(port, ctx) {
     const mine = (await ledgerOf(port, ctx)).aliases;
     const dir = usageDir;
     const files = dir ? (await port.files.list(dir).catch(() => [])).filter((f) => f.name.endsWith(".json")) : [];
     const sessions = await Promise.all(files.map(async (f) => {
-      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => undefined));
+      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(toUndefined));
       return { name: f.name, usage, alive: !!usage && await port.exists(usage.transcript).catch(() => false) };
     }));
     const { kept, dropped } = retained(sessions, USAGE_SESSIONS_KEPT);
-    for (const name of dropped) void removeSafely(port.files, dir, `${dir}/${name}`).catch(() => undefined);
+    for (const name of dropped) void removeSafely(port.files, dir, `${dir}/${name}`).catch(toUndefined);
     const since = await port.now() - USAGE_DAYS * 864e5;
     return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))));
   }
-  async function showPane(port, pane2, draw) {
+  async function showPane(port, pane2, draw, opened, lines) {
     drawings.set(pane2.id, draw);
-    return port.openPane(pane2).catch(() => false);
+    return await port.openPane(pane2).catch(() => false) ? opened : lines.join("\n");
   }
   async function isApproved(port, provider) {
     const fp = await providerFingerprint(provider);
@@ -6331,16 +6332,6 @@ function createRoutingFeature() {
     if ("problem" in got) return { text: stepFailed2(port.pkg, route.label, keyFailed(route.provider.id, got.problem)) };
     return { key: got.key, curl: c };
   }
-  function transportEdges(port, next) {
-    return {
-      spawn: port.spawn,
-      sleep: (ms) => port.sleep(ms, next.signal),
-      every: port.every,
-      now: port.now,
-      remainingMs: () => next.budget.remainingMs,
-      aborted: () => next.signal.aborted
-    };
-  }
   async function* send(port, ctx, next, route, ok, exchange) {
     const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds]);
     const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1e3 : IDLE_TIMEOUT_MS;
@@ -6355,7 +6346,8 @@ function createRoutingFeature() {
       mode = { kind: "file", path: bodyFile.path };
     }
     try {
-      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder });
+      const edges = { spawn: port.spawn, sleep: (ms) => port.sleep(ms, next.signal), every: port.every, now: port.now, remainingMs: () => next.budget.remainingMs, aborted: () => next.signal.aborted };
+      return yield* sendRequest(edges, exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder });
     } finally {
       if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, "request file not removed"));
     }
@@ -6373,7 +6365,8 @@ function createRoutingFeature() {
     noteFailure(text);
     return { deny: text };
   }
-  async function* failStep(e, text) {
+  async function* failStep(e, pkg, why) {
+    const text = stepFailed2(pkg, label(e.model), why);
     noteFailure(text);
     const end = createStep({ pkg: "", label: "", alias: e.model, mintId: () => "" }).fail(text);
     yield* end.chunks;
@@ -6397,7 +6390,7 @@ function createRoutingFeature() {
   async function* step(port, e, next, ctx) {
     if (e.agentId === undefined) showStatus(port, e.model);
     if (!table?.owns(e.model)) return yield* next(e);
-    if (managed) return yield* failStep(e, stepFailed2(port.pkg, label(e.model), MANAGED_SETTINGS));
+    if (managed) return yield* failStep(e, port.pkg, MANAGED_SETTINGS);
     const relay = createRelay();
     const wait = captures.expect(e.model, e.agentId, relay);
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)));
@@ -6408,7 +6401,7 @@ function createRoutingFeature() {
     } catch (err) {
       wait.cancel(err);
       void beneath.return(undefined).catch(toUndefined);
-      return yield* failStep(e, stepFailed2(port.pkg, label(e.model), messageOf(err)));
+      return yield* failStep(e, port.pkg, messageOf(err));
     } finally {
       stopTimer();
     }
@@ -6453,7 +6446,7 @@ function createRoutingFeature() {
       const gen = send(port, ctx, next, route, ok, exchange);
       let answered = false;
       let r = await gen.next();
-      for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value);
+      for (; !r.done; r = await gen.next(), answered = true) (relay ?? chunks).push(r.value);
       const out = r.value;
       if (out.end || answered) void count(port, ctx, route, out.end?.counted).catch(logged(ctx, "usage not counted"));
       if (out.failure) {
@@ -6465,7 +6458,7 @@ function createRoutingFeature() {
       const kept = out.end.kept;
       if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`));
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks);
-      return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta));
+      return exchange.engineStreams ? local(MESSAGE_TYPE, encodeAnthropicSse(whole, meta)) : local(JSON_TYPE, encodeAnthropicMessage(whole, meta));
     } finally {
       relay?.end(result);
     }
@@ -6476,7 +6469,7 @@ function createRoutingFeature() {
     const decision = table.decide(name);
     if (decision.kind === "native") {
       const result2 = await next(e);
-      showStatus(port, await port.mainModel().catch(() => undefined));
+      showStatus(port, await port.mainModel().catch(toUndefined));
       return result2;
     }
     if (decision.kind === "fail") return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, "")) };
@@ -6495,9 +6488,7 @@ function createRoutingFeature() {
     const result = await next(e);
     showStatus(port, name);
     const said = modelSwitched(route.label, route.model, port.pkg, route.context) + await localWindow(port, ctx, route);
-    if (result && typeof result === "object" && "text" in result && typeof result.text === "string") {
-      return { ...result, text: said };
-    }
+    if (typeof result?.text === "string") return { ...result, text: said };
     port.toast(`${said}; ${SAVED_AS_DEFAULT}`);
     return result;
   }
@@ -6509,7 +6500,7 @@ function createRoutingFeature() {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report2[0]), route.model);
       return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : "";
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`);
+      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`);
       return "";
     }
   }
@@ -6549,16 +6540,16 @@ function createRoutingFeature() {
     if (verb === "status") return (await statusLines4(port)).join("\n");
     if (verb === "usage") {
       const lines = await usageViews(port, ctx);
-      return await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines)) ? USAGE_OPENED : lines.join("\n");
+      return showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines), USAGE_OPENED, lines);
     }
     if (verb === "reload") return reloaded(await reload(port, ctx));
     if (verb === "setup") {
       const line = args.trim().slice(verb.length);
       if (line.trim()) return setup(port, parseSetup(line), ctx);
       const form = pane ??= { fields: { kind: SETUP_KINDS[0], alias: "", key: "" }, said: "" };
-      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => (form.said = said, port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`));
-      const draw = (els) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit);
-      return await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join("\n");
+      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => (form.said = said, port.redraw()), logged(ctx, "setup failed"));
+      const draw = (els) => paneTree(els, form.fields, form.said, port.redraw, submit);
+      return showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw, PANE_OPENED, setupSteps(port.pkg, PRESETS));
     }
     if (verb === "trust") {
       const read = table?.read;
@@ -6634,7 +6625,7 @@ function createRoutingFeature() {
       "turn.step": {
         run: step,
         onFailure: {
-          answer: (failure, e, ctx) => failStep(e, stepFailed2(ctx.pkg, label(e.model), failure.message)),
+          answer: (failure, e, ctx) => failStep(e, ctx.pkg, failure.message),
           owns: (e) => table?.owns(e.model) ?? false
         }
       },
@@ -6649,7 +6640,7 @@ function createRoutingFeature() {
       },
       "tool.judge": async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx, next),
       "ui.render": (port, e, next) => {
-        const draw = e.component === "Pane" && (e.requestId === REVIEW_PANE ? auto.draw : drawings.get(e.requestId));
+        const draw = e.component === "Pane" && drawings.get(e.requestId);
         return draw && draw(port.elements(e)) || next(e);
       },
       "session.end": async (_port, e, next) => {

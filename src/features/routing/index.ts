@@ -34,8 +34,8 @@ import { createReplays, type Replays } from './replay.ts'
 import { agentCallOf, agentTool, markerNonce, routeMarker } from './agent.ts'
 import { addRequest, parseSessionUsage, retained, sumAliases, totalOf, usageLines, type Counted, type SessionUsage } from './usage.ts'
 import { CONTEXT_REPORTS, familyOf, PRESETS, reportedContext } from './dialect.ts'
-import { mergeSetup, OTHER_KINDS, parseSetup, setupOf, type Refused, type SetupFields, type SetupLine } from './setup.ts'
-import { linesTree, paneTree, type PaneElements } from './pane.ts'
+import { mergeSetup, parseSetup, setupOf, type Refused, type SetupFields, type SetupLine } from './setup.ts'
+import { linesTree, paneTree, SETUP_KINDS, type PaneElements } from './pane.ts'
 import { createStep, type StepChunk, type StepResult } from './step.ts'
 import { routingStatus, type CurlFacts } from './status.ts'
 import {
@@ -44,7 +44,7 @@ import {
   TRUST_DENY, trustDeclined, trustGiven, trustNeeded, trustUnknown, trustWhich, untrusted, webSearchRefused,
 } from './strings.ts'
 import { providerFingerprint, trustKey } from './trust.ts'
-import { sendRequest, type TransportEdges } from './transport.ts'
+import { sendRequest } from './transport.ts'
 import { createAutoMode } from './auto.ts'
 import { bodyText, isMessagesPath, isProbe, isStructured, pathOf, sourceOfKey, summaryOf } from './requests.ts'
 
@@ -53,9 +53,6 @@ export const OPTIONS = { file: 'routingFile', curl: 'routingCurl', idleSeconds: 
 const CONFIG_FILE = 'routing.json'
 const MESSAGE_TYPE = 'text/event-stream'
 const JSON_TYPE = 'application/json'
-
-/** What the pane's first field picks from: every preset, then the other kinds. */
-const SETUP_KINDS = [...Object.keys(PRESETS), ...Object.keys(OTHER_KINDS)]
 
 /** The answer the engine's own request for a routed step gets: a fake one, drained unread by the step. */
 const CAPTURED_ANSWER = { text: '.', toolCalls: [], stopReason: 'end_turn' as const, usage: null }
@@ -107,8 +104,8 @@ export function createRoutingFeature(): Feature<Port> {
 
   /** The setup pane's fields and what setup last said there, kept while the feature is loaded. */
   let pane: { fields: SetupFields; said: string } | undefined
-  /** What each open pane draws, by its id (ui.render draws the one its request names). */
-  const drawings = new Map<string, (els: PaneElements) => unknown>()
+  /** What each pane draws, by its id (ui.render draws the one its request names); the review's draws while one is up. */
+  const drawings = new Map<string, (els: PaneElements) => unknown>([[REVIEW_PANE, auto.draw]])
 
   /** The route a model name takes now, if it is a routed alias. */
   const routeOf = (model: string | undefined) => {
@@ -147,9 +144,9 @@ export function createRoutingFeature(): Feature<Port> {
   async function ledgerOf(port: Port, ctx: FeatureContext): Promise<SessionUsage> {
     const session = await ctx.facts.sessionId()
     if (ledger?.session !== session) {
-      const file = usageDir && (await port.readText(`${usageDir}/${session}.json`).catch(() => undefined))
+      const file = usageDir && (await port.readText(`${usageDir}/${session}.json`).catch(toUndefined))
       ledger = { session, usage: parseSessionUsage(file) ?? { at: 0, transcript: await port.transcriptPath().catch(() => ''), aliases: {} } }
-      if (!file) void usageViews(port, ctx).catch((err) => ctx.log(`usage folder not read: ${String(err)}`))
+      if (!file) void usageViews(port, ctx).catch(logged(ctx, 'usage folder not read'))
     }
     return ledger.usage
   }
@@ -160,12 +157,11 @@ export function createRoutingFeature(): Feature<Port> {
     usage.aliases[route.alias] = addRequest(usage.aliases[route.alias], counted, route.pricing)
     usage.at = await port.now()
     if (shownRoute) showStatus(port, shownRoute.alias)
-    const dir = usageDir
-    if (!dir) return
-    const path = `${dir}/${ledger!.session}.json`
+    if (!usageDir) return
+    const path = `${usageDir}/${ledger!.session}.json`
     writing = writing
       .then(() => writeSafely(port.files, { within: configRoot, path, text: JSON.stringify(usage) }))
-      .then((written) => written.ok || ctx.log(`usage not saved: ${written.reason}`), (err) => ctx.log(`usage not saved: ${String(err)}`))
+      .then((written) => written.ok || ctx.log(`usage not saved: ${written.reason}`), logged(ctx, 'usage not saved'))
   }
 
   /** This session's totals and the last 30 days', by alias; the folder kept to the sessions whose transcript is there, the newest 200. */
@@ -174,19 +170,19 @@ export function createRoutingFeature(): Feature<Port> {
     const dir = usageDir
     const files = dir ? (await port.files.list(dir).catch(() => [])).filter((f) => f.name.endsWith('.json')) : []
     const sessions = await Promise.all(files.map(async (f) => {
-      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(() => undefined))
+      const usage = parseSessionUsage(await port.readText(`${dir}/${f.name}`).catch(toUndefined))
       return { name: f.name, usage, alive: !!usage && (await port.exists(usage.transcript).catch(() => false)) }
     }))
     const { kept, dropped } = retained(sessions, USAGE_SESSIONS_KEPT)
-    for (const name of dropped) void removeSafely(port.files, dir!, `${dir}/${name}`).catch(() => undefined)
+    for (const name of dropped) void removeSafely(port.files, dir!, `${dir}/${name}`).catch(toUndefined)
     const since = (await port.now()) - USAGE_DAYS * 86_400_000
     return usageReport(usageLines(mine), usageLines(sumAliases(kept.filter((s) => s.at >= since))))
   }
 
-  /** A pane opened, drawn by `draw` from then on; false where no surface places it (headless, the SDK): the caller answers in text. */
-  async function showPane(port: Port, pane: { id: string; title: string }, draw: (els: PaneElements) => unknown): Promise<boolean> {
+  /** A pane opened, drawn by `draw` from then on, and `opened` said; where no surface places it (headless, the SDK), the same in text, its `lines`. */
+  async function showPane(port: Port, pane: { id: string; title: string }, draw: (els: PaneElements) => unknown, opened: string, lines: readonly string[]): Promise<string> {
     drawings.set(pane.id, draw)
-    return port.openPane(pane).catch(() => false)
+    return (await port.openPane(pane).catch(() => false)) ? opened : lines.join('\n')
   }
 
   async function isApproved(port: Port, provider: Provider): Promise<boolean> {
@@ -235,19 +231,8 @@ export function createRoutingFeature(): Feature<Port> {
     return { key: got.key, curl: c }
   }
 
-  function transportEdges(port: Port, next: { readonly signal: AbortSignal; readonly budget: { readonly remainingMs: number } }): TransportEdges {
-    return {
-      spawn: port.spawn,
-      sleep: (ms) => port.sleep(ms, next.signal),
-      every: port.every,
-      now: port.now,
-      remainingMs: () => next.budget.remainingMs,
-      aborted: () => next.signal.aborted,
-    }
-  }
-
   /** Sends one exchange: in file mode (curl before 7.82) the body goes through a file in the plugin data folder, blanked after. */
-  async function* send(port: Port, ctx: FeatureContext, next: Parameters<typeof transportEdges>[1], route: Route, ok: Extract<Ready, { curl: unknown }>, exchange: NonNullable<ReturnType<typeof exchangeFor>>) {
+  async function* send(port: Port, ctx: FeatureContext, next: { readonly signal: AbortSignal; readonly budget: { readonly remainingMs: number } }, route: Route, ok: Extract<Ready, { curl: unknown }>, exchange: NonNullable<ReturnType<typeof exchangeFor>>) {
     const idleSeconds = Number(ctx.options[OPTIONS.idleSeconds])
     const idleMs = Number.isFinite(idleSeconds) && idleSeconds > 0 ? idleSeconds * 1000 : IDLE_TIMEOUT_MS
     let mode: BodyMode = { kind: 'json' }
@@ -262,7 +247,9 @@ export function createRoutingFeature(): Feature<Port> {
       mode = { kind: 'file', path: bodyFile.path }
     }
     try {
-      return yield* sendRequest(transportEdges(port, next), exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder })
+      // The transport's edges: the hook's own signal and budget.
+      const edges = { spawn: port.spawn, sleep: (ms: number) => port.sleep(ms, next.signal), every: port.every, now: port.now, remainingMs: () => next.budget.remainingMs, aborted: () => next.signal.aborted }
+      return yield* sendRequest(edges, exchange.request, { curl: ok.curl.argv, bodyMode: mode, idleMs, makeDecoder: exchange.makeDecoder })
     } finally {
       if (bodyFile) await removeSafely(port.files, bodyFile.within, bodyFile.path).catch(logged(ctx, 'request file not removed'))
     }
@@ -289,8 +276,9 @@ export function createRoutingFeature(): Feature<Port> {
     return { deny: text }
   }
 
-  /** A step that fails before any output: its line, and a stop, so the turn ends visibly (§4). */
-  async function* failStep(e: Args<'turn.step'>, text: string): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'>> {
+  /** A step that fails before any output: its line (`why` the alias failed), and a stop, so the turn ends visibly (§4). */
+  async function* failStep(e: Args<'turn.step'>, pkg: string, why: string): AsyncGenerator<Chunk<'turn.step'>, EventResult<'turn.step'>> {
+    const text = stepFailed(pkg, label(e.model), why)
     noteFailure(text)
     const end = createStep({ pkg: '', label: '', alias: e.model, mintId: () => '' }).fail(text)
     yield* end.chunks
@@ -326,7 +314,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (e.agentId === undefined) showStatus(port, e.model)
     if (!table?.owns(e.model)) return yield* next(e)
     // Nothing is asked of the engine where its request would pass keel by (NOTES §13.3).
-    if (managed) return yield* failStep(e, stepFailed(port.pkg, label(e.model), MANAGED_SETTINGS))
+    if (managed) return yield* failStep(e, port.pkg, MANAGED_SETTINGS)
     const relay: StepRelay = createRelay()
     const wait = captures.expect(e.model, e.agentId, relay)
     const stopTimer = port.after(CAPTURE_TIMEOUT_MS, () => wait.cancel(new Error(CAPTURE_TIMED_OUT)))
@@ -338,7 +326,7 @@ export function createRoutingFeature(): Feature<Port> {
     } catch (err) {
       wait.cancel(err as Error)
       void beneath.return(undefined as never).catch(toUndefined)
-      return yield* failStep(e, stepFailed(port.pkg, label(e.model), messageOf(err)))
+      return yield* failStep(e, port.pkg, messageOf(err))
     } finally {
       stopTimer()
     }
@@ -392,7 +380,7 @@ export function createRoutingFeature(): Feature<Port> {
       const gen = send(port, ctx, next, route, ok, exchange)
       let answered = false
       let r = await gen.next()
-      for (; !r.done; r = await gen.next(), answered = true) relay ? relay.push(r.value) : chunks.push(r.value)
+      for (; !r.done; r = await gen.next(), answered = true) (relay ?? chunks).push(r.value)
       const out = r.value
       // Counted from the provider's own usage; a request that failed once its answer had begun cost
       // something nobody reported: a gap (one that failed before any answer cost nothing).
@@ -408,7 +396,7 @@ export function createRoutingFeature(): Feature<Port> {
       const kept = out.end.kept
       if (kept) void replays.keep(session, kept.ids, { origin, ...kept }).catch(logged(ctx, `what ${route.label} sends back was not stored`))
       const whole = relay ? CAPTURED_ANSWER : collectAnswer(chunks)
-      return local(exchange.engineStreams ? MESSAGE_TYPE : JSON_TYPE, exchange.engineStreams ? encodeAnthropicSse(whole, meta) : encodeAnthropicMessage(whole, meta))
+      return exchange.engineStreams ? local(MESSAGE_TYPE, encodeAnthropicSse(whole, meta)) : local(JSON_TYPE, encodeAnthropicMessage(whole, meta))
     } finally {
       relay?.end(result)
     }
@@ -426,7 +414,7 @@ export function createRoutingFeature(): Feature<Port> {
     const decision = table.decide(name)
     if (decision.kind === 'native') {
       const result = await next(e)
-      showStatus(port, await port.mainModel().catch(() => undefined))
+      showStatus(port, await port.mainModel().catch(toUndefined))
       return result
     }
     if (decision.kind === 'fail') return { text: modelNotRoutable(name, decision.text.replace(`${port.pkg}: `, '')) }
@@ -445,9 +433,7 @@ export function createRoutingFeature(): Feature<Port> {
     const result = await next(e)
     showStatus(port, name)
     const said = modelSwitched(route.label, route.model, port.pkg, route.context) + (await localWindow(port, ctx, route))
-    if (result && typeof result === 'object' && 'text' in result && typeof result.text === 'string') {
-      return { ...result, text: said }
-    }
+    if (typeof result?.text === 'string') return { ...result, text: said }
     port.toast(`${said}; ${SAVED_AS_DEFAULT}`)
     return result
   }
@@ -461,7 +447,7 @@ export function createRoutingFeature(): Feature<Port> {
       const reported = reportedContext(family, await port.fetchText(new URL(route.provider.baseUrl).origin + report[0]), route.model)
       return reported !== undefined && reported < route.context ? `; ${smallServerWindow(route.alias, route.context, family, reported)}` : ''
     } catch (err) {
-      ctx.log(`${family} did not say ${route.model}'s context: ${err instanceof Error ? err.message : String(err)}`)
+      ctx.log(`${family} did not say ${route.model}'s context: ${messageOf(err)}`)
       return ''
     }
   }
@@ -508,7 +494,7 @@ export function createRoutingFeature(): Feature<Port> {
     if (verb === 'usage') {
       // In the terminal UI a pane of the same lines; headless and in the SDK, the text.
       const lines = await usageViews(port, ctx)
-      return (await showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines))) ? USAGE_OPENED : lines.join('\n')
+      return showPane(port, { id: USAGE_PANE, title: USAGE_TITLE }, (els) => linesTree(els, lines), USAGE_OPENED, lines)
     }
     if (verb === 'reload') return reloaded(await reload(port, ctx))
     if (verb === 'setup') {
@@ -517,9 +503,9 @@ export function createRoutingFeature(): Feature<Port> {
       // In the terminal UI the pane; headless and in the SDK (no surface places it), the steps as text.
       // The form: a pick or a keystroke keeps its field; Set up runs the same setup as the line and shows its answer.
       const form = (pane ??= { fields: { kind: SETUP_KINDS[0]!, alias: '', key: '' }, said: '' })
-      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), (err) => ctx.log(`setup failed: ${String(err)}`))
-      const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, SETUP_KINDS, (kind) => PRESETS[kind]?.baseUrl, () => port.redraw(), submit)
-      return (await showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw)) ? PANE_OPENED : setupSteps(port.pkg, PRESETS).join('\n')
+      const submit = () => void setup(port, setupOf(form.fields), ctx).then((said) => ((form.said = said), port.redraw()), logged(ctx, 'setup failed'))
+      const draw = (els: PaneElements) => paneTree(els, form.fields, form.said, port.redraw, submit)
+      return showPane(port, { id: SETUP_PANE, title: PANE_TITLE }, draw, PANE_OPENED, setupSteps(port.pkg, PRESETS))
     }
     if (verb === 'trust') {
       const read = table?.read
@@ -606,7 +592,7 @@ export function createRoutingFeature(): Feature<Port> {
         run: step,
         onFailure: {
           // A routed step never falls back to what is beneath (§4 rule 2): its failure is its answer.
-          answer: (failure, e, ctx) => failStep(e, stepFailed(ctx.pkg, label(e.model), failure.message)),
+          answer: (failure, e, ctx) => failStep(e, ctx.pkg, failure.message),
           owns: (e) => table?.owns(e.model) ?? false,
         },
       },
@@ -626,7 +612,7 @@ export function createRoutingFeature(): Feature<Port> {
       'tool.judge': async (port, e, next, ctx) => auto.judge(port, e, await next(e), ctx, next),
       // A pane routing opened (setup's form, usage's lines, the review while one is up): drawn by its own drawing.
       'ui.render': (port, e, next) => {
-        const draw = e.component === 'Pane' && (e.requestId === REVIEW_PANE ? auto.draw : drawings.get(e.requestId))
+        const draw = e.component === 'Pane' && drawings.get(e.requestId)
         return ((draw && draw(port.elements(e) as PaneElements)) || next(e)) as Awaited<ReturnType<typeof next>>
       },
       // The ledger's last write lands before the session ends: a print-mode run ends right after its turn.

@@ -175,8 +175,9 @@ export function toOpenAiRequest(body: AnthropicRequest, out: Outbound): { reques
     model: route.model,
     messages: [{ role: 'system', content: systemTextOf(body, systemMessages, renamer) }, ...messages],
     ...(tools.length && { tools }),
-    ...(maxTokens !== undefined && { [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens }),
-    ...(effort !== undefined && { reasoning_effort: effort }),
+    // A field left undefined is left out of the JSON sent.
+    [behaviours.has('maxCompletionTokens') ? 'max_completion_tokens' : 'max_tokens']: maxTokens,
+    reasoning_effort: effort,
     ...(schema !== undefined && { response_format: { type: 'json_schema', json_schema: { name: STRUCTURED_OUTPUT_NAME, schema } } }),
     stream: true,
     ...(behaviours.has('noStreamOptions') ? {} : { stream_options: { include_usage: true } }),

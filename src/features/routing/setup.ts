@@ -64,16 +64,15 @@ export function mergeSetup(text: string | undefined, line: SetupLine): { readonl
   if (before.state === 'unreadable') return { problems: [setupUnreadable(before.error)] }
   const raw = JSON.parse(text ?? '{}') as Record<string, object>
   const sections = { providers: [line.providerId, line.provider], models: [line.alias, line.model] } as const
-  const merged: Record<string, unknown> = { ...raw }
   const taken: string[] = []
   for (const [name, [id, entry]] of Object.entries(sections)) {
     // A section that is no object spreads into entries the parser refuses: setup never mends a broken file.
     const section = { ...raw[name] }
     if (Object.hasOwn(section, id)) taken.push(setupTaken(`${name}.${id}`))
-    merged[name] = { ...section, [id]: entry }
+    raw[name] = { ...section, [id]: entry }
   }
   if (taken.length) return { problems: taken }
-  const out = `${JSON.stringify(merged, null, 2)}\n`
+  const out = `${JSON.stringify(raw, null, 2)}\n`
   const after = readConfig(out) as Extract<ReturnType<typeof readConfig>, { state: 'loaded' }>
   // The file's own errors stay its own: only those the new entries bring refuse them.
   const problems = after.errors.filter((e) => !(before.state === 'loaded' && before.errors.includes(e)))

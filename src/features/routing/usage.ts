@@ -45,8 +45,8 @@ export function parseSessionUsage(text: string | undefined): SessionUsage | unde
   return isRecord(value) && typeof value.at === 'number' && typeof value.transcript === 'string' && isRecord(value.aliases) ? (value as SessionUsage) : undefined
 }
 
-/** The session files to keep and to drop: only sessions whose transcript still exists, the newest 200 of them. */
+/** The session files to keep and to drop: only sessions whose usage reads and whose transcript still exists (`alive`), the newest 200 of them. */
 export function retained(sessions: readonly { name: string; usage: SessionUsage | undefined; alive: boolean }[], keep: number): { kept: SessionUsage[]; dropped: string[] } {
-  const kept = sessions.filter((s) => s.usage && s.alive).sort((a, b) => b.usage!.at - a.usage!.at).slice(0, keep)
+  const kept = sessions.filter((s) => s.alive).sort((a, b) => b.usage!.at - a.usage!.at).slice(0, keep)
   return { kept: kept.map((s) => s.usage!), dropped: sessions.filter((s) => !kept.includes(s)).map((s) => s.name) }
 }
