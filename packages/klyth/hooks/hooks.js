@@ -1387,7 +1387,7 @@ function createCheckpointSession(sessionId, command, fences) {
   let isStarting = false;
   let isResumePending = false;
   let own;
-  return {
+  const session = {
     ...sessionRecords(sessionId),
     isInteractive: false,
     isDesktopStarted: false,
@@ -1417,34 +1417,23 @@ function createCheckpointSession(sessionId, command, fences) {
       try {
         this.compactionsDone++;
         this.snoozeUntil = null;
-        this.setBand(io, false);
+        setBand(io, false);
         this.rearmAfterCompact = true;
         if (this.checkpoint?.compacting) this.checkpoint = null;
-        if (resumesAfter(trigger, isOwn)) void this.submitResume(io);
+        if (resumesAfter(trigger, isOwn)) void submitResume(io);
       } catch (err) {
         logFailure(io, "session.compact state", err);
       }
     },
     ended(io) {
       this.checkpoint = null;
-      this.setBand(io, false);
-    },
-    async submitResume(io) {
-      if (isResumePending) return;
-      isResumePending = true;
-      try {
-        await io.submit(RESUME_PROMPT);
-      } catch (err) {
-        logFailure(io, "resume prompt", err);
-      } finally {
-        isResumePending = false;
-      }
+      setBand(io, false);
     },
     async turnStarted(io, turnId, text) {
       this.activeTurn = turnId;
       if (!this.isTouched) await this.touch(io);
-      const running = this.running(await io.now());
-      if (running && !running.turnId && text.includes(`<command-name>/${command}</command-name>`)) running.turnId = turnId;
+      const inForce = running(await io.now());
+      if (inForce && !inForce.turnId && text.includes(`<command-name>/${command}</command-name>`)) inForce.turnId = turnId;
       if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
     },
     endQuietTurn(turnId) {
@@ -1474,14 +1463,8 @@ function createCheckpointSession(sessionId, command, fences) {
           io.toast(warning);
         }
       }
-      await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
+      await finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => abandon(io, err));
       return warning;
-    },
-    running(now) {
-      const value = this.checkpoint;
-      if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
-      if (this.activeTurn === value.turnId) this.activeTurn = null;
-      return null;
     },
     async evaluate(io, settings, measured, reading = io.usage()) {
       const since = io.compactions().entered;
@@ -1493,14 +1476,14 @@ function createCheckpointSession(sessionId, command, fences) {
         (s) => Array.isArray(s) ? s : null,
         (err) => (logFailure(io, "surfaces", err), null)
       );
-      if (!this.mayStart(io, since)) return;
+      if (!mayStart(io, since)) return;
       const trigger = triggerOf(settings, breakdown);
       this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
       if (this.rearmAfterCompact) {
         this.snoozeUntil = rearmTo(tokens2, trigger.tokens, breakdown);
         this.rearmAfterCompact = false;
       }
-      const isRunning = this.running(now) !== null;
+      const isRunning = running(now) !== null;
       const decision = decide({
         tokens: tokens2,
         trigger: trigger.tokens,
@@ -1510,7 +1493,7 @@ function createCheckpointSession(sessionId, command, fences) {
         isRunning,
         snoozeUntilTokens: this.snoozeUntil
       });
-      this.setBand(io, decision.showBand);
+      setBand(io, decision.showBand);
       if (decision.fire) await this.start(io, false, since);
       await this.recordSkip(io, decision, tokens2, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
     },
@@ -1519,19 +1502,19 @@ function createCheckpointSession(sessionId, command, fences) {
       isStarting = true;
       try {
         const now = await io.now();
-        if (this.running(now)) return;
+        if (running(now)) return;
         const notesBefore = await createNotes(io).read(sessionId);
         const fill = await io.fill().catch(toUndefined);
         if (this.activeTurn !== null) {
           if (isNow) io.toast(WAIT_FOR_TURN);
           return;
         }
-        if (!this.mayStart(io, since)) return;
+        if (!mayStart(io, since)) return;
         this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore };
-        this.setBand(io, false);
-        io.runCheckpoint(command).catch((err) => this.abandon(io, err));
+        setBand(io, false);
+        io.runCheckpoint(command).catch((err) => abandon(io, err));
       } catch (err) {
-        this.abandon(io, err);
+        abandon(io, err);
       } finally {
         isStarting = false;
       }
@@ -1539,93 +1522,111 @@ function createCheckpointSession(sessionId, command, fences) {
     async snoozeNow(io) {
       try {
         this.snoozeUntil = snooze(await io.fill() ?? 0);
-        this.setBand(io, false);
+        setBand(io, false);
       } catch (err) {
         logFailure(io, "snooze", err);
       }
-    },
-    async finish(io, settings, saveFailed, isAborted, turnId, saved) {
-      const value = this.checkpoint;
-      if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
-      const isCompacted = this.compactionsDone !== value.compactionsAt;
-      const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(sessionId);
-      const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
-      if (isAborted || why) {
-        await this.endUncompacted(io, settings);
-        return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
-      }
-      this.checkpoint = { ...value, compacting: true };
-      this.compactSoon(io, settings, value.startedAt, false);
-    },
-    compactSoon(io, settings, startedAt, isLast) {
-      io.after(COMPACT_DELAY_MS, async () => {
-        const pending = this.checkpoint;
-        if (!pending?.compacting || pending.startedAt !== startedAt) return;
-        let skipReason = "";
-        try {
-          const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
-          if (waitsFor) {
-            if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast);
-            isLast = true;
-            throw new Error(waitsFor);
-          }
-          const before = this.compactionsDone;
-          if (this.isInteractive) {
-            const steering = await this.instructions(io, void 0).catch((err) => void logFailure(io, "session.compact", err));
-            if (this.checkpoint !== pending) return;
-            own = { steering };
-            try {
-              const res = await io.compact(steering);
-              if (typeof res?.skip === "string") {
-                skipReason = ` (${res.skip})`;
-                throw new Error(res.skip);
-              }
-              if (this.compactionsDone === before) this.compacted(io, "plugin", true);
-            } finally {
-              own = void 0;
-            }
-          } else {
-            await io.compactCommand();
-            if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
-          }
-        } catch (err) {
-          if (!isLast) return this.compactSoon(io, settings, startedAt, true);
-          logFailure(io, "compact", err);
-          io.toast(COULD_NOT_COMPACT + skipReason);
-          return this.endUncompacted(io, settings);
-        }
-        this.checkpoint = null;
-        io.toast(CHECKPOINTED);
-      });
-    },
-    async endUncompacted(io, settings) {
-      const startFill = this.checkpoint?.fill;
-      this.checkpoint = null;
-      try {
-        const { tokens: tokens2, breakdown } = await io.usage();
-        if (tokens2 !== void 0) {
-          this.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
-          return;
-        }
-      } catch {
-      }
-      if (startFill !== void 0) this.snoozeUntil = snooze(startFill);
-    },
-    mayStart(io, since) {
-      const { running, entered } = io.compactions();
-      return !running && entered === since;
-    },
-    abandon(io, err) {
-      logFailure(io, "checkpoint", err);
-      this.checkpoint = null;
-      io.toast(CHECKPOINT_FAILED);
-    },
-    setBand(io, band) {
-      if (this.band === band) return;
-      this.band = band;
-      io.redraw();
     }
   };
+  async function submitResume(io) {
+    if (isResumePending) return;
+    isResumePending = true;
+    try {
+      await io.submit(RESUME_PROMPT);
+    } catch (err) {
+      logFailure(io, "resume prompt", err);
+    } finally {
+      isResumePending = false;
+    }
+  }
+  function running(now) {
+    const value = session.checkpoint;
+    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
+    if (session.activeTurn === value.turnId) session.activeTurn = null;
+    return null;
+  }
+  async function finish(io, settings, saveFailed, isAborted, turnId, saved) {
+    const value = session.checkpoint;
+    if (!value || value.compacting || value.turnId !== turnId || !running(await io.now())) return;
+    const isCompacted = session.compactionsDone !== value.compactionsAt;
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(sessionId);
+    const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === void 0 ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
+    if (isAborted || why) {
+      await endUncompacted(io, settings);
+      return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
+    }
+    session.checkpoint = { ...value, compacting: true };
+    compactSoon(io, settings, value.startedAt, false);
+  }
+  function compactSoon(io, settings, startedAt, isLast) {
+    io.after(COMPACT_DELAY_MS, async () => {
+      const pending = session.checkpoint;
+      if (!pending?.compacting || pending.startedAt !== startedAt) return;
+      let skipReason = "";
+      try {
+        const waitsFor = session.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
+        if (waitsFor) {
+          if (running(await io.now())) return compactSoon(io, settings, startedAt, isLast);
+          isLast = true;
+          throw new Error(waitsFor);
+        }
+        const before = session.compactionsDone;
+        if (session.isInteractive) {
+          const steering = await session.instructions(io, void 0).catch((err) => void logFailure(io, "session.compact", err));
+          if (session.checkpoint !== pending) return;
+          own = { steering };
+          try {
+            const res = await io.compact(steering);
+            if (typeof res?.skip === "string") {
+              skipReason = ` (${res.skip})`;
+              throw new Error(res.skip);
+            }
+            if (session.compactionsDone === before) session.compacted(io, "plugin", true);
+          } finally {
+            own = void 0;
+          }
+        } else {
+          await io.compactCommand();
+          if (session.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
+        }
+      } catch (err) {
+        if (!isLast) return compactSoon(io, settings, startedAt, true);
+        logFailure(io, "compact", err);
+        io.toast(COULD_NOT_COMPACT + skipReason);
+        return endUncompacted(io, settings);
+      }
+      session.checkpoint = null;
+      io.toast(CHECKPOINTED);
+    });
+  }
+  async function endUncompacted(io, settings) {
+    const startFill = session.checkpoint?.fill;
+    session.checkpoint = null;
+    try {
+      const { tokens: tokens2, breakdown } = await io.usage();
+      if (tokens2 !== void 0) {
+        session.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
+        return;
+      }
+    } catch {
+    }
+    if (startFill !== void 0) session.snoozeUntil = snooze(startFill);
+  }
+  function mayStart(io, since) {
+    const { running: running2, entered } = io.compactions();
+    return !running2 && entered === since;
+  }
+  function abandon(io, err) {
+    logFailure(io, "checkpoint", err);
+    session.checkpoint = null;
+    io.toast(CHECKPOINT_FAILED);
+  }
+  function setBand(io, band) {
+    if (session.band === band) return;
+    session.band = band;
+    io.redraw();
+  }
+  return session;
 }
 
 // src/features/checkpoint/recall.ts
