@@ -115,7 +115,6 @@ function bindCheckpoint($) {
     fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
-    submit: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
     redraw: () => $.ui.invalidate("ui.render"),
     elements: (e) => $.ui.resolve(e),
@@ -170,7 +169,6 @@ function bindMailbox($) {
     sessionId: () => $.session.id(),
     registerTool: bindRegisterTool($),
     send: (to, text) => $.session.send({ to, text }),
-    submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: "user", content: [{ type: "text", text }] } }),
     rename: (name) => $.command.run({ command: "rename", args: name }),
     listAgents: () => $.tool.call({ tool: "ListAgents" }),
@@ -1765,6 +1763,7 @@ function createCheckpointFeature() {
     return {
       ...port,
       log: ctx.log,
+      submit: port.submitPrompt,
       runCheckpoint: (command) => port.runCommand(command, CHECKPOINT_ARGS),
       compact: ctx.compact,
       compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
@@ -3538,7 +3537,7 @@ function createMailboxFeature() {
   function edgesOf2() {
     return {
       ...port.files,
-      submit: port.submit,
+      submit: port.submitPrompt,
       append: port.append,
       keep: port.notice,
       log,

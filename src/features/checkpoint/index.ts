@@ -62,6 +62,7 @@ export function createCheckpointFeature(): Feature<Port> {
       // The store, the clock, the usage reads, toasts and prompts: the port's own, as they are.
       ...port,
       log: ctx.log,
+      submit: port.submitPrompt,
       runCheckpoint: (command) => port.runCommand(command, CHECKPOINT_ARGS),
       compact: ctx.compact,
       compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),

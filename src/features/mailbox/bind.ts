@@ -27,8 +27,6 @@ export type MailboxPort = CommonEdges & StoreEdges & {
   readonly registerTool: RegisterTool
   /** `$.session.send({ to, text })`. */
   send(to: string, text: string): Promise<unknown>
-  /** `$.prompt.submit({ text })`: a turn of its own once the session is idle. */
-  submit(text: string): Promise<unknown>
   /** A user row the model reads at its next request (`$.session.append`). */
   append(text: string): Promise<unknown>
   /** `/rename <name>` (`$.command.run`): from a timer only (refused inside a hook the turn waits on). */
@@ -57,7 +55,6 @@ export function bindMailbox($: EngineInterface): MailboxPort {
     sessionId: () => $.session.id(),
     registerTool: bindRegisterTool($),
     send: (to, text) => $.session.send({ to, text }),
-    submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: 'user', content: [{ type: 'text', text }] } }),
     rename: (name) => $.command.run({ command: 'rename', args: name }),
     listAgents: () => $.tool.call({ tool: 'ListAgents' }),
