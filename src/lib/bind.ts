@@ -43,13 +43,15 @@ export async function readHomeDir($: EngineInterface): Promise<string | undefine
   return (await $.env.get('HOME')) || (await $.env.get('USERPROFILE')) || undefined
 }
 
-// The edges several features bind the same way over `$`: the engine's clock, a transcript notice, a
+// The edges several features bind the same way over `$`: the engine's clock (once, or every so often), a transcript notice, a
 // prompt the plugin submits, the session's usage with its summary breakdown. One home, so a feature's
 // binder spreads them instead of spelling its own copy; each feature's port names the ones it uses.
 export type CommonEdges = {
   now(): Promise<number>
   /** Calls `fn` once after `ms` (`$.clock.after`). */
   after(ms: number, fn: () => void): void
+  /** Calls `fn` every `ms` on the engine's clock (`$.clock.every`: mockable, stopped by a reload); returns what stops it. */
+  every(ms: number, fn: () => void): () => void
   /** A dim transcript row the model never reads. */
   notice(line: string): void
   submitPrompt(text: string): Promise<unknown>
@@ -61,6 +63,10 @@ export function bindCommonEdges($: EngineInterface): CommonEdges {
   return {
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn)
+      return () => timer.cancel()
+    },
     notice: (line) => $.ui.log(line),
     submitPrompt: (text) => $.prompt.submit({ text }),
     usage: () => $.session.usage({ breakdown: 'summary' }),

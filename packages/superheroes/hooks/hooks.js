@@ -1,23 +1,6 @@
 // plugin.json
 var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false, routing: false, manual: false, mailbox: false } }, superheroes: { features: { checkpoint: true, reconnect: true } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true, manual: true, mailbox: true } }, klyth: { features: { routing: true } } }, features: { checkpoint: { userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] }, recall: { type: "string", default: "on", options: ["on", "off"] } } }, captions: { userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { userConfig: { compactionAdvisory: { type: "string", default: "50%" } } }, manual: { userConfig: { manualFile: { type: "string", default: "ai-docs/WORKFLOW.md" } } }, routing: { userConfig: { routingFile: { type: "string", default: "" }, routingCurl: { type: "string", default: "" }, routingIdleSeconds: { type: "number", default: 120, min: 1, max: 3600 } } }, mailbox: { userConfig: { mailboxRetentionDays: { type: "number", default: 7, min: 1, max: 365 }, mailboxScanSeconds: { type: "number", default: 60, min: 0, max: 3600 }, mailboxNaming: { type: "string", default: "auto", options: ["auto", "off"] } } } } };
 
-// src/features/captions/bind.ts
-function bindCaptions($) {
-  return {
-    messages: async () => {
-      const messages = await $.session.messages({ as: "api" });
-      return Array.isArray(messages) ? messages : [];
-    },
-    complete: (request) => $.model.complete(request),
-    redraw: () => $.ui.invalidate("ui.render"),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn);
-      return () => timer.cancel();
-    },
-    elements: (e) => $.ui.resolve(e)
-  };
-}
-
 // src/lib/files.ts
 var MV = "/bin/mv";
 var RM = "/bin/rm";
@@ -87,6 +70,10 @@ function bindCommonEdges($) {
   return {
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn);
+      return () => timer.cancel();
+    },
     notice: (line) => $.ui.log(line),
     submitPrompt: (text) => $.prompt.submit({ text }),
     usage: () => $.session.usage({ breakdown: "summary" })
@@ -104,6 +91,20 @@ async function pluginDataDirOf($) {
   const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
   if (!dir) throw new Error("no plugin data folder");
   return dir;
+}
+
+// src/features/captions/bind.ts
+function bindCaptions($) {
+  return {
+    ...bindCommonEdges($),
+    messages: async () => {
+      const messages = await $.session.messages({ as: "api" });
+      return Array.isArray(messages) ? messages : [];
+    },
+    complete: (request) => $.model.complete(request),
+    redraw: () => $.ui.invalidate("ui.render"),
+    elements: (e) => $.ui.resolve(e)
+  };
 }
 
 // src/features/checkpoint/bind.ts
@@ -173,10 +174,6 @@ function bindMailbox($) {
     rename: (name) => $.command.run({ command: "rename", args: name }),
     listAgents: () => $.tool.call({ tool: "ListAgents" }),
     ...bindStore($),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn);
-      return () => timer.cancel();
-    },
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length))
   };
 }

@@ -33,8 +33,6 @@ export type MailboxPort = CommonEdges & StoreEdges & {
   rename(name: string): Promise<unknown>
   /** `$.tool.call({ tool: 'ListAgents' })`: this session's name, and the running peers by name. */
   listAgents(): Promise<unknown>
-  /** Calls `fn` every `ms`; the returned function cancels it. */
-  every(ms: number, fn: () => void): () => void
   randomBytes(length: number): Uint8Array
 }
 
@@ -59,10 +57,6 @@ export function bindMailbox($: EngineInterface): MailboxPort {
     rename: (name) => $.command.run({ command: 'rename', args: name }),
     listAgents: () => $.tool.call({ tool: 'ListAgents' }),
     ...bindStore($),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn)
-      return () => timer.cancel()
-    },
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
   }
 }
