@@ -870,7 +870,7 @@ function createLane() {
       try {
         await next.task();
       } catch (err) {
-        next.port.log(`${next.what}: ${messageOf(err)}`);
+        next.ctx.log(`${next.what}: ${messageOf(err)}`);
       }
     }
   }
@@ -878,12 +878,12 @@ function createLane() {
     return running ??= runQueue().finally(() => running = void 0);
   }
   return {
-    defer(port, what, task) {
-      queue.push({ what, task, port });
+    defer(port, ctx, what, task) {
+      queue.push({ what, task, ctx });
       try {
         port.after(0, () => void run());
       } catch (err) {
-        port.log(`${what}: no timer (${messageOf(err)}); run at once`);
+        ctx.log(`${what}: no timer (${messageOf(err)}); run at once`);
         void run();
       }
     },
@@ -1791,7 +1791,6 @@ function createCheckpointFeature() {
     const result = await port.announcePresence(sessionId);
     if (isString(result?.deny)) ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
   }
-  const defer = (port, ctx, what, task) => lane.defer({ after: port.after, log: ctx.log }, what, task);
   const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, recallTool).catch((err) => recallFailed(messageOf(err)));
   return {
     name: "checkpoint",
@@ -1808,7 +1807,7 @@ function createCheckpointFeature() {
             processFacts.isDesktopStarted = false;
           }
           const session = current2 = await sessionOf(port, ctx);
-          defer(port, ctx, "session.start", async () => {
+          lane.defer(port, ctx, "session.start", async () => {
             const edges = edgesOf2(port, ctx);
             await session.touch(edges);
             await createNotes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
@@ -1849,7 +1848,7 @@ function createCheckpointFeature() {
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === void 0) {
           if (current2) current2.activeTurn = e.turnId;
-          defer(port, ctx, "turn.start", async () => {
+          lane.defer(port, ctx, "turn.start", async () => {
             const session = current2 = await sessionOf(port, ctx);
             if (announcedFor !== session.sessionId) await announce(port, ctx, session.sessionId);
             await session.turnStarted(edgesOf2(port, ctx), e.turnId, e.text);
@@ -1861,7 +1860,7 @@ function createCheckpointFeature() {
         if (e.agentId !== void 0) return next(e);
         const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf2(port, ctx), settingsFrom(ctx.options), e);
         if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
-          if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) defer(port, ctx, "turn.complete", turnCompleted);
+          if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) lane.defer(port, ctx, "turn.complete", turnCompleted);
           return next(e);
         }
         const result = await next(e);
@@ -1872,7 +1871,7 @@ function createCheckpointFeature() {
         const measured = e.context.tokens;
         const reading = ctx.facts.summary().then(({ context }) => ({ ...context, tokens: measured ?? context.tokens }));
         reading.catch(toUndefined);
-        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edgesOf2(port, ctx), settingsFrom(ctx.options), measured, reading));
+        lane.defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edgesOf2(port, ctx), settingsFrom(ctx.options), measured, reading));
         return next(e);
       },
       "session.end": async (port, e, next, ctx) => {
@@ -4191,7 +4190,7 @@ function createReconnectFeature() {
       },
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === void 0 && targets?.rule.any) {
-          lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
+          lane.defer(port, ctx, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
         }
         return next(e);
       },
@@ -7008,7 +7007,7 @@ function createTimingFeature() {
         return next(e);
       },
       "session.measure": (port, e, next, ctx) => {
-        if (timing) lane.defer({ after: port.after, log: ctx.log }, USAGE_OBSERVATION, async () => timing?.measure(await usageOf3(port, e.context), async () => (await ctx.facts.summary()).context.breakdown));
+        if (timing) lane.defer(port, ctx, USAGE_OBSERVATION, async () => timing?.measure(await usageOf3(port, e.context), async () => (await ctx.facts.summary()).context.breakdown));
         return next(e);
       },
       "turn.start": (_port, e, next) => {
