@@ -2281,7 +2281,7 @@ function createSnapshot(config) {
       const id = await e.sessionId();
       if (gen !== generation) return;
       copy.at = at;
-      await e.store.set(snapshotKeyOf(id), copy);
+      await e.storeSet(snapshotKeyOf(id), copy);
     } catch (err) {
       log(recordNotWritten(messageOf(err)));
     }
@@ -2350,7 +2350,7 @@ function createSnapshot(config) {
   }
   async function load(e, gen) {
     try {
-      const raw = await e.store.get(snapshotKeyOf(await e.sessionId()));
+      const raw = await e.storeGet(snapshotKeyOf(await e.sessionId()));
       if (gen !== generation) return;
       const record = parseRecord(raw);
       if (!record) {
@@ -2369,12 +2369,12 @@ function createSnapshot(config) {
   }
   async function prune(e) {
     try {
-      const keys = (await e.store.keys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX));
+      const keys = (await e.storeKeys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX));
       if (!keys.length) return;
       const [id, now] = await Promise.all([e.sessionId(), e.now()]);
-      const entries = await Promise.all(keys.map(async (key) => [key, await e.store.get(key)]));
+      const entries = await Promise.all(keys.map(async (key) => [key, await e.storeGet(key)]));
       const stale = recordsToPrune(entries, now, snapshotKeyOf(id));
-      for (const key of stale) await e.store.delete(key);
+      for (const key of stale) await e.storeDelete(key);
       if (stale.length) log(pruned(stale.length));
     } catch (err) {
       log(pruneFailed(messageOf(err)));
@@ -2519,7 +2519,7 @@ function bindCores(port, ctx, file) {
     read: port.read
   };
   const snapshot = createSnapshot({ pkg: ctx.pkg, file });
-  const edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: { get: port.storeGet, set: port.storeSet, keys: port.storeKeys, delete: port.storeDelete }, log: ctx.log };
+  const edges = { ...port, fs, sessionId: ctx.facts.sessionId, log: ctx.log };
   snapshot.bind(edges);
   const readEdges = {
     realPath: async (path) => (await statOf(port, path))?.realPath,
