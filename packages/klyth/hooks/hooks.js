@@ -68,6 +68,7 @@ async function readHomeDir($) {
 }
 function bindCommonEdges($) {
   return {
+    pkg: $.plugin.name,
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
     every: (ms, fn) => {
@@ -76,7 +77,9 @@ function bindCommonEdges($) {
     },
     notice: (line) => $.ui.log(line),
     submitPrompt: (text) => $.prompt.submit({ text }),
-    usage: () => $.session.usage({ breakdown: "summary" })
+    usage: () => $.session.usage({ breakdown: "summary" }),
+    redraw: () => $.ui.invalidate("ui.render"),
+    elements: (e) => $.ui.resolve(e)
   };
 }
 function bindStore($) {
@@ -101,9 +104,7 @@ function bindCaptions($) {
       const messages = await $.session.messages({ as: "api" });
       return Array.isArray(messages) ? messages : [];
     },
-    complete: (request) => $.model.complete(request),
-    redraw: () => $.ui.invalidate("ui.render"),
-    elements: (e) => $.ui.resolve(e)
+    complete: (request) => $.model.complete(request)
   };
 }
 
@@ -111,14 +112,11 @@ function bindCaptions($) {
 function bindCheckpoint($) {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     usage: async () => (await $.session.usage({ breakdown: "summary" })).context,
     fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
     toast: (text) => $.ui.toast(text),
-    redraw: () => $.ui.invalidate("ui.render"),
-    elements: (e) => $.ui.resolve(e),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),
@@ -155,7 +153,6 @@ function bindManual($) {
 // src/features/mailbox/bind.ts
 function bindMailbox($) {
   return {
-    pkg: $.plugin.name,
     ...bindCommonEdges($),
     files: bindFiles($),
     homeFacts: async () => {
@@ -191,7 +188,6 @@ var NOT_CONNECTED_READS = 3;
 function bindReconnect($) {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     reconnect: (server) => $.command.run({ command: MCP_COMMAND, args: `reconnect ${server}` }),
     listTools: async () => (await $.tool.list()).map((t) => t.name),
     connection: async (server) => $.mcp.connect(server),
@@ -346,7 +342,6 @@ function bindRouting($) {
 // src/features/timing/bind.ts
 function bindTiming($) {
   return {
-    pkg: $.plugin.name,
     ...bindCommonEdges($),
     usage: () => $.session.usage(),
     windowEnv: () => readWindowEnv($),
@@ -358,7 +353,6 @@ function bindTiming($) {
 function bindWindow($) {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     projectRoot: () => $.session.root(),
     homeDir: () => readHomeDir($),
     fileExists: (path) => $.fs.exists(path),

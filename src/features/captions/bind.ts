@@ -22,7 +22,5 @@ export function bindCaptions($: EngineInterface): CaptionsPort {
       return Array.isArray(messages) ? messages : []
     },
     complete: (request) => $.model.complete(request),
-    redraw: () => $.ui.invalidate('ui.render'),
-    elements: (e) => $.ui.resolve(e),
   }
 }

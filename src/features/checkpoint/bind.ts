@@ -39,14 +39,11 @@ export type CheckpointPort = RecallEdges & StoreEdges & Pick<CommonEdges, 'now' 
 export function bindCheckpoint($: EngineInterface): CheckpointPort {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     usage: async () => (await $.session.usage({ breakdown: 'summary' })).context,
     fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
     toast: (text) => $.ui.toast(text),
-    redraw: () => $.ui.invalidate('ui.render'),
-    elements: (e) => $.ui.resolve(e),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),

@@ -38,7 +38,6 @@ export type MailboxPort = CommonEdges & StoreEdges & {
 
 export function bindMailbox($: EngineInterface): MailboxPort {
   return {
-    pkg: $.plugin.name,
     ...bindCommonEdges($),
     files: bindFiles($),
     homeFacts: async () => {
