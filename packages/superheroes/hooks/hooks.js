@@ -3007,7 +3007,7 @@ function createMailbox(pkg, config, edges) {
   const chains = /* @__PURE__ */ new Map();
   let scanning;
   let rescan = false;
-  const log = (text) => edges.log(text);
+  const log = edges.log;
   const hasCommands = () => edges.hasCommands().catch(() => false);
   function schedule(id, fn) {
     return new Promise((resolve2) => offPath(() => {
