@@ -3450,9 +3450,9 @@ function statusLines3(f) {
   return [
     ...key.key === void 0 ? [noKeyLine(key.why)] : [
       keyLine2(key.key, KEY_SOURCE[key.source], key.renameProblem),
-      ...scan?.error !== void 0 ? [waitingUnknownLine(key.key, scan.error)] : scan ? [waitingLine(key.key, scan.waiting, scan.oldestSentAt)] : [],
-      ...f.queued ? [queuedStatusLine(f.queued)] : [],
-      ...f.holders > 1 ? [holdersLine(key.key, f.holders)] : []
+      scan?.error !== void 0 ? waitingUnknownLine(key.key, scan.error) : scan && waitingLine(key.key, scan.waiting, scan.oldestSentAt),
+      !!f.queued && queuedStatusLine(f.queued),
+      f.holders > 1 && holdersLine(key.key, f.holders)
     ],
     sentWaitingLine(sent.waiting),
     ...sent.dropped.map((r) => sentDroppedLine(r.id, r.to, r.sentAt)),
@@ -3464,8 +3464,8 @@ function statusLines3(f) {
     messagingLine(f.messaging),
     duplicatesLine(f.duplicates),
     scanEveryLine(f.scanSeconds),
-    ...f.commands ? [] : [NO_COMMANDS_LINE]
-  ];
+    !f.commands && NO_COMMANDS_LINE
+  ].filter(isString);
 }
 function summaryLine2(f) {
   if (!f.key) return NOT_STARTED_LINE;
