@@ -43,9 +43,10 @@ export async function readHomeDir($: EngineInterface): Promise<string | undefine
   return (await $.env.get('HOME')) || (await $.env.get('USERPROFILE')) || undefined
 }
 
-// The edges several features bind the same way over `$`: the package's name, the engine's clock (once, or every so often), a transcript notice, a
-// prompt the plugin submits, the session's usage with its summary breakdown, the drawing's redraw and elements. One home, so a feature's
-// binder spreads them instead of spelling its own copy; each feature's port names the ones it uses.
+// The edges several features bind the same way over `$`: the package's name, the engine's clock
+// (once, or every so often), a transcript notice, a prompt the plugin submits, the session's usage
+// with its summary breakdown, the drawing's redraw and elements. One home, so a feature's binder
+// spreads them instead of spelling its own copy; each feature's port names the ones it uses.
 export type CommonEdges = {
   /** The package this copy runs in (`$.plugin.name`). */
   readonly pkg: string
