@@ -3,7 +3,7 @@
 // feature's binder hands `$` to these: the safe writer's file edges (checkpoint, mailbox, routing,
 // window), the one way a tool is registered (timing, reconnect, mailbox, checkpoint), the harness's
 // compaction-window override (window, timing) and the home folder (window).
-import type { EngineInterface, SessionUsage, ToolSpec } from 'claude-code'
+import type { Elements, EngineInterface, RenderInput, RenderSurface, SessionUsage, ToolSpec } from 'claude-code'
 import { filesOver } from './files.ts'
 import type { SafeWriteEdges } from './safe-write.ts'
 
@@ -43,27 +43,43 @@ export async function readHomeDir($: EngineInterface): Promise<string | undefine
   return (await $.env.get('HOME')) || (await $.env.get('USERPROFILE')) || undefined
 }
 
-// The edges several features bind the same way over `$`: the engine's clock, a transcript notice, a
-// prompt the plugin submits, the session's usage with its summary breakdown. One home, so a feature's
-// binder spreads them instead of spelling its own copy; each feature's port names the ones it uses.
+// The edges several features bind the same way over `$`: the package's name, the engine's clock
+// (once, or every so often), a transcript notice, a prompt the plugin submits, the session's usage
+// with its summary breakdown, the drawing's redraw and elements. One home, so a feature's binder
+// spreads them instead of spelling its own copy; each feature's port names the ones it uses.
 export type CommonEdges = {
+  /** The package this copy runs in (`$.plugin.name`). */
+  readonly pkg: string
   now(): Promise<number>
   /** Calls `fn` once after `ms` (`$.clock.after`). */
   after(ms: number, fn: () => void): void
+  /** Calls `fn` every `ms` on the engine's clock (`$.clock.every`: mockable, stopped by a reload); returns what stops it. */
+  every(ms: number, fn: () => void): () => void
   /** A dim transcript row the model never reads. */
   notice(line: string): void
   submitPrompt(text: string): Promise<unknown>
   /** The usage with its summary breakdown: the harness's compaction figures, the MCP servers listed. */
   usage(): Promise<SessionUsage>
+  /** Asks every ui.render site to draw again: a hook's own drawing state changed. */
+  redraw(): void
+  /** The elements a render draws with, for its input's surface (`$.ui.resolve`). */
+  elements(e: RenderInput): Elements[RenderSurface]
 }
 
 export function bindCommonEdges($: EngineInterface): CommonEdges {
   return {
+    pkg: $.plugin.name,
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn)
+      return () => timer.cancel()
+    },
     notice: (line) => $.ui.log(line),
     submitPrompt: (text) => $.prompt.submit({ text }),
     usage: () => $.session.usage({ breakdown: 'summary' }),
+    redraw: () => $.ui.invalidate('ui.render'),
+    elements: (e) => $.ui.resolve(e),
   }
 }
 

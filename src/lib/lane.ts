@@ -7,19 +7,20 @@
 // their timer. A task that fails is logged under its name, never lost.
 import { messageOf } from './message.ts'
 
-/** What a lane needs of the world: the engine's clock, and a debug line for a task that failed. */
-export type LaneEdges = { after(ms: number, fn: () => void): void; log(line: string): void }
+/** What a lane needs of the world: the engine's clock (a feature's port), and a debug line for a task that failed (its context). */
+export type LaneClock = { after(ms: number, fn: () => void): void }
+export type LaneLog = { log(line: string): void }
 
 export type Lane = {
   /** Queues `task` behind the lane's pending tasks, to run from a timer; a failure is logged as `<what>: <message>`. */
-  defer(port: LaneEdges, what: string, task: () => unknown): void
+  defer(port: LaneClock, ctx: LaneLog, what: string, task: () => unknown): void
   /** Runs what is pending now, in order; resolves once the lane is empty. */
   drain(): Promise<void>
   /** Nothing queued or running: a hook may act on the state at once, in order. */
   idle(): boolean
 }
 
-type Task = { what: string; task: () => unknown; port: LaneEdges }
+type Task = { what: string; task: () => unknown; ctx: LaneLog }
 
 export function createLane(): Lane {
   const queue: Task[] = []
@@ -30,7 +31,7 @@ export function createLane(): Lane {
       try {
         await next.task()
       } catch (err) {
-        next.port.log(`${next.what}: ${messageOf(err)}`)
+        next.ctx.log(`${next.what}: ${messageOf(err)}`)
       }
     }
   }
@@ -41,13 +42,13 @@ export function createLane(): Lane {
   }
 
   return {
-    defer(port, what, task) {
-      queue.push({ what, task, port })
+    defer(port, ctx, what, task) {
+      queue.push({ what, task, ctx })
       try {
         port.after(0, () => void run())
       } catch (err) {
         // No clock to wait on: run it now, still off the hook's path (not awaited).
-        port.log(`${what}: no timer (${messageOf(err)}); run at once`)
+        ctx.log(`${what}: no timer (${messageOf(err)}); run at once`)
         void run()
       }
     },

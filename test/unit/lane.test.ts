@@ -20,8 +20,8 @@ test('a deferred task waits for its timer; tasks run one at a time, in order', a
   const lane = createLane()
   const ran: string[] = []
   let release!: () => void
-  lane.defer(w.port, 'a', () => new Promise<void>((resolve) => { ran.push('a start'); release = () => (ran.push('a end'), resolve()) }))
-  lane.defer(w.port, 'b', () => void ran.push('b'))
+  lane.defer(w.port, w.port, 'a', () => new Promise<void>((resolve) => { ran.push('a start'); release = () => (ran.push('a end'), resolve()) }))
+  lane.defer(w.port, w.port, 'b', () => void ran.push('b'))
   assert.equal(ran, [], 'nothing runs on the hook\'s path')
   assert.is(w.timers.length, 2)
   assert.not.ok(lane.idle())
@@ -37,7 +37,7 @@ test('a drain runs what is pending at once, and the timer then finds nothing: ea
   const w = world()
   const lane = createLane()
   let runs = 0
-  lane.defer(w.port, 'task', async () => void runs++)
+  lane.defer(w.port, w.port, 'task', async () => void runs++)
   await lane.drain()
   assert.is(runs, 1)
   await w.fire()
@@ -50,9 +50,9 @@ test('a drain during a run waits for it, and for what was queued meanwhile', asy
   const w = world()
   const lane = createLane()
   const ran: string[] = []
-  lane.defer(w.port, 'first', async () => {
+  lane.defer(w.port, w.port, 'first', async () => {
     await Promise.resolve()
-    lane.defer(w.port, 'second', () => void ran.push('second'))
+    lane.defer(w.port, w.port, 'second', () => void ran.push('second'))
     ran.push('first')
   })
   w.timers.splice(0)[0]!()
@@ -64,8 +64,8 @@ test('a task that fails is logged under its name; the next still runs', async ()
   const w = world()
   const lane = createLane()
   let ran = false
-  lane.defer(w.port, 'timing: session.measure', () => { throw new Error('usage down') })
-  lane.defer(w.port, 'timing: next', async () => void (ran = true))
+  lane.defer(w.port, w.port, 'timing: session.measure', () => { throw new Error('usage down') })
+  lane.defer(w.port, w.port, 'timing: next', async () => void (ran = true))
   await w.fire()
   assert.equal(w.lines, ['timing: session.measure: usage down'])
   assert.ok(ran)
@@ -76,7 +76,7 @@ test('with no timer to wait on, the task runs at once, off the path, and says so
   const lane = createLane()
   let ran = false
   const port = { ...w.port, after: () => { throw new Error('no clock') } }
-  lane.defer(port, 'checkpoint: turn.start', async () => void (ran = true))
+  lane.defer(port, port, 'checkpoint: turn.start', async () => void (ran = true))
   await lane.drain()
   assert.ok(ran)
   assert.equal(w.lines, ['checkpoint: turn.start: no timer (no clock); run at once'])

@@ -1,23 +1,6 @@
 // plugin.json
 var plugin_default = { version: "0.1.0", packages: { keel: { features: { captions: false, checkpoint: false, reconnect: true, window: false, timing: false, routing: false, manual: false, mailbox: false } }, superheroes: { features: { checkpoint: true, reconnect: true } }, ws: { features: { captions: false, reconnect: true, window: true, timing: true, manual: true, mailbox: true } }, klyth: { features: { routing: true } } }, features: { checkpoint: { userConfig: { autoCheckpointTokens: { type: "number", default: 15e4, min: 5e4, max: 1e6 }, autoCheckpointAllowance: { type: "number", default: 2e4, min: 0, max: 2e5 }, autoCheckpointMode: { type: "string", default: "auto", options: ["auto", "click-only", "off"] }, recall: { type: "string", default: "on", options: ["on", "off"] } } }, captions: { userConfig: { captionsModel: { type: "string", default: "haiku" }, captionsStyle: { type: "string", default: 'Length: intention at most one short sentence; result at most two short sentences; summary two short sentences, up to four for a run of many calls. Style: a terse note style with no subject, no filler, no politeness; in Korean, end on a noun or a plain stem ("\uC815\uC758 \uC704\uCE58 \uD655\uC778", "3\uAC1C \uD30C\uC77C\uC5D0\uC11C \uBC1C\uACAC, foo.go:12 \uC678").' }, captionsContextTokens: { type: "number", default: 2e5 }, captionsLanguage: { type: "string", default: "" } } }, reconnect: { userConfig: { reconnectServers: { type: "string", default: "*" } } }, window: { userConfig: { compactWindowTokens: { type: "number", default: 0 } } }, timing: { userConfig: { compactionAdvisory: { type: "string", default: "50%" } } }, manual: { userConfig: { manualFile: { type: "string", default: "ai-docs/WORKFLOW.md" } } }, routing: { userConfig: { routingFile: { type: "string", default: "" }, routingCurl: { type: "string", default: "" }, routingIdleSeconds: { type: "number", default: 120, min: 1, max: 3600 } } }, mailbox: { userConfig: { mailboxRetentionDays: { type: "number", default: 7, min: 1, max: 365 }, mailboxScanSeconds: { type: "number", default: 60, min: 0, max: 3600 }, mailboxNaming: { type: "string", default: "auto", options: ["auto", "off"] } } } } };
 
-// src/features/captions/bind.ts
-function bindCaptions($) {
-  return {
-    messages: async () => {
-      const messages = await $.session.messages({ as: "api" });
-      return Array.isArray(messages) ? messages : [];
-    },
-    complete: (request) => $.model.complete(request),
-    redraw: () => $.ui.invalidate("ui.render"),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn);
-      return () => timer.cancel();
-    },
-    elements: (e) => $.ui.resolve(e)
-  };
-}
-
 // src/lib/files.ts
 var MV = "/bin/mv";
 var RM = "/bin/rm";
@@ -85,11 +68,18 @@ async function readHomeDir($) {
 }
 function bindCommonEdges($) {
   return {
+    pkg: $.plugin.name,
     now: () => $.clock.now(),
     after: (ms, fn) => void $.clock.after(ms, fn),
+    every: (ms, fn) => {
+      const timer = $.clock.every(ms, fn);
+      return () => timer.cancel();
+    },
     notice: (line) => $.ui.log(line),
     submitPrompt: (text) => $.prompt.submit({ text }),
-    usage: () => $.session.usage({ breakdown: "summary" })
+    usage: () => $.session.usage({ breakdown: "summary" }),
+    redraw: () => $.ui.invalidate("ui.render"),
+    elements: (e) => $.ui.resolve(e)
   };
 }
 function bindStore($) {
@@ -106,19 +96,27 @@ async function pluginDataDirOf($) {
   return dir;
 }
 
+// src/features/captions/bind.ts
+function bindCaptions($) {
+  return {
+    ...bindCommonEdges($),
+    messages: async () => {
+      const messages = await $.session.messages({ as: "api" });
+      return Array.isArray(messages) ? messages : [];
+    },
+    complete: (request) => $.model.complete(request)
+  };
+}
+
 // src/features/checkpoint/bind.ts
 function bindCheckpoint($) {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     usage: async () => (await $.session.usage({ breakdown: "summary" })).context,
     fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
-    submit: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
-    redraw: () => $.ui.invalidate("ui.render"),
-    elements: (e) => $.ui.resolve(e),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),
@@ -155,7 +153,6 @@ function bindManual($) {
 // src/features/mailbox/bind.ts
 function bindMailbox($) {
   return {
-    pkg: $.plugin.name,
     ...bindCommonEdges($),
     files: bindFiles($),
     homeFacts: async () => {
@@ -170,15 +167,10 @@ function bindMailbox($) {
     sessionId: () => $.session.id(),
     registerTool: bindRegisterTool($),
     send: (to, text) => $.session.send({ to, text }),
-    submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: "user", content: [{ type: "text", text }] } }),
     rename: (name) => $.command.run({ command: "rename", args: name }),
     listAgents: () => $.tool.call({ tool: "ListAgents" }),
     ...bindStore($),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn);
-      return () => timer.cancel();
-    },
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length))
   };
 }
@@ -196,7 +188,6 @@ var NOT_CONNECTED_READS = 3;
 function bindReconnect($) {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     reconnect: (server) => $.command.run({ command: MCP_COMMAND, args: `reconnect ${server}` }),
     listTools: async () => (await $.tool.list()).map((t) => t.name),
     connection: async (server) => $.mcp.connect(server),
@@ -351,7 +342,6 @@ function bindRouting($) {
 // src/features/timing/bind.ts
 function bindTiming($) {
   return {
-    pkg: $.plugin.name,
     ...bindCommonEdges($),
     usage: () => $.session.usage(),
     windowEnv: () => readWindowEnv($),
@@ -363,7 +353,6 @@ function bindTiming($) {
 function bindWindow($) {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     projectRoot: () => $.session.root(),
     homeDir: () => readHomeDir($),
     fileExists: (path) => $.fs.exists(path),
@@ -875,7 +864,7 @@ function createLane() {
       try {
         await next.task();
       } catch (err) {
-        next.port.log(`${next.what}: ${messageOf(err)}`);
+        next.ctx.log(`${next.what}: ${messageOf(err)}`);
       }
     }
   }
@@ -883,12 +872,12 @@ function createLane() {
     return running ??= runQueue().finally(() => running = undefined);
   }
   return {
-    defer(port, what, task) {
-      queue.push({ what, task, port });
+    defer(port, ctx, what, task) {
+      queue.push({ what, task, ctx });
       try {
         port.after(0, () => void run());
       } catch (err) {
-        port.log(`${what}: no timer (${messageOf(err)}); run at once`);
+        ctx.log(`${what}: no timer (${messageOf(err)}); run at once`);
         void run();
       }
     },
@@ -1387,7 +1376,7 @@ function createCheckpointSession(sessionId, command, fences) {
   let isStarting = false;
   let isResumePending = false;
   let own;
-  return {
+  const session = {
     ...sessionRecords(sessionId),
     isInteractive: false,
     isDesktopStarted: false,
@@ -1417,34 +1406,23 @@ function createCheckpointSession(sessionId, command, fences) {
       try {
         this.compactionsDone++;
         this.snoozeUntil = null;
-        this.setBand(io, false);
+        setBand(io, false);
         this.rearmAfterCompact = true;
         if (this.checkpoint?.compacting) this.checkpoint = null;
-        if (resumesAfter(trigger, isOwn)) void this.submitResume(io);
+        if (resumesAfter(trigger, isOwn)) void submitResume(io);
       } catch (err) {
         logFailure(io, "session.compact state", err);
       }
     },
     ended(io) {
       this.checkpoint = null;
-      this.setBand(io, false);
-    },
-    async submitResume(io) {
-      if (isResumePending) return;
-      isResumePending = true;
-      try {
-        await io.submit(RESUME_PROMPT);
-      } catch (err) {
-        logFailure(io, "resume prompt", err);
-      } finally {
-        isResumePending = false;
-      }
+      setBand(io, false);
     },
     async turnStarted(io, turnId, text) {
       this.activeTurn = turnId;
       if (!this.isTouched) await this.touch(io);
-      const running = this.running(await io.now());
-      if (running && !running.turnId && text.includes(`<command-name>/${command}</command-name>`)) running.turnId = turnId;
+      const inForce = running(await io.now());
+      if (inForce && !inForce.turnId && text.includes(`<command-name>/${command}</command-name>`)) inForce.turnId = turnId;
       if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
     },
     endQuietTurn(turnId) {
@@ -1474,14 +1452,8 @@ function createCheckpointSession(sessionId, command, fences) {
           io.toast(warning);
         }
       }
-      await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err));
+      await finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => abandon(io, err));
       return warning;
-    },
-    running(now) {
-      const value = this.checkpoint;
-      if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
-      if (this.activeTurn === value.turnId) this.activeTurn = null;
-      return null;
     },
     async evaluate(io, settings, measured, reading = io.usage()) {
       const since = io.compactions().entered;
@@ -1493,14 +1465,14 @@ function createCheckpointSession(sessionId, command, fences) {
         (s) => Array.isArray(s) ? s : null,
         (err) => (logFailure(io, "surfaces", err), null)
       );
-      if (!this.mayStart(io, since)) return;
+      if (!mayStart(io, since)) return;
       const trigger = triggerOf(settings, breakdown);
       this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold };
       if (this.rearmAfterCompact) {
         this.snoozeUntil = rearmTo(tokens2, trigger.tokens, breakdown);
         this.rearmAfterCompact = false;
       }
-      const isRunning = this.running(now) !== null;
+      const isRunning = running(now) !== null;
       const decision = decide({
         tokens: tokens2,
         trigger: trigger.tokens,
@@ -1510,7 +1482,7 @@ function createCheckpointSession(sessionId, command, fences) {
         isRunning,
         snoozeUntilTokens: this.snoozeUntil
       });
-      this.setBand(io, decision.showBand);
+      setBand(io, decision.showBand);
       if (decision.fire) await this.start(io, false, since);
       await this.recordSkip(io, decision, tokens2, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces });
     },
@@ -1519,19 +1491,19 @@ function createCheckpointSession(sessionId, command, fences) {
       isStarting = true;
       try {
         const now = await io.now();
-        if (this.running(now)) return;
+        if (running(now)) return;
         const notesBefore = await createNotes(io).read(sessionId);
         const fill = await io.fill().catch(toUndefined);
         if (this.activeTurn !== null) {
           if (isNow) io.toast(WAIT_FOR_TURN);
           return;
         }
-        if (!this.mayStart(io, since)) return;
+        if (!mayStart(io, since)) return;
         this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore };
-        this.setBand(io, false);
-        io.runCheckpoint(command).catch((err) => this.abandon(io, err));
+        setBand(io, false);
+        io.runCheckpoint(command).catch((err) => abandon(io, err));
       } catch (err) {
-        this.abandon(io, err);
+        abandon(io, err);
       } finally {
         isStarting = false;
       }
@@ -1539,93 +1511,111 @@ function createCheckpointSession(sessionId, command, fences) {
     async snoozeNow(io) {
       try {
         this.snoozeUntil = snooze(await io.fill() ?? 0);
-        this.setBand(io, false);
+        setBand(io, false);
       } catch (err) {
         logFailure(io, "snooze", err);
       }
-    },
-    async finish(io, settings, saveFailed, isAborted, turnId, saved) {
-      const value = this.checkpoint;
-      if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return;
-      const isCompacted = this.compactionsDone !== value.compactionsAt;
-      const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(sessionId);
-      const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === undefined ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
-      if (isAborted || why) {
-        await this.endUncompacted(io, settings);
-        return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
-      }
-      this.checkpoint = { ...value, compacting: true };
-      this.compactSoon(io, settings, value.startedAt, false);
-    },
-    compactSoon(io, settings, startedAt, isLast) {
-      io.after(COMPACT_DELAY_MS, async () => {
-        const pending = this.checkpoint;
-        if (!pending?.compacting || pending.startedAt !== startedAt) return;
-        let skipReason = "";
-        try {
-          const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
-          if (waitsFor) {
-            if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast);
-            isLast = true;
-            throw new Error(waitsFor);
-          }
-          const before = this.compactionsDone;
-          if (this.isInteractive) {
-            const steering = await this.instructions(io, undefined).catch((err) => void logFailure(io, "session.compact", err));
-            if (this.checkpoint !== pending) return;
-            own = { steering };
-            try {
-              const res = await io.compact(steering);
-              if (typeof res?.skip === "string") {
-                skipReason = ` (${res.skip})`;
-                throw new Error(res.skip);
-              }
-              if (this.compactionsDone === before) this.compacted(io, "plugin", true);
-            } finally {
-              own = undefined;
-            }
-          } else {
-            await io.compactCommand();
-            if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
-          }
-        } catch (err) {
-          if (!isLast) return this.compactSoon(io, settings, startedAt, true);
-          logFailure(io, "compact", err);
-          io.toast(COULD_NOT_COMPACT + skipReason);
-          return this.endUncompacted(io, settings);
-        }
-        this.checkpoint = null;
-        io.toast(CHECKPOINTED);
-      });
-    },
-    async endUncompacted(io, settings) {
-      const startFill = this.checkpoint?.fill;
-      this.checkpoint = null;
-      try {
-        const { tokens: tokens2, breakdown } = await io.usage();
-        if (tokens2 !== undefined) {
-          this.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
-          return;
-        }
-      } catch {
-      }
-      if (startFill !== undefined) this.snoozeUntil = snooze(startFill);
-    },
-    mayStart(io, since) {
-      const { running, entered } = io.compactions();
-      return !running && entered === since;
-    },
-    abandon(io, err) {
-      logFailure(io, "checkpoint", err);
-      this.checkpoint = null;
-      io.toast(CHECKPOINT_FAILED);
-    },
-    setBand(io, band) {
-      if (this.band === band) return;
-      this.band = band;
-      io.redraw();
     }
   };
+  async function submitResume(io) {
+    if (isResumePending) return;
+    isResumePending = true;
+    try {
+      await io.submit(RESUME_PROMPT);
+    } catch (err) {
+      logFailure(io, "resume prompt", err);
+    } finally {
+      isResumePending = false;
+    }
+  }
+  function running(now) {
+    const value = session.checkpoint;
+    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value;
+    if (session.activeTurn === value.turnId) session.activeTurn = null;
+    return null;
+  }
+  async function finish(io, settings, saveFailed, isAborted, turnId, saved) {
+    const value = session.checkpoint;
+    if (!value || value.compacting || value.turnId !== turnId || !running(await io.now())) return;
+    const isCompacted = session.compactionsDone !== value.compactionsAt;
+    const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? await createNotes(io).read(sessionId);
+    const why = isCompacted ? WHY_COMPACTED : saveFailed ? WHY_SAVE_FAILED : value.notesBefore === undefined ? WHY_BASELINE_UNREADABLE : notesChanged(value.notesBefore, notesAfter) ? null : WHY_UNCHANGED;
+    if (isAborted || why) {
+      await endUncompacted(io, settings);
+      return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why));
+    }
+    session.checkpoint = { ...value, compacting: true };
+    compactSoon(io, settings, value.startedAt, false);
+  }
+  function compactSoon(io, settings, startedAt, isLast) {
+    io.after(COMPACT_DELAY_MS, async () => {
+      const pending = session.checkpoint;
+      if (!pending?.compacting || pending.startedAt !== startedAt) return;
+      let skipReason = "";
+      try {
+        const waitsFor = session.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null;
+        if (waitsFor) {
+          if (running(await io.now())) return compactSoon(io, settings, startedAt, isLast);
+          isLast = true;
+          throw new Error(waitsFor);
+        }
+        const before = session.compactionsDone;
+        if (session.isInteractive) {
+          const steering = await session.instructions(io, undefined).catch((err) => void logFailure(io, "session.compact", err));
+          if (session.checkpoint !== pending) return;
+          own = { steering };
+          try {
+            const res = await io.compact(steering);
+            if (typeof res?.skip === "string") {
+              skipReason = ` (${res.skip})`;
+              throw new Error(res.skip);
+            }
+            if (session.compactionsDone === before) session.compacted(io, "plugin", true);
+          } finally {
+            own = undefined;
+          }
+        } else {
+          await io.compactCommand();
+          if (session.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND);
+        }
+      } catch (err) {
+        if (!isLast) return compactSoon(io, settings, startedAt, true);
+        logFailure(io, "compact", err);
+        io.toast(COULD_NOT_COMPACT + skipReason);
+        return endUncompacted(io, settings);
+      }
+      session.checkpoint = null;
+      io.toast(CHECKPOINTED);
+    });
+  }
+  async function endUncompacted(io, settings) {
+    const startFill = session.checkpoint?.fill;
+    session.checkpoint = null;
+    try {
+      const { tokens: tokens2, breakdown } = await io.usage();
+      if (tokens2 !== undefined) {
+        session.snoozeUntil = rearmTo(tokens2, triggerOf(settings, breakdown).tokens, breakdown);
+        return;
+      }
+    } catch {
+    }
+    if (startFill !== undefined) session.snoozeUntil = snooze(startFill);
+  }
+  function mayStart(io, since) {
+    const { running: running2, entered } = io.compactions();
+    return !running2 && entered === since;
+  }
+  function abandon(io, err) {
+    logFailure(io, "checkpoint", err);
+    session.checkpoint = null;
+    io.toast(CHECKPOINT_FAILED);
+  }
+  function setBand(io, band) {
+    if (session.band === band) return;
+    session.band = band;
+    io.redraw();
+  }
+  return session;
 }
 
 // src/features/checkpoint/recall.ts
@@ -1764,6 +1754,7 @@ function createCheckpointFeature() {
     return {
       ...port,
       log: ctx.log,
+      submit: port.submitPrompt,
       runCheckpoint: (command) => port.runCommand(command, CHECKPOINT_ARGS),
       compact: ctx.compact,
       compactCommand: () => port.runCommand(COMPACT_COMMAND, ""),
@@ -1794,7 +1785,6 @@ function createCheckpointFeature() {
     const result = await port.announcePresence(sessionId);
     if (isString(result?.deny)) ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`);
   }
-  const defer = (port, ctx, what, task) => lane.defer({ after: port.after, log: ctx.log }, what, task);
   const recallFor = (port, { query, limit }) => recall(port, String(query ?? ""), limit, recallTool).catch((err) => recallFailed(messageOf(err)));
   return {
     name: "checkpoint",
@@ -1811,7 +1801,7 @@ function createCheckpointFeature() {
             processFacts.isDesktopStarted = false;
           }
           const session = current2 = await sessionOf(port, ctx);
-          defer(port, ctx, "session.start", async () => {
+          lane.defer(port, ctx, "session.start", async () => {
             const edges = edgesOf2(port, ctx);
             await session.touch(edges);
             await createNotes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, "sweep", err));
@@ -1852,7 +1842,7 @@ function createCheckpointFeature() {
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === undefined) {
           if (current2) current2.activeTurn = e.turnId;
-          defer(port, ctx, "turn.start", async () => {
+          lane.defer(port, ctx, "turn.start", async () => {
             const session = current2 = await sessionOf(port, ctx);
             if (announcedFor !== session.sessionId) await announce(port, ctx, session.sessionId);
             await session.turnStarted(edgesOf2(port, ctx), e.turnId, e.text);
@@ -1864,7 +1854,7 @@ function createCheckpointFeature() {
         if (e.agentId !== undefined) return next(e);
         const turnCompleted = async () => (await sessionOf(port, ctx)).turnCompleted(edgesOf2(port, ctx), settingsFrom(ctx.options), e);
         if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
-          if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) defer(port, ctx, "turn.complete", turnCompleted);
+          if (!(lane.idle() && current2?.endQuietTurn(e.turnId))) lane.defer(port, ctx, "turn.complete", turnCompleted);
           return next(e);
         }
         const result = await next(e);
@@ -1875,7 +1865,7 @@ function createCheckpointFeature() {
         const measured = e.context.tokens;
         const reading = ctx.facts.summary().then(({ context }) => ({ ...context, tokens: measured ?? context.tokens }));
         reading.catch(toUndefined);
-        defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edgesOf2(port, ctx), settingsFrom(ctx.options), measured, reading));
+        lane.defer(port, ctx, "session.measure", async () => (await sessionOf(port, ctx)).evaluate(edgesOf2(port, ctx), settingsFrom(ctx.options), measured, reading));
         return next(e);
       },
       "session.end": async (port, e, next, ctx) => {
@@ -2285,7 +2275,7 @@ function createSnapshot(config) {
       const id = await e.sessionId();
       if (gen !== generation) return;
       copy.at = at;
-      await e.store.set(snapshotKeyOf(id), copy);
+      await e.storeSet(snapshotKeyOf(id), copy);
     } catch (err) {
       log(recordNotWritten(messageOf(err)));
     }
@@ -2354,7 +2344,7 @@ function createSnapshot(config) {
   }
   async function load(e, gen) {
     try {
-      const raw = await e.store.get(snapshotKeyOf(await e.sessionId()));
+      const raw = await e.storeGet(snapshotKeyOf(await e.sessionId()));
       if (gen !== generation) return;
       const record = parseRecord(raw);
       if (!record) {
@@ -2373,12 +2363,12 @@ function createSnapshot(config) {
   }
   async function prune(e) {
     try {
-      const keys = (await e.store.keys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX));
+      const keys = (await e.storeKeys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX));
       if (!keys.length) return;
       const [id, now] = await Promise.all([e.sessionId(), e.now()]);
-      const entries = await Promise.all(keys.map(async (key) => [key, await e.store.get(key)]));
+      const entries = await Promise.all(keys.map(async (key) => [key, await e.storeGet(key)]));
       const stale = recordsToPrune(entries, now, snapshotKeyOf(id));
-      for (const key of stale) await e.store.delete(key);
+      for (const key of stale) await e.storeDelete(key);
       if (stale.length) log(pruned(stale.length));
     } catch (err) {
       log(pruneFailed(messageOf(err)));
@@ -2523,7 +2513,7 @@ function bindCores(port, ctx, file) {
     read: port.read
   };
   const snapshot = createSnapshot({ pkg: ctx.pkg, file });
-  const edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: { get: port.storeGet, set: port.storeSet, keys: port.storeKeys, delete: port.storeDelete }, log: ctx.log };
+  const edges = { ...port, fs, sessionId: ctx.facts.sessionId, log: ctx.log };
   snapshot.bind(edges);
   const readEdges = {
     realPath: async (path) => (await statOf(port, path))?.realPath,
@@ -3017,7 +3007,7 @@ function createMailbox(pkg, config, edges) {
   const chains = /* @__PURE__ */ new Map();
   let scanning;
   let rescan = false;
-  const log = (text) => edges.log(text);
+  const log = edges.log;
   const hasCommands = () => edges.hasCommands().catch(() => false);
   function schedule(id, fn) {
     return new Promise((resolve2) => offPath(() => {
@@ -3460,9 +3450,9 @@ function statusLines3(f) {
   return [
     ...key.key === undefined ? [noKeyLine(key.why)] : [
       keyLine2(key.key, KEY_SOURCE[key.source], key.renameProblem),
-      ...scan?.error !== undefined ? [waitingUnknownLine(key.key, scan.error)] : scan ? [waitingLine(key.key, scan.waiting, scan.oldestSentAt)] : [],
-      ...f.queued ? [queuedStatusLine(f.queued)] : [],
-      ...f.holders > 1 ? [holdersLine(key.key, f.holders)] : []
+      scan?.error !== undefined ? waitingUnknownLine(key.key, scan.error) : scan && waitingLine(key.key, scan.waiting, scan.oldestSentAt),
+      !!f.queued && queuedStatusLine(f.queued),
+      f.holders > 1 && holdersLine(key.key, f.holders)
     ],
     sentWaitingLine(sent.waiting),
     ...sent.dropped.map((r) => sentDroppedLine(r.id, r.to, r.sentAt)),
@@ -3474,8 +3464,8 @@ function statusLines3(f) {
     messagingLine(f.messaging),
     duplicatesLine(f.duplicates),
     scanEveryLine(f.scanSeconds),
-    ...f.commands ? [] : [NO_COMMANDS_LINE]
-  ];
+    !f.commands && NO_COMMANDS_LINE
+  ].filter(isString);
 }
 function summaryLine2(f) {
   if (!f.key) return NOT_STARTED_LINE;
@@ -3537,7 +3527,7 @@ function createMailboxFeature() {
   function edgesOf2() {
     return {
       ...port.files,
-      submit: port.submit,
+      submit: port.submitPrompt,
       append: port.append,
       keep: port.notice,
       log,
@@ -4194,7 +4184,7 @@ function createReconnectFeature() {
       },
       "turn.start": (port, e, next, ctx) => {
         if (e.agentId === undefined && targets?.rule.any) {
-          lane.defer({ after: port.after, log: ctx.log }, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
+          lane.defer(port, ctx, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
         }
         return next(e);
       },
@@ -7002,7 +6992,7 @@ function createTimingFeature() {
         return next(e);
       },
       "session.measure": (port, e, next, ctx) => {
-        if (timing) lane.defer({ after: port.after, log: ctx.log }, USAGE_OBSERVATION, async () => timing?.measure(await usageOf3(port, e.context), async () => (await ctx.facts.summary()).context.breakdown));
+        if (timing) lane.defer(port, ctx, USAGE_OBSERVATION, async () => timing?.measure(await usageOf3(port, e.context), async () => (await ctx.facts.summary()).context.breakdown));
         return next(e);
       },
       "turn.start": (_port, e, next) => {

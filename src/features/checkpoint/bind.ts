@@ -6,7 +6,7 @@ import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { RecallEdges } from './recall.ts'
 
 /** The port: named as the checkpoint's edges name what it needs (session.ts), so the feature hands most of it on as it is. */
-export type CheckpointPort = RecallEdges & StoreEdges & Pick<CommonEdges, 'now' | 'after'> & {
+export type CheckpointPort = RecallEdges & StoreEdges & Pick<CommonEdges, 'now' | 'after' | 'submitPrompt'> & {
   readonly pkg: string
   /** The context window, read with the `summary` breakdown: the fill and the harness's own threshold. */
   usage(): Promise<SessionContextUsage>
@@ -16,7 +16,6 @@ export type CheckpointPort = RecallEdges & StoreEdges & Pick<CommonEdges, 'now' 
   surfaces(): Promise<readonly string[]>
   /** Queues a slash command (`$.command.run`); settles with its turn. */
   runCommand(command: string, args: string): Promise<unknown>
-  submit(text: string): Promise<unknown>
   toast(text: string): void
   /** Draws the renders again (`ui.render`). */
   redraw(): void
@@ -40,15 +39,11 @@ export type CheckpointPort = RecallEdges & StoreEdges & Pick<CommonEdges, 'now' 
 export function bindCheckpoint($: EngineInterface): CheckpointPort {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     usage: async () => (await $.session.usage({ breakdown: 'summary' })).context,
     fill: async () => (await $.session.usage()).context.tokens,
     surfaces: () => $.session.surfaces(),
     runCommand: (command, args) => $.command.run({ command, args }),
-    submit: (text) => $.prompt.submit({ text }),
     toast: (text) => $.ui.toast(text),
-    redraw: () => $.ui.invalidate('ui.render'),
-    elements: (e) => $.ui.resolve(e),
     files: bindFiles($),
     ...bindStore($),
     pluginDataDir: () => pluginDataDirOf($),

@@ -62,6 +62,7 @@ export function createCheckpointFeature(): Feature<Port> {
       // The store, the clock, the usage reads, toasts and prompts: the port's own, as they are.
       ...port,
       log: ctx.log,
+      submit: port.submitPrompt,
       runCheckpoint: (command) => port.runCommand(command, CHECKPOINT_ARGS),
       compact: ctx.compact,
       compactCommand: () => port.runCommand(COMPACT_COMMAND, ''),
@@ -99,9 +100,6 @@ export function createCheckpointFeature(): Feature<Port> {
     if (isString(result?.deny)) ctx.log(`presence signal refused (${result.deny}); the skill will not know its block is saved`)
   }
 
-  /** Runs `task` off the hook's path, in the lane's order. */
-  const defer = (port: Port, ctx: FeatureContext, what: string, task: () => unknown) => lane.defer({ after: port.after, log: ctx.log }, what, task)
-
   /** A failure is the answer's to say: the model or the person reads why. */
   const recallFor = (port: Port, { query, limit }: { query?: unknown; limit?: unknown }) =>
     recall(port, String(query ?? ''), limit, recallTool!).catch((err) => recallFailed(messageOf(err)))
@@ -123,7 +121,7 @@ export function createCheckpointFeature(): Feature<Port> {
         }
         const session = (current = await sessionOf(port, ctx))
         // In use from its start, not only from its first save, and the folder kept bounded: off the start's path.
-        defer(port, ctx, 'session.start', async () => {
+        lane.defer(port, ctx, 'session.start', async () => {
           const edges = edgesOf(port, ctx)
           await session.touch(edges)
           await createNotes(edges).sweep(session.sessionId).catch((err) => logFailure(ctx, 'sweep', err))
@@ -171,7 +169,7 @@ export function createCheckpointFeature(): Feature<Port> {
     'turn.start': (port, e, next, ctx) => {
       if (e.agentId === undefined) {
         if (current) current.activeTurn = e.turnId
-        defer(port, ctx, 'turn.start', async () => {
+        lane.defer(port, ctx, 'turn.start', async () => {
           const session = (current = await sessionOf(port, ctx))
           // A /clear starts a new session id with no session.start: the signal follows it here.
           if (announcedFor !== session.sessionId) await announce(port, ctx, session.sessionId)
@@ -188,7 +186,7 @@ export function createCheckpointFeature(): Feature<Port> {
       // Only a failed save changes the answer, so a reply with no block is observed: at once when
       // it only clears the busy mark, else off the path.
       if (!extractCheckpointBlock(e.answer, BUNDLE_FENCES)) {
-        if (!(lane.idle() && current?.endQuietTurn(e.turnId))) defer(port, ctx, 'turn.complete', turnCompleted)
+        if (!(lane.idle() && current?.endQuietTurn(e.turnId))) lane.defer(port, ctx, 'turn.complete', turnCompleted)
         return next(e)
       }
       const result = await next(e)
@@ -208,7 +206,7 @@ export function createCheckpointFeature(): Feature<Port> {
       const measured = e.context.tokens
       const reading = ctx.facts.summary().then(({ context }) => ({ ...context, tokens: measured ?? context.tokens }))
       reading.catch(toUndefined) // its failure is the decision's to report
-      defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edgesOf(port, ctx), settingsFrom(ctx.options), measured, reading))
+      lane.defer(port, ctx, 'session.measure', async () => (await sessionOf(port, ctx)).evaluate(edgesOf(port, ctx), settingsFrom(ctx.options), measured, reading))
       return next(e)
     },
 

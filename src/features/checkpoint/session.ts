@@ -4,7 +4,8 @@
 //   BOUND --turn ends, notes changed--> COMPACTING --compacted--> idle (one resume prompt follows)
 //   BOUND --aborted | save failed | notes unchanged or unreadable before--> idle, re-armed
 // Every value a step writes is carried forward by the step itself, never read back (part C.10):
-// the state lives in this object, which is not snapshotted.
+// the state lives in this object, which is not snapshotted; the steps only its methods take are
+// functions beside it.
 import { logFailure, toUndefined } from '../../lib/message.ts'
 import {
   COMPACT_DELAY_MS, SAVE_BOUND_MS, STALE_CHECKPOINT_MS,
@@ -69,7 +70,7 @@ export function createCheckpointSession(
    * (`isOwn`).
    */
   let own: { steering: string | undefined } | undefined
-  return {
+  const session = {
   ...sessionRecords(sessionId),
   isInteractive: false,
   isDesktopStarted: false,
@@ -118,10 +119,10 @@ export function createCheckpointSession(
     try {
       this.compactionsDone++
       this.snoozeUntil = null
-      this.setBand(io, false)
+      setBand(io, false)
       this.rearmAfterCompact = true
       if (this.checkpoint?.compacting) this.checkpoint = null
-      if (resumesAfter(trigger, isOwn)) void this.submitResume(io)
+      if (resumesAfter(trigger, isOwn)) void submitResume(io)
     } catch (err) {
       logFailure(io, 'session.compact state', err)
     }
@@ -130,21 +131,9 @@ export function createCheckpointSession(
   /** The session ended (a /clear, an exit): a checkpoint in force, or its pending compaction, goes with it. */
   ended(io: Edges): void {
     this.checkpoint = null
-    this.setBand(io, false)
+    setBand(io, false)
   },
 
-  /** One resume prompt at a time; a prompt refused is logged. */
-  async submitResume(io: Edges): Promise<void> {
-    if (isResumePending) return
-    isResumePending = true
-    try {
-      await io.submit(RESUME_PROMPT)
-    } catch (err) {
-      logFailure(io, 'resume prompt', err)
-    } finally {
-      isResumePending = false
-    }
-  },
 
   // ---- turns (B.7) ----
 
@@ -153,8 +142,8 @@ export function createCheckpointSession(
     this.activeTurn = turnId
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
     if (!this.isTouched) await this.touch(io)
-    const running = this.running(await io.now())
-    if (running && !running.turnId && text.includes(`<command-name>/${command}</command-name>`)) running.turnId = turnId
+    const inForce = running(await io.now())
+    if (inForce && !inForce.turnId && text.includes(`<command-name>/${command}</command-name>`)) inForce.turnId = turnId
     if (!(await this.charter(io))) await this.setCharter(io, text, 'first prompt')
   },
 
@@ -197,19 +186,11 @@ export function createCheckpointSession(
       }
     }
     // A block saved is the notes now (a failed one is never read: `saveFailed`).
-    await this.finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => this.abandon(io, err))
+    await finish(io, settings, !!warning, e.isAborted, e.turnId, block).catch((err) => abandon(io, err))
     return warning
   },
 
   // ---- the automatic checkpoint (B.8.3-B.8.12) ----
-
-  /** The checkpoint in force, or null; a stale one frees the busy mark of the turn it lost. */
-  running(now: number): Running | null {
-    const value = this.checkpoint
-    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value
-    if (this.activeTurn === value.turnId) this.activeTurn = null
-    return null
-  },
 
   /**
    * A measurement: re-arm after a compaction, decide, start or record why not. The fill comes from
@@ -228,7 +209,7 @@ export function createCheckpointSession(
       (err) => (logFailure(io, 'surfaces', err), null),
     )
     // A compaction under way, or one since the fill was read, makes that fill stale: the next measurement decides.
-    if (!this.mayStart(io, since)) return
+    if (!mayStart(io, since)) return
     const trigger = triggerOf(settings, breakdown)
     this.lastTrigger = { ...trigger, harnessAt: breakdown?.autoCompactThreshold }
     if (this.rearmAfterCompact) {
@@ -236,7 +217,7 @@ export function createCheckpointSession(
       this.rearmAfterCompact = false
     }
     // Read first: a stale checkpoint frees the busy mark of the turn it lost.
-    const isRunning = this.running(now) !== null
+    const isRunning = running(now) !== null
     const decision = decide({
       tokens,
       trigger: trigger.tokens,
@@ -246,7 +227,7 @@ export function createCheckpointSession(
       isRunning,
       snoozeUntilTokens: this.snoozeUntil,
     })
-    this.setBand(io, decision.showBand)
+    setBand(io, decision.showBand)
     if (decision.fire) await this.start(io, false, since)
     await this.recordSkip(io, decision, tokens, trigger.tokens, { isInteractive: this.isInteractive, isDesktopStarted: this.isDesktopStarted, surfaces })
   },
@@ -261,7 +242,7 @@ export function createCheckpointSession(
     isStarting = true
     try {
       const now = await io.now()
-      if (this.running(now)) return
+      if (running(now)) return
       const notesBefore: NotesRead = await createNotes(io).read(sessionId)
       // An unread fill only costs the fallback snooze.
       const fill = await io.fill().catch(toUndefined)
@@ -269,13 +250,13 @@ export function createCheckpointSession(
         if (isNow) io.toast(WAIT_FOR_TURN)
         return
       }
-      if (!this.mayStart(io, since)) return
+      if (!mayStart(io, since)) return
       this.checkpoint = { startedAt: now, compactionsAt: this.compactionsDone, fill, notesBefore }
-      this.setBand(io, false)
+      setBand(io, false)
       // Not awaited: it settles with the checkpoint's own turn, which must not hold a hook.
-      io.runCheckpoint(command).catch((err) => this.abandon(io, err))
+      io.runCheckpoint(command).catch((err) => abandon(io, err))
     } catch (err) {
-      this.abandon(io, err)
+      abandon(io, err)
     } finally {
       isStarting = false
     }
@@ -285,17 +266,41 @@ export function createCheckpointSession(
   async snoozeNow(io: Edges): Promise<void> {
     try {
       this.snoozeUntil = snooze((await io.fill()) ?? 0)
-      this.setBand(io, false)
+      setBand(io, false)
     } catch (err) {
       logFailure(io, 'snooze', err)
     }
   },
+  }
 
-  async finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | null): Promise<void> {
-    const value = this.checkpoint
-    if (!value || value.compacting || value.turnId !== turnId || !this.running(await io.now())) return
+  // ---- the steps no caller outside takes: plain functions over `session` ----
+
+  /** One resume prompt at a time; a prompt refused is logged. */
+  async function submitResume(io: Edges): Promise<void> {
+    if (isResumePending) return
+    isResumePending = true
+    try {
+      await io.submit(RESUME_PROMPT)
+    } catch (err) {
+      logFailure(io, 'resume prompt', err)
+    } finally {
+      isResumePending = false
+    }
+  }
+
+  /** The checkpoint in force, or null; a stale one frees the busy mark of the turn it lost. */
+  function running(now: number): Running | null {
+    const value = session.checkpoint
+    if (!value || now - value.startedAt < STALE_CHECKPOINT_MS) return value
+    if (session.activeTurn === value.turnId) session.activeTurn = null
+    return null
+  }
+
+  async function finish(io: Edges, settings: Settings, saveFailed: boolean, isAborted: boolean, turnId: string, saved: string | null): Promise<void> {
+    const value = session.checkpoint
+    if (!value || value.compacting || value.turnId !== turnId || !running(await io.now())) return
     // The conversation was compacted while the checkpoint ran (an auto compaction mid-turn): a second one would only repeat it.
-    const isCompacted = this.compactionsDone !== value.compactionsAt
+    const isCompacted = session.compactionsDone !== value.compactionsAt
     // The block just saved is the notes now: carried, not read back; an interrupted or compacted checkpoint reads nothing.
     const notesAfter = isAborted || isCompacted || saveFailed ? null : saved ?? (await createNotes(io).read(sessionId))
     const why = isCompacted
@@ -308,36 +313,36 @@ export function createCheckpointSession(
             ? null
             : WHY_UNCHANGED
     if (isAborted || why) {
-      await this.endUncompacted(io, settings)
+      await endUncompacted(io, settings)
       return io.toast(isAborted ? CHECKPOINT_CANCELLED : skipped(why!))
     }
-    this.checkpoint = { ...value, compacting: true }
-    this.compactSoon(io, settings, value.startedAt, false)
-  },
+    session.checkpoint = { ...value, compacting: true }
+    compactSoon(io, settings, value.startedAt, false)
+  }
 
   /** Compacts a second after the checkpoint's turn; one retry (`isLast` then), then a toast and a re-arm. */
-  compactSoon(io: Edges, settings: Settings, startedAt: number, isLast: boolean): void {
+  function compactSoon(io: Edges, settings: Settings, startedAt: number, isLast: boolean): void {
     io.after(COMPACT_DELAY_MS, async () => {
-      const pending = this.checkpoint
+      const pending = session.checkpoint
       // Another compaction satisfied it, or a new checkpoint replaced it: nothing to do.
       if (!pending?.compacting || pending.startedAt !== startedAt) return
       let skipReason = ''
       try {
         // A running turn, or another compaction under way (which satisfies this one, or leaves the retry when vetoed): wait.
-        const waitsFor = this.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null
+        const waitsFor = session.activeTurn !== null ? ERR_TURN_RUNNING : io.compactions().running ? ERR_COMPACTION_RUNNING : null
         if (waitsFor) {
-          if (this.running(await io.now())) return this.compactSoon(io, settings, startedAt, isLast)
+          if (running(await io.now())) return compactSoon(io, settings, startedAt, isLast)
           // Given up: no retry follows.
           isLast = true
           throw new Error(waitsFor)
         }
-        const before = this.compactionsDone
-        if (this.isInteractive) {
+        const before = session.compactionsDone
+        if (session.isInteractive) {
           // Measured (2.1.328): the engine runs none of this plugin's hooks on a `$` call its timer
           // makes (B.0 F1 no longer holds), so the call carries the steering and the bookkeeping follows it here.
-          const steering = await this.instructions(io, undefined).catch((err) => void logFailure(io, 'session.compact', err))
+          const steering = await session.instructions(io, undefined).catch((err) => void logFailure(io, 'session.compact', err))
           // A /clear while the notes were read ended this checkpoint: the new session is not compacted with the old notes.
-          if (this.checkpoint !== pending) return
+          if (session.checkpoint !== pending) return
           own = { steering }
           try {
             const res = await io.compact(steering)
@@ -346,62 +351,63 @@ export function createCheckpointSession(
               throw new Error(res.skip)
             }
             // The mod's own compaction landed unheard by its hook: the hook's bookkeeping, done here.
-            if (this.compactionsDone === before) this.compacted(io, 'plugin', true)
+            if (session.compactionsDone === before) session.compacted(io, 'plugin', true)
           } finally {
             own = undefined
           }
         } else {
           await io.compactCommand()
-          if (this.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND)
+          if (session.compactionsDone === before) throw new Error(ERR_COMPACT_COMMAND)
         }
       } catch (err) {
-        if (!isLast) return this.compactSoon(io, settings, startedAt, true)
+        if (!isLast) return compactSoon(io, settings, startedAt, true)
         logFailure(io, 'compact', err)
         io.toast(COULD_NOT_COMPACT + skipReason)
-        return this.endUncompacted(io, settings)
+        return endUncompacted(io, settings)
       }
-      this.checkpoint = null
+      session.checkpoint = null
       io.toast(CHECKPOINTED)
     })
-  },
+  }
 
   /**
    * The checkpoint ends without compacting: re-armed from the fill now, which includes the
    * checkpoint's own turn; else from the fill it started at.
    */
-  async endUncompacted(io: Edges, settings: Settings): Promise<void> {
-    const startFill = this.checkpoint?.fill
-    this.checkpoint = null
+  async function endUncompacted(io: Edges, settings: Settings): Promise<void> {
+    const startFill = session.checkpoint?.fill
+    session.checkpoint = null
     try {
       const { tokens, breakdown } = await io.usage()
       if (tokens !== undefined) {
-        this.snoozeUntil = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown)
+        session.snoozeUntil = rearmTo(tokens, triggerOf(settings, breakdown).tokens, breakdown)
         return
       }
     } catch {
       // The fill it started at stands in.
     }
-    if (startFill !== undefined) this.snoozeUntil = snooze(startFill)
-  },
+    if (startFill !== undefined) session.snoozeUntil = snooze(startFill)
+  }
 
   /** No compaction runs now, and none entered since `since`. */
-  mayStart(io: Edges, since: number): boolean {
+  function mayStart(io: Edges, since: number): boolean {
     const { running, entered } = io.compactions()
     return !running && entered === since
-  },
-
-  abandon(io: Edges, err: unknown): void {
-    logFailure(io, 'checkpoint', err)
-    this.checkpoint = null
-    io.toast(CHECKPOINT_FAILED)
-  },
-
-  setBand(io: Edges, band: boolean): void {
-    if (this.band === band) return
-    this.band = band
-    io.redraw()
-  },
   }
+
+  function abandon(io: Edges, err: unknown): void {
+    logFailure(io, 'checkpoint', err)
+    session.checkpoint = null
+    io.toast(CHECKPOINT_FAILED)
+  }
+
+  function setBand(io: Edges, band: boolean): void {
+    if (session.band === band) return
+    session.band = band
+    io.redraw()
+  }
+
+  return session
 }
 
 /** One session's checkpoint (createCheckpointSession). */

@@ -27,22 +27,17 @@ export type MailboxPort = CommonEdges & StoreEdges & {
   readonly registerTool: RegisterTool
   /** `$.session.send({ to, text })`. */
   send(to: string, text: string): Promise<unknown>
-  /** `$.prompt.submit({ text })`: a turn of its own once the session is idle. */
-  submit(text: string): Promise<unknown>
   /** A user row the model reads at its next request (`$.session.append`). */
   append(text: string): Promise<unknown>
   /** `/rename <name>` (`$.command.run`): from a timer only (refused inside a hook the turn waits on). */
   rename(name: string): Promise<unknown>
   /** `$.tool.call({ tool: 'ListAgents' })`: this session's name, and the running peers by name. */
   listAgents(): Promise<unknown>
-  /** Calls `fn` every `ms`; the returned function cancels it. */
-  every(ms: number, fn: () => void): () => void
   randomBytes(length: number): Uint8Array
 }
 
 export function bindMailbox($: EngineInterface): MailboxPort {
   return {
-    pkg: $.plugin.name,
     ...bindCommonEdges($),
     files: bindFiles($),
     homeFacts: async () => {
@@ -57,15 +52,10 @@ export function bindMailbox($: EngineInterface): MailboxPort {
     sessionId: () => $.session.id(),
     registerTool: bindRegisterTool($),
     send: (to, text) => $.session.send({ to, text }),
-    submit: (text) => $.prompt.submit({ text }),
     append: (text) => $.session.append({ message: { type: 'user', content: [{ type: 'text', text }] } }),
     rename: (name) => $.command.run({ command: 'rename', args: name }),
     listAgents: () => $.tool.call({ tool: 'ListAgents' }),
     ...bindStore($),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn)
-      return () => timer.cancel()
-    },
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
   }
 }

@@ -115,7 +115,7 @@ export function createMailbox(pkg: string, config: MailboxConfig, edges: Deliver
   let scanning: Promise<ScanReport | undefined> | undefined
   let rescan = false
 
-  const log = (text: string) => edges.log(text)
+  const log = edges.log
   /** Whether the host renames and removes (runs commands); a failed ask reads as no. */
   const hasCommands = () => edges.hasCommands().catch(() => false)
 

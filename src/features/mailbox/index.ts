@@ -102,7 +102,8 @@ export function createMailboxFeature(): Feature<Port> {
   function edgesOf(): DeliveryEdges {
     return {
       ...port.files,
-      submit: port.submit,
+      // A turn of its own once the session is idle.
+      submit: port.submitPrompt,
       append: port.append,
       keep: port.notice,
       log,

@@ -4,6 +4,7 @@ import type { LastDelivery, ScanReport } from './delivery.ts'
 import type { KeySource } from './key.ts'
 import type { SettledOutbox } from './outbox.ts'
 import * as s from './strings.ts'
+import { isString } from '../../lib/shape.ts'
 
 export type KeyFacts = { key: string; source: KeySource; renameProblem?: string } | { key?: undefined; why: string }
 
@@ -33,9 +34,9 @@ export function statusLines(f: StatusFacts): string[] {
       ? [s.noKeyLine(key.why)]
       : [
         s.keyLine(key.key, s.KEY_SOURCE[key.source], key.renameProblem),
-        ...(scan?.error !== undefined ? [s.waitingUnknownLine(key.key, scan.error)] : scan ? [s.waitingLine(key.key, scan.waiting, scan.oldestSentAt)] : []),
-        ...(f.queued ? [s.queuedStatusLine(f.queued)] : []),
-        ...(f.holders > 1 ? [s.holdersLine(key.key, f.holders)] : []),
+        scan?.error !== undefined ? s.waitingUnknownLine(key.key, scan.error) : scan && s.waitingLine(key.key, scan.waiting, scan.oldestSentAt),
+        !!f.queued && s.queuedStatusLine(f.queued),
+        f.holders > 1 && s.holdersLine(key.key, f.holders),
       ]),
     s.sentWaitingLine(sent.waiting),
     ...sent.dropped.map((r) => s.sentDroppedLine(r.id, r.to, r.sentAt)),
@@ -47,8 +48,9 @@ export function statusLines(f: StatusFacts): string[] {
     s.messagingLine(f.messaging),
     s.duplicatesLine(f.duplicates),
     s.scanEveryLine(f.scanSeconds),
-    ...(f.commands ? [] : [s.NO_COMMANDS_LINE]),
-  ]
+    !f.commands && s.NO_COMMANDS_LINE,
+    // The lines a fact leaves out (false, undefined) drop here.
+  ].filter(isString)
 }
 
 export function summaryLine(f: StatusFacts): string {

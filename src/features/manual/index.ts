@@ -92,7 +92,8 @@ function bindCores(port: Port, ctx: FeatureContext, file: string): Bound {
     read: port.read,
   }
   const snapshot = createSnapshot({ pkg: ctx.pkg, file })
-  const edges: Edges = { fs, sessionId: ctx.facts.sessionId, now: port.now, after: port.after, store: { get: port.storeGet, set: port.storeSet, keys: port.storeKeys, delete: port.storeDelete }, log: ctx.log }
+  // The clock and the store: the port's own.
+  const edges: Edges = { ...port, fs, sessionId: ctx.facts.sessionId, log: ctx.log }
   snapshot.bind(edges)
   const readEdges: ReadEdges = {
     realPath: async (path) => (await statOf(port, path))?.realPath,

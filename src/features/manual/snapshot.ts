@@ -7,6 +7,7 @@ import {
   TEAMMATE_TRAIT, snapshotKeyOf,
 } from './constants.ts'
 import { inspectManual, type Inspection, type ManualFs } from './file.ts'
+import type { StoreEdges } from '../../lib/bind.ts'
 import { messageOf } from '../../lib/message.ts'
 import { folderOf } from './paths.ts'
 import { sectionText, type SectionExtras } from './section.ts'
@@ -43,14 +44,8 @@ export function recordsToPrune(entries: readonly (readonly [string, unknown])[],
     .map(([key]) => key)
 }
 
-export type Store = {
-  get(key: string): Promise<unknown>
-  set(key: string, value: unknown): Promise<void>
-  keys(): Promise<string[]>
-  delete(key: string): Promise<void>
-}
-
-export type Edges = {
+/** The plugin's store (`$.store`, lib/bind.ts's edges), and what else the record needs. */
+export type Edges = StoreEdges & {
   readonly fs: ManualFs
   /** The mailbox's key and whether the mailbox runs; absent: neither line. */
   extras?(): Promise<SectionExtras>
@@ -59,7 +54,6 @@ export type Edges = {
   now(): Promise<number>
   /** Calls `fn` once after `ms` (`$.clock.after`). */
   after(ms: number, fn: () => void): void
-  readonly store: Store
   /** A debug-log line. */
   log(text: string): void
 }
@@ -130,7 +124,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
       if (gen !== generation) return
       copy.at = at
       // The copy, now with its time, is the record (`{ hash, at, reason, bytes }`).
-      await e.store.set(snapshotKeyOf(id), copy)
+      await e.storeSet(snapshotKeyOf(id), copy)
     } catch (err) {
       log(s.recordNotWritten(messageOf(err)))
     }
@@ -213,7 +207,7 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
   /** A resume: the replayed prompt is the recorded one (C4); where the manual is comes from a look now. */
   async function load(e: Edges, gen: number): Promise<void> {
     try {
-      const raw = await e.store.get(snapshotKeyOf(await e.sessionId()))
+      const raw = await e.storeGet(snapshotKeyOf(await e.sessionId()))
       if (gen !== generation) return
       const record = parseRecord(raw)
       if (!record) {
@@ -233,12 +227,12 @@ export function createSnapshot(config: { readonly pkg: string; readonly file: st
 
   async function prune(e: Edges): Promise<void> {
     try {
-      const keys = (await e.store.keys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX))
+      const keys = (await e.storeKeys()).filter((key) => key.startsWith(SNAPSHOT_STORE_PREFIX))
       if (!keys.length) return
       const [id, now] = await Promise.all([e.sessionId(), e.now()])
-      const entries = await Promise.all(keys.map(async (key) => [key, await e.store.get(key)] as const))
+      const entries = await Promise.all(keys.map(async (key) => [key, await e.storeGet(key)] as const))
       const stale = recordsToPrune(entries, now, snapshotKeyOf(id))
-      for (const key of stale) await e.store.delete(key)
+      for (const key of stale) await e.storeDelete(key)
       if (stale.length) log(s.pruned(stale.length))
     } catch (err) {
       log(s.pruneFailed(messageOf(err)))

@@ -19,7 +19,6 @@ export type ReconnectPort = Pick<CommonEdges, 'now' | 'after' | 'notice' | 'subm
 export function bindReconnect($: EngineInterface): ReconnectPort {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     reconnect: (server) => $.command.run({ command: MCP_COMMAND, args: `reconnect ${server}` }),
     listTools: async () => (await $.tool.list()).map((t) => t.name),
     connection: async (server) => $.mcp.connect(server),

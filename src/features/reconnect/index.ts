@@ -130,7 +130,7 @@ export function createReconnectFeature(): Feature<Port> {
         // Servers connect in the background after the start: note them while they are up, off the path.
         if (e.agentId === undefined && targets?.rule.any) {
           // The turn's summary read, shared through the facts: checkpoint's measurement decides on it too.
-          lane.defer({ after: port.after, log: ctx.log }, 'turn.start', () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))))
+          lane.defer(port, ctx, 'turn.start', () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))))
         }
         return next(e)
       },

@@ -20,7 +20,6 @@ export type TimingPort = {
 
 export function bindTiming($: EngineInterface): TimingPort {
   return {
-    pkg: $.plugin.name,
     ...bindCommonEdges($),
     usage: () => $.session.usage(),
     windowEnv: () => readWindowEnv($),

@@ -70,7 +70,7 @@ export function createTimingFeature(): Feature<Port> {
     // and waits while a main turn runs, whenever it comes.
     'session.measure': (port, e, next, ctx) => {
       // A failure is the lane's to log, under the task's name.
-      if (timing) lane.defer({ after: port.after, log: ctx.log }, s.USAGE_OBSERVATION, async () => timing?.measure(await usageOf(port, e.context), async () => (await ctx.facts.summary()).context.breakdown))
+      if (timing) lane.defer(port, ctx, s.USAGE_OBSERVATION, async () => timing?.measure(await usageOf(port, e.context), async () => (await ctx.facts.summary()).context.breakdown))
       return next(e)
     },
     'turn.start': (_port, e, next) => {

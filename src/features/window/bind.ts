@@ -23,7 +23,6 @@ export type WindowPort = Pick<CommonEdges, 'now' | 'notice' | 'usage'> & {
 export function bindWindow($: EngineInterface): WindowPort {
   return {
     ...bindCommonEdges($),
-    pkg: $.plugin.name,
     projectRoot: () => $.session.root(),
     homeDir: () => readHomeDir($),
     fileExists: (path) => $.fs.exists(path),

@@ -46,7 +46,7 @@ async function world(opts: { resumed?: { hash: string | null } | 'none'; manual?
     sessionId: async () => 'S1',
     now: async () => 1,
     after: () => {},
-    store: { get: async (k) => store.get(k), set: async (k, v) => void store.set(k, v), keys: async () => [...store.keys()], delete: async (k) => void store.delete(k) },
+    storeGet: async (k) => store.get(k), storeSet: async (k, v) => void store.set(k, v), storeKeys: async () => [...store.keys()], storeDelete: async (k) => void store.delete(k),
     log: () => {},
   }
   const snapshot = createSnapshot({ pkg: 'keel', file: FILE })

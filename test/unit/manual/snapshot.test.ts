@@ -59,24 +59,22 @@ function world() {
       if (state.afterThrows) throw new Error('no clock')
       timers.push({ at: clock + ms, fn })
     },
-    store: {
-      get: async (key) => {
-        if (state.getThrows) throw new Error('store down')
-        return store.get(key)
-      },
-      set: async (key, value) => {
-        if (state.setThrows) throw new Error('disk full')
-        seen.sets.push([key, value])
-        store.set(key, value)
-      },
-      keys: async () => {
-        if (state.keysThrows) throw new Error('no keys')
-        return [...store.keys()]
-      },
-      delete: async (key) => {
-        seen.deletes.push(key)
-        store.delete(key)
-      },
+    storeGet: async (key) => {
+      if (state.getThrows) throw new Error('store down')
+      return store.get(key)
+    },
+    storeSet: async (key, value) => {
+      if (state.setThrows) throw new Error('disk full')
+      seen.sets.push([key, value])
+      store.set(key, value)
+    },
+    storeKeys: async () => {
+      if (state.keysThrows) throw new Error('no keys')
+      return [...store.keys()]
+    },
+    storeDelete: async (key) => {
+      seen.deletes.push(key)
+      store.delete(key)
     },
     log: (text) => {
       if (state.logThrows) throw new Error('log refused')
