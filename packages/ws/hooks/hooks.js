@@ -267,7 +267,8 @@ var REVIEW_BUDGET_MS = 9500;
 // src/features/routing/bind.ts
 function bindRouting($) {
   return {
-    pkg: $.plugin.name,
+    ...bindCommonEdges($),
+    ...bindStore($),
     homeFacts: async () => {
       const [configDir, home, hookEnv] = await Promise.all([$.env.get("CLAUDE_CONFIG_DIR"), $.env.get("HOME"), $.process.hookEnv().catch(() => ({}))]);
       return { configDir, home, pluginData: hookEnv.CLAUDE_PLUGIN_DATA };
@@ -287,23 +288,16 @@ function bindRouting($) {
       const r = await $.env.set("CLAUDE_CODE_MAX_CONTEXT_TOKENS", String(tokens2));
       if (r?.deny) throw new Error(r.deny);
     },
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
     ask: (question, options) => $.ui.ask(question, options),
     toast: (text) => $.ui.toast(text),
     status: (text) => $.ui.status(text),
     run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }),
     spawn: (argv, input) => $.process.spawn({ argv, input }),
     sleep: (ms, signal) => $.clock.sleep(ms, { signal }),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn);
-      return () => timer.cancel();
-    },
     after: (ms, fn) => {
       const timer = $.clock.after(ms, fn);
       return () => timer.cancel();
     },
-    now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     registerTool: bindRegisterTool($),
     submit: (text) => $.prompt.submit({ text }),
@@ -319,23 +313,16 @@ function bindRouting($) {
       return r.text;
     },
     files: bindFiles($),
-    pluginDataDir: async () => {
-      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA;
-      if (!dir) throw new Error("no plugin data folder");
-      return dir;
-    },
+    pluginDataDir: () => pluginDataDirOf($),
     cwd: () => $.session.cwd(),
     complete: (request) => $.model.complete(request),
-    notice: (line) => $.ui.log(line),
     openPane: async (pane) => {
       const { isPlaced } = await $.ui.open({ rows: PANE_ROWS, ...pane, focus: true, closeOnEscape: true });
       if (!isPlaced) await $.ui.close({ id: pane.id });
       return isPlaced;
     },
     closePane: (id) => $.ui.close({ id }),
-    paneShown: async (id) => (await $.ui.panes()).some((p) => p.id === id && p.isShown),
-    redraw: () => $.ui.invalidate("ui.render"),
-    elements: (e) => $.ui.resolve(e)
+    paneShown: async (id) => (await $.ui.panes()).some((p) => p.id === id && p.isShown)
   };
 }
 

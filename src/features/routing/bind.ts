@@ -2,7 +2,7 @@
 // are kept, and the window and status line are set. `$.env` names are literals (the loader's rule).
 import type { EngineInterface, ModelCompleteRequest, ModelCompleteResult, RenderInput } from 'claude-code'
 import { PANE_ROWS } from './constants.ts'
-import { bindFiles, bindRegisterTool, type RegisterTool } from '../../lib/bind.ts'
+import { bindCommonEdges, bindFiles, bindRegisterTool, bindStore, pluginDataDirOf, type RegisterTool } from '../../lib/bind.ts'
 import type { SafeWriteEdges } from '../../lib/safe-write.ts'
 import type { SpawnEnd, SpawnPiece } from './transport.ts'
 
@@ -64,7 +64,8 @@ export type RoutingPort = {
 
 export function bindRouting($: EngineInterface): RoutingPort {
   return {
-    pkg: $.plugin.name,
+    ...bindCommonEdges($),
+    ...bindStore($),
     homeFacts: async () => {
       // The plugin data folder only names the config root when neither variable does: its absence is no failure.
       const [configDir, home, hookEnv] = await Promise.all([$.env.get('CLAUDE_CONFIG_DIR'), $.env.get('HOME'), $.process.hookEnv().catch(() => ({}) as Record<string, string | undefined>)])
@@ -85,23 +86,16 @@ export function bindRouting($: EngineInterface): RoutingPort {
       const r = await $.env.set('CLAUDE_CODE_MAX_CONTEXT_TOKENS', String(tokens))
       if (r?.deny) throw new Error(r.deny)
     },
-    storeGet: (key) => $.store.get(key),
-    storeSet: (key, value) => $.store.set(key, value),
     ask: (question, options) => $.ui.ask(question, options),
     toast: (text) => $.ui.toast(text),
     status: (text) => $.ui.status(text),
     run: (argv, timeoutMs) => $.process.run(argv, { timeoutMs }),
     spawn: (argv, input) => $.process.spawn({ argv, input }),
     sleep: (ms, signal) => $.clock.sleep(ms, { signal }),
-    every: (ms, fn) => {
-      const timer = $.clock.every(ms, fn)
-      return () => timer.cancel()
-    },
     after: (ms, fn) => {
       const timer = $.clock.after(ms, fn)
       return () => timer.cancel()
     },
-    now: () => $.clock.now(),
     randomBytes: (length) => crypto.getRandomValues(new Uint8Array(length)),
     registerTool: bindRegisterTool($),
     submit: (text) => $.prompt.submit({ text }),
@@ -117,14 +111,9 @@ export function bindRouting($: EngineInterface): RoutingPort {
       return r.text
     },
     files: bindFiles($),
-    pluginDataDir: async () => {
-      const dir = (await $.process.hookEnv()).CLAUDE_PLUGIN_DATA
-      if (!dir) throw new Error('no plugin data folder')
-      return dir
-    },
+    pluginDataDir: () => pluginDataDirOf($),
     cwd: () => $.session.cwd(),
     complete: (request) => $.model.complete(request),
-    notice: (line) => $.ui.log(line),
     openPane: async (pane) => {
       const { isPlaced } = await $.ui.open({ rows: PANE_ROWS, ...pane, focus: true, closeOnEscape: true })
       if (!isPlaced) await $.ui.close({ id: pane.id })
@@ -132,7 +121,5 @@ export function bindRouting($: EngineInterface): RoutingPort {
     },
     closePane: (id) => $.ui.close({ id }),
     paneShown: async (id) => (await $.ui.panes()).some((p) => p.id === id && p.isShown),
-    redraw: () => $.ui.invalidate('ui.render'),
-    elements: (e) => $.ui.resolve(e),
   }
 }
