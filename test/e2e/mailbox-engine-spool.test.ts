@@ -34,9 +34,13 @@ async function live(env: Record<string, string>, args: string[]): Promise<LiveSe
   running.push(s)
   return s
 }
+/** Sends `text` and waits for the `turns`-th turn to end; a timeout names what the probe heard (this wait failed twice beside other suites). */
 async function turn(s: LiveSession, text: string, turns: number): Promise<void> {
   await s.send(text)
-  await s.waitFor(`turn ${turns}`, () => probe(s.debugLog(), 'TDONE').length >= turns, 20_000)
+  await s.waitFor(`turn ${turns}`, () => probe(s.debugLog(), 'TDONE').length >= turns, 60_000).catch((err) => {
+    const heard = ['TSTART', 'TDONE', 'SUBMIT-CALL', 'SUBMIT'].map((tag) => `${tag} ${JSON.stringify(probe(s.debugLog(), tag))}`)
+    throw new Error(`${err}\n${heard.join('\n')}`)
+  })
 }
 
 test('stream-json: a submit at start runs a turn with nobody typing; an append after a main tool call is the next request\'s system note and stays; a busy submit waits for its own turn', async () => {
