@@ -37,13 +37,16 @@ export function createFacts(): Facts {
     bind: (bound) => {
       edges = bound
     },
-    // A failed read is not kept: the next call asks again.
+    // A failed read is not kept (the id's, the turn's summary): the next call asks again.
     sessionId: () => (id ??= (edges ? edges.sessionId() : unbound()).catch((err) => {
       id = undefined
       throw err
     })),
     ownServer: () => (own ??= (edges ? edges.ownServer() : unbound()).catch(toUndefined)),
-    summary: () => (summary ??= edges ? edges.summary() : unbound()),
+    summary: () => (summary ??= (edges ? edges.summary() : unbound()).catch((err) => {
+      summary = undefined
+      throw err
+    })),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e: Args<'session.compact'>) {

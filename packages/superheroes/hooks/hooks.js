@@ -6029,13 +6029,14 @@ function createReview() {
       const answered = new Promise((resolve2) => settle = resolve2);
       const shown = view = { text, seconds: REVIEW_SECONDS, settle };
       hook.signal.addEventListener("abort", () => settle("denied"));
-      const stop = port.every(1e3, () => {
-        if (!--shown.seconds) settle(undefined);
-        port.redraw();
-        port.paneShown(REVIEW_PANE).then((up) => up || settle("denied"), () => settle("denied"));
-      });
+      let stop = toUndefined;
       try {
-        if (!await port.openPane({ id: REVIEW_PANE, title: REVIEW_TITLE, rows: REVIEW_PANE_ROWS })) settle("denied");
+        if (await port.openPane({ id: REVIEW_PANE, title: REVIEW_TITLE, rows: REVIEW_PANE_ROWS })) stop = port.every(1e3, () => {
+          if (!--shown.seconds) settle(undefined);
+          port.redraw();
+          port.paneShown(REVIEW_PANE).then((up) => up || settle("denied"), () => settle("denied"));
+        });
+        else settle("denied");
         return await answered;
       } finally {
         stop();
@@ -7524,7 +7525,10 @@ function createFacts() {
       throw err;
     }),
     ownServer: () => own ??= (edges ? edges.ownServer() : unbound()).catch(toUndefined),
-    summary: () => summary ??= edges ? edges.summary() : unbound(),
+    summary: () => summary ??= (edges ? edges.summary() : unbound()).catch((err) => {
+      summary = undefined;
+      throw err;
+    }),
     isMainTurnRunning: () => running,
     mainTurns: () => turns,
     compactionAskedBy(e) {

@@ -3,6 +3,7 @@
 // denies). One review at a time; its answer lives only in memory. Drawn from the surface's element
 // table, opened and drawn as the setup pane is (pane.ts, bind.ts).
 import type { PaneElements } from './pane.ts'
+import { toUndefined } from '../../lib/message.ts'
 import type { RoutingPort } from './bind.ts'
 import { REVIEW_BUDGET_MS, REVIEW_COLUMNS, REVIEW_PANE, REVIEW_PANE_ROWS, REVIEW_ROWS, REVIEW_SECONDS } from './constants.ts'
 import { REVIEW_ALLOW, REVIEW_DENY, REVIEW_HELP, REVIEW_TITLE } from './strings.ts'
@@ -33,14 +34,15 @@ export function createReview() {
       const answered = new Promise<ReviewAnswer>((resolve) => (settle = resolve))
       const shown = (view = { text, seconds: REVIEW_SECONDS, settle })
       hook.signal.addEventListener('abort', () => settle('denied'))
-      // Each second the count drawn again and Esc (the pane closed by the person) heard as Deny; at 0 it lapses.
-      const stop = port.every(1000, () => {
-        if (!--shown.seconds) settle(undefined)
-        port.redraw()
-        port.paneShown(REVIEW_PANE).then((up) => up || settle('denied'), () => settle('denied'))
-      })
+      let stop: () => void = toUndefined
       try {
-        if (!(await port.openPane({ id: REVIEW_PANE, title: REVIEW_TITLE, rows: REVIEW_PANE_ROWS }))) settle('denied')
+        // Once the pane is up, each second the count drawn again and Esc (the pane closed by the person) heard as Deny; at 0 it lapses.
+        if (await port.openPane({ id: REVIEW_PANE, title: REVIEW_TITLE, rows: REVIEW_PANE_ROWS })) stop = port.every(1000, () => {
+          if (!--shown.seconds) settle(undefined)
+          port.redraw()
+          port.paneShown(REVIEW_PANE).then((up) => up || settle('denied'), () => settle('denied'))
+        })
+        else settle('denied')
         return await answered
       } finally {
         // (A close that fails fails the hook: the engine's answer stands.)

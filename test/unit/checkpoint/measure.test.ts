@@ -30,6 +30,16 @@ test('facts: one summary read per main turn, shared by every caller; a subagent\
   assert.is(counts.summary, 2)
 })
 
+test('facts: a failed summary read is not kept for the turn; the next call reads again', async () => {
+  const facts = createFacts()
+  let reads = 0
+  facts.bind({ sessionId: async () => 's1', ownServer: async () => undefined, summary: async () => (++reads === 1 ? Promise.reject(new Error('host busy')) : SUMMARY) as never })
+  facts.turnStarted(undefined)
+  await facts.summary().then(() => assert.unreachable('the first read fails'), (err: Error) => assert.is(err.message, 'host busy'))
+  assert.equal(await facts.summary(), SUMMARY)
+  assert.is(reads, 2)
+})
+
 test('session.measure after the turn\'s summary read: no read of its own on the hook\'s path, the decision deferred', async () => {
   const { counts, facts, port, ctx } = world()
   facts.turnStarted(undefined)
