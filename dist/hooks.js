@@ -4169,10 +4169,8 @@ function createReconnectFeature() {
           return "deny" in call ? call : reconnect.lever(call.server, call.resume);
         }
       },
-      "turn.start": (port, e, next, ctx) => {
-        if (e.agentId === undefined && targets?.rule.any) {
-          lane.defer(port, ctx, "turn.start", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
-        }
+      "session.measure": (port, e, next, ctx) => {
+        if (targets?.rule.any) lane.defer(port, ctx, "session.measure", () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))));
         return next(e);
       },
       "tool.describe": (port, e, next) => {

@@ -49,8 +49,8 @@ export type SessionFacts = {
   ownServer(): Promise<string | undefined>
   /**
    * The summary usage read (`$.session.usage({ breakdown: 'summary' })`), made once per main turn and
-   * shared: each read is host work the next hook waits behind (reconnect's servers at the turn's start,
-   * checkpoint's harness figures at its measurement). A main turn's start reads afresh.
+   * shared: each read is host work the next hook waits behind (checkpoint's harness figures and
+   * reconnect's servers, both at the turn's measurement). A main turn's start reads afresh.
    */
   summary(): Promise<SessionUsage>
   /**

@@ -37,6 +37,7 @@ function world(on: On, { servers = ['fixture'], commandText = '' } = {}) {
   on('prompt.submit', (_, e) => (seen.submitted.push(e.text), { text: e.text }))
   on('tool.call', () => ({ result: 'the server answered' }))
   on('turn.start', (_, e) => ({ turnId: e.turnId }))
+  on('session.measure', (_, e) => ({ changed: e.changed }))
   on('turn.complete', (_, e) => ({ text: e.answer }))
   on('session.end', (_, e) => ({ sessionId: e.sessionId }))
   return { clock, seen, state }
@@ -119,7 +120,7 @@ test('with no target the tool is not registered and the status says why', { opti
   expect(r.text).toContain('tool: not registered: reconnectServers is empty and the package declares no MCP server of its own')
 })
 
-test('with "*" the tool is registered before any server is listed; a server listed at a turn start is kept while down', ANY, async ($, on) => {
+test('with "*" the tool is registered before any server is listed; a server listed at a turn\'s measurement is kept while down', ANY, async ($, on) => {
   const servers: string[] = []
   const w = world(on, { servers })
   await start($)
@@ -127,6 +128,12 @@ test('with "*" the tool is registered before any server is listed; a server list
   expect(await $.tool.call({ tool: TOOL, tool_use_id: 'u1' })).toEqual({ deny: 'request_mcp_reconnect: this session has listed no MCP server to reconnect.' })
   servers.push('late')
   await $.turn.start({ text: 'go', turnId: 't2' })
+  await w.clock.settle()
+  // Nothing read at the turn's start: its request never waits behind a read.
+  servers.pop()
+  expect(await $.tool.call({ tool: TOOL, tool_use_id: 'u1b' })).toEqual({ deny: 'request_mcp_reconnect: this session has listed no MCP server to reconnect.' })
+  servers.push('late')
+  await $.session.measure({ context: { tokens: 1000, window: 200000 }, rateLimits: [], changed: ['context'] })
   await w.clock.settle()
   servers.pop()
   expect(await $.tool.call({ tool: TOOL, tool_use_id: 'u2' })).toMatchObject({ result: expect.stringContaining('Reconnect requested.') })

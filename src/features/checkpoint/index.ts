@@ -199,7 +199,7 @@ export function createCheckpointFeature(): Feature<Port> {
     },
 
     // Observes only: the decision runs off the path, on the main turn's summary read (the facts',
-    // which reconnect's turn start may have made already), started here while the session is bound
+    // which reconnect's note of the turn's servers shares), started here while the session is bound
     // (a print-mode run unbinds before the decision runs: the harness threshold read then is gone,
     // and the skip record would name the option's value instead). The fill is this measurement's.
     'session.measure': (port, e, next, ctx) => {

@@ -38,7 +38,7 @@ export function createReconnectFeature(): Feature<Port> {
   let tool: string | undefined
   /** Why the tool is not registered this session. */
   let unregistered: string | undefined
-  /** The server reads of turn starts, off their path; the lever's call drains it before it reads. */
+  /** The server reads of turn ends, off their path; the lever's call drains it before it reads. */
   const lane = createLane()
   /**
    * Real server names (the ones /mcp and `$.mcp.connect` know), learnt from the engine's tool
@@ -61,7 +61,7 @@ export function createReconnectFeature(): Feature<Port> {
   async function setup(port: Port, ctx: FeatureContext, option: string): Promise<void> {
     const rule = parseServerRule(option)
     // `*`: the session's servers are not listed yet at its start (they connect after it), so they are
-    // read off the start's path, at each main turn start and at the lever's call (the usage read that
+    // read off the start's path, at each measurement (a turn's end) and at the lever's call (the usage read that
     // lists them cost 70-210 ms on the start's path: test/bench/FINDINGS.md).
     targets = { rule, own: await ctx.facts.ownServer(), seen: [] }
     if (!hasTarget(targets, port.pkg)) {
@@ -117,7 +117,7 @@ export function createReconnectFeature(): Feature<Port> {
         run: async (port, e, next) => {
           // Before the tool is registered (undefined), no call is its.
           if (e.tool !== tool || !targets) return next(e)
-          // A turn start's read not yet landed is made now; `*` allows a server that joined after the
+          // A turn end's read not yet landed is made now; `*` allows a server that joined after the
           // start too: read the session's list afresh.
           await lane.drain()
           await noteSessionServers(port.usage).catch(() => {})
@@ -126,12 +126,12 @@ export function createReconnectFeature(): Feature<Port> {
         },
       },
 
-      'turn.start': (port, e, next, ctx) => {
-        // Servers connect in the background after the start: note them while they are up, off the path.
-        if (e.agentId === undefined && targets?.rule.any) {
-          // The turn's summary read, shared through the facts: checkpoint's measurement decides on it too.
-          lane.defer(port, ctx, 'turn.start', () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))))
-        }
+      'session.measure': (port, e, next, ctx) => {
+        // Servers connect in the background after the start: note them once the turn's work is done (a
+        // read at its start made the turn's own request wait behind it: test/bench/FINDINGS.md), from the
+        // lane, on the turn's summary read the facts share (checkpoint's measurement started it while
+        // bound). A lever called meanwhile reads the list afresh.
+        if (targets?.rule.any) lane.defer(port, ctx, 'session.measure', () => noteSessionServers(ctx.facts.summary).catch((err) => ctx.log(serversUnread(err))))
         return next(e)
       },
 

@@ -75,6 +75,7 @@ function ctxOn(port: object, pkg: string, reconnectServers: string): FeatureCont
   return { pkg, options: { reconnect: true, reconnectServers }, defaults: {}, facts: world.facts, log: (l) => void world.seen.logs.push(prefix + l), compact: async () => ({ messages: [] }) as never }
 }
 const next = ((e: unknown) => Promise.resolve({ passed: e })) as never
+const MEASURE = { context: { tokens: 1000, window: 200000 }, rateLimits: [], changed: ['context'] }
 
 async function started(pkg: string, option: string, fake: Partial<Fake> = {}) {
   const f: Fake = { servers: ['fixture'], listed: ['mcp__fixture__t'], commandAnswer: {}, ...fake }
@@ -97,7 +98,6 @@ test('"*": registered at start; a call is recorded and the step runs at the turn
   const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect', continue: true })
   assert.ok(String((r as { result: string }).result).startsWith('Reconnect requested.'))
   assert.ok(status(h).includes('pending: "fixture" at the next turn end, then resume'), status(h).join('\n'))
-  await hooks['turn.start']!(h.port, { text: 'x', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
   await hooks['turn.complete']!(h.port, { answer: 'a', reason: 'answer', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
   await h.fire()
   assert.equal(h.seen.commands, ['mcp reconnect fixture'])
@@ -138,7 +138,7 @@ test('a registration that fails is written in the status; a failing server read 
   assert.ok(status(h).includes('tool: not registered: setup failed (Error: not bound); request_mcp_reconnect not registered'), status(h).join('\n'))
   const u = await started('ws', '*', { usageFails: true })
   assert.equal(u.seen.logs.filter((l) => l.includes('were not read')), [], 'no server read on the start\'s path')
-  await hooks['turn.start']!(u.port, { text: 'x', turnId: 't' } as never, next, ctxOn(u.port, 'ws', '*'))
+  await hooks['session.measure']!(u.port, MEASURE as never, next, ctxOn(u.port, 'ws', '*'))
   await u.fire()
   assert.ok(u.seen.logs.includes('ws mcp reconnect: the session\'s MCP servers were not read (Error: usage down)'), u.seen.logs.join('\n'))
   assert.ok(status(u).includes('servers seen: none yet'))
@@ -179,11 +179,11 @@ test('prompt.submit: the report entering after a session end is dropped; any oth
   assert.ok('passed' in (await submit('hello')))
 })
 
-test('"*": a turn start notes the servers off its path, from the clock; one listed then is kept while down', async () => {
+test('"*": a measurement (a turn\'s end) notes the servers off its path, from the clock; one listed then is kept while down', async () => {
   const h = await started('ws', '*', { servers: [] })
   h.fake.servers.push('late')
-  const r = await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
-  assert.equal(r, { passed: { text: 'go', turnId: 't' } })
+  const r = await hooks['session.measure']!(h.port, MEASURE as never, next, ctxOn(h.port, 'ws', '*'))
+  assert.equal(r, { passed: MEASURE })
   assert.ok(status(h).includes('servers seen: none yet'), 'not read on the hook\'s path')
   await h.fire()
   h.fake.servers.pop()
@@ -192,10 +192,10 @@ test('"*": a turn start notes the servers off its path, from the clock; one list
   assert.ok(String((call1 as { result: string }).result).startsWith('Reconnect requested.'))
 })
 
-test('"*": a turn start\'s read not yet landed is made at the lever\'s call', async () => {
+test('"*": a measurement\'s read not yet landed is made at the lever\'s call', async () => {
   const h = await started('ws', '*', { servers: [] })
   h.fake.servers.push('late')
-  await hooks['turn.start']!(h.port, { text: 'go', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
+  await hooks['session.measure']!(h.port, MEASURE as never, next, ctxOn(h.port, 'ws', '*'))
   const r = await call(h, { tool: 'mcp__ws__request_mcp_reconnect' })
   assert.ok(String((r as { result: string }).result).startsWith('Reconnect requested.'), JSON.stringify(r))
   assert.ok(status(h).includes('pending: "late" at the next turn end'), status(h).join('\n'))
@@ -227,17 +227,17 @@ test('a described server joins "*" before any breakdown lists it; a refused name
 })
 
 
-test('"*": a main turn start reads the servers through the facts\' one summary read of the turn; the lever\'s call reads afresh', async () => {
+test('"*": a main turn start reads nothing; its measurement reads the servers through the facts\' one summary read of the turn; the lever\'s call reads afresh', async () => {
   const h = await started('ws', '*')
   let reads = 0
   const usage = h.port.usage
   ;(h.port as { usage: () => ReturnType<Port['usage']> }).usage = () => (reads++, usage())
   h.facts.turnStarted(undefined)
-  await hooks['turn.start']!(h.port, { text: 'x', turnId: 't' } as never, next, ctxOn(h.port, 'ws', '*'))
-  await h.fire()
-  assert.is(reads, 1)
-  // checkpoint's measurement later in the turn: the same read, no second trip.
+  assert.is(hooks['turn.start'], undefined, 'no turn start hook: the turn\'s request never waits behind a read')
+  // checkpoint's measurement started the turn's read in its hook: the same read, no second trip.
   await h.facts.summary()
+  await hooks['session.measure']!(h.port, MEASURE as never, next, ctxOn(h.port, 'ws', '*'))
+  await h.fire()
   assert.is(reads, 1)
   await call(h, { tool: 'mcp__ws__request_mcp_reconnect', server: 'fixture' })
   assert.is(reads, 2, 'the lever\'s call reads the list afresh')
