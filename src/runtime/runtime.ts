@@ -14,6 +14,9 @@ import type { RuntimePort } from './bind.ts'
 import { messageOf } from '../lib/message.ts'
 import { createRegistry, type Feature, type Registry, type FeatureContext, type FeatureFactory, type PromiseEvent, type StreamEvent } from '../registry.ts'
 
+/** The events the runtime keeps the shared facts on (noteBefore, dispatch). */
+const FACT_EVENTS: readonly string[] = ['session.end', 'turn.start', 'turn.complete']
+
 export const COMMAND_DESCRIPTION = 'What this package runs and why; its verbs.'
 
 export type Runtime = {
@@ -262,8 +265,10 @@ export function createRuntime(factories: readonly FeatureFactory[], template: Te
 
   return {
     registry,
-    // session.end too where the package claims something (a /clear moves its claims) or keeps facts.
-    hooks: (event) => event === 'session.start' || registry.hooks(event) || (event === 'session.end' && registry.features.length > 0),
+    // The facts' events too wherever a feature is on: whether a main turn runs, the turns so far and the
+    // turn's summary read are kept here for every feature (reconnect holds its report on them without
+    // hooking turn.start), and a /clear moves the claims.
+    hooks: (event) => event === 'session.start' || registry.hooks(event) || (FACT_EVENTS.includes(event) && registry.features.length > 0),
     engineCommands,
     pluginPromptsOnly: registry.features.every((f) => !f.hooks['prompt.submit'] || f.pluginPromptsOnly),
     drawn: registry.features.flatMap((f) => f.draws ?? []),

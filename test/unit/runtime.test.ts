@@ -218,6 +218,23 @@ function capturing(name: string, hooks: Feature['hooks'], got: { ctx?: FeatureCo
 }
 const START = { cwd: '/w' } as never
 
+// Found by the e2e reconnect /clear test: reconnect holds its report while a main turn runs but hooks no
+// turn.start; the runtime keeps that fact, so it hears the turn's start and end wherever a feature is on.
+test('runtime: the facts\' turn events are hooked wherever a feature is on, and a turn the features do not hook still counts', async () => {
+  const got: { ctx?: FeatureContext } = {}
+  const rt = createRuntime([capturing('acting', { 'turn.complete': (_p, e, next) => next(e) }, got)], TEMPLATE, { acting: 'on' })
+  for (const event of ['turn.start', 'turn.complete', 'session.end'] as const) assert.ok(rt.hooks(event), `${event} hooked`)
+  assert.not.ok(rt.hooks('prompt.compose'), 'an event no feature hooks is not')
+  assert.not.ok(createRuntime([], TEMPLATE, {}).hooks('turn.start'), 'no feature on: no facts to keep')
+  const { port } = fakePort('keel')
+  await on(rt, port).dispatch('session.start', START, fakeNext(() => ({ cwd: '/w' })))
+  await on(rt, port).dispatch('turn.start', { turnId: 't' } as never, engine())
+  assert.is(got.ctx!.facts.mainTurns(), 1)
+  assert.ok(got.ctx!.facts.isMainTurnRunning())
+  await on(rt, port).dispatch('turn.complete', COMPLETE, engine())
+  assert.not.ok(got.ctx!.facts.isMainTurnRunning())
+})
+
 test('runtime: a compaction a feature asks for runs through the features\' session.compact hooks, then the engine', async () => {
   const heard: string[] = []
   const got: { ctx?: FeatureContext } = {}

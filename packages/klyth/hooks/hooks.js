@@ -7823,6 +7823,7 @@ function preview(value) {
 }
 
 // src/runtime/runtime.ts
+var FACT_EVENTS = ["session.end", "turn.start", "turn.complete"];
 var COMMAND_DESCRIPTION = "What this package runs and why; its verbs.";
 function createRuntime(factories, template, raw) {
   const fields = allFields(template);
@@ -7991,7 +7992,7 @@ function createRuntime(factories, template, raw) {
   const engineCommands = [...new Set(registry.features.flatMap((f) => f.commands ?? []))];
   return {
     registry,
-    hooks: (event) => event === "session.start" || registry.hooks(event) || event === "session.end" && registry.features.length > 0,
+    hooks: (event) => event === "session.start" || registry.hooks(event) || FACT_EVENTS.includes(event) && registry.features.length > 0,
     engineCommands,
     pluginPromptsOnly: registry.features.every((f) => !f.hooks["prompt.submit"] || f.pluginPromptsOnly),
     drawn: registry.features.flatMap((f) => f.draws ?? []),
