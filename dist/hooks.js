@@ -1408,7 +1408,7 @@ function createCheckpointSession(sessionId, command, fences) {
     async turnStarted(io, turnId, text) {
       this.activeTurn = turnId;
       if (!this.isTouched) await this.touch(io);
-      const inForce = running(await io.now());
+      const inForce = this.checkpoint && running(await io.now());
       if (inForce && !inForce.turnId && text.includes(`<command-name>/${command}</command-name>`)) inForce.turnId = turnId;
       if (!await this.charter(io)) await this.setCharter(io, text, "first prompt");
     },

@@ -142,7 +142,8 @@ export function createCheckpointSession(
     this.activeTurn = turnId
     // The first turn of a session a /clear or /resume started (no session.start) marks it in use.
     if (!this.isTouched) await this.touch(io)
-    const inForce = running(await io.now())
+    // The clock is read only when a checkpoint is in force (whether it went stale): most turns make no host trip here.
+    const inForce = this.checkpoint && running(await io.now())
     if (inForce && !inForce.turnId && text.includes(`<command-name>/${command}</command-name>`)) inForce.turnId = turnId
     if (!(await this.charter(io))) await this.setCharter(io, text, 'first prompt')
   },

@@ -118,7 +118,13 @@ test('no checkpoint starts while a compaction runs, nor on a fill read before on
 
 test('a quiet turn end clears the busy mark alone; another turn, or a checkpoint in force, is left to turnCompleted', async () => {
   const { s, io } = setup()
+  // Issue 21 goal 4: with no checkpoint in force (and the session touched) a turn's start makes no host trip for the clock.
+  await s.turnStarted(io, 't0', 'work')
+  const reads: number[] = []
+  const clock = io.now
+  io.now = async () => (reads.push(1), clock())
   await s.turnStarted(io, 't1', 'work')
+  assert.is(reads.length, 0, 'no clock read at a turn start with no checkpoint in force')
   assert.is(s.endQuietTurn('t0'), false)
   assert.is(s.activeTurn, 't1')
   assert.ok(s.endQuietTurn('t1'))
